@@ -1,0 +1,110 @@
+package loadgen
+
+import "time"
+
+// Status is the outcome of one request.
+type Status string
+
+// Request outcomes, as written in the record's "status" field.
+const (
+	StatusOK        Status = "ok"        // the stream ended normally (finish reason, [DONE] or clean EOF)
+	StatusError     Status = "error"     // HTTP error, error object in the stream, connection failure
+	StatusTimeout   Status = "timeout"   // request or idle-gap timeout fired
+	StatusCancelled Status = "cancelled" // the run was interrupted before the request finished
+)
+
+// ErrorKind classifies a failed request, for counting and reports.
+type ErrorKind string
+
+// Error kinds, as written in the record's "error_kind" field.
+const (
+	ErrorNone        ErrorKind = ""
+	ErrorHTTP        ErrorKind = "http_status"     // non-2xx response; HTTPStatus holds the code
+	ErrorInStream    ErrorKind = "stream_error"    // {"error": ...} inside an HTTP 200 stream
+	ErrorConnect     ErrorKind = "connect"         // dial or TLS failure, nothing sent
+	ErrorDisconnect  ErrorKind = "disconnect"      // connection closed or reset mid-response
+	ErrorTimeout     ErrorKind = "request_timeout" // the whole-request timeout fired
+	ErrorIdleTimeout ErrorKind = "idle_timeout"    // no stream byte for longer than the idle timeout
+	ErrorDecode      ErrorKind = "decode"          // a body or SSE frame that could not be parsed
+	ErrorCancelled   ErrorKind = "cancelled"       // the run's context was cancelled
+	ErrorPanic       ErrorKind = "panic"           // a panic while handling the request, recovered
+)
+
+// TokenSource says where a token count came from.
+type TokenSource string
+
+// Token count sources (SPEC §4).
+const (
+	SourceNone      TokenSource = ""
+	SourceServer    TokenSource = "server"    // the server's usage object
+	SourceTokenizer TokenSource = "tokenizer" // our tokenizer on the prompt or the concatenated output text
+	SourceDataset   TokenSource = "dataset"   // the count the workload declared when it built the prompt
+	SourceChunks    TokenSource = "chunks"    // the number of token-carrying stream chunks
+)
+
+// Record is the measurement of one request (SPEC §4). The load generator
+// emits exactly one Record per request it schedules, whatever its outcome.
+//
+// All *At fields are monotonic offsets from the run's start (see Clock), in
+// nanoseconds when encoded as JSON. A zero offset means "did not happen",
+// except ScheduledAt, which is zero for the first request of a run.
+type Record struct {
+	Seq   int64 `json:"seq"`   // 0-based index in the run's arrival plan
+	Level int   `json:"level"` // 0-based index of the load level (sweep step)
+
+	ScheduledAt    time.Duration `json:"scheduled_at"`               // intended send time (open loop) or slot-free time (closed loop)
+	SentAt         time.Duration `json:"sent_at"`                    // just before the HTTP request was handed to the transport
+	HeadersAt      time.Duration `json:"headers_at,omitempty"`       // response headers received
+	FirstTokenAt   time.Duration `json:"first_token_at,omitempty"`   // first chunk carrying generated text (content, reasoning or tool call)
+	FirstContentAt time.Duration `json:"first_content_at,omitempty"` // first chunk carrying non-reasoning content
+	LastTokenAt    time.Duration `json:"last_token_at,omitempty"`    // last chunk carrying generated text
+	DoneAt         time.Duration `json:"done_at"`                    // response fully read or request abandoned
+
+	// ChunkTimes holds the arrival offset of every token-carrying chunk, in
+	// order; ChunkTokens[i] is the number of tokens in chunk i (1 unless a
+	// chunk carried several). Both have the same length.
+	ChunkTimes  []time.Duration `json:"chunk_times,omitempty"`
+	ChunkTokens []int32         `json:"chunk_tokens,omitempty"`
+
+	Status       Status    `json:"status"`
+	ErrorKind    ErrorKind `json:"error_kind,omitempty"`
+	ErrorMessage string    `json:"error_message,omitempty"`
+	HTTPStatus   int       `json:"http_status,omitempty"`
+
+	// PromptTokens and OutputTokens are the counts the metrics use, taken
+	// from the best available source (server usage, then local tokenizer,
+	// then dataset or chunk count), which the *Source fields name.
+	PromptTokens       int         `json:"prompt_tokens"`
+	OutputTokens       int         `json:"output_tokens"`
+	PromptTokensSource TokenSource `json:"prompt_tokens_source,omitempty"`
+	OutputTokensSource TokenSource `json:"output_tokens_source,omitempty"`
+
+	ServerPromptTokens    int `json:"server_prompt_tokens,omitempty"`    // usage.prompt_tokens, 0 if absent
+	ServerOutputTokens    int `json:"server_output_tokens,omitempty"`    // usage.completion_tokens, 0 if absent
+	LocalPromptTokens     int `json:"local_prompt_tokens,omitempty"`     // our tokenizer's count of the prompt
+	LocalOutputTokens     int `json:"local_output_tokens,omitempty"`     // our tokenizer's count of the output text
+	RequestedOutputTokens int `json:"requested_output_tokens,omitempty"` // max_tokens sent
+
+	FinishReason string `json:"finish_reason,omitempty"`
+	ConnReused   bool   `json:"conn_reused"`
+	InWindow     bool   `json:"in_window"` // sent inside the level's measured window (set after the level ends)
+}
+
+// TTFT is the time to first token, first_token_at − sent_at (SPEC §5).
+// ok is false when no token arrived.
+func (r *Record) TTFT() (d time.Duration, ok bool) {
+	if r.FirstTokenAt == 0 {
+		return 0, false
+	}
+	return r.FirstTokenAt - r.SentAt, true
+}
+
+// E2E is the end-to-end latency, last_token_at − sent_at (SPEC §5); a
+// trailing usage or [DONE] frame does not stretch it. For a request without
+// tokens (non-streaming or empty output) it is done_at − sent_at.
+func (r *Record) E2E() time.Duration {
+	if r.LastTokenAt != 0 {
+		return r.LastTokenAt - r.SentAt
+	}
+	return r.DoneAt - r.SentAt
+}

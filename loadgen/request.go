@@ -1,0 +1,64 @@
+package loadgen
+
+import (
+	"context"
+	"time"
+)
+
+// Clock reads monotonic time as an offset from a run's start. The zero
+// Clock is not usable; build one with NewClock. A Clock is a value and safe
+// for concurrent use.
+type Clock struct{ start time.Time }
+
+// NewClock returns a Clock whose offsets count from start. Pass time.Now():
+// the monotonic reading it carries makes offsets immune to wall-clock steps.
+func NewClock(start time.Time) Clock { return Clock{start: start} }
+
+// Now returns the time elapsed since the run's start.
+func (c Clock) Now() time.Duration { return time.Since(c.start) }
+
+// Start returns the run's absolute start time (recorded once per run).
+func (c Clock) Start() time.Time { return c.start }
+
+// Request is one unit of work: what to send. A Workload builds it; the
+// Generator stamps Seq and Level.
+type Request struct {
+	Seq   int64
+	Level int
+
+	// Prompt is the text sent: the completions "prompt", or the content of
+	// the single user message for chat.
+	Prompt string
+	// PromptTokens is the prompt's length in the served tokenizer's tokens
+	// when the workload knows it (0 otherwise), and PromptTokensSource says
+	// how it knows (SourceTokenizer or SourceDataset).
+	PromptTokens       int
+	PromptTokensSource TokenSource
+	// MaxTokens is the requested output length (max_tokens), in tokens.
+	MaxTokens int
+}
+
+// Workload produces the request for a given sequence number. It must be
+// deterministic in seq (same seq, same request), so that a seeded run is
+// reproducible byte for byte, and safe for concurrent use.
+type Workload interface {
+	Request(seq int64) (Request, error)
+}
+
+// Requester sends one request and fills rec with what it measured: every
+// field from HeadersAt to the end of Record. The Generator has already set
+// Seq, Level, ScheduledAt, SentAt and RequestedOutputTokens before calling
+// Do. Do never returns an error: failures are recorded in rec.Status,
+// rec.ErrorKind and rec.ErrorMessage. Implementations must be safe for
+// concurrent use and must return promptly when ctx is cancelled, with
+// rec.Status = StatusCancelled.
+type Requester interface {
+	Do(ctx context.Context, clock Clock, req *Request, rec *Record)
+}
+
+// Sink receives records. The Generator calls Write from a single goroutine,
+// in completion order. An error from Write stops the run (the disk is full,
+// say); records already written are kept.
+type Sink interface {
+	Write(rec *Record) error
+}

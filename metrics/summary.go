@@ -1,0 +1,129 @@
+package metrics
+
+import (
+	"time"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+)
+
+// Window is a level's measured window [Start, End] (SPEC §5), as offsets
+// from the run's start. Latency metrics use the requests sent inside it;
+// throughputs count the tokens that arrived inside it.
+type Window struct {
+	Start time.Duration `json:"start_ns"`
+	End   time.Duration `json:"end_ns"`
+}
+
+// Seconds returns the window's length in seconds.
+func (w Window) Seconds() float64 { return (w.End - w.Start).Seconds() }
+
+// Contains reports whether t lies in [Start, End].
+func (w Window) Contains(t time.Duration) bool { return t >= w.Start && t <= w.End }
+
+// Distribution summarises one distribution (SPEC §5): latencies in ms,
+// counts in tokens (Unit says which). It is computed from an HDR histogram
+// (hdrhistogram-go, 3 significant digits; latencies recorded in µs), which
+// is kept, encoded, in Histogram so results can be merged exactly.
+type Distribution struct {
+	Unit  string  `json:"unit"` // "ms" or "tokens"
+	Count int64   `json:"count"`
+	Mean  float64 `json:"mean"`
+	Std   float64 `json:"std"`
+	Min   float64 `json:"min"`
+	Max   float64 `json:"max"`
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P95   float64 `json:"p95"`
+	P99   float64 `json:"p99"`
+	P999  float64 `json:"p99_9"`
+	// Histogram is hdrhistogram-go's compressed encoding, base64. Empty when Count is 0.
+	Histogram string `json:"histogram,omitempty"`
+}
+
+// Warning is a caveat attached to a result. Warnings are data: every report
+// shows them. Code is stable and machine-readable (e.g. "few_samples",
+// "client_limited", "token_count_mismatch"); Message is for people.
+type Warning struct {
+	Code    string `json:"code"`
+	Level   int    `json:"level"` // -1 for run-wide warnings
+	Message string `json:"message"`
+}
+
+// Summary is everything measured at one load level, computed once by an
+// Accumulator from the level's records. Reporters only format it.
+type Summary struct {
+	Level   int             `json:"level"`
+	Profile loadgen.Profile `json:"profile"`
+	Window  Window          `json:"window"`
+	// WindowSeconds is Window's length, s.
+	WindowSeconds float64 `json:"window_s"`
+
+	Requests RequestCounts `json:"requests"`
+	// ErrorRate = failed / (failed + ok) among requests sent in the window (0..1).
+	ErrorRate float64 `json:"error_rate"`
+
+	// Latency distributions, ms (definitions in SPEC §5 and on each field).
+	TTFT          Distribution `json:"ttft_ms"`           // first_token_at − sent_at
+	TTFTCorrected Distribution `json:"ttft_corrected_ms"` // first_token_at − scheduled_at (wrk2 coordinated-omission correction)
+	TTFOT         Distribution `json:"ttfot_ms"`          // first_content_at − sent_at (reasoning models)
+	ITL           Distribution `json:"itl_ms"`            // per request, (E2E − TTFT) / (OSL − 1), OSL ≥ 2 (AIPerf, GenAI-Perf; = TPOT)
+	ICL           Distribution `json:"icl_ms"`            // every gap between token-carrying chunks, pooled (vLLM's "ITL")
+	E2E           Distribution `json:"e2e_ms"`            // last_token_at − sent_at
+	Lag           Distribution `json:"scheduling_lag_ms"` // sent_at − scheduled_at
+
+	// Error-adjusted distributions: each failed request counts as +Inf.
+	TTFTErrorAdjusted Distribution `json:"ttft_error_adjusted_ms"`
+	E2EErrorAdjusted  Distribution `json:"e2e_error_adjusted_ms"`
+
+	// Token-count distributions, tokens.
+	TokensPerChunk Distribution `json:"tokens_per_chunk"`
+	PromptTokens   Distribution `json:"prompt_tokens"` // achieved ISL
+	OutputTokens   Distribution `json:"output_tokens"` // achieved OSL
+
+	// Throughputs over the window (SPEC §5).
+	OutputTokensPerSecond float64 `json:"output_tok_s"`   // output tokens arriving in the window / window
+	InputTokensPerSecond  float64 `json:"input_tok_s"`    // prompt tokens of requests sent in the window / window
+	TotalTokensPerSecond  float64 `json:"total_tok_s"`    // input + output
+	RequestsPerSecond     float64 `json:"req_s"`          // requests completed ok in the window / window
+	MeanConcurrency       float64 `json:"mean_in_flight"` // time-weighted mean of requests in flight over the window
+
+	// Goodput counts only requests that succeeded and met every per-request
+	// SLO threshold (DistServe, vLLM, AIPerf). Zero without an SLO.
+	Goodput Goodput `json:"goodput"`
+
+	Client ClientHealth `json:"client"`
+
+	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// RequestCounts counts requests by outcome. Sent, OK, Failed and Incomplete
+// refer to requests sent inside the window.
+type RequestCounts struct {
+	Scheduled  int64            `json:"scheduled"`  // all requests the level scheduled, warmup and cooldown included
+	Sent       int64            `json:"sent"`       // sent inside the window
+	OK         int64            `json:"ok"`         // ... and succeeded
+	Failed     int64            `json:"failed"`     // ... and failed (error or timeout)
+	Incomplete int64            `json:"incomplete"` // ... and were cut off (cancelled) at the level's end
+	ErrorKinds map[string]int64 `json:"error_kinds,omitempty"`
+}
+
+// Goodput is request-level goodput over the window.
+type Goodput struct {
+	Requests              int64   `json:"requests"` // requests that met every per-request threshold
+	RequestsPerSecond     float64 `json:"req_s"`
+	OutputTokensPerSecond float64 `json:"output_tok_s"`
+}
+
+// ClientHealth tells whether the load generator kept up (SPEC §5).
+type ClientHealth struct {
+	TargetRate   float64 `json:"target_req_s,omitempty"`   // open-loop target, req/s
+	AchievedRate float64 `json:"achieved_req_s,omitempty"` // requests sent in the window / window, req/s
+	// AchievedRatio = AchievedRate / TargetRate (open loop only).
+	AchievedRatio float64 `json:"achieved_ratio,omitempty"`
+	MaxLag        float64 `json:"max_lag_ms"`       // the lag p99 threshold used, ms
+	CPUSeconds    float64 `json:"cpu_s"`            // client process CPU time (user+sys) during the level, s
+	CPUPercent    float64 `json:"cpu_percent"`      // CPUSeconds / wall seconds × 100 (can exceed 100 on several cores)
+	ClientLimited bool    `json:"client_limited"`   // achieved < 98 % of target, or lag p99 > MaxLag
+	Capped        bool    `json:"capped"`           // the shortfall came from MaxConcurrency, not the client
+	Reason        string  `json:"reason,omitempty"` // why ClientLimited or Capped is set
+}
