@@ -1,0 +1,19 @@
+// Package workload builds the requests a benchmark sends: synthetic prompts
+// that hit a requested input length (ISL) exactly in the served model's
+// tokens, and prompts read from dataset files (JSONL or ShareGPT JSON).
+//
+// Lengths come from a LengthSampler: GuideLLM's --data spelling
+// (ParseData: "prompt_tokens=1024,output_tokens=256,prompt_tokens_stdev=..")
+// or AIPerf's --sequence-distribution grammar (ParseSequenceDistribution:
+// "64|10,32|8:70;256|40,128|20:20").
+//
+// Everything random derives from one seed and the request's sequence
+// number, so the same seed, spec and nonce give the same prompts byte for
+// byte, in any order and under any concurrency (SPEC §8).
+//
+// Prefix-cache state is declared and controlled (SPEC §2): PrefixCold gives
+// every prompt a unique leading token sequence (seeded by the run's nonce
+// and the sequence number), so no two requests of a run, nor two runs with
+// different nonces, share a cacheable prefix; PrefixWarm makes every prompt
+// start with the same declared number of tokens.
+package workload

@@ -1,0 +1,221 @@
+package workload
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+)
+
+// romeoAndJuliet is the first 64 KB of Shakespeare's Romeo and Juliet (the
+// play's text only, from Project Gutenberg eBook #1513; public domain). It is
+// the default source of synthetic prompts.
+//
+//go:embed romeo-and-juliet.txt
+var romeoAndJuliet string
+
+// DefaultSource returns the embedded public-domain source text.
+func DefaultSource() string { return romeoAndJuliet }
+
+// PrefixCache is the declared prefix-cache state of a workload (SPEC §2).
+type PrefixCache string
+
+// Prefix-cache states.
+const (
+	// PrefixCold gives every prompt a unique leading token sequence.
+	PrefixCold PrefixCache = "cold"
+	// PrefixWarm starts every prompt with the same WarmPrefixTokens tokens,
+	// followed by a unique part.
+	PrefixWarm PrefixCache = "warm"
+)
+
+// Tokenizer is what synthetic prompts need of the served model's
+// tokenizer: exact encode and decode. *tokenize.Tokenizer satisfies it.
+type Tokenizer interface {
+	Encode(text string, addSpecialTokens bool) []int
+	Decode(ids []int, skipSpecialTokens bool) string
+}
+
+// SyntheticConfig configures a Synthetic workload. The zero value is not
+// valid: Lengths is required.
+type SyntheticConfig struct {
+	// Lengths draws each request's ISL and OSL, in tokens.
+	Lengths LengthSampler
+	// Seed is the run's seed; with Nonce and the sequence number it fixes
+	// every prompt.
+	Seed uint64
+	// Nonce distinguishes runs that share a seed (the CLI passes the run
+	// id), so a cold prefix is cold across runs too.
+	Nonce string
+	// Tokenizer is the served model's tokenizer. With it, prompts hit the
+	// drawn ISL exactly in its tokens, checked by re-encoding. Without it,
+	// lengths are counted in whitespace-separated words, the unit the
+	// built-in mock server counts when it has no tokenizer, and the prompt
+	// token count is left to the server's usage.
+	Tokenizer Tokenizer
+	// PrefixCache is cold (the default) or warm.
+	PrefixCache PrefixCache
+	// WarmPrefixTokens is the shared prefix length for PrefixWarm, tokens.
+	WarmPrefixTokens int
+	// Source is the text prompts are cut from (default DefaultSource()).
+	Source string
+}
+
+// Validate reports every problem at once.
+func (c SyntheticConfig) Validate() error {
+	var errs []error
+	if c.Lengths == nil {
+		errs = append(errs, errors.New("workload: no length spec: give --data prompt_tokens=N,output_tokens=M or --sequence-distribution"))
+	}
+	switch c.PrefixCache {
+	case "", PrefixCold:
+		if c.WarmPrefixTokens != 0 {
+			errs = append(errs, errors.New("--prefix-cache: a shared prefix length needs warm (e.g. --prefix-cache warm:256)"))
+		}
+	case PrefixWarm:
+		if c.WarmPrefixTokens < 1 {
+			errs = append(errs, errors.New("--prefix-cache: warm needs a shared prefix length of at least 1 token (e.g. warm:256)"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("--prefix-cache: %q is neither cold nor warm", c.PrefixCache))
+	}
+	return errors.Join(errs...)
+}
+
+// Synthetic is a Workload of prompts cut from a source text. It is safe for
+// concurrent use; Request is a pure function of (config, seq).
+type Synthetic struct {
+	cfg       SyntheticConfig
+	sourceIDs []int    // the source in tokens (with a tokenizer)
+	words     []string // the source in words (without)
+	shared    string   // the warm prefix text
+}
+
+// NewSynthetic validates cfg and prepares the source text.
+func NewSynthetic(cfg SyntheticConfig) (*Synthetic, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.PrefixCache == "" {
+		cfg.PrefixCache = PrefixCold
+	}
+	if cfg.Source == "" {
+		cfg.Source = DefaultSource()
+	}
+	s := &Synthetic{cfg: cfg}
+	if cfg.Tokenizer != nil {
+		s.sourceIDs = cfg.Tokenizer.Encode(cfg.Source, false)
+		if len(s.sourceIDs) < 2 {
+			return nil, errors.New("workload: the source text encodes to fewer than 2 tokens")
+		}
+		if cfg.PrefixCache == PrefixWarm {
+			s.shared = cfg.Tokenizer.Decode(cyclic(s.sourceIDs, 0, cfg.WarmPrefixTokens), false)
+		}
+	} else {
+		s.words = strings.Fields(cfg.Source)
+		if len(s.words) < 2 {
+			return nil, errors.New("workload: the source text has fewer than 2 words")
+		}
+		if cfg.PrefixCache == PrefixWarm {
+			s.shared = strings.Join(cyclic(s.words, 0, cfg.WarmPrefixTokens), " ") + " "
+		}
+	}
+	return s, nil
+}
+
+// Request implements loadgen.Workload.
+func (s *Synthetic) Request(seq int64) (loadgen.Request, error) {
+	r := rand.New(rand.NewPCG(s.cfg.Seed, uint64(seq)))
+	isl, osl := s.cfg.Lengths.Sample(r)
+	offset := r.IntN(max(len(s.sourceIDs), len(s.words)))
+	marker := s.marker(seq)
+	req := loadgen.Request{Seq: seq, MaxTokens: osl}
+	if s.cfg.Tokenizer == nil {
+		req.Prompt = s.wordPrompt(isl, offset, marker)
+		return req, nil
+	}
+	prompt, err := s.tokenPrompt(isl, offset, marker)
+	if err != nil {
+		return loadgen.Request{}, fmt.Errorf("workload: request %d: %w", seq, err)
+	}
+	req.Prompt = prompt
+	req.PromptTokens = isl
+	req.PromptTokensSource = loadgen.SourceTokenizer
+	return req, nil
+}
+
+// marker is the unique leading sequence of a request: a hash of the seed,
+// the nonce and seq, as hex, so the first tokens differ between requests.
+func (s *Synthetic) marker(seq int64) string {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d/%s/%d", s.cfg.Seed, s.cfg.Nonce, seq)
+	return fmt.Sprintf("%016x: ", h.Sum64())
+}
+
+// head is what precedes the body: the shared warm prefix, then the marker.
+func (s *Synthetic) head(marker string) string {
+	return s.shared + marker
+}
+
+func (s *Synthetic) wordPrompt(isl, offset int, marker string) string {
+	if s.cfg.PrefixCache == PrefixWarm && isl <= s.cfg.WarmPrefixTokens {
+		return strings.Join(cyclic(s.words, 0, isl), " ")
+	}
+	head := s.head(strings.TrimSpace(marker) + " ")
+	n := isl - len(strings.Fields(head))
+	if n < 0 {
+		return strings.Join(cyclic(s.words, offset, isl), " ")
+	}
+	return head + strings.Join(cyclic(s.words, offset, n), " ")
+}
+
+// maxFitTries bounds the search for an exact token count.
+const maxFitTries = 48
+
+// tokenPrompt returns text that encodes to exactly isl tokens: the head,
+// then source tokens from offset. Decoding a token slice and re-encoding it
+// does not always give the same count (merges across the splice), so the
+// body length is adjusted until the re-encoded count is exact; if that
+// cycles, the body start moves by one token and the search restarts.
+func (s *Synthetic) tokenPrompt(isl, offset int, marker string) (string, error) {
+	tok := s.cfg.Tokenizer
+	head := s.head(marker)
+	if s.cfg.PrefixCache == PrefixWarm && isl <= s.cfg.WarmPrefixTokens {
+		head = "" // the prompt is all shared prefix
+		offset = 0
+	}
+	headLen := len(tok.Encode(head, false))
+	if isl <= headLen {
+		head, headLen = "", 0 // too short to carry a marker
+	}
+	for try := range maxFitTries {
+		k := isl - headLen
+		seen := map[int]bool{}
+		for range 8 {
+			if k < 1 || seen[k] {
+				break
+			}
+			seen[k] = true
+			text := head + tok.Decode(cyclic(s.sourceIDs, offset+try, k), false)
+			n := len(tok.Encode(text, false))
+			if n == isl {
+				return text, nil
+			}
+			k += isl - n
+		}
+	}
+	return "", fmt.Errorf("could not build a prompt of exactly %d tokens from the source text", isl)
+}
+
+// cyclic returns n elements of src starting at offset, wrapping around.
+func cyclic[T any](src []T, offset, n int) []T {
+	out := make([]T, 0, n)
+	for i := 0; len(out) < n; i++ {
+		out = append(out, src[(offset+i)%len(src)])
+	}
+	return out
+}

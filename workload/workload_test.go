@@ -1,0 +1,310 @@
+package workload
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"unicode"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+)
+
+func TestParseData(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    Data
+		wantErr string
+	}{
+		{in: "prompt_tokens=1024,output_tokens=256", want: Data{PromptTokens: 1024, OutputTokens: 256}},
+		{in: " prompt_tokens = 8 , output_tokens=2,prompt_tokens_stdev=3,prompt_tokens_min=4,prompt_tokens_max=12,output_tokens_stdev=1",
+			want: Data{PromptTokens: 8, OutputTokens: 2, PromptTokensStdev: 3, PromptTokensMin: 4, PromptTokensMax: 12, OutputTokensStdev: 1}},
+		{in: "prompt_tokens=10", wantErr: "output_tokens must be at least 1"},
+		{in: "prompt_token=10,output_tokens=1", wantErr: `unknown key "prompt_token"`},
+		{in: "prompt_tokens=ten,output_tokens=1", wantErr: "not an integer"},
+		{in: "prompt_tokens,output_tokens=1", wantErr: "is not key=value"},
+		{in: "prompt_tokens=10,output_tokens=1,prompt_tokens_min=9,prompt_tokens_max=5", wantErr: "prompt_tokens_min (9) is above prompt_tokens_max (5)"},
+	}
+	for _, tt := range tests {
+		got, err := ParseData(tt.in)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("ParseData(%q) error = %v, want it to contain %q", tt.in, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("ParseData(%q) = %+v, %v; want %+v", tt.in, got, err, tt.want)
+		}
+		if back, err := ParseData(got.String()); err != nil || back != got {
+			t.Errorf("ParseData(String()) = %+v, %v; want %+v", back, err, got)
+		}
+	}
+}
+
+func TestParseSequenceDistribution(t *testing.T) {
+	sd, err := ParseSequenceDistribution("64|10,32|8:70;256|40,128|20:20;1024|100,512|50:10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []SequenceEntry{{64, 10, 32, 8, 70}, {256, 40, 128, 20, 20}, {1024, 100, 512, 50, 10}}
+	if len(sd.Entries) != len(want) {
+		t.Fatalf("got %d entries, want %d", len(sd.Entries), len(want))
+	}
+	for i := range want {
+		if sd.Entries[i] != want[i] {
+			t.Errorf("entry %d = %+v, want %+v", i, sd.Entries[i], want[i])
+		}
+	}
+	// Shares follow the weights.
+	r := rand.New(rand.NewPCG(1, 2))
+	counts := map[int]int{}
+	for range 10000 {
+		isl, _ := sd.Sample(r)
+		switch {
+		case isl < 160:
+			counts[64]++
+		case isl < 640:
+			counts[256]++
+		default:
+			counts[1024]++
+		}
+	}
+	if c := counts[64]; c < 6700 || c > 7300 {
+		t.Errorf("64-token share = %d/10000, want about 7000", c)
+	}
+	for _, bad := range []string{"", "64", "64,x", "64,32:0", "64,32:abc", "-1,32", "64|-2,32", "64,32;;x,1"} {
+		if _, err := ParseSequenceDistribution(bad); err == nil {
+			t.Errorf("ParseSequenceDistribution(%q) accepted bad input", bad)
+		}
+	}
+}
+
+// pairTokenizer is a toy tokenizer whose token boundaries depend on
+// context (letters pair up greedily), so decode-then-encode of a slice does
+// not always keep its count: the case the exact-ISL search must handle.
+type pairTokenizer struct {
+	mu    sync.Mutex
+	ids   map[string]int
+	token []string
+}
+
+func (p *pairTokenizer) id(s string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ids == nil {
+		p.ids = map[string]int{}
+	}
+	if id, ok := p.ids[s]; ok {
+		return id
+	}
+	p.ids[s] = len(p.token)
+	p.token = append(p.token, s)
+	return p.ids[s]
+}
+
+func (p *pairTokenizer) Encode(text string, _ bool) []int {
+	rs := []rune(text)
+	var out []int
+	for i := 0; i < len(rs); {
+		if i+1 < len(rs) && unicode.IsLetter(rs[i]) && unicode.IsLetter(rs[i+1]) {
+			out = append(out, p.id(string(rs[i:i+2])))
+			i += 2
+			continue
+		}
+		out = append(out, p.id(string(rs[i])))
+		i++
+	}
+	return out
+}
+
+func (p *pairTokenizer) Decode(ids []int, _ bool) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var b strings.Builder
+	for _, id := range ids {
+		b.WriteString(p.token[id])
+	}
+	return b.String()
+}
+
+func TestSyntheticExactISL(t *testing.T) {
+	tok := &pairTokenizer{}
+	for _, prefix := range []PrefixCache{PrefixCold, PrefixWarm} {
+		cfg := SyntheticConfig{
+			Lengths:   Data{PromptTokens: 200, PromptTokensStdev: 80, PromptTokensMin: 1, OutputTokens: 16},
+			Seed:      7,
+			Nonce:     "run-1",
+			Tokenizer: tok,
+		}
+		if prefix == PrefixWarm {
+			cfg.PrefixCache, cfg.WarmPrefixTokens = PrefixWarm, 32
+		}
+		w, err := NewSynthetic(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		firsts := map[string]bool{}
+		for seq := range int64(300) {
+			req, err := w.Request(seq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(tok.Encode(req.Prompt, false)); got != req.PromptTokens {
+				t.Fatalf("%s seq %d: prompt encodes to %d tokens, declared %d", prefix, seq, got, req.PromptTokens)
+			}
+			if req.PromptTokensSource != loadgen.SourceTokenizer || req.MaxTokens != 16 {
+				t.Fatalf("seq %d: source %q, max tokens %d", seq, req.PromptTokensSource, req.MaxTokens)
+			}
+			ids := tok.Encode(req.Prompt, false)
+			if prefix == PrefixWarm && req.PromptTokens > 40 {
+				if !strings.HasPrefix(req.Prompt, w.shared) {
+					t.Fatalf("seq %d: warm prompt does not start with the shared prefix", seq)
+				}
+			}
+			if prefix == PrefixCold && req.PromptTokens > 20 {
+				key := tok.Decode(ids[:8], false)
+				if firsts[key] {
+					t.Fatalf("seq %d: cold prompt shares its first 8 tokens %q with another request", seq, key)
+				}
+				firsts[key] = true
+			}
+		}
+	}
+}
+
+func TestSyntheticDeterministic(t *testing.T) {
+	mk := func(nonce string) *Synthetic {
+		w, err := NewSynthetic(SyntheticConfig{Lengths: Data{PromptTokens: 64, PromptTokensStdev: 10, OutputTokens: 8, OutputTokensStdev: 2}, Seed: 42, Nonce: nonce})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	a, b, c := mk("x"), mk("x"), mk("y")
+	for _, seq := range []int64{5, 0, 3, 999, 5} {
+		ra, _ := a.Request(seq)
+		rb, _ := b.Request(seq)
+		rc, _ := c.Request(seq)
+		if ra != rb {
+			t.Fatalf("seq %d differs between two workloads with the same seed", seq)
+		}
+		if ra.Prompt == rc.Prompt {
+			t.Fatalf("seq %d: a different nonce gave the same prompt", seq)
+		}
+		if n := len(strings.Fields(ra.Prompt)); ra.PromptTokens != 0 || n < 1 {
+			t.Fatalf("seq %d: word prompt has %d words and declares %d tokens", seq, n, ra.PromptTokens)
+		}
+	}
+}
+
+func TestSyntheticWordLengths(t *testing.T) {
+	w, err := NewSynthetic(SyntheticConfig{Lengths: Data{PromptTokens: 100, OutputTokens: 8}, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := w.Request(3)
+	if n := len(strings.Fields(req.Prompt)); n != 100 {
+		t.Errorf("word prompt has %d words, want 100", n)
+	}
+}
+
+func TestSyntheticConfigValidate(t *testing.T) {
+	err := SyntheticConfig{PrefixCache: PrefixWarm}.Validate()
+	if err == nil || !strings.Contains(err.Error(), "no length spec") || !strings.Contains(err.Error(), "warm needs") {
+		t.Errorf("Validate() = %v; want both problems reported", err)
+	}
+}
+
+func TestReadDataset(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	jsonl := write("a.jsonl", "{\"prompt\":\"hello there\",\"output_tokens\":12}\n\n\"a quoted line\"\nplain text line\n{\"text\":\"t\"}\n")
+	got, err := ReadDatasetFile(jsonl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Entry{{"hello there", 12}, {"a quoted line", 0}, {"plain text line", 0}, {"t", 0}}
+	if len(got) != len(want) {
+		t.Fatalf("got %d entries, want %d: %+v", len(got), len(want), got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("entry %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	share := write("s.json", `[{"conversations":[{"from":"system","value":"x"},{"from":"human","value":"q1"},{"from":"gpt","value":"a1"}]},{"conversations":[]}]`)
+	got, err = ReadDatasetFile(share)
+	if err != nil || len(got) != 1 || got[0].Prompt != "q1" {
+		t.Fatalf("ShareGPT = %+v, %v", got, err)
+	}
+	bad := write("b.jsonl", "{\"prompt\":\"ok\"}\n{\"prompt\": 3}\n{\"nope\":1}\n")
+	_, err = ReadDatasetFile(bad)
+	if err == nil || !strings.Contains(err.Error(), "b.jsonl:2:") || !strings.Contains(err.Error(), "b.jsonl:3:") {
+		t.Errorf("bad dataset error = %v; want lines 2 and 3 named", err)
+	}
+	if _, err := ReadDatasetFile(write("e.jsonl", "\n\n")); err == nil {
+		t.Error("empty dataset accepted")
+	}
+	ds, err := NewDataset(want, 99, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := ds.Request(5)
+	if r.Prompt != "a quoted line" || r.MaxTokens != 99 {
+		t.Errorf("Request(5) = %+v", r)
+	}
+}
+
+func FuzzParseData(f *testing.F) {
+	f.Add("prompt_tokens=1024,output_tokens=256,prompt_tokens_stdev=3")
+	f.Add("=,=")
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseData(s)
+		if err != nil {
+			return
+		}
+		back, err := ParseData(d.String())
+		if err != nil || back != d {
+			t.Fatalf("round trip of %q: %+v, %v", s, back, err)
+		}
+		isl, osl := d.Sample(rand.New(rand.NewPCG(1, 1)))
+		if isl < 1 || osl < 1 {
+			t.Fatalf("sampled lengths %d, %d", isl, osl)
+		}
+	})
+}
+
+func FuzzParseSequenceDistribution(f *testing.F) {
+	f.Add("64|10,32|8:70;256|40,128|20:20")
+	f.Add("1,1")
+	f.Fuzz(func(t *testing.T, s string) {
+		sd, err := ParseSequenceDistribution(s)
+		if err != nil {
+			return
+		}
+		isl, osl := sd.Sample(rand.New(rand.NewPCG(1, 1)))
+		if isl < 1 || osl < 1 {
+			t.Fatalf("sampled lengths %d, %d", isl, osl)
+		}
+	})
+}
+
+func FuzzReadDataset(f *testing.F) {
+	f.Add([]byte("{\"prompt\":\"a\"}\nplain\n\"q\"\n"))
+	f.Add([]byte(`[{"conversations":[{"from":"human","value":"x"}]}]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		entries, err := ReadDataset(strings.NewReader(string(b)), "fuzz")
+		if err == nil && len(entries) == 0 {
+			t.Fatal("no error and no entries")
+		}
+	})
+}
