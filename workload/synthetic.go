@@ -189,8 +189,12 @@ func (s *Synthetic) tokenPrompt(isl, offset int, marker string) (string, error) 
 		offset = 0
 	}
 	headLen := len(tok.Encode(head, false))
+	if isl <= headLen && head != s.shared {
+		head = s.shared // too short to carry a marker: keep the shared prefix only
+		headLen = len(tok.Encode(head, false))
+	}
 	if isl <= headLen {
-		head, headLen = "", 0 // too short to carry a marker
+		head, headLen = "", 0
 	}
 	for try := range maxFitTries {
 		k := isl - headLen
