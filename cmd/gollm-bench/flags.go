@@ -1,0 +1,209 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// benchFlags are the flags shared by `run` and `sweep` (SPEC §2). Names
+// follow GuideLLM and AIPerf where they have one.
+type benchFlags struct {
+	// Target and requests.
+	target      string
+	model       string
+	endpoint    string
+	apiKey      string
+	headers     []string
+	extraBody   string
+	noStream    bool
+	noIgnoreEOS bool
+	minTokens   int
+	temperature float64
+
+	// Load.
+	profile        string
+	rates          []string
+	maxConcurrency int
+	seed           uint64
+	levels         int
+
+	// Data.
+	data                 string
+	sequenceDistribution string
+	dataset              string
+	tokenizer            string
+	prefixCache          string
+
+	// Limits and windows.
+	warmup         string
+	cooldown       string
+	maxSeconds     float64
+	maxRequests    int64
+	maxErrors      int64
+	requestTimeout time.Duration
+	idleTimeout    time.Duration
+	maxLag         time.Duration
+
+	// SLO and knee.
+	slo           string
+	kneeTolerance float64
+	maxLevels     int
+	minSamples    int
+	earlyStop     bool
+
+	// Energy, cost, carbon.
+	energy        string
+	energyFilter  string
+	engineMetrics string
+	gpuCostEURh   float64
+	openCost      string
+	openCostNS    string
+	currency      string
+	pue           float64
+	gridGCO2kWh   float64
+	idleBaselineW float64
+	stabilize     string
+
+	// Metadata.
+	engine        string
+	modelRevision string
+	precision     string
+	hardware      string
+	runID         string
+	labels        []string
+
+	// Output.
+	outputDir  string
+	formats    []string
+	overwrite  bool
+	gzip       bool
+	quiet      bool
+	mockPreset string
+}
+
+func (f *benchFlags) register(fs *pflag.FlagSet, sweep bool) {
+	fs.StringVar(&f.target, "target", "", "base URL of the server, e.g. http://127.0.0.1:8000 (default: start the built-in mock in-process)")
+	fs.StringVar(&f.model, "model", "", "model name (default: the first id of GET /v1/models)")
+	fs.StringVar(&f.endpoint, "endpoint", "completions", "API: completions (/v1/completions) or chat (/v1/chat/completions)")
+	fs.StringVar(&f.apiKey, "api-key", "", "bearer token (default $OPENAI_API_KEY); never written to outputs")
+	fs.StringArrayVar(&f.headers, "header", nil, "extra HTTP header K=V (repeatable)")
+	fs.StringVar(&f.extraBody, "extra-body", "", "JSON object merged into every request body; it wins over every default")
+	fs.BoolVar(&f.noStream, "no-stream", false, "send non-streaming requests (TTFT is then not reported)")
+	fs.BoolVar(&f.noIgnoreEOS, "no-ignore-eos", false, "do not send ignore_eos (some chat templates, e.g. gpt-oss Harmony, break with it)")
+	fs.IntVar(&f.minTokens, "min-tokens", 0, "send min_tokens (a vLLM extension) when > 0")
+	fs.Float64Var(&f.temperature, "temperature", 0, "sampling temperature")
+
+	defProfile := "concurrent"
+	if sweep {
+		defProfile = "sweep"
+	}
+	fs.StringVar(&f.profile, "profile", defProfile, "load profile: synchronous|concurrent|throughput|constant|poisson|sweep")
+	fs.StringSliceVar(&f.rates, "rate", nil, "levels: concurrency for concurrent/throughput, req/s for constant/poisson; a list, e.g. 1,2,4,8")
+	fs.IntVar(&f.maxConcurrency, "max-concurrency", 0, "cap on requests in flight for rate modes (arrivals beyond it queue, counted as scheduling lag)")
+	fs.Uint64Var(&f.seed, "seed", 42, "seed of everything random (prompts, lengths, Poisson arrivals); recorded")
+	if sweep {
+		fs.IntVar(&f.levels, "levels", 10, "grid levels of a rate sweep: synchronous, throughput, then levels-2 rates between them (GuideLLM)")
+		fs.Float64Var(&f.kneeTolerance, "knee-tolerance", 0.05, "stop bisecting when the knee bracket is within this fraction")
+		fs.IntVar(&f.maxLevels, "max-levels", 16, "level budget, grid and bisection together")
+		fs.BoolVar(&f.earlyStop, "early-stop", false, "stop once two consecutive levels fail by a wide margin (declared in the output)")
+	}
+
+	fs.StringVar(&f.data, "data", "prompt_tokens=256,output_tokens=64", "synthetic lengths, GuideLLM spelling: prompt_tokens=N,output_tokens=M[,prompt_tokens_stdev=..,_min=..,_max=..]")
+	fs.StringVar(&f.sequenceDistribution, "sequence-distribution", "", `AIPerf length mix "ISL|sd,OSL|sd:weight;...", e.g. "64|10,32|8:70;256|40,128|20:30"`)
+	fs.StringVar(&f.dataset, "dataset", "", "prompts file: JSONL (one prompt per line, or {\"prompt\",\"output_tokens\"}) or ShareGPT JSON")
+	fs.StringVar(&f.tokenizer, "tokenizer", "", "served model's tokenizer: tokenizer.json, a folder holding one, or a model id in the local HF cache")
+	fs.StringVar(&f.prefixCache, "prefix-cache", "cold", "cold (a unique leading token sequence per request) or warm:N (a shared N-token prefix)")
+
+	fs.StringVar(&f.warmup, "warmup", "10%", "excluded from the window at each level's start: a duration (30s), a request count (100) or a share of the level (10%)")
+	fs.StringVar(&f.cooldown, "cooldown", "10%", "excluded at each level's end: a duration, a request count or a share")
+	fs.Float64Var(&f.maxSeconds, "max-seconds", 0, "length of each level, s (default 30 without --max-requests)")
+	fs.Int64Var(&f.maxRequests, "max-requests", 0, "requests per level")
+	fs.Int64Var(&f.maxErrors, "max-errors", 0, "stop a level once this many requests failed (0: never)")
+	fs.DurationVar(&f.requestTimeout, "request-timeout", 5*time.Minute, "limit on one whole request")
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", 60*time.Second, "longest gap allowed between stream bytes")
+	fs.DurationVar(&f.maxLag, "max-lag", 0, "scheduling-lag p99 above which a level is client-limited (default 5% of the tightest SLO latency, or 10ms)")
+
+	fs.StringVar(&f.slo, "slo", "", `service-level objective, e.g. "ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%"`)
+	fs.IntVar(&f.minSamples, "min-samples", 1000, "warn when a level has fewer requests in its window (p99 unreliable)")
+
+	fs.StringVar(&f.energy, "energy", "auto", "GPU energy source: auto|nvml|dcgm=URL|prometheus=URL|none")
+	fs.StringVar(&f.energyFilter, "energy-filter", "", "keep GPUs whose labels match, e.g. Hostname=gpu-node-01,namespace=inference")
+	fs.StringVar(&f.engineMetrics, "engine-metrics", "", "scrape the engine's Prometheus /metrics (vLLM or SGLang) at window start and end: a URL, or 'target'")
+	fs.Float64Var(&f.gpuCostEURh, "gpu-cost-eur-h", 0, "cost of the deployment, EUR per hour")
+	fs.StringVar(&f.openCost, "opencost", "", "OpenCost base URL for EUR/h over the window (with --opencost-namespace)")
+	fs.StringVar(&f.openCostNS, "opencost-namespace", "", "namespace whose OpenCost allocation is the deployment's cost")
+	fs.StringVar(&f.currency, "currency", "EUR", "currency of OpenCost figures (OpenCost carries none)")
+	fs.Float64Var(&f.pue, "pue", 0, "data-centre PUE for PUE-adjusted energy (e.g. 1.4)")
+	fs.Float64Var(&f.gridGCO2kWh, "grid-gco2-kwh", 0, "grid carbon intensity, gCO2 per kWh")
+	fs.Float64Var(&f.idleBaselineW, "idle-baseline-w", 0, "subtract this idle power, W, over the window (declared in the output)")
+	fs.StringVar(&f.stabilize, "stabilize", "", "before measuring, wait until GPU power varies < band over a window: e.g. 30s,3W")
+	fs.Lookup("stabilize").NoOptDefVal = "30s,3W"
+
+	fs.StringVar(&f.engine, "engine", "", "metadata: engine and version, e.g. vllm-0.9.1")
+	fs.StringVar(&f.modelRevision, "model-revision", "", "metadata: model revision (commit or tag)")
+	fs.StringVar(&f.precision, "precision", "", "metadata: precision, e.g. fp8, bf16")
+	fs.StringVar(&f.hardware, "hardware", "", "metadata: hardware, e.g. 4xH100-SXM-80GB (default: from NVML or DCGM when available)")
+	fs.StringVar(&f.runID, "run-id", "", "run id (default: UTC time, e.g. 20260616T120000Z); results go to OUTPUT-DIR/RUN-ID")
+	fs.StringArrayVar(&f.labels, "label", nil, "metadata label K=V (repeatable)")
+
+	fs.StringVar(&f.outputDir, "output-dir", "results", "parent folder of results/<run-id>/")
+	fs.StringSliceVar(&f.formats, "format", []string{"console", "json", "csv", "html"}, "outputs: console,json,csv,html")
+	fs.BoolVar(&f.overwrite, "overwrite", false, "replace an existing results/<run-id>/")
+	fs.BoolVar(&f.gzip, "gzip", false, "write requests.jsonl.gz instead of requests.jsonl")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines")
+	fs.StringVar(&f.mockPreset, "mock-preset", "demo", "preset of the in-process mock used when --target is not given")
+}
+
+// windowTrim is a parsed --warmup or --cooldown value: exactly one field is
+// set, or none.
+type windowTrim struct {
+	dur      time.Duration
+	requests int64
+	fraction float64
+}
+
+// parseWindowTrim parses "30s", "100" (requests) or "10%".
+func parseWindowTrim(flag, s string) (windowTrim, error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "" || s == "0":
+		return windowTrim{}, nil
+	case strings.HasSuffix(s, "%"):
+		v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+		if err != nil || v < 0 || v >= 50 {
+			return windowTrim{}, fmt.Errorf("--%s %q: a share must be a percentage in [0, 50), e.g. 10%%", flag, s)
+		}
+		return windowTrim{fraction: v / 100}, nil
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n < 0 {
+			return windowTrim{}, fmt.Errorf("--%s %q: a request count must not be negative", flag, s)
+		}
+		return windowTrim{requests: n}, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return windowTrim{}, fmt.Errorf("--%s %q: want a duration (30s), a request count (100) or a share (10%%)", flag, s)
+	}
+	return windowTrim{dur: d}, nil
+}
+
+// parseKV parses repeatable K=V flags.
+func parseKV(flag string, kvs []string) (map[string]string, error) {
+	out := map[string]string{}
+	var errs []error
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			errs = append(errs, fmt.Errorf("--%s %q: want KEY=VALUE", flag, kv))
+			continue
+		}
+		out[strings.TrimSpace(k)] = v
+	}
+	return out, errors.Join(errs...)
+}

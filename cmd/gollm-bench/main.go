@@ -1,0 +1,102 @@
+// Command gollm-bench measures OpenAI-compatible LLM inference servers: it
+// drives an endpoint from idle to saturation, finds the knee under a
+// declared SLO, and writes an auditable scorecard. Run `gollm-bench help`.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Set by the linker (see the Makefile); "dev" and the VCS stamp otherwise.
+var (
+	version = "dev"
+	commit  = ""
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// env is what every subcommand gets: its I/O, and the environment lookup
+// (injected so tests do not depend on the process environment).
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, e env, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"sweep", "the main job: profiles over levels -> knee, goodput, scorecard", runSweep},
+		{"run", "one profile at one or more levels (no knee search)", runRun},
+		{"mock-server", "OpenAI-compatible simulated server (vLLM-like), for trying and testing", runMockServer},
+		{"report", "re-render a results dir: console, csv, html, json (no network)", runReport},
+		{"aggregate", "scorecard rows of results dirs -> one CSV", runAggregate},
+		{"pareto", "Pareto frontier (CPM, Wh/tok, TTFT P99) under an SLO", runPareto},
+		{"compare", "two results (ours, GuideLLM or AIPerf JSON) side by side", runCompare},
+		{"merge", "shards of one distributed run -> one result (exact HDR merge)", runMerge},
+		{"tokenize", "count or encode text with a tokenizer.json (debugging aid)", runTokenize},
+		{"version", "print the version", runVersion},
+	}
+}
+
+// run is main without the process: it returns the exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return exitCode(stderr, c.name, c.run(ctx, e, args[1:]))
+		}
+	}
+	fmt.Fprintf(stderr, "gollm-bench: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: gollm-bench COMMAND [flags]\n\ncommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun `gollm-bench COMMAND --help` for a command's flags.")
+}
+
+func runVersion(_ context.Context, e env, _ []string) error {
+	fmt.Fprintf(e.stdout, "gollm-bench %s\n", toolVersion())
+	return nil
+}
+
+// toolVersion is the version and, where known, the git commit.
+func toolVersion() string {
+	v, c := version, commit
+	if c == "" {
+		c = vcsRevision()
+	}
+	if c != "" {
+		return v + " (" + c + ")"
+	}
+	return v
+}
+
+var errNotYet = errors.New("not built yet")
