@@ -1,0 +1,188 @@
+package peer
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/metrics"
+)
+
+// Value is a number that a result file may or may not carry. The zero Value
+// is missing, so "absent" is never confused with a measured 0. Values are
+// plain data, safe for concurrent reads. It encodes to JSON as a number, or
+// null when missing.
+type Value struct {
+	V  float64 // the number; meaningless unless OK
+	OK bool    // true when the file carried the number
+}
+
+// Some returns a present Value holding v. NaN and ±Inf are treated as missing.
+func Some(v float64) Value {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return Value{}
+	}
+	return Value{V: v, OK: true}
+}
+
+// Get returns the number and whether it is present.
+func (v Value) Get() (float64, bool) { return v.V, v.OK }
+
+// String formats v with up to 6 significant digits, or "—" when missing.
+func (v Value) String() string {
+	if !v.OK {
+		return "—"
+	}
+	return strconv.FormatFloat(v.V, 'g', 6, 64)
+}
+
+// MarshalJSON encodes v as a number, or null when missing.
+func (v Value) MarshalJSON() ([]byte, error) {
+	if !v.OK {
+		return []byte("null"), nil
+	}
+	return json.Marshal(v.V)
+}
+
+// UnmarshalJSON decodes a number, or null as missing.
+func (v *Value) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*v = Value{}
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*v = Some(f)
+	return nil
+}
+
+// Count is a request count that a result file may or may not carry. The zero
+// Count is missing. It encodes to JSON as an integer, or null when missing.
+type Count struct {
+	N  int64 // the count; meaningless unless OK
+	OK bool  // true when the file carried the count
+}
+
+// Known returns a present Count holding n.
+func Known(n int64) Count { return Count{N: n, OK: true} }
+
+// String formats c, or "—" when missing.
+func (c Count) String() string {
+	if !c.OK {
+		return "—"
+	}
+	return strconv.FormatInt(c.N, 10)
+}
+
+// MarshalJSON encodes c as an integer, or null when missing.
+func (c Count) MarshalJSON() ([]byte, error) {
+	if !c.OK {
+		return []byte("null"), nil
+	}
+	return json.Marshal(c.N)
+}
+
+// UnmarshalJSON decodes an integer, or null as missing.
+func (c *Count) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*c = Count{}
+		return nil
+	}
+	var n int64
+	if err := json.Unmarshal(b, &n); err != nil {
+		return err
+	}
+	*c = Known(n)
+	return nil
+}
+
+// Stats summarises one latency distribution as a tool reported it, in ms.
+// Any statistic the tool did not write is missing (Value.OK false).
+type Stats struct {
+	Mean Value `json:"mean"`
+	P50  Value `json:"p50"`
+	P90  Value `json:"p90"`
+	P95  Value `json:"p95"`
+	P99  Value `json:"p99"`
+}
+
+// Empty reports whether no statistic is present.
+func (s Stats) Empty() bool { return !s.Mean.OK && !s.P50.OK && !s.P90.OK && !s.P95.OK && !s.P99.OK }
+
+// Requests counts a level's requests by outcome, as the tool counted them
+// (GuideLLM: request_totals; AIPerf: request_count, error_request_count;
+// vLLM: completed, failed). Missing counts are not zero.
+type Requests struct {
+	Completed  Count `json:"completed"`  // finished successfully
+	Failed     Count `json:"failed"`     // errored (AIPerf counts cancellations here)
+	Incomplete Count `json:"incomplete"` // cut off at the level's end (GuideLLM only)
+}
+
+// ModeUnknown is the Mode of a level whose load discipline the file does not
+// state, or states in a way that has no gollm-bench equivalent (a vLLM gamma
+// arrival process, a GuideLLM trace replay).
+const ModeUnknown loadgen.Mode = ""
+
+// Level is one load level of a peer result, in the tool-neutral model.
+// Metrics are mapped onto gollm-bench's definitions (SPEC §5) where the tool
+// measures the same thing under another name: ITL always holds a per-request
+// (E2E − TTFT)/(OSL − 1) figure and ICL the pooled gaps between chunks, so
+// vLLM's mean_itl_ms lands in ICL and its mean_tpot_ms in ITL. Definitions
+// records which of the tool's keys filled each field and what it means. A
+// Level is plain data, safe for concurrent reads.
+type Level struct {
+	// Label names the level for people, e.g. "concurrent 4" or
+	// "poisson 10 req/s (max 64)".
+	Label string `json:"label"`
+	// Mode is the load discipline (loadgen.Mode*, or ModeUnknown).
+	Mode loadgen.Mode `json:"mode"`
+	// Concurrency is N for closed-loop modes (1 for synchronous); 0 when not
+	// closed-loop or unknown.
+	Concurrency int `json:"concurrency,omitempty"`
+	// MaxConcurrency caps requests in flight for rate and throughput modes;
+	// 0 when none or unknown.
+	MaxConcurrency int `json:"max_concurrency,omitempty"`
+	// Rate is the offered arrival rate, req/s, for open-loop modes; missing
+	// for closed-loop modes and for vLLM's request_rate "inf".
+	Rate Value `json:"rate_req_s"`
+
+	Requests Requests `json:"requests"`
+
+	TTFT Stats `json:"ttft_ms"` // time to first token, ms
+	ITL  Stats `json:"itl_ms"`  // per-request (E2E − TTFT)/(OSL − 1), ms; see Definitions.ITL for weighting
+	ICL  Stats `json:"icl_ms"`  // gaps between consecutive token-carrying chunks, pooled, ms (vLLM's "ITL")
+	TPOT Stats `json:"tpot_ms"` // the tool's own "time per output token", ms; see Definitions.TPOT
+	E2E  Stats `json:"e2e_ms"`  // request latency, send to last token, ms
+
+	// OutputTokPerSec is the output token throughput, tokens/s.
+	OutputTokPerSec Value `json:"output_tok_s"`
+	// ReqPerSec is the successful request throughput, req/s.
+	ReqPerSec Value `json:"req_s"`
+
+	// Definitions says where each metric came from and what it means.
+	Definitions Definitions `json:"definitions"`
+}
+
+// Result is one peer result file in the tool-neutral model. It is plain data,
+// safe for concurrent reads.
+type Result struct {
+	// Tool is the producing tool: "GuideLLM", "AIPerf", "GenAI-Perf", "vLLM"
+	// (or "gollm-bench" for our own run.json, read by a Reader the caller
+	// supplies).
+	Tool string `json:"tool"`
+	// ToolVersion is the tool's version as the file states it; empty when the
+	// file does not say.
+	ToolVersion string `json:"tool_version,omitempty"`
+	// Layout names the file layout that was recognised, e.g.
+	// "benchmarks.json, metadata v1 (GuideLLM 0.5–0.6)".
+	Layout string `json:"layout"`
+	// File is the name the result was read from.
+	File string `json:"file"`
+	// Levels are the file's load levels, in file order.
+	Levels []Level `json:"levels"`
+	// Warnings are caveats found while reading (data, never printed by peer).
+	Warnings []metrics.Warning `json:"warnings,omitempty"`
+}

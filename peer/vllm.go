@@ -1,0 +1,162 @@
+package peer
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/metrics"
+)
+
+const vllmFormat = "vLLM serving benchmark result"
+
+// ReadVLLM is the Reader for vLLM's serving benchmark results: the flat JSON
+// object written by benchmarks/benchmark_serving.py --save-result and by
+// `vllm bench serve --save-result` (one Level), and the JSON list of such
+// objects that `vllm bench sweep serve` writes as summary.json (one Level
+// each). Mapping, so that like meets like:
+//
+//   - TTFT ← {mean,median,p90,p95,p99}_ttft_ms.
+//   - ITL ← *_tpot_ms: vLLM's TPOT is per request (E2E − TTFT)/(OSL − 1),
+//     which is our ITL. TPOT holds the same figures.
+//   - ICL ← *_itl_ms: vLLM's ITL is every gap between chunks, pooled — our
+//     ICL.
+//   - E2E ← *_e2el_ms (only with --percentile-metrics including e2el).
+//   - OutputTokPerSec ← output_throughput; ReqPerSec ← request_throughput.
+//   - Completed ← completed; Failed ← failed, or the number of non-empty
+//     `errors` entries in legacy files.
+//
+// A file with completed == 0 reports 0.0 for every metric; those zeros are
+// not measurements, so latencies and throughputs are left missing and a
+// warning is added.
+func ReadVLLM(data []byte) (Result, error) {
+	tree, err := decodeTree(data)
+	if err != nil {
+		return Result{}, &MismatchError{Format: vllmFormat, Reason: err.Error()}
+	}
+	root := node{tree}
+	res := Result{Tool: "vLLM"}
+	var objs []node
+	switch {
+	case root.isObj():
+		objs = []node{root}
+	case root.isList():
+		objs = root.list()
+		res.Layout = "vllm bench sweep serve summary.json"
+	}
+	if len(objs) == 0 || !isVLLM(objs[0]) {
+		return Result{}, &MismatchError{Format: vllmFormat, Reason: "no `completed` count with `mean_ttft_ms`, `output_throughput` or `request_throughput`"}
+	}
+	if res.Layout == "" {
+		switch {
+		case root.has("request_goodput:") || root.has("best_of"):
+			res.Layout = "benchmark_serving.py --save-result (legacy)"
+		case root.has("run_number"):
+			res.Layout = "vllm bench sweep serve run=N.json"
+		default:
+			res.Layout = "vllm bench serve --save-result"
+		}
+	}
+	for i, o := range objs {
+		if !isVLLM(o) {
+			return Result{}, fmt.Errorf("vLLM sweep summary entry %d: no `completed` count with `mean_ttft_ms`, `output_throughput` or `request_throughput`", i)
+		}
+		lv, warn := vllmLevel(i, o)
+		if warn != nil {
+			res.Warnings = append(res.Warnings, *warn)
+		}
+		res.Levels = append(res.Levels, lv)
+	}
+	return res, nil
+}
+
+func isVLLM(o node) bool {
+	return o.has("completed") && (o.has("mean_ttft_ms") || o.has("output_throughput") || o.has("request_throughput"))
+}
+
+func vllmLevel(i int, o node) (Level, *metrics.Warning) {
+	var lv Level
+	rate := o.get("request_rate")
+	r := rate.num()
+	if s := strings.ToLower(rate.str()); s != "" {
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			r = Some(f) // "inf" parses to +Inf, which Some treats as missing
+		}
+	}
+	maxConc := o.get("max_concurrency").count()
+	switch {
+	case r.OK && r.V > 0:
+		lv.Rate = r
+		lv.Mode = loadgen.ModePoisson // burstiness 1: Poisson arrivals
+		if b, ok := o.get("burstiness").num().Get(); ok && math.Abs(b-1) > 1e-9 {
+			lv.Mode = ModeUnknown // gamma arrivals: no gollm-bench equivalent
+		}
+		if maxConc.OK && maxConc.N > 0 {
+			lv.MaxConcurrency = int(maxConc.N)
+		}
+	case maxConc.OK && maxConc.N == 1:
+		lv.Mode, lv.Concurrency = loadgen.ModeSynchronous, 1
+	case maxConc.OK && maxConc.N > 1:
+		lv.Mode, lv.Concurrency = loadgen.ModeConcurrent, int(maxConc.N)
+	default: // infinite rate, no cap: every request at once
+		lv.Mode = loadgen.ModeThroughput
+	}
+	lv.Label = label(lv)
+	if d := o.get("date").str(); d != "" {
+		lv.Label += " @" + d
+	}
+
+	lv.Requests.Completed = o.get("completed").count()
+	lv.Requests.Failed = o.get("failed").count()
+	if !lv.Requests.Failed.OK && o.get("errors").isList() {
+		var n int64
+		for _, e := range o.get("errors").list() {
+			if e.str() != "" {
+				n++
+			}
+		}
+		lv.Requests.Failed = Known(n)
+	}
+	if lv.Requests.Completed.OK && lv.Requests.Completed.N == 0 {
+		return lv, &metrics.Warning{Code: "no_successful_requests", Level: i,
+			Message: fmt.Sprintf("vLLM level %q completed no request (failed: %s); its 0.0 metrics are not measurements and are left out", lv.Label, lv.Requests.Failed)}
+	}
+
+	stats := func(metric string) (Stats, string) {
+		med := o.get("median_" + metric + "_ms").num()
+		if !med.OK {
+			med = o.get("p50_" + metric + "_ms").num()
+		}
+		return Stats{
+			Mean: o.get("mean_" + metric + "_ms").num(),
+			P50:  med,
+			P90:  o.get("p90_" + metric + "_ms").num(),
+			P95:  o.get("p95_" + metric + "_ms").num(),
+			P99:  o.get("p99_" + metric + "_ms").num(),
+		}, "*_" + metric + "_ms"
+	}
+	var s string
+	if lv.TTFT, s = stats("ttft"); !lv.TTFT.Empty() {
+		lv.Definitions.TTFT = Definition{Source: s, Kind: KindTTFT}
+	}
+	if lv.ITL, s = stats("tpot"); !lv.ITL.Empty() {
+		lv.TPOT = lv.ITL
+		lv.Definitions.ITL = Definition{Source: s, Kind: KindITLPerRequest, Name: "TPOT"}
+		lv.Definitions.TPOT = Definition{Source: s, Kind: KindITLPerRequest}
+	}
+	if lv.ICL, s = stats("itl"); !lv.ICL.Empty() {
+		lv.Definitions.ICL = Definition{Source: s, Kind: KindICL, Name: "ITL"}
+	}
+	if lv.E2E, s = stats("e2el"); !lv.E2E.Empty() {
+		lv.Definitions.E2E = Definition{Source: s, Kind: KindE2E}
+	}
+	if lv.OutputTokPerSec = o.get("output_throughput").num(); lv.OutputTokPerSec.OK {
+		lv.Definitions.OutputTokPerSec = Definition{Source: "output_throughput", Kind: KindTokPerSecWindow}
+	}
+	if lv.ReqPerSec = o.get("request_throughput").num(); lv.ReqPerSec.OK {
+		lv.Definitions.ReqPerSec = Definition{Source: "request_throughput", Kind: KindReqPerSecWindow}
+	}
+	return lv, nil
+}
