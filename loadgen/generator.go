@@ -105,6 +105,8 @@ var errStop = errors.New("loadgen: level stopped")
 // Run runs one load level: it schedules requests as p says until a limit
 // of lim is reached or ctx is cancelled, and writes exactly one Record per
 // scheduled request to sink, from a single goroutine, in completion order.
+// Each *Record is freshly allocated and never touched again after Write,
+// so a sink may keep it.
 //
 // Pacing (SPEC §6). Open-loop modes (constant, poisson) fire arrival i at
 // Start + Pacer.Arrival(i), whatever the server does: each request runs in

@@ -440,10 +440,12 @@ func TestInWindowRejectsOtherLevels(t *testing.T) {
 			t.Errorf("InWindow(%+v) = %v, want %v", tt.rec, got, tt.want)
 		}
 	}
-	empty := res
-	empty.Window = Window{Start: time.Second, End: time.Second}
-	if empty.InWindow(&Record{Level: 1, Seq: 10, SentAt: time.Second}) {
-		t.Error("an empty window contains a record")
+	trimmed := res
+	trimmed.Limits = Limits{WarmupRequests: 1, CooldownRequests: 2}
+	for seq, want := range map[int64]bool{10: false, 11: true, 12: true, 13: false, 14: false} {
+		if got := trimmed.InWindow(&Record{Level: 1, Seq: seq, SentAt: 1}); got != want {
+			t.Errorf("with 1 warmup and 2 cooldown requests of 5, InWindow(seq %d) = %v, want %v", seq, got, want)
+		}
 	}
 }
 

@@ -25,7 +25,8 @@ type Window struct {
 }
 
 // Empty reports whether the window holds no time (End <= Start): the
-// warmup and cooldown consumed the whole level.
+// warmup and cooldown consumed the whole level, and rates over it are
+// undefined.
 func (w Window) Empty() bool { return w.End <= w.Start }
 
 // LevelResult describes one level run by Generator.Run: what was asked,
@@ -91,7 +92,7 @@ func (r LevelResult) Duration() time.Duration { return r.End - r.Start }
 // off at the end are in the window too, as incomplete (StatusCancelled),
 // so they are reported, not dropped.
 func (r LevelResult) InWindow(rec *Record) bool {
-	if rec.Level != r.Level || r.Window.Empty() {
+	if rec.Level != r.Level {
 		return false
 	}
 	k := rec.Seq - r.FirstSeq
