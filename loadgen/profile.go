@@ -1,6 +1,11 @@
 package loadgen
 
-import "time"
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
 
 // Mode is a load profile's pacing discipline (SPEC §6).
 type Mode string
@@ -52,4 +57,72 @@ type Limits struct {
 	WarmupRequests   int64         `json:"warmup_requests,omitempty"`
 	Cooldown         time.Duration `json:"cooldown_ns,omitempty"`
 	CooldownRequests int64         `json:"cooldown_requests,omitempty"`
+}
+
+// Validate reports every problem with p at once (errors.Join), naming the
+// field and the CLI flag that sets it.
+func (p Profile) Validate() error {
+	var errs []error
+	switch p.Mode {
+	case ModeSynchronous:
+		if p.Concurrency > 1 {
+			errs = append(errs, fmt.Errorf("profile: concurrency %d with mode %q: synchronous runs exactly 1 request at a time; use --profile concurrent", p.Concurrency, p.Mode))
+		}
+	case ModeConcurrent:
+		if p.Concurrency < 1 {
+			errs = append(errs, fmt.Errorf("profile: mode %q needs a concurrency >= 1 (--rate), got %d", p.Mode, p.Concurrency))
+		}
+	case ModeThroughput:
+	case ModeConstant, ModePoisson:
+		if !(p.Rate > 0) || math.IsInf(p.Rate, 0) {
+			errs = append(errs, fmt.Errorf("profile: mode %q needs a finite rate > 0 req/s (--rate), got %v", p.Mode, p.Rate))
+		}
+	case "":
+		errs = append(errs, errors.New("profile: mode is empty; set --profile to synchronous, concurrent, throughput, constant or poisson"))
+	default:
+		errs = append(errs, fmt.Errorf("profile: unknown mode %q; --profile takes synchronous, concurrent, throughput, constant or poisson", p.Mode))
+	}
+	if p.Concurrency < 0 {
+		errs = append(errs, fmt.Errorf("profile: concurrency must be >= 0, got %d", p.Concurrency))
+	}
+	if p.MaxConcurrency < 0 {
+		errs = append(errs, fmt.Errorf("profile: max concurrency must be >= 0 (--max-concurrency), got %d", p.MaxConcurrency))
+	}
+	return errors.Join(errs...)
+}
+
+// Validate reports every problem with l at once (errors.Join), naming the
+// field and the CLI flag that sets it. A level needs MaxDuration or
+// MaxRequests; warmup and cooldown are each either a duration or a request
+// count, and must leave a non-empty window.
+func (l Limits) Validate() error {
+	var errs []error
+	neg := func(name, flag string, v int64) {
+		if v < 0 {
+			errs = append(errs, fmt.Errorf("limits: %s must be >= 0 (%s), got %d", name, flag, v))
+		}
+	}
+	neg("max duration", "--max-seconds", int64(l.MaxDuration))
+	neg("max requests", "--max-requests", l.MaxRequests)
+	neg("max errors", "--max-errors", l.MaxErrors)
+	neg("warmup", "--warmup", int64(l.Warmup))
+	neg("warmup requests", "--warmup", l.WarmupRequests)
+	neg("cooldown", "--cooldown", int64(l.Cooldown))
+	neg("cooldown requests", "--cooldown", l.CooldownRequests)
+	if l.MaxDuration <= 0 && l.MaxRequests <= 0 {
+		errs = append(errs, errors.New("limits: a level needs --max-seconds or --max-requests (or both)"))
+	}
+	if l.Warmup > 0 && l.WarmupRequests > 0 {
+		errs = append(errs, errors.New("limits: warmup is either a duration or a request count (--warmup 30s or --warmup 100), not both"))
+	}
+	if l.Cooldown > 0 && l.CooldownRequests > 0 {
+		errs = append(errs, errors.New("limits: cooldown is either a duration or a request count (--cooldown 5s or --cooldown 20), not both"))
+	}
+	if l.MaxDuration > 0 && l.Warmup+l.Cooldown >= l.MaxDuration {
+		errs = append(errs, fmt.Errorf("limits: warmup %v + cooldown %v leave no measured window in --max-seconds %v", l.Warmup, l.Cooldown, l.MaxDuration))
+	}
+	if l.MaxRequests > 0 && l.WarmupRequests+l.CooldownRequests >= l.MaxRequests {
+		errs = append(errs, fmt.Errorf("limits: warmup %d + cooldown %d requests leave no measured window in --max-requests %d", l.WarmupRequests, l.CooldownRequests, l.MaxRequests))
+	}
+	return errors.Join(errs...)
 }

@@ -28,6 +28,7 @@ const (
 	ErrorDecode      ErrorKind = "decode"          // a body or SSE frame that could not be parsed
 	ErrorCancelled   ErrorKind = "cancelled"       // the run's context was cancelled
 	ErrorPanic       ErrorKind = "panic"           // a panic while handling the request, recovered
+	ErrorWorkload    ErrorKind = "workload"        // the Workload could not build the request; the level stops
 )
 
 // TokenSource says where a token count came from.

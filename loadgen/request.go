@@ -47,8 +47,11 @@ type Workload interface {
 
 // Requester sends one request and fills rec with what it measured: every
 // field from HeadersAt to the end of Record. The Generator has already set
-// Seq, Level, ScheduledAt, SentAt and RequestedOutputTokens before calling
-// Do. Do never returns an error: failures are recorded in rec.Status,
+// Seq, Level, ScheduledAt, SentAt, RequestedOutputTokens and the prompt
+// token fields (PromptTokens, PromptTokensSource, and LocalPromptTokens
+// when the source is the tokenizer) from the Request before calling Do; a
+// Requester may overwrite the prompt counts with better ones (server
+// usage). Do never returns an error: failures are recorded in rec.Status,
 // rec.ErrorKind and rec.ErrorMessage. Implementations must be safe for
 // concurrent use and must return promptly when ctx is cancelled, with
 // rec.Status = StatusCancelled.

@@ -1,0 +1,558 @@
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// DefaultLateTolerance is how far past its intended time an open-loop
+// arrival may fire before it counts as late (LevelResult.Late).
+const DefaultLateTolerance = time.Millisecond
+
+// recordBuffer is the capacity of the channel between request goroutines
+// and the sink writer.
+const recordBuffer = 1024
+
+// Generator sends load: it runs levels (Run) against a Requester, building
+// requests with a Workload, and emits one Record per scheduled request.
+//
+// A Generator may run many levels, one after another; Seq keeps counting
+// across them. Run must not be called concurrently on one Generator (it
+// returns an error if it is). Progress is safe to call at any time from any
+// goroutine.
+type Generator struct {
+	requester     Requester
+	workload      Workload
+	clock         Clock
+	log           *slog.Logger
+	drain         time.Duration
+	lateTolerance time.Duration
+
+	running  atomic.Bool
+	nextSeq  int64 // owned by the running Run
+	progress progressCounters
+}
+
+// Option configures a Generator.
+type Option func(*Generator)
+
+// WithClock sets the clock whose offsets stamp every record. Give every
+// component of a run the same Clock. The default is NewClock(time.Now())
+// taken when New is called.
+func WithClock(c Clock) Option { return func(g *Generator) { g.clock = c } }
+
+// WithLogger sets the logger for diagnostics (recovered panics). The
+// default discards.
+func WithLogger(l *slog.Logger) Option {
+	return func(g *Generator) {
+		if l != nil {
+			g.log = l
+		}
+	}
+}
+
+// WithSeqStart sets the Seq of the first request the Generator schedules
+// (default 0), e.g. to give shards of a distributed run disjoint ranges.
+func WithSeqStart(seq int64) Option { return func(g *Generator) { g.nextSeq = seq } }
+
+// WithDrainTimeout lets requests still in flight when Limits.MaxDuration
+// ends run for up to d longer before they are cancelled (default 0: they
+// are cancelled at once and recorded as StatusCancelled, "incomplete" in
+// SPEC §5 terms).
+func WithDrainTimeout(d time.Duration) Option { return func(g *Generator) { g.drain = max(d, 0) } }
+
+// WithLateTolerance sets how far past its intended time an open-loop
+// arrival may fire before it counts as late (default DefaultLateTolerance).
+func WithLateTolerance(d time.Duration) Option {
+	return func(g *Generator) { g.lateTolerance = max(d, 0) }
+}
+
+// New returns a Generator that sends requests built by workload through
+// requester.
+func New(requester Requester, workload Workload, opts ...Option) *Generator {
+	g := &Generator{
+		requester:     requester,
+		workload:      workload,
+		clock:         NewClock(time.Now()),
+		log:           slog.New(slog.DiscardHandler),
+		lateTolerance: DefaultLateTolerance,
+	}
+	for _, o := range opts {
+		o(g)
+	}
+	return g
+}
+
+// Clock returns the Generator's clock.
+func (g *Generator) Clock() Clock { return g.clock }
+
+// NextSeq returns the Seq the next scheduled request will get. Call it
+// between levels, not during Run.
+func (g *Generator) NextSeq() int64 { return g.nextSeq }
+
+// errStop is the cancellation cause of a level stopped by a limit, a sink
+// or a workload failure (not by the caller).
+var errStop = errors.New("loadgen: level stopped")
+
+// Run runs one load level: it schedules requests as p says until a limit
+// of lim is reached or ctx is cancelled, and writes exactly one Record per
+// scheduled request to sink, from a single goroutine, in completion order.
+// Each *Record is freshly allocated and never touched again after Write,
+// so a sink may keep it.
+//
+// Pacing (SPEC §6). Open-loop modes (constant, poisson) fire arrival i at
+// Start + Pacer.Arrival(i), whatever the server does: each request runs in
+// its own goroutine and ScheduledAt is the intended time. With
+// Profile.MaxConcurrency set, arrivals beyond the cap wait in a FIFO queue;
+// the wait shows as lag (SentAt − ScheduledAt). A scheduler that falls
+// behind still fires every arrival, late, and counts it (Late). Closed-loop
+// modes run N workers (1 for synchronous, Profile.Concurrency for
+// concurrent, MaxConcurrency or DefaultThroughputConcurrency for
+// throughput), each sending request after request; ScheduledAt is the
+// moment the worker became free.
+//
+// Stops. MaxDuration: no request is scheduled at or after Start +
+// MaxDuration; requests still in flight then are cancelled (after the drain
+// timeout, WithDrainTimeout) and recorded as StatusCancelled. MaxRequests:
+// after the MaxRequests-th request is scheduled, those in flight are
+// allowed to finish (bounded by MaxDuration, if set). MaxErrors (failed =
+// StatusError or StatusTimeout), a sink error, a workload error and ctx
+// cancellation stop scheduling and cancel requests in flight at once.
+// Every scheduled request still gets its record: Written == Scheduled
+// unless the sink failed.
+//
+// Window (SPEC §5): [Start + warmup, End − cooldown]. With
+// Limits.WarmupRequests = N the window starts at the ScheduledAt of request
+// k = N (requests k < N are excluded); with Limits.CooldownRequests = M it
+// ends at the ScheduledAt of request k = Scheduled − M (requests k >=
+// Scheduled − M are excluded). Use LevelResult.InWindow to set
+// Record.InWindow when re-reading the records.
+//
+// The result is filled in whatever happens once the level has started. The
+// error is non-nil if p or lim is invalid (nothing ran), if the sink or the
+// workload failed, or if ctx was cancelled (it then wraps
+// context.Cause(ctx), and the result has Interrupted set).
+func (g *Generator) Run(ctx context.Context, level int, p Profile, lim Limits, sink Sink) (LevelResult, error) {
+	res := LevelResult{Level: level, Profile: p, Limits: lim}
+	if err := errors.Join(p.Validate(), lim.Validate()); err != nil {
+		return res, fmt.Errorf("loadgen: level %d: %w", level, err)
+	}
+	if !g.running.CompareAndSwap(false, true) {
+		return res, errors.New("loadgen: Run called while another Run is in progress on the same Generator")
+	}
+	defer g.running.Store(false)
+
+	cpu0 := processCPU()
+	l := g.newLevel(ctx, level, p, lim)
+	defer l.cancelAll()
+	g.progress.reset(level)
+	l.run(sink)
+	g.nextSeq += l.scheduled
+
+	res.Start, res.End = l.start, l.end
+	res.FirstSeq = l.firstSeq
+	res.Scheduled = l.scheduled
+	res.Sent = l.sent.Load()
+	res.OK, res.Failed, res.Cancelled = l.ok.Load(), l.failed.Load(), l.cancelled.Load()
+	res.Written = l.written
+	res.Late, res.Queued, res.MaxQueueDepth = l.late, l.queued, l.maxDepth
+	res.ClientCPU = processCPU() - cpu0
+	res.StopReason = l.reason
+	res.Window = l.window()
+	var err error
+	switch {
+	case ctx.Err() != nil:
+		res.Interrupted = true
+		res.StopReason = StopInterrupted
+		err = fmt.Errorf("loadgen: level %d interrupted: %w", level, context.Cause(ctx))
+	case l.sinkErr != nil:
+		err = fmt.Errorf("loadgen: level %d: writing record: %w", level, l.sinkErr)
+	case l.workloadErr != nil:
+		err = fmt.Errorf("loadgen: level %d: %w", level, l.workloadErr)
+	}
+	return res, err
+}
+
+// level is the state of one Run.
+type level struct {
+	g     *Generator
+	num   int
+	p     Profile
+	lim   Limits
+	start time.Duration
+	// firstSeq is the Seq of request k = 0.
+	firstSeq int64
+
+	parent      context.Context
+	reqCtx      context.Context // cancelled: requests in flight must stop
+	reqCancel   context.CancelCauseFunc
+	reqTimeout  context.CancelFunc
+	schedCtx    context.Context // cancelled: schedule nothing more
+	schedCancel context.CancelCauseFunc
+	writerCtx   context.Context // cancelled: the sink writer has gone
+	writerStop  context.CancelFunc
+	records     chan *Record
+	producers   errgroup.Group
+
+	// mu guards the fields below it.
+	mu          sync.Mutex
+	reason      StopReason
+	scheduled   int64
+	warmupAt    time.Duration   // ScheduledAt of request k = WarmupRequests
+	tail        []time.Duration // ScheduledAt of the last CooldownRequests requests, a ring indexed by k
+	inflight    int             // open loop with a cap: slots in use
+	queue       []slot          // open loop with a cap: arrivals waiting, FIFO from head
+	head        int
+	queued      int64
+	maxDepth    int64
+	workloadErr error
+
+	late                        int64 // owned by the open-loop scheduler
+	sent, ok, failed, cancelled atomic.Int64
+
+	// Owned by the writer until it returns.
+	written int64
+	sinkErr error
+
+	end time.Duration
+}
+
+// slot is one scheduled request: its index in the level and its
+// ScheduledAt.
+type slot struct {
+	k  int64
+	at time.Duration
+}
+
+func (g *Generator) newLevel(ctx context.Context, num int, p Profile, lim Limits) *level {
+	l := &level{g: g, num: num, p: p, lim: lim, parent: ctx, firstSeq: g.nextSeq}
+	l.start = g.clock.Now()
+	l.reqCtx, l.reqCancel = context.WithCancelCause(ctx)
+	l.reqTimeout = func() {}
+	if lim.MaxDuration > 0 {
+		l.reqCtx, l.reqTimeout = context.WithDeadlineCause(l.reqCtx,
+			g.clock.Start().Add(l.start+lim.MaxDuration+g.drain), errStop)
+	}
+	l.schedCtx, l.schedCancel = context.WithCancelCause(l.reqCtx)
+	l.writerCtx, l.writerStop = context.WithCancel(context.WithoutCancel(ctx))
+	l.records = make(chan *Record, recordBuffer)
+	return l
+}
+
+func (l *level) cancelAll() {
+	l.schedCancel(errStop)
+	l.reqTimeout()
+	l.reqCancel(errStop)
+	l.writerStop()
+}
+
+// stop records reason (the first one wins), stops scheduling and, if
+// cancelInflight, cancels the requests in flight.
+func (l *level) stop(reason StopReason, cancelInflight bool) {
+	l.mu.Lock()
+	if l.reason == "" {
+		l.reason = reason
+	}
+	l.mu.Unlock()
+	l.schedCancel(errStop)
+	if cancelInflight {
+		l.reqCancel(errStop)
+	}
+}
+
+// run schedules, sends and writes until the level is over.
+func (l *level) run(sink Sink) {
+	var writer errgroup.Group
+	writer.Go(func() error { l.write(sink); return nil })
+
+	switch l.p.Mode {
+	case ModeConstant, ModePoisson:
+		l.producers.Go(func() error { l.openLoop(PacerFor(l.p)); return nil })
+	default:
+		n := 1
+		switch l.p.Mode {
+		case ModeConcurrent:
+			n = l.p.Concurrency
+		case ModeThroughput:
+			n = l.p.MaxConcurrency
+			if n <= 0 {
+				n = DefaultThroughputConcurrency
+			}
+		}
+		for range n {
+			l.producers.Go(func() error { l.worker(); return nil })
+		}
+	}
+	_ = l.producers.Wait() // producers never return errors
+	close(l.records)
+	_ = writer.Wait()
+	l.end = l.g.clock.Now()
+	if l.reason == "" && l.lim.MaxDuration > 0 {
+		l.reason = StopMaxDuration
+	}
+}
+
+// write is the single goroutine that calls sink.Write. After a sink error
+// it returns; senders then see writerCtx done and drop their records.
+func (l *level) write(sink Sink) {
+	for rec := range l.records {
+		if err := sink.Write(rec); err != nil {
+			l.sinkErr = err
+			l.writerStop()
+			l.stop(StopSinkError, true)
+			return
+		}
+		l.written++
+	}
+}
+
+// emit hands rec to the writer. It selects on writerCtx, not on the
+// caller's context: records of requests cut off by a cancellation must
+// still be written.
+func (l *level) emit(rec *Record) {
+	select {
+	case l.records <- rec:
+	case <-l.writerCtx.Done():
+	}
+}
+
+// record notes that request k was scheduled at at; l.mu must be held.
+func (l *level) noteScheduled(k int64, at time.Duration) {
+	l.scheduled = k + 1
+	l.g.progress.scheduled.Add(1)
+	if k == l.lim.WarmupRequests {
+		l.warmupAt = at
+	}
+	if m := l.lim.CooldownRequests; m > 0 {
+		if int64(len(l.tail)) < m {
+			l.tail = append(l.tail, at)
+		} else {
+			l.tail[k%m] = at
+		}
+	}
+}
+
+// window computes the measured window once the level is over.
+func (l *level) window() Window {
+	w := Window{Start: l.start + l.lim.Warmup, End: l.end - l.lim.Cooldown}
+	n := l.scheduled
+	if nw := l.lim.WarmupRequests; nw > 0 {
+		if n > nw {
+			w.Start = l.warmupAt
+		} else {
+			w.Start = l.end
+		}
+	}
+	if m := l.lim.CooldownRequests; m > 0 {
+		if n > m {
+			w.End = l.tail[(n-m)%m]
+		} else {
+			w.End = l.start
+		}
+	}
+	if w.End < w.Start {
+		w.End = w.Start
+	}
+	return w
+}
+
+// openLoop fires arrivals at the pacer's times until a stop.
+func (l *level) openLoop(pacer Pacer) {
+	clock := l.g.clock
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	var prev time.Duration
+	for i := int64(0); ; i++ {
+		off := pacer.Arrival(i, prev)
+		prev = off
+		if d := l.lim.MaxDuration; d > 0 && off >= d {
+			// The plan is done; the level lasts until MaxDuration.
+			wait := d - (clock.Now() - l.start)
+			if wait > 0 {
+				timer.Reset(wait)
+				select {
+				case <-timer.C:
+				case <-l.schedCtx.Done():
+				}
+			}
+			l.stop(StopMaxDuration, l.g.drain == 0)
+			return
+		}
+		at := l.start + off
+		if wait := at - clock.Now(); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-l.schedCtx.Done():
+				return
+			}
+		}
+		if l.schedCtx.Err() != nil {
+			return
+		}
+		if clock.Now()-at > l.g.lateTolerance {
+			l.late++
+		}
+		l.arrive(slot{k: i, at: at})
+		if m := l.lim.MaxRequests; m > 0 && i+1 >= m {
+			l.stop(StopMaxRequests, false)
+			return
+		}
+	}
+}
+
+// arrive starts request s now, or queues it when MaxConcurrency slots are
+// in use.
+func (l *level) arrive(s slot) {
+	l.mu.Lock()
+	l.noteScheduled(s.k, s.at)
+	if c := l.p.MaxConcurrency; c > 0 && l.inflight >= c {
+		l.queue = append(l.queue, s)
+		l.queued++
+		depth := int64(len(l.queue) - l.head)
+		l.maxDepth = max(l.maxDepth, depth)
+		l.g.progress.queued.Add(1)
+		l.mu.Unlock()
+		return
+	}
+	l.inflight++
+	l.mu.Unlock()
+	l.producers.Go(func() error { l.slot(s); return nil })
+}
+
+// slot runs s, then the queued arrivals, oldest first, until the queue is
+// empty.
+func (l *level) slot(s slot) {
+	for {
+		l.execute(s)
+		l.mu.Lock()
+		if l.head < len(l.queue) {
+			s = l.queue[l.head]
+			l.head++
+			if l.head == len(l.queue) {
+				l.queue, l.head = l.queue[:0], 0
+			}
+			l.g.progress.queued.Add(-1)
+			l.mu.Unlock()
+			continue
+		}
+		l.inflight--
+		l.mu.Unlock()
+		return
+	}
+}
+
+// worker is a closed-loop slot: request after request until a stop.
+func (l *level) worker() {
+	for {
+		l.mu.Lock()
+		if l.schedCtx.Err() != nil {
+			l.mu.Unlock()
+			return
+		}
+		at := l.g.clock.Now()
+		if d := l.lim.MaxDuration; d > 0 && at-l.start >= d {
+			l.mu.Unlock()
+			l.stop(StopMaxDuration, l.g.drain == 0)
+			return
+		}
+		k := l.scheduled
+		l.noteScheduled(k, at)
+		last := l.lim.MaxRequests > 0 && k+1 >= l.lim.MaxRequests
+		l.mu.Unlock()
+		if last {
+			l.stop(StopMaxRequests, false)
+		}
+		l.execute(slot{k: k, at: at})
+	}
+}
+
+// execute builds, sends and records request s. It always emits exactly
+// one record, even if the workload or the requester panics.
+func (l *level) execute(s slot) {
+	g := l.g
+	rec := &Record{Seq: l.firstSeq + s.k, Level: l.num, ScheduledAt: s.at}
+	sent := false
+	defer func() {
+		if v := recover(); v != nil {
+			g.log.Error("loadgen: panic while handling a request, recovered",
+				"seq", rec.Seq, "panic", v, "stack", string(debug.Stack()))
+			rec.Status, rec.ErrorKind = StatusError, ErrorPanic
+			rec.ErrorMessage = fmt.Sprintf("panic: %v", v)
+		}
+		if rec.DoneAt == 0 {
+			rec.DoneAt = g.clock.Now()
+		}
+		l.finish(rec, sent)
+		l.emit(rec)
+	}()
+
+	req, err := g.workload.Request(rec.Seq)
+	if err != nil {
+		rec.Status, rec.ErrorKind = StatusError, ErrorWorkload
+		rec.ErrorMessage = err.Error()
+		l.mu.Lock()
+		if l.workloadErr == nil {
+			l.workloadErr = fmt.Errorf("workload: request seq %d: %w", rec.Seq, err)
+		}
+		l.mu.Unlock()
+		l.stop(StopWorkloadError, true)
+		return
+	}
+	req.Seq, req.Level = rec.Seq, l.num
+	rec.RequestedOutputTokens = req.MaxTokens
+	rec.PromptTokens, rec.PromptTokensSource = req.PromptTokens, req.PromptTokensSource
+	if req.PromptTokensSource == SourceTokenizer {
+		rec.LocalPromptTokens = req.PromptTokens
+	}
+	if l.reqCtx.Err() != nil {
+		// Cut off before it was sent (in the queue, or at the stop).
+		rec.Status, rec.ErrorKind = StatusCancelled, ErrorCancelled
+		rec.ErrorMessage = "level stopped before the request was sent"
+		return
+	}
+	sent = true
+	g.progress.sent.Add(1)
+	l.sent.Add(1)
+	rec.SentAt = g.clock.Now()
+	g.requester.Do(l.reqCtx, g.clock, &req, rec)
+	if rec.Status != StatusOK && l.reqCtx.Err() != nil {
+		// Whatever the requester saw, we cut the request off.
+		rec.Status, rec.ErrorKind = StatusCancelled, ErrorCancelled
+	}
+}
+
+// finish counts rec's outcome and applies MaxErrors.
+func (l *level) finish(rec *Record, sent bool) {
+	p := &l.g.progress
+	if sent {
+		p.done.Add(1)
+	}
+	p.outputToks.Add(int64(rec.OutputTokens))
+	switch rec.Status {
+	case StatusOK:
+		l.ok.Add(1)
+	case StatusCancelled:
+		l.cancelled.Add(1)
+		p.cancelled.Add(1)
+	default: // StatusError, StatusTimeout, or a requester that left Status empty
+		if rec.Status == "" {
+			rec.Status = StatusError
+			rec.ErrorMessage = "requester returned without setting a status"
+		}
+		n := l.failed.Add(1)
+		p.failed.Add(1)
+		if m := l.lim.MaxErrors; m > 0 && n >= m {
+			l.stop(StopMaxErrors, true)
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package loadgen
+
+import "time"
+
+// StopReason says why a level stopped scheduling requests.
+type StopReason string
+
+// Stop reasons, as written in the result's "stop_reason" field.
+const (
+	StopMaxDuration   StopReason = "max_duration"   // Limits.MaxDuration elapsed
+	StopMaxRequests   StopReason = "max_requests"   // Limits.MaxRequests were scheduled
+	StopMaxErrors     StopReason = "max_errors"     // Limits.MaxErrors requests failed
+	StopInterrupted   StopReason = "interrupted"    // the caller's context was cancelled (Ctrl-C)
+	StopSinkError     StopReason = "sink_error"     // Sink.Write failed
+	StopWorkloadError StopReason = "workload_error" // Workload.Request failed
+)
+
+// Window is a level's measured window [Start, End] (SPEC §5), as offsets
+// from the run's start. It mirrors metrics.Window (same fields and JSON
+// keys); loadgen cannot import metrics, which imports loadgen. Convert with
+// metrics.Window{Start: w.Start, End: w.End}.
+type Window struct {
+	Start time.Duration `json:"start_ns"`
+	End   time.Duration `json:"end_ns"`
+}
+
+// Empty reports whether the window holds no time (End <= Start): the
+// warmup and cooldown consumed the whole level, and rates over it are
+// undefined.
+func (w Window) Empty() bool { return w.End <= w.Start }
+
+// LevelResult describes one level run by Generator.Run: what was asked,
+// when it ran, its measured window and the client's health. It is plain
+// data, safe to copy and to encode as JSON.
+//
+// Requests of a level are indexed k = Seq − FirstSeq, k in [0, Scheduled).
+// ScheduledAt never decreases with k, in every mode.
+type LevelResult struct {
+	Level   int     `json:"level"`
+	Profile Profile `json:"profile"`
+	Limits  Limits  `json:"limits"`
+
+	// Start is the level's start, the ScheduledAt of its first request;
+	// End is when its last request finished or was abandoned (at least
+	// Start + MaxDuration when the level stopped on max_duration). Both
+	// are offsets from the run's start.
+	Start time.Duration `json:"start_ns"`
+	End   time.Duration `json:"end_ns"`
+
+	// Window is the measured window, [Start + warmup, End − cooldown]
+	// (SPEC §5); see Generator.Run for how request-count trims map to
+	// times. Use InWindow to classify records.
+	Window Window `json:"window"`
+
+	FirstSeq  int64 `json:"first_seq"` // Seq of request k = 0
+	Scheduled int64 `json:"scheduled"` // requests scheduled: exactly one record each
+	Sent      int64 `json:"sent"`      // requests handed to the Requester
+	OK        int64 `json:"ok"`        // records with StatusOK
+	Failed    int64 `json:"failed"`    // records with StatusError or StatusTimeout
+	Cancelled int64 `json:"cancelled"` // records with StatusCancelled: incomplete, cut off by the stop
+	Written   int64 `json:"written"`   // records the sink accepted (== Scheduled unless the sink failed)
+
+	// Late counts open-loop arrivals the scheduler fired more than the
+	// late tolerance (WithLateTolerance) after their intended time: the
+	// client fell behind (wrk2). They were still sent, with lag.
+	Late int64 `json:"late_arrivals"`
+	// Queued counts arrivals that waited for a free slot because
+	// Profile.MaxConcurrency was reached; their wait is scheduling lag
+	// (ScheduledAt stays the intended time). MaxQueueDepth is the longest
+	// the FIFO queue got.
+	Queued        int64 `json:"queued"`
+	MaxQueueDepth int64 `json:"max_queue_depth"`
+
+	// ClientCPU is the user+system CPU time this process used during the
+	// level (getrusage RUSAGE_SELF; 0 where unsupported), in ns.
+	ClientCPU time.Duration `json:"client_cpu_ns"`
+
+	// Interrupted is true when the caller's context was cancelled before
+	// the level finished: the result is partial.
+	Interrupted bool       `json:"interrupted"`
+	StopReason  StopReason `json:"stop_reason"`
+}
+
+// Duration returns End − Start.
+func (r LevelResult) Duration() time.Duration { return r.End - r.Start }
+
+// InWindow reports whether rec, a record of this level, counts in the
+// measured window (SPEC §5): it is one of this level's requests, not among
+// the first Limits.WarmupRequests nor the last Limits.CooldownRequests, and
+// it was sent inside Window (a request that was never sent, being cut off
+// in the max-concurrency queue, counts at its ScheduledAt). Requests cut
+// off at the end are in the window too, as incomplete (StatusCancelled),
+// so they are reported, not dropped.
+func (r LevelResult) InWindow(rec *Record) bool {
+	if rec.Level != r.Level {
+		return false
+	}
+	k := rec.Seq - r.FirstSeq
+	if k < 0 || k >= r.Scheduled || k < r.Limits.WarmupRequests || k >= r.Scheduled-r.Limits.CooldownRequests {
+		return false
+	}
+	t := rec.SentAt
+	if t == 0 {
+		t = rec.ScheduledAt
+	}
+	return t >= r.Window.Start && t <= r.Window.End
+}
+
+// MarkInWindow sets rec.InWindow to r.InWindow(rec).
+func (r LevelResult) MarkInWindow(rec *Record) { rec.InWindow = r.InWindow(rec) }
