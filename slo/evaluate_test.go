@@ -1,0 +1,331 @@
+package slo
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/metrics"
+)
+
+// dist builds a latency Distribution from values in ms the way the metrics
+// accumulator does: an HDR histogram in µs, 3 significant digits, encoded.
+func dist(t testing.TB, ms ...float64) metrics.Distribution {
+	t.Helper()
+	h := hdrhistogram.New(1, 3_600_000_000, 3)
+	for _, v := range ms {
+		if err := h.RecordValue(int64(math.Round(v * 1000))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := func(p float64) float64 { return float64(h.ValueAtPercentile(p)) / 1000 }
+	return metrics.Distribution{
+		Unit: "ms", Count: h.TotalCount(), Mean: h.Mean() / 1000, Std: h.StdDev() / 1000,
+		Min: float64(h.Min()) / 1000, Max: float64(h.Max()) / 1000,
+		P50: q(50), P90: q(90), P95: q(95), P99: q(99), P999: q(99.9),
+		Histogram: string(enc),
+	}
+}
+
+// ramp returns n values 1, 2, ..., n ms.
+func ramp(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = float64(i + 1)
+	}
+	return v
+}
+
+func mustParse(t testing.TB, s string) Objective {
+	t.Helper()
+	o, err := Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func TestEvaluate(t *testing.T) {
+	closed := loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 4}
+	open := loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 10}
+	base := func(p loadgen.Profile) metrics.Summary {
+		return metrics.Summary{
+			Profile:               p,
+			Requests:              metrics.RequestCounts{Sent: 1000, OK: 1000},
+			TTFT:                  dist(t, ramp(1000)...), // p99 ≈ 990 ms
+			ITL:                   dist(t, ramp(100)...),  // p95 ≈ 95 ms
+			E2E:                   dist(t, ramp(1000)...),
+			OutputTokensPerSecond: 1200,
+		}
+	}
+	tests := []struct {
+		name     string
+		slo      string
+		summary  func() metrics.Summary
+		pass     bool
+		failing  []string
+		reason   string  // substring
+		measured float64 // of the first term, if not NaN-checked
+	}{
+		{
+			name: "all pass", slo: "ttft_p99<=1000ms,itl_p95<=96ms,error_rate<=0.5%,output_tps>=1000",
+			summary: func() metrics.Summary { return base(closed) }, pass: true, measured: 990,
+		},
+		{
+			name: "one fails", slo: "ttft_p99<=500ms,itl_p95<=96ms",
+			summary: func() metrics.Summary { return base(closed) }, failing: []string{"ttft_p99<=500ms"},
+			reason: "ttft_p99 = 990.2ms, wanted <=500ms", measured: 990,
+		},
+		{
+			name: "strict bound", slo: "ttft_p99<990ms",
+			summary: func() metrics.Summary { return base(closed) }, failing: []string{"ttft_p99<990ms"}, measured: 990,
+		},
+		{
+			name: "percentile from histogram", slo: "ttft_p75<=800ms",
+			summary: func() metrics.Summary { return base(closed) }, pass: true, measured: 750,
+		},
+		{
+			name: "mean", slo: "e2e_mean<=400ms",
+			summary: func() metrics.Summary { return base(closed) }, failing: []string{"e2e_mean<=400ms"}, measured: 500.5,
+		},
+		{
+			name: "error rate", slo: "error_rate<=0.5%",
+			summary: func() metrics.Summary {
+				s := base(closed)
+				s.ErrorRate = 0.02
+				return s
+			},
+			failing: []string{"error_rate<=0.5%"}, reason: "error_rate = 2%, wanted <=0.5%", measured: 0.02,
+		},
+		{
+			name: "output tps lower bound", slo: "output_tps>=1500",
+			summary: func() metrics.Summary { return base(closed) }, failing: []string{"output_tps>=1500"}, measured: 1200,
+		},
+		{
+			name: "client-limited never passes", slo: "ttft_p99<=1000ms",
+			summary: func() metrics.Summary {
+				s := base(open)
+				s.Client.ClientLimited = true
+				s.Client.Reason = "achieved 91% of target rate"
+				return s
+			},
+			reason: "client-limited", measured: 990,
+		},
+		{
+			name: "zero ok fails", slo: "",
+			summary: func() metrics.Summary {
+				s := base(closed)
+				s.Requests.OK = 0
+				return s
+			},
+			reason: "no successful request", measured: math.NaN(),
+		},
+		{
+			name: "empty objective passes", slo: "",
+			summary: func() metrics.Summary { return base(closed) }, pass: true, measured: math.NaN(),
+		},
+		{
+			name: "no samples", slo: "ttfot_p99<=500ms",
+			summary: func() metrics.Summary { return base(closed) }, failing: []string{"ttfot_p99<=500ms"},
+			reason: "ttfot_p99 not measured: no samples", measured: math.NaN(),
+		},
+		{
+			name: "open loop uses corrected when larger", slo: "ttft_p99<=1000ms",
+			summary: func() metrics.Summary {
+				s := base(open)
+				s.TTFTCorrected = dist(t, ramp(2000)...) // p99 ≈ 1980 ms
+				return s
+			},
+			failing: []string{"ttft_p99<=1000ms"}, measured: 1980,
+		},
+		{
+			name: "closed loop ignores corrected", slo: "ttft_p99<=1000ms",
+			summary: func() metrics.Summary {
+				s := base(closed)
+				s.TTFTCorrected = dist(t, ramp(2000)...)
+				return s
+			},
+			pass: true, measured: 990,
+		},
+		{
+			name: "ttft_corrected term", slo: "ttft_corrected_p99<=1000ms",
+			summary: func() metrics.Summary {
+				s := base(closed)
+				s.TTFTCorrected = dist(t, ramp(2000)...)
+				return s
+			},
+			failing: []string{"ttft_corrected_p99<=1000ms"}, measured: 1980,
+		},
+		{
+			name: "missing histogram for odd percentile", slo: "ttft_p75<=800ms",
+			summary: func() metrics.Summary {
+				s := base(closed)
+				s.TTFT.Histogram = ""
+				return s
+			},
+			failing: []string{"ttft_p75<=800ms"}, reason: "needs the histogram", measured: math.NaN(),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := mustParse(t, tt.slo).Evaluate(tt.summary())
+			if v.Pass != tt.pass {
+				t.Errorf("Pass = %v, want %v (reason %q)", v.Pass, tt.pass, v.Reason)
+			}
+			if strings.Join(v.Failing, ",") != strings.Join(tt.failing, ",") {
+				t.Errorf("Failing = %q, want %q", v.Failing, tt.failing)
+			}
+			if !strings.Contains(v.Reason, tt.reason) {
+				t.Errorf("Reason = %q, want it to contain %q", v.Reason, tt.reason)
+			}
+			if v.Pass && v.Reason != "" {
+				t.Errorf("passing verdict has reason %q", v.Reason)
+			}
+			if len(v.Terms) > 0 {
+				got := v.Terms[0].Measured
+				if math.IsNaN(tt.measured) != math.IsNaN(got) || (!math.IsNaN(got) && math.Abs(got-tt.measured) > tt.measured*0.002) {
+					t.Errorf("Measured = %v, want %v", got, tt.measured)
+				}
+			}
+		})
+	}
+}
+
+func TestTermResultRatio(t *testing.T) {
+	tests := []struct {
+		op        Op
+		measured  float64
+		threshold float64
+		want      float64
+	}{
+		{OpLE, 1000, 500, 2},
+		{OpLE, 250, 500, 0.5},
+		{OpGE, 500, 1000, 2},
+		{OpGE, 0, 1000, math.Inf(1)},
+		{OpLE, math.NaN(), 500, math.Inf(1)},
+		{OpLE, 0.01, 0, math.Inf(1)},
+	}
+	for _, tt := range tests {
+		r := TermResult{Term: Term{Metric: MetricTTFT, Op: tt.op, Threshold: tt.threshold}, Measured: tt.measured}
+		if got := r.Ratio(); got != tt.want {
+			t.Errorf("Ratio(%v %s %v) = %v, want %v", tt.measured, tt.op, tt.threshold, got, tt.want)
+		}
+	}
+}
+
+func TestGood(t *testing.T) {
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	ok := func(mut func(r *loadgen.Record)) *loadgen.Record {
+		r := &loadgen.Record{
+			Status: loadgen.StatusOK, ScheduledAt: ms(1000), SentAt: ms(1000),
+			FirstTokenAt: ms(1200), FirstContentAt: ms(1200), LastTokenAt: ms(2200),
+			ChunkTimes:   []time.Duration{ms(1200), ms(1230), ms(1300), ms(2200)},
+			OutputTokens: 41, // ITL 25 ms
+		}
+		if mut != nil {
+			mut(r)
+		}
+		return r
+	}
+	tests := []struct {
+		name string
+		slo  string
+		rec  *loadgen.Record
+		want bool
+	}{
+		{"meets all", "ttft_p99<=500ms,itl_p99<=30ms,e2e_p99<=2s,ttfot_p99<=300ms,error_rate<=1%,output_tps>=1e9", ok(nil), true},
+		{"ttft over", "ttft_p99<=150ms", ok(nil), false},
+		{"ttft strict equal", "ttft_p99<200ms", ok(nil), false},
+		{"ttft late schedule counts", "ttft_p99<=500ms", ok(func(r *loadgen.Record) { r.ScheduledAt = ms(500) }), false},
+		{"ttft_corrected", "ttft_corrected_p99<=500ms", ok(func(r *loadgen.Record) { r.ScheduledAt = ms(500) }), false},
+		{"itl over", "itl_p99<=20ms", ok(nil), false},
+		{"itl n/a for one token", "itl_p99<=1ms", ok(func(r *loadgen.Record) { r.OutputTokens = 1 }), true},
+		{"icl max gap", "icl_p99<=800ms", ok(nil), false},
+		{"icl ok", "icl_p99<=900ms", ok(nil), true},
+		{"e2e over", "e2e_p50<=1s", ok(nil), false},
+		{"ttfot missing", "ttfot_p99<=1s", ok(func(r *loadgen.Record) { r.FirstContentAt = 0 }), false},
+		{"no first token", "ttft_p99<=1s", ok(func(r *loadgen.Record) { r.FirstTokenAt = 0 }), false},
+		{"failed request", "", ok(func(r *loadgen.Record) { r.Status = loadgen.StatusError }), false},
+		{"timeout", "e2e_p99<=10s", ok(func(r *loadgen.Record) { r.Status = loadgen.StatusTimeout }), false},
+		{"empty objective ok", "", ok(nil), true},
+		{"nil", "", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := strings.ReplaceAll(tt.slo, "1e9", "1000000000")
+			if got := mustParse(t, s).Good(tt.rec); got != tt.want {
+				t.Errorf("Good = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSeedGoodput(t *testing.T) {
+	s := metrics.Summary{
+		Profile:               loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 8},
+		TTFT:                  dist(t, ramp(1000)...), // P[TTFT <= 800] = 0.8
+		ITL:                   dist(t, ramp(100)...),  // P[ITL <= 50] = 0.5
+		OutputTokensPerSecond: 1000,
+	}
+	tests := []struct {
+		name      string
+		mut       func(*metrics.Summary)
+		x, y      float64
+		want, tol float64
+	}{
+		{"closed loop", nil, 800, 50, 400, 2},
+		{"all within", nil, 5000, 500, 1000, 0},
+		{"none within", nil, 0.5, 0.5, 0, 0},
+		{"open loop uses corrected", func(s *metrics.Summary) {
+			s.Profile = loadgen.Profile{Mode: loadgen.ModePoisson, Rate: 5}
+			s.TTFTCorrected = dist(t, ramp(2000)...) // P[<=800] = 0.4
+		}, 800, 50, 200, 2},
+		{"missing histogram", func(s *metrics.Summary) { s.ITL.Histogram = "" }, 800, 50, 0, 0},
+		{"corrupt histogram", func(s *metrics.Summary) { s.ITL.Histogram = "!!" }, 800, 50, 0, 0},
+		{"no samples", func(s *metrics.Summary) { s.TTFT = metrics.Distribution{} }, 800, 50, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := s
+			if tt.mut != nil {
+				tt.mut(&c)
+			}
+			if got := SeedGoodput(c, tt.x, tt.y); math.Abs(got-tt.want) > tt.tol {
+				t.Errorf("SeedGoodput = %v, want %v ± %v", got, tt.want, tt.tol)
+			}
+		})
+	}
+}
+
+func BenchmarkEvaluate(b *testing.B) {
+	o := mustParse(b, "ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%")
+	s := metrics.Summary{
+		Requests: metrics.RequestCounts{OK: 100},
+		TTFT:     dist(b, ramp(1000)...), ITL: dist(b, ramp(100)...),
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		o.Evaluate(s)
+	}
+}
+
+func BenchmarkGood(b *testing.B) {
+	o := mustParse(b, "ttft_p99<=500ms,itl_p95<=50ms,icl_p99<=100ms,e2e_p99<=10s")
+	rec := &loadgen.Record{Status: loadgen.StatusOK, FirstTokenAt: 2e8, LastTokenAt: 12e8, OutputTokens: 41,
+		ChunkTimes: make([]time.Duration, 40)}
+	for i := range rec.ChunkTimes {
+		rec.ChunkTimes[i] = time.Duration(2e8 + i*25e6)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		o.Good(rec)
+	}
+}

@@ -1,0 +1,55 @@
+package slo_test
+
+import (
+	"fmt"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/slo"
+)
+
+func ExampleParse() {
+	o, err := slo.Parse("ttft_p99 <= 0.5s, itl_p95<=50ms, error_rate<=0.5%")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(o)
+	fmt.Println("max lag:", o.MaxLag())
+
+	_, err = slo.Parse("ttft_p99<=500ms,tpot_p99<=50ms")
+	fmt.Println(err)
+	// Output:
+	// ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%
+	// max lag: 2.5ms
+	// slo: column 17, term "tpot_p99<=50ms": unknown metric "tpot_p99": valid metrics are ttft, ttft_corrected, itl, icl, e2e, ttfot (each with _pNN or _mean, e.g. ttft_p99, itl_p99.9, e2e_mean), error_rate, output_tps
+}
+
+func ExampleObjective_Evaluate() {
+	o, _ := slo.Parse("ttft_p99<=500ms,error_rate<=1%")
+	s := metrics.Summary{
+		Profile:   loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 8},
+		Requests:  metrics.RequestCounts{Sent: 1000, OK: 990, Failed: 10},
+		ErrorRate: 0.01,
+		TTFT:      metrics.Distribution{Unit: "ms", Count: 990, P99: 640},
+	}
+	v := o.Evaluate(s)
+	fmt.Println(v.Pass, v.Failing)
+	fmt.Println(v.Reason)
+	// Output:
+	// false [ttft_p99<=500ms]
+	// ttft_p99 = 640ms, wanted <=500ms
+}
+
+func ExampleObjective_Good() {
+	o, _ := slo.Parse("ttft_p99<=500ms,itl_p99<=50ms")
+	rec := &loadgen.Record{
+		Status:       loadgen.StatusOK,
+		SentAt:       0,
+		FirstTokenAt: 200_000_000,   // 200 ms
+		LastTokenAt:  1_200_000_000, // 1.2 s
+		OutputTokens: 41,            // ITL = 1000 ms / 40 = 25 ms
+	}
+	fmt.Println(o.Good(rec))
+	// Output: true
+}

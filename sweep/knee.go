@@ -1,0 +1,79 @@
+package sweep
+
+import (
+	"slices"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/slo"
+)
+
+// kneePoint reports whether a level counts in the knee search: complete,
+// and not the throughput probe of a rate sweep.
+func kneePoint(l LevelOutcome, kind Kind) bool {
+	if l.Partial {
+		return false
+	}
+	if kind == KindRate && l.Profile.Mode == loadgen.ModeThroughput {
+		return false
+	}
+	return true
+}
+
+// kneeState is the knee search's view of the levels so far; indexes are
+// into the levels slice, -1 when absent.
+type kneeState struct {
+	points       int
+	pass         int // highest passing load below the lowest failing load
+	fail         int // lowest failing load
+	first        int // lowest load
+	firstFails   bool
+	nonMonotonic int // a passing level above the lowest failure
+}
+
+func kneeOf(levels []LevelOutcome, kind Kind) kneeState {
+	k := kneeState{pass: -1, fail: -1, first: -1, nonMonotonic: -1}
+	var idx []int
+	for i, l := range levels {
+		if kneePoint(l, kind) {
+			idx = append(idx, i)
+		}
+	}
+	k.points = len(idx)
+	if k.points == 0 {
+		return k
+	}
+	// Sort by load; at equal load a failure sorts first, so it wins.
+	slices.SortStableFunc(idx, func(a, b int) int {
+		la, lb := levels[a], levels[b]
+		switch {
+		case la.OfferedLoad < lb.OfferedLoad:
+			return -1
+		case la.OfferedLoad > lb.OfferedLoad:
+			return 1
+		case !la.Verdict.Pass && lb.Verdict.Pass:
+			return -1
+		case la.Verdict.Pass && !lb.Verdict.Pass:
+			return 1
+		}
+		return 0
+	})
+	k.first = idx[0]
+	k.firstFails = !levels[idx[0]].Verdict.Pass
+	for _, i := range idx {
+		switch {
+		case !levels[i].Verdict.Pass && k.fail < 0:
+			k.fail = i
+		case levels[i].Verdict.Pass && k.fail < 0:
+			k.pass = i
+		case levels[i].Verdict.Pass && k.fail >= 0 && k.nonMonotonic < 0:
+			k.nonMonotonic = i
+		}
+	}
+	return k
+}
+
+// seedGoodput is slo.SeedGoodput; a seam for the knee.
+func seedGoodput(s metrics.Summary, ttftMs, itlMs float64) float64 {
+	return slo.SeedGoodput(s, ttftMs, itlMs)
+}

@@ -1,0 +1,126 @@
+package sweep
+
+import (
+	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/slo"
+)
+
+// Phase says why a level ran.
+type Phase string
+
+// Level phases.
+const (
+	PhaseGrid   Phase = "grid"   // the fixed grid (GuideLLM's sweep, or the explicit levels)
+	PhaseBisect Phase = "bisect" // the knee search between the last pass and the first fail
+)
+
+// Units of offered load.
+const (
+	UnitReqPerSec   = "req/s"
+	UnitConcurrency = "concurrency"
+)
+
+// StopReason says why a sweep ended.
+type StopReason string
+
+// Stop reasons.
+const (
+	StopCompleted     StopReason = "completed"      // the grid ran and the knee search converged, or was not needed
+	StopLevelBudget   StopReason = "level_budget"   // Plan.MaxLevels was spent first
+	StopInterrupted   StopReason = "interrupted"    // ctx was cancelled
+	StopRunnerError   StopReason = "runner_error"   // the LevelRunner failed
+	StopGridUndefined StopReason = "grid_undefined" // the synchronous or throughput level measured no request rate
+)
+
+// LevelOutcome is one level the sweep ran, in run order.
+type LevelOutcome struct {
+	// Index is the level's 0-based index, as passed to RunLevel and written
+	// in each Record.Level.
+	Index   int             `json:"index"`
+	Phase   Phase           `json:"phase"`
+	Profile loadgen.Profile `json:"profile"`
+	// OfferedLoad is the level's load in Unit: the target rate of an
+	// open-loop level, the concurrency of a concurrent level, the measured
+	// request rate of the synchronous and throughput levels.
+	OfferedLoad float64         `json:"offered_load"`
+	Unit        string          `json:"unit"`
+	Summary     metrics.Summary `json:"summary"`
+	Verdict     slo.Verdict     `json:"verdict"`
+	// Partial is set when the level was cut short (interruption or runner
+	// error); its Summary covers what finished, and the knee ignores it.
+	Partial bool `json:"partial,omitempty"`
+	// Error is the runner's error for a partial level.
+	Error string `json:"error,omitempty"`
+}
+
+// Knee is the highest offered load that passed the SLO (SPEC §6), with its
+// bracket and the goodput there. Reports format it, e.g. "knee: 7.4 req/s
+// (bracket 7.4–7.8), goodput 3,120 tok/s under ttft_p99<=500ms".
+type Knee struct {
+	// Level is the index of the knee level in Result.Levels.
+	Level   int             `json:"level"`
+	Profile loadgen.Profile `json:"profile"`
+	// OfferedLoad is the knee in Unit (req/s or concurrency).
+	OfferedLoad float64 `json:"offered_load"`
+	Unit        string  `json:"unit"`
+	// BracketLo and BracketHi bound the true knee: BracketLo = OfferedLoad
+	// (the highest pass below the first failure), BracketHi the lowest
+	// failing load. Reached is false (and BracketHi 0) when nothing failed:
+	// the knee lies above the tested range.
+	BracketLo float64 `json:"bracket_lo"`
+	BracketHi float64 `json:"bracket_hi,omitempty"`
+	Reached   bool    `json:"reached"`
+	// Goodput is the knee level's request-level goodput (Summary.Goodput).
+	Goodput metrics.Goodput `json:"goodput"`
+	// OutputTokPerSec is the knee level's output throughput, tokens/s: the
+	// scorecard's goodput_tok_s (SPEC §7).
+	OutputTokPerSec float64 `json:"output_tok_s"`
+	// SeedGoodputTokPerSec is slo.SeedGoodput at the knee with the SLO's
+	// ttft and itl thresholds, tokens/s; 0 without both terms.
+	SeedGoodputTokPerSec float64 `json:"seed_goodput_tok_s,omitempty"`
+}
+
+// Result is a sweep's outcome: every level run, the knee, and warnings.
+type Result struct {
+	Kind      Kind           `json:"kind"`
+	Objective slo.Objective  `json:"slo"`
+	Levels    []LevelOutcome `json:"levels"`
+	// Knee is nil without an Objective or when no level passed.
+	Knee *Knee `json:"knee,omitempty"`
+	// Warnings is the complete list: each level's Summary warnings (Level
+	// set to the level index) followed by the sweep's own (knee not
+	// reached, knee below range, few samples, client-limited, early stop,
+	// non-monotonic verdicts, level budget, interrupted); no duplicates.
+	Warnings []metrics.Warning `json:"warnings,omitempty"`
+	// Partial is set when the sweep was interrupted or its runner failed.
+	Partial    bool       `json:"partial,omitempty"`
+	StopReason StopReason `json:"stop_reason"`
+}
+
+// Exit codes (SPEC §2) that ExitCode returns.
+const (
+	ExitOK        = 0
+	ExitSLOFailed = 3
+	ExitPartial   = 4
+)
+
+// ExitCode maps the result to the process exit code (SPEC §2): ExitPartial
+// when interrupted; ExitSLOFailed when an Objective was given and no
+// complete level passed it; ExitOK otherwise (a knee was found, or every
+// level passed, or there was no Objective). Runtime and usage failures (1,
+// 2) are the caller's: Run's error tells them apart.
+func (r Result) ExitCode() int {
+	if r.Partial {
+		return ExitPartial
+	}
+	if r.Objective.IsZero() || len(r.Levels) == 0 {
+		return ExitOK
+	}
+	for _, l := range r.Levels {
+		if !l.Partial && l.Verdict.Pass {
+			return ExitOK
+		}
+	}
+	return ExitSLOFailed
+}

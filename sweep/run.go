@@ -1,0 +1,403 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/metrics"
+)
+
+// LevelRunner runs one load level and summarises it. The integrator
+// implements it with the load generator and the metrics accumulator.
+//
+// RunLevel must honour ctx. When it stops early (ctx cancelled, or a
+// failure mid-level) it returns the Summary of what finished, if any, with
+// a non-nil error; the sweep keeps that level, marked Partial. level is the
+// 0-based level index to stamp on records.
+type LevelRunner interface {
+	RunLevel(ctx context.Context, level int, p loadgen.Profile) (metrics.Summary, error)
+}
+
+// LevelRunnerFunc adapts a function to LevelRunner.
+type LevelRunnerFunc func(ctx context.Context, level int, p loadgen.Profile) (metrics.Summary, error)
+
+// RunLevel calls f.
+func (f LevelRunnerFunc) RunLevel(ctx context.Context, level int, p loadgen.Profile) (metrics.Summary, error) {
+	return f(ctx, level, p)
+}
+
+// ErrGridUndefined is returned (wrapped) when a rate sweep cannot space its
+// grid because the synchronous or throughput level measured no request rate.
+var ErrGridUndefined = errors.New("cannot space the rate grid")
+
+// EventType tells a progress Event's kind.
+type EventType int
+
+// Progress event types.
+const (
+	LevelStart EventType = iota // a level is about to run
+	LevelEnd                    // a level finished (possibly partial)
+)
+
+// Event reports progress to the callback given with WithProgress.
+type Event struct {
+	Type    EventType
+	Index   int
+	Phase   Phase
+	Profile loadgen.Profile
+	// Outcome is the finished level, for LevelEnd only.
+	Outcome *LevelOutcome
+}
+
+// Option configures Run.
+type Option func(*options)
+
+type options struct {
+	progress func(Event)
+}
+
+// WithProgress calls fn at the start and end of every level, synchronously
+// on Run's goroutine (fn must not block for long).
+func WithProgress(fn func(Event)) Option {
+	return func(o *options) { o.progress = fn }
+}
+
+// Run executes plan with runner, one level at a time, and returns every
+// level's outcome, the knee and the warnings.
+//
+// Rate sweep (GuideLLM-compatible start, SPEC §6): level 0 is synchronous,
+// level 1 throughput; then N−2 open-loop levels at rates spaced linearly
+// between the measured request rates (Summary.RequestsPerSecond) of those
+// two, excluding the synchronous rate and including the throughput rate,
+// as GuideLLM's SweepProfile does (linspace(sync, throughput, N−1)[1:]).
+// With Plan.Rates, the grid is exactly those open-loop rates.
+// Concurrency sweep: one closed-loop level per Plan.Rates entry.
+//
+// Knee search (beyond GuideLLM): with an Objective, the knee points are the
+// synchronous level (at its measured rate) and the open-loop levels of a
+// rate sweep, or every level of a concurrency sweep; the throughput level
+// is a saturation probe and never a knee. After the grid, Run bisects
+// between the highest pass below the first failure and that failure until
+// (hi−lo)/hi <= KneeTolerance (for concurrencies, also until hi−lo <= 1),
+// or MaxLevels levels have run.
+//
+// Interruption: when ctx is cancelled or the runner fails, Run returns the
+// levels finished so far plus the partial one, Partial set, the knee over
+// the complete levels, and a non-nil error (wrapping ctx's error or the
+// runner's). An invalid plan returns an error and an empty Result.
+func Run(ctx context.Context, plan Plan, runner LevelRunner, opts ...Option) (Result, error) {
+	if err := plan.Validate(); err != nil {
+		return Result{}, err
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	s := &sweeper{plan: plan.withDefaults(), runner: runner, opts: o}
+	s.res = Result{Kind: s.plan.Kind, Objective: s.plan.Objective, StopReason: StopCompleted}
+	err := s.run(ctx)
+	s.finish()
+	return s.res, err
+}
+
+type sweeper struct {
+	plan   Plan
+	runner LevelRunner
+	opts   options
+	res    Result
+
+	wideRun   int  // consecutive wide failures among grid knee points
+	stopped   bool // early stop fired
+	spent     bool // the level budget is spent
+	sweepWarn []metrics.Warning
+}
+
+func (s *sweeper) run(ctx context.Context) error {
+	if err := s.grid(ctx); err != nil {
+		return err
+	}
+	if s.plan.Objective.IsZero() || s.plan.NoBisect {
+		return nil
+	}
+	return s.bisect(ctx)
+}
+
+// grid runs the fixed grid.
+func (s *sweeper) grid(ctx context.Context) error {
+	p := s.plan
+	var loads []float64
+	switch {
+	case p.Kind == KindConcurrency || len(p.Rates) > 0:
+		loads = slices.Clone(p.Rates)
+		slices.Sort(loads)
+		loads = slices.Compact(loads)
+	default:
+		sync, err := s.level(ctx, PhaseGrid, loadgen.Profile{Mode: loadgen.ModeSynchronous, Concurrency: 1})
+		if err != nil || s.spent {
+			return err
+		}
+		thr, err := s.level(ctx, PhaseGrid, loadgen.Profile{Mode: loadgen.ModeThroughput, MaxConcurrency: p.MaxConcurrency})
+		if err != nil || s.spent {
+			return err
+		}
+		lo, hi := sync.Summary.RequestsPerSecond, thr.Summary.RequestsPerSecond
+		if !(lo > 0) || !(hi > 0) {
+			s.res.StopReason = StopGridUndefined
+			return fmt.Errorf("sweep: %w: synchronous measured %.4g req/s and throughput %.4g req/s; both must complete requests in their window",
+				ErrGridUndefined, lo, hi)
+		}
+		if hi <= lo {
+			s.warn("throughput_below_synchronous", -1, fmt.Sprintf(
+				"the throughput level measured %.4g req/s, not above synchronous (%.4g req/s): the rate grid is degenerate", hi, lo))
+		}
+		for k := 1; k <= p.N-2; k++ {
+			loads = append(loads, lo+(hi-lo)*float64(k)/float64(p.N-2))
+		}
+		slices.Sort(loads)
+		loads = slices.Compact(loads)
+	}
+	for i, x := range loads {
+		if s.stopped {
+			s.warn("early_stop", -1, fmt.Sprintf(
+				"early stop: two consecutive levels failed the SLO by more than %g×; %d grid level(s) from %s skipped",
+				p.EarlyStopFactor, len(loads)-i, formatLoad(x, s.unit())))
+			return nil
+		}
+		if _, err := s.level(ctx, PhaseGrid, s.profile(x)); err != nil || s.spent {
+			return err
+		}
+	}
+	return nil
+}
+
+// bisect narrows the bracket around the knee.
+func (s *sweeper) bisect(ctx context.Context) error {
+	for {
+		k := kneeOf(s.res.Levels, s.plan.Kind)
+		if k.pass < 0 || k.fail < 0 {
+			return nil
+		}
+		lo, hi := s.res.Levels[k.pass].OfferedLoad, s.res.Levels[k.fail].OfferedLoad
+		if (hi-lo)/hi <= s.plan.KneeTolerance {
+			return nil
+		}
+		mid := lo + (hi-lo)/2
+		if s.plan.Kind == KindConcurrency {
+			if hi-lo <= 1 {
+				return nil
+			}
+			mid = math.Floor(mid)
+		}
+		if !(mid > lo && mid < hi) {
+			return nil
+		}
+		if _, err := s.level(ctx, PhaseBisect, s.profile(mid)); err != nil || s.spent {
+			return err
+		}
+	}
+}
+
+// profile is the open-loop or concurrent profile at load x.
+func (s *sweeper) profile(x float64) loadgen.Profile {
+	if s.plan.Kind == KindConcurrency {
+		return loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: int(x)}
+	}
+	return loadgen.Profile{Mode: s.plan.RateMode, Rate: x, MaxConcurrency: s.plan.MaxConcurrency, Seed: s.plan.Seed}
+}
+
+func (s *sweeper) unit() string {
+	if s.plan.Kind == KindConcurrency {
+		return UnitConcurrency
+	}
+	return UnitReqPerSec
+}
+
+// level runs one level, unless ctx is done (an error) or the budget is
+// spent (s.spent, and a zero outcome).
+func (s *sweeper) level(ctx context.Context, phase Phase, p loadgen.Profile) (LevelOutcome, error) {
+	if err := ctx.Err(); err != nil {
+		s.res.Partial = true
+		s.res.StopReason = StopInterrupted
+		return LevelOutcome{}, fmt.Errorf("sweep: interrupted before level %d: %w", len(s.res.Levels), err)
+	}
+	if len(s.res.Levels) >= s.plan.MaxLevels {
+		s.res.StopReason = StopLevelBudget
+		s.spent = true
+		s.warn("level_budget", -1, fmt.Sprintf(
+			"level budget spent: %d levels run (Plan.MaxLevels); the knee bracket may be wider than the tolerance", len(s.res.Levels)))
+		return LevelOutcome{}, nil
+	}
+	idx := len(s.res.Levels)
+	if s.opts.progress != nil {
+		s.opts.progress(Event{Type: LevelStart, Index: idx, Phase: phase, Profile: p})
+	}
+	sum, err := s.runner.RunLevel(ctx, idx, p)
+	out := LevelOutcome{Index: idx, Phase: phase, Profile: p, Summary: sum, Unit: s.unit()}
+	switch {
+	case p.Mode == loadgen.ModeConcurrent:
+		out.OfferedLoad = float64(p.Concurrency)
+	case p.Mode.OpenLoop():
+		out.OfferedLoad = p.Rate
+	default:
+		out.OfferedLoad = sum.RequestsPerSecond
+	}
+	out.Verdict = s.plan.Objective.Evaluate(sum)
+	if err != nil {
+		out.Partial = true
+		out.Error = err.Error()
+		s.res.Partial = true
+		if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			s.res.StopReason = StopInterrupted
+		} else {
+			s.res.StopReason = StopRunnerError
+		}
+		err = fmt.Errorf("sweep: level %d (%s): %w", idx, describe(p), err)
+		if !emptySummary(sum) {
+			s.res.Levels = append(s.res.Levels, out)
+			s.levelWarnings(out)
+		}
+		s.progressEnd(out)
+		return out, err
+	}
+	s.res.Levels = append(s.res.Levels, out)
+	s.levelWarnings(out)
+	s.trackEarlyStop(out)
+	s.progressEnd(out)
+	return out, nil
+}
+
+func (s *sweeper) progressEnd(out LevelOutcome) {
+	if s.opts.progress != nil {
+		s.opts.progress(Event{Type: LevelEnd, Index: out.Index, Phase: out.Phase, Profile: out.Profile, Outcome: &out})
+	}
+}
+
+// emptySummary reports whether a runner returned nothing measured.
+func emptySummary(s metrics.Summary) bool {
+	return s.Requests.Scheduled == 0 && s.Requests.Sent == 0 && s.WindowSeconds == 0
+}
+
+// trackEarlyStop counts consecutive wide failures among grid knee points.
+func (s *sweeper) trackEarlyStop(out LevelOutcome) {
+	if !s.plan.EarlyStop || out.Phase != PhaseGrid || !kneePoint(out, s.plan.Kind) {
+		return
+	}
+	if s.wide(out) {
+		s.wideRun++
+	} else {
+		s.wideRun = 0
+	}
+	if s.wideRun >= 2 {
+		s.stopped = true
+	}
+}
+
+// wide reports whether a level failed by a wide margin.
+func (s *sweeper) wide(out LevelOutcome) bool {
+	if out.Verdict.NoSuccess {
+		return true
+	}
+	for _, t := range out.Verdict.Terms {
+		if t.Ratio() > s.plan.EarlyStopFactor {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *sweeper) warn(code string, level int, msg string) {
+	s.sweepWarn = append(s.sweepWarn, metrics.Warning{Code: code, Level: level, Message: msg})
+}
+
+// levelWarnings copies a level's Summary warnings and adds the sweep's
+// per-level ones that the Summary does not already carry.
+func (s *sweeper) levelWarnings(out LevelOutcome) {
+	has := map[string]bool{}
+	for _, w := range out.Summary.Warnings {
+		w.Level = out.Index
+		has[w.Code] = true
+		s.res.Warnings = append(s.res.Warnings, w)
+	}
+	if ok := out.Summary.Requests.OK; ok < int64(s.plan.MinSamples) && !has["few_samples"] {
+		s.res.Warnings = append(s.res.Warnings, metrics.Warning{Code: "few_samples", Level: out.Index, Message: fmt.Sprintf(
+			"fewer than %d successful requests in level %d (%d): p99 is unreliable; raise --max-requests or --max-seconds",
+			s.plan.MinSamples, out.Index, ok)})
+	}
+	if out.Verdict.ClientLimited && !has["client_limited"] {
+		msg := fmt.Sprintf("client-limited at level %d (%s): the load generator fell behind, so the level cannot pass", out.Index, describe(out.Profile))
+		if r := out.Summary.Client.Reason; r != "" {
+			msg += ": " + r
+		}
+		s.res.Warnings = append(s.res.Warnings, metrics.Warning{Code: "client_limited", Level: out.Index, Message: msg})
+	}
+}
+
+// finish computes the knee and the run-wide warnings.
+func (s *sweeper) finish() {
+	defer func() { s.res.Warnings = append(s.res.Warnings, s.sweepWarn...) }()
+	if s.res.Partial {
+		s.warn("interrupted", -1, fmt.Sprintf("the sweep stopped early (%s): results cover %d level(s)", s.res.StopReason, len(s.res.Levels)))
+	}
+	if s.plan.Objective.IsZero() {
+		return
+	}
+	k := kneeOf(s.res.Levels, s.plan.Kind)
+	if k.points == 0 {
+		return
+	}
+	unit := s.unit()
+	if k.firstFails {
+		first := s.res.Levels[k.first]
+		s.warn("knee_below_range", -1, fmt.Sprintf(
+			"the first level already fails the SLO (%s at %s: %s): the knee is below the tested range",
+			describe(first.Profile), formatLoad(first.OfferedLoad, unit), first.Verdict.Reason))
+	}
+	if k.nonMonotonic >= 0 {
+		l := s.res.Levels[k.nonMonotonic]
+		s.warn("non_monotonic", -1, fmt.Sprintf(
+			"level %d passes at %s above a failing level at %s: verdicts are not monotonic in load (noise or too few samples); the knee is the highest pass below the first failure",
+			l.Index, formatLoad(l.OfferedLoad, unit), formatLoad(s.res.Levels[k.fail].OfferedLoad, unit)))
+	}
+	if k.pass < 0 {
+		return
+	}
+	lv := s.res.Levels[k.pass]
+	knee := &Knee{
+		Level: lv.Index, Profile: lv.Profile, OfferedLoad: lv.OfferedLoad, Unit: unit,
+		BracketLo: lv.OfferedLoad, Goodput: lv.Summary.Goodput, OutputTokPerSec: lv.Summary.OutputTokensPerSecond,
+	}
+	if x, y, ok := s.plan.Objective.SeedThresholds(); ok {
+		knee.SeedGoodputTokPerSec = seedGoodput(lv.Summary, x, y)
+	}
+	if k.fail >= 0 {
+		knee.BracketHi = s.res.Levels[k.fail].OfferedLoad
+		knee.Reached = true
+	} else {
+		s.warn("knee_not_reached", -1, fmt.Sprintf(
+			"knee not reached: every level passed the SLO up to %s; safe capacity unknown (raise the rates)", formatLoad(lv.OfferedLoad, unit)))
+	}
+	s.res.Knee = knee
+}
+
+// describe names a profile for messages.
+func describe(p loadgen.Profile) string {
+	switch {
+	case p.Mode.OpenLoop():
+		return fmt.Sprintf("%s %.4g req/s", p.Mode, p.Rate)
+	case p.Mode == loadgen.ModeConcurrent:
+		return fmt.Sprintf("concurrent %d", p.Concurrency)
+	default:
+		return string(p.Mode)
+	}
+}
+
+func formatLoad(x float64, unit string) string {
+	if unit == UnitConcurrency {
+		return fmt.Sprintf("concurrency %g", x)
+	}
+	return fmt.Sprintf("%.4g req/s", x)
+}

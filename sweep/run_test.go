@@ -1,0 +1,552 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/slo"
+)
+
+// server is a fake LevelRunner modelling a server with a known capacity:
+// TTFT p99 is base ms while the load is at or below capacity and explodes
+// (×50) above it. The synchronous level measures syncRate req/s and the
+// throughput level thrRate req/s. Nothing sleeps: no wall clock is read.
+type server struct {
+	capacity float64 // req/s, or concurrency for concurrent levels
+	syncRate float64
+	thrRate  float64
+	base     float64 // TTFT p99 below capacity, ms
+	ok       int64   // successful requests per level (default 1000)
+
+	// Hooks, each optional.
+	mutate func(level int, p loadgen.Profile, s *metrics.Summary)
+	fail   func(ctx context.Context, level int) error
+
+	calls []loadgen.Profile
+}
+
+func (f *server) RunLevel(ctx context.Context, level int, p loadgen.Profile) (metrics.Summary, error) {
+	f.calls = append(f.calls, p)
+	load, rps := 0.0, 0.0
+	switch p.Mode {
+	case loadgen.ModeSynchronous:
+		load, rps = 0, f.syncRate
+	case loadgen.ModeThroughput:
+		load, rps = math.Inf(1), f.thrRate
+	case loadgen.ModeConcurrent:
+		load, rps = float64(p.Concurrency), float64(p.Concurrency)
+	default:
+		load, rps = p.Rate, p.Rate
+	}
+	ttft := f.base
+	if load > f.capacity {
+		ttft *= 50
+	}
+	ok := f.ok
+	if ok == 0 {
+		ok = 1000
+	}
+	s := metrics.Summary{
+		Level: level, Profile: p, WindowSeconds: 60,
+		Requests:              metrics.RequestCounts{Scheduled: ok, Sent: ok, OK: ok},
+		TTFT:                  metrics.Distribution{Unit: "ms", Count: ok, P50: ttft / 2, P90: ttft * 0.8, P95: ttft * 0.9, P99: ttft, P999: ttft * 1.1, Mean: ttft / 2, Max: ttft * 1.2},
+		RequestsPerSecond:     rps,
+		OutputTokensPerSecond: rps * 256,
+		Goodput:               metrics.Goodput{Requests: ok, RequestsPerSecond: rps, OutputTokensPerSecond: rps * 256},
+	}
+	if f.mutate != nil {
+		f.mutate(level, p, &s)
+	}
+	if f.fail != nil {
+		if err := f.fail(ctx, level); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+func objective(t *testing.T, s string) slo.Objective {
+	t.Helper()
+	o, err := slo.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func codes(ws []metrics.Warning) []string {
+	var c []string
+	for _, w := range ws {
+		c = append(c, fmt.Sprintf("%s@%d", w.Code, w.Level))
+	}
+	return c
+}
+
+func hasCode(ws []metrics.Warning, code string) bool {
+	for _, w := range ws {
+		if w.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+func TestRateSweepGridIsGuideLLMCompatible(t *testing.T) {
+	srv := &server{capacity: 1e9, syncRate: 2, thrRate: 15, base: 100}
+	res, err := Run(context.Background(), Plan{}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// linspace(2, 15, 9)[1:]: N−2 = 8 rates, synchronous excluded, throughput included.
+	want := []loadgen.Profile{
+		{Mode: loadgen.ModeSynchronous, Concurrency: 1},
+		{Mode: loadgen.ModeThroughput},
+	}
+	for k := 1; k <= 8; k++ {
+		want = append(want, loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 2 + 13*float64(k)/8})
+	}
+	if !slices.Equal(srv.calls, want) {
+		t.Errorf("profiles run:\n got %v\nwant %v", srv.calls, want)
+	}
+	if res.Knee != nil || res.ExitCode() != 0 || res.StopReason != StopCompleted || len(res.Levels) != 10 {
+		t.Errorf("no SLO: knee %v, exit %d, stop %s, %d levels", res.Knee, res.ExitCode(), res.StopReason, len(res.Levels))
+	}
+	for i, l := range res.Levels {
+		if l.Index != i || l.Phase != PhaseGrid || l.Unit != UnitReqPerSec {
+			t.Errorf("level %d: %+v", i, l)
+		}
+	}
+	if res.Levels[0].OfferedLoad != 2 || res.Levels[1].OfferedLoad != 15 || res.Levels[2].OfferedLoad != 3.625 {
+		t.Errorf("offered loads: %v %v %v", res.Levels[0].OfferedLoad, res.Levels[1].OfferedLoad, res.Levels[2].OfferedLoad)
+	}
+}
+
+func TestRateSweepBracketsKnee(t *testing.T) {
+	for _, capacity := range []float64{3, 7.4, 10, 12.5, 14.9} {
+		for _, tol := range []float64{0.05, 0.01} {
+			t.Run(fmt.Sprintf("capacity %v tol %v", capacity, tol), func(t *testing.T) {
+				srv := &server{capacity: capacity, syncRate: 2, thrRate: 15, base: 100}
+				plan := Plan{Objective: objective(t, "ttft_p99<=500ms"), KneeTolerance: tol, MaxLevels: 40}
+				res, err := Run(context.Background(), plan, srv)
+				if err != nil {
+					t.Fatal(err)
+				}
+				k := res.Knee
+				if k == nil || !k.Reached {
+					t.Fatalf("knee = %+v, warnings %v", k, codes(res.Warnings))
+				}
+				if !(k.BracketLo <= capacity && capacity < k.BracketHi) {
+					t.Errorf("bracket [%v, %v] misses the true knee %v", k.BracketLo, k.BracketHi, capacity)
+				}
+				if w := (k.BracketHi - k.BracketLo) / k.BracketHi; w > tol {
+					t.Errorf("bracket width %.4f > tolerance %v", w, tol)
+				}
+				if k.OfferedLoad != k.BracketLo || k.Unit != UnitReqPerSec {
+					t.Errorf("knee %+v", k)
+				}
+				lv := res.Levels[k.Level]
+				if !lv.Verdict.Pass || k.OutputTokPerSec != lv.Summary.OutputTokensPerSecond || k.Goodput != lv.Summary.Goodput {
+					t.Errorf("knee level %+v does not match knee %+v", lv, k)
+				}
+				if res.ExitCode() != ExitOK || res.StopReason != StopCompleted || res.Partial {
+					t.Errorf("exit %d stop %s partial %v", res.ExitCode(), res.StopReason, res.Partial)
+				}
+				if hasCode(res.Warnings, "knee_not_reached") || hasCode(res.Warnings, "knee_below_range") {
+					t.Errorf("unexpected warnings %v", codes(res.Warnings))
+				}
+				for _, l := range res.Levels[10:] {
+					if l.Phase != PhaseBisect {
+						t.Errorf("level %d phase %s, want bisect", l.Index, l.Phase)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestAllLevelsPass(t *testing.T) {
+	srv := &server{capacity: 1e9, syncRate: 2, thrRate: 15, base: 100}
+	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms")}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Knee == nil || res.Knee.Reached || res.Knee.OfferedLoad != 15 || res.Knee.BracketHi != 0 {
+		t.Errorf("knee = %+v, want unreached at 15 req/s", res.Knee)
+	}
+	if !hasCode(res.Warnings, "knee_not_reached") || res.ExitCode() != ExitOK || len(res.Levels) != 10 {
+		t.Errorf("warnings %v exit %d levels %d", codes(res.Warnings), res.ExitCode(), len(res.Levels))
+	}
+}
+
+func TestFirstLevelFails(t *testing.T) {
+	srv := &server{capacity: 1e9, syncRate: 2, thrRate: 15, base: 100}
+	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=50ms")}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Knee != nil {
+		t.Errorf("knee = %+v, want none", res.Knee)
+	}
+	if !hasCode(res.Warnings, "knee_below_range") || res.ExitCode() != ExitSLOFailed {
+		t.Errorf("warnings %v exit %d", codes(res.Warnings), res.ExitCode())
+	}
+	if len(res.Levels) != 10 {
+		t.Errorf("ran %d levels, want the whole grid (10) without early stop", len(res.Levels))
+	}
+}
+
+func TestKneeBetweenSynchronousAndFirstRate(t *testing.T) {
+	// The synchronous level passes and every rate fails: it is the lower end.
+	srv := &server{capacity: 2.5, syncRate: 2, thrRate: 15, base: 100}
+	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms")}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := res.Knee
+	if k == nil || !(k.BracketLo <= 2.5 && 2.5 < k.BracketHi) || hasCode(res.Warnings, "knee_below_range") {
+		t.Errorf("knee %+v warnings %v", k, codes(res.Warnings))
+	}
+}
+
+func TestEarlyStop(t *testing.T) {
+	srv := &server{capacity: 5, syncRate: 2, thrRate: 15, base: 100}
+	plan := Plan{Objective: objective(t, "ttft_p99<=500ms"), EarlyStop: true}
+	res, err := Run(context.Background(), plan, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gridRates []float64
+	for _, l := range res.Levels {
+		if l.Phase == PhaseGrid && l.Profile.Mode.OpenLoop() {
+			gridRates = append(gridRates, l.Profile.Rate)
+		}
+	}
+	// 3.625 passes; 5.25 and 6.875 fail 10× over: the grid stops there.
+	if want := []float64{3.625, 5.25, 6.875}; !slices.Equal(gridRates, want) {
+		t.Errorf("grid rates run %v, want %v", gridRates, want)
+	}
+	if !hasCode(res.Warnings, "early_stop") {
+		t.Errorf("no early_stop warning: %v", codes(res.Warnings))
+	}
+	if k := res.Knee; k == nil || !(k.BracketLo <= 5 && 5 < k.BracketHi) {
+		t.Errorf("knee %+v: bisection should still bracket 5", k)
+	}
+
+	// A narrow failure (1.5×) does not count.
+	srv = &server{capacity: 5, syncRate: 2, thrRate: 15, base: 100}
+	srv.mutate = func(_ int, p loadgen.Profile, s *metrics.Summary) {
+		if p.Rate > 5 {
+			s.TTFT.P99 = 750
+		}
+	}
+	res, _ = Run(context.Background(), plan, srv)
+	if hasCode(res.Warnings, "early_stop") {
+		t.Errorf("early stop on a narrow failure: %v", codes(res.Warnings))
+	}
+}
+
+func TestConcurrencySweep(t *testing.T) {
+	srv := &server{capacity: 24, base: 100}
+	plan := Plan{Kind: KindConcurrency, Rates: []float64{64, 1, 2, 4, 8, 16, 32}, Objective: objective(t, "ttft_p99<=500ms")}
+	res, err := Run(context.Background(), plan, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var grid, bisect []int
+	for _, l := range res.Levels {
+		if l.Profile.Mode != loadgen.ModeConcurrent || l.Unit != UnitConcurrency {
+			t.Errorf("level %d profile %+v unit %s", l.Index, l.Profile, l.Unit)
+		}
+		if l.Phase == PhaseGrid {
+			grid = append(grid, l.Profile.Concurrency)
+		} else {
+			bisect = append(bisect, l.Profile.Concurrency)
+		}
+	}
+	if want := []int{1, 2, 4, 8, 16, 32, 64}; !slices.Equal(grid, want) {
+		t.Errorf("grid %v, want %v", grid, want)
+	}
+	if want := []int{24, 28, 26, 25}; !slices.Equal(bisect, want) {
+		t.Errorf("bisection %v, want %v", bisect, want)
+	}
+	k := res.Knee
+	if k == nil || k.OfferedLoad != 24 || k.BracketHi != 25 || k.Unit != UnitConcurrency || k.Profile.Concurrency != 24 {
+		t.Errorf("knee %+v, want 24 in [24, 25]", k)
+	}
+}
+
+func TestInterruption(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := &server{capacity: 12.5, syncRate: 2, thrRate: 15, base: 100}
+	srv.fail = func(ctx context.Context, level int) error {
+		if level == 4 {
+			cancel()
+			return ctx.Err()
+		}
+		return nil
+	}
+	var events []string
+	res, err := Run(ctx, Plan{Objective: objective(t, "ttft_p99<=500ms")}, srv, WithProgress(func(e Event) {
+		events = append(events, fmt.Sprintf("%d:%d", e.Type, e.Index))
+	}))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if !res.Partial || res.StopReason != StopInterrupted || res.ExitCode() != ExitPartial {
+		t.Errorf("partial %v stop %s exit %d", res.Partial, res.StopReason, res.ExitCode())
+	}
+	if len(res.Levels) != 5 || !res.Levels[4].Partial || res.Levels[3].Partial || res.Levels[4].Error == "" {
+		t.Errorf("levels: %d, last partial %v", len(res.Levels), res.Levels[len(res.Levels)-1].Partial)
+	}
+	if len(srv.calls) != 5 {
+		t.Errorf("runner called %d times after cancellation, want 5", len(srv.calls))
+	}
+	if want := []string{"0:0", "1:0", "0:1", "1:1", "0:2", "1:2", "0:3", "1:3", "0:4", "1:4"}; !slices.Equal(events, want) {
+		t.Errorf("progress events %v, want %v", events, want)
+	}
+	if !hasCode(res.Warnings, "interrupted") {
+		t.Errorf("warnings %v", codes(res.Warnings))
+	}
+	// The knee so far ignores the partial level.
+	if res.Knee == nil || res.Knee.Level != 3 || res.Knee.Reached {
+		t.Errorf("knee %+v, want level 3 unreached", res.Knee)
+	}
+}
+
+func TestRunnerError(t *testing.T) {
+	boom := errors.New("target unreachable")
+	tests := []struct {
+		name      string
+		mutate    func(int, loadgen.Profile, *metrics.Summary)
+		keepLevel bool
+	}{
+		{"with partial summary", nil, true},
+		{"without summary", func(level int, _ loadgen.Profile, s *metrics.Summary) {
+			if level == 2 {
+				*s = metrics.Summary{}
+			}
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := &server{capacity: 12.5, syncRate: 2, thrRate: 15, base: 100, mutate: tt.mutate}
+			srv.fail = func(_ context.Context, level int) error {
+				if level == 2 {
+					return boom
+				}
+				return nil
+			}
+			res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms")}, srv)
+			if !errors.Is(err, boom) || !strings.Contains(err.Error(), "level 2") {
+				t.Fatalf("err = %v", err)
+			}
+			if !res.Partial || res.StopReason != StopRunnerError || res.ExitCode() != ExitPartial {
+				t.Errorf("partial %v stop %s exit %d", res.Partial, res.StopReason, res.ExitCode())
+			}
+			want := 2
+			if tt.keepLevel {
+				want = 3
+			}
+			if len(res.Levels) != want {
+				t.Errorf("kept %d levels, want %d", len(res.Levels), want)
+			}
+		})
+	}
+}
+
+func TestCancelledBeforeStart(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	srv := &server{capacity: 12.5, syncRate: 2, thrRate: 15, base: 100}
+	res, err := Run(ctx, Plan{}, srv)
+	if !errors.Is(err, context.Canceled) || !res.Partial || len(srv.calls) != 0 {
+		t.Errorf("err %v partial %v calls %d", err, res.Partial, len(srv.calls))
+	}
+}
+
+func TestClientLimitedAndFewSamples(t *testing.T) {
+	srv := &server{capacity: 1e9, syncRate: 2, thrRate: 15, base: 100}
+	srv.mutate = func(level int, p loadgen.Profile, s *metrics.Summary) {
+		if p.Rate > 11 {
+			s.Client = metrics.ClientHealth{ClientLimited: true, Reason: "achieved 93% of target"}
+			if p.Rate > 13 { // the accumulator already warned here
+				s.Warnings = append(s.Warnings, metrics.Warning{Code: "client_limited", Level: level, Message: "already"})
+			}
+		}
+		if level == 2 {
+			s.Requests.OK = 40
+		}
+		if level == 3 {
+			s.Requests.OK = 40
+			s.Warnings = append(s.Warnings, metrics.Warning{Code: "few_samples", Level: level, Message: "already"})
+		}
+	}
+	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms"), NoBisect: true}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, w := range res.Warnings {
+		count[fmt.Sprintf("%s@%d", w.Code, w.Level)]++
+	}
+	// Rates: 3.625 (2), 5.25 (3), 6.875, 8.5, 10.125, 11.75 (7), 13.375 (8), 15 (9).
+	for _, c := range []string{"few_samples@2", "few_samples@3", "client_limited@7", "client_limited@8", "client_limited@9"} {
+		if count[c] != 1 {
+			t.Errorf("warning %s appears %d times, want once; all: %v", c, count[c], codes(res.Warnings))
+		}
+	}
+	if k := res.Knee; k == nil || k.OfferedLoad != 10.125 || k.BracketHi != 11.75 {
+		t.Errorf("knee %+v, want 10.125 below the client-limited levels", k)
+	}
+}
+
+func TestNonMonotonic(t *testing.T) {
+	srv := &server{capacity: 8, syncRate: 2, thrRate: 15, base: 100}
+	srv.mutate = func(_ int, p loadgen.Profile, s *metrics.Summary) {
+		if p.Rate == 13.375 {
+			s.TTFT.P99 = 100 // a lucky pass above the knee
+		}
+	}
+	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms")}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasCode(res.Warnings, "non_monotonic") {
+		t.Errorf("warnings %v", codes(res.Warnings))
+	}
+	if k := res.Knee; k == nil || !(k.BracketLo <= 8 && 8 < k.BracketHi) {
+		t.Errorf("knee %+v, want the highest pass below the first failure", k)
+	}
+}
+
+func TestLevelBudget(t *testing.T) {
+	srv := &server{capacity: 12.5, syncRate: 2, thrRate: 15, base: 100}
+	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms"), MaxLevels: 11}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Levels) != 11 || res.StopReason != StopLevelBudget || !hasCode(res.Warnings, "level_budget") || res.Partial {
+		t.Errorf("levels %d stop %s warnings %v", len(res.Levels), res.StopReason, codes(res.Warnings))
+	}
+	// A budget below the grid truncates it.
+	srv = &server{capacity: 12.5, syncRate: 2, thrRate: 15, base: 100}
+	res, _ = Run(context.Background(), Plan{MaxLevels: 4}, srv)
+	if len(res.Levels) != 4 || res.StopReason != StopLevelBudget {
+		t.Errorf("levels %d stop %s", len(res.Levels), res.StopReason)
+	}
+}
+
+func TestExplicitRates(t *testing.T) {
+	srv := &server{capacity: 4, base: 100}
+	plan := Plan{Rates: []float64{5, 1, 3, 3}, RateMode: loadgen.ModePoisson, Seed: 7, MaxConcurrency: 32,
+		Objective: objective(t, "ttft_p99<=500ms"), NoBisect: true}
+	res, err := Run(context.Background(), plan, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []loadgen.Profile{
+		{Mode: loadgen.ModePoisson, Rate: 1, MaxConcurrency: 32, Seed: 7},
+		{Mode: loadgen.ModePoisson, Rate: 3, MaxConcurrency: 32, Seed: 7},
+		{Mode: loadgen.ModePoisson, Rate: 5, MaxConcurrency: 32, Seed: 7},
+	}
+	if !slices.Equal(srv.calls, want) {
+		t.Errorf("profiles %v, want %v", srv.calls, want)
+	}
+	if k := res.Knee; k == nil || k.OfferedLoad != 3 || k.BracketHi != 5 {
+		t.Errorf("knee %+v", k)
+	}
+}
+
+func TestGridUndefined(t *testing.T) {
+	srv := &server{capacity: 12.5, syncRate: 2, thrRate: 0, base: 100}
+	res, err := Run(context.Background(), Plan{}, srv)
+	if !errors.Is(err, ErrGridUndefined) || res.StopReason != StopGridUndefined || len(res.Levels) != 2 {
+		t.Errorf("err %v stop %s levels %d", err, res.StopReason, len(res.Levels))
+	}
+}
+
+func TestSeedGoodputAtKnee(t *testing.T) {
+	hist := func(ms float64) metrics.Distribution {
+		h := hdrhistogram.New(1, 3_600_000_000, 3)
+		if err := h.RecordValues(int64(ms*1000), 1000); err != nil {
+			t.Fatal(err)
+		}
+		enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return metrics.Distribution{Unit: "ms", Count: 1000, P50: ms, P90: ms, P95: ms, P99: ms, P999: ms, Mean: ms, Max: ms, Histogram: string(enc)}
+	}
+	srv := &server{capacity: 12.5, syncRate: 2, thrRate: 15, base: 100}
+	srv.mutate = func(_ int, _ loadgen.Profile, s *metrics.Summary) {
+		s.TTFT = hist(s.TTFT.P99)
+		s.ITL = hist(20)
+	}
+	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms,itl_p95<=50ms"), NoBisect: true}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := res.Knee
+	if k == nil || k.OfferedLoad != 11.75 {
+		t.Fatalf("knee %+v", k)
+	}
+	// Every request is within both thresholds at the knee: seed = throughput.
+	if k.SeedGoodputTokPerSec != k.OutputTokPerSec || k.OutputTokPerSec != 11.75*256 {
+		t.Errorf("seed goodput %v, output %v", k.SeedGoodputTokPerSec, k.OutputTokPerSec)
+	}
+
+	// Without histograms the itl term cannot be measured: every level fails.
+	srv = &server{capacity: 12.5, syncRate: 2, thrRate: 15, base: 100}
+	res, _ = Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms,itl_p95<=50ms"), NoBisect: true}, srv)
+	if res.Knee != nil || res.ExitCode() != ExitSLOFailed {
+		t.Errorf("knee %+v exit %d", res.Knee, res.ExitCode())
+	}
+}
+
+func TestPlanValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		plan Plan
+		want []string // substrings, all required
+	}{
+		{"zero", Plan{}, nil},
+		{"concurrency", Plan{Kind: KindConcurrency, Rates: []float64{1, 2, 4}}, nil},
+		{"rates", Plan{Rates: []float64{0.5, 2}}, nil},
+		{"bad kind", Plan{Kind: "ladder"}, []string{"Plan.Kind"}},
+		{"bad mode", Plan{RateMode: loadgen.ModeConcurrent}, []string{"Plan.RateMode"}},
+		{"N=1", Plan{N: 1}, []string{"Plan.N = 1"}},
+		{"concurrency without rates", Plan{Kind: KindConcurrency}, []string{"Plan.Rates is empty"}},
+		{"fractional concurrency", Plan{Kind: KindConcurrency, Rates: []float64{1.5}}, []string{"Plan.Rates[0]", "whole number"}},
+		{"negative rate", Plan{Rates: []float64{1, -2}}, []string{"Plan.Rates[1]"}},
+		{"NaN rate", Plan{Rates: []float64{math.NaN()}}, []string{"Plan.Rates[0]"}},
+		{"N and rates", Plan{N: 5, Rates: []float64{1}}, []string{"not both"}},
+		{"everything at once", Plan{N: -3, KneeTolerance: 1.5, MaxLevels: -1, EarlyStopFactor: 0.5, MinSamples: -1, MaxConcurrency: -2},
+			[]string{"Plan.N", "Plan.KneeTolerance", "Plan.MaxLevels", "Plan.EarlyStopFactor", "Plan.MinSamples", "Plan.MaxConcurrency"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.plan.Validate()
+			if (err == nil) != (tt.want == nil) {
+				t.Fatalf("Validate() = %v", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("Validate() = %q, missing %q", err, w)
+				}
+			}
+		})
+	}
+	if _, err := Run(context.Background(), Plan{N: 1}, &server{}); err == nil {
+		t.Error("Run accepted an invalid plan")
+	}
+}
