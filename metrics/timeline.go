@@ -1,0 +1,82 @@
+package metrics
+
+import (
+	"time"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+)
+
+// Timeline is one level's output throughput and load over time, in equal
+// buckets covering the whole level (warmup and cooldown included), for
+// plots. Bucket i covers [Start + i×Bucket, Start + (i+1)×Bucket).
+type Timeline struct {
+	Level  int           `json:"level"`
+	Start  time.Duration `json:"start_ns"`
+	Bucket time.Duration `json:"bucket_ns"`
+	// Window is the level's measured window, so plots can shade it.
+	Window Window `json:"window"`
+	// OutputTokPerSec is the output tokens that arrived in each bucket,
+	// divided by the bucket length, tokens/s.
+	OutputTokPerSec []float64 `json:"output_tok_s"`
+	// InFlight is the time-weighted mean number of requests in flight
+	// (between sent_at and done_at) in each bucket.
+	InFlight []float64 `json:"in_flight"`
+}
+
+// TimelineBuilder accumulates records into a Timeline. Not safe for
+// concurrent use.
+type TimelineBuilder struct {
+	t Timeline
+}
+
+// NewTimelineBuilder covers [start, end] with n buckets (at least 1).
+func NewTimelineBuilder(level int, start, end time.Duration, window Window, n int) *TimelineBuilder {
+	n = max(n, 1)
+	bucket := max((end-start+time.Duration(n)-1)/time.Duration(n), time.Millisecond)
+	return &TimelineBuilder{t: Timeline{
+		Level: level, Start: start, Bucket: bucket, Window: window,
+		OutputTokPerSec: make([]float64, n),
+		InFlight:        make([]float64, n),
+	}}
+}
+
+// Add accounts one record: its chunks' tokens by arrival time (scaled to
+// OutputTokens when the server's count differs from the chunk counts, as
+// the Accumulator does) and its time in flight.
+func (b *TimelineBuilder) Add(rec *loadgen.Record) {
+	t := &b.t
+	n := len(t.OutputTokPerSec)
+	bucketS := t.Bucket.Seconds()
+	chunkSum := 0
+	for _, c := range rec.ChunkTokens {
+		chunkSum += int(c)
+	}
+	scale := 1.0
+	if chunkSum > 0 && rec.OutputTokens > 0 {
+		scale = float64(rec.OutputTokens) / float64(chunkSum)
+	}
+	for i, at := range rec.ChunkTimes {
+		k := int((at - t.Start) / t.Bucket)
+		if k >= 0 && k < n {
+			t.OutputTokPerSec[k] += float64(rec.ChunkTokens[i]) * scale / bucketS
+		}
+	}
+	if rec.SentAt == 0 && rec.Status == loadgen.StatusCancelled {
+		return // never sent
+	}
+	from, to := rec.SentAt, rec.DoneAt
+	for k := max(int((from-t.Start)/t.Bucket), 0); k < n; k++ {
+		lo := t.Start + time.Duration(k)*t.Bucket
+		hi := lo + t.Bucket
+		if lo >= to {
+			break
+		}
+		overlap := min(hi, to) - max(lo, from)
+		if overlap > 0 {
+			t.InFlight[k] += overlap.Seconds() / bucketS
+		}
+	}
+}
+
+// Timeline returns the accumulated timeline.
+func (b *TimelineBuilder) Timeline() Timeline { return b.t }
