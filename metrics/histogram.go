@@ -93,13 +93,6 @@ func distributionOf(h *hdrhistogram.Histogram, unit string) Distribution {
 		return d
 	}
 	f := divisor(unit)
-	if unit == UnitMS {
-		for _, b := range h.Distribution() {
-			if b.Count > 0 && b.To >= infMicros {
-				d.Inf += b.Count
-			}
-		}
-	}
 	conv := func(v int64) float64 {
 		if isInf(h, unit, v) {
 			return math.Inf(1)
@@ -108,6 +101,13 @@ func distributionOf(h *hdrhistogram.Histogram, unit string) Distribution {
 	}
 	d.Min = conv(h.Min())
 	d.Max = conv(h.Max())
+	if math.IsInf(d.Max, 1) { // count the failures: only then is the scan needed
+		for _, b := range h.Distribution() {
+			if b.Count > 0 && b.To >= infMicros {
+				d.Inf += b.Count
+			}
+		}
+	}
 	if d.Inf > 0 {
 		// The mean of a set holding +Inf is +Inf; its deviation is
 		// undefined, reported as +Inf so it is never mistaken for a number.

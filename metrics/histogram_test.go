@@ -321,7 +321,7 @@ func TestSummaryGolden(t *testing.T) {
 func TestLive(t *testing.T) {
 	l := NewLive()
 	var wg sync.WaitGroup
-	for g := range 4 {
+	for range 4 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -333,7 +333,6 @@ func TestLive(t *testing.T) {
 				l.Add(r)
 				_ = l.Stats()
 			}
-			_ = g
 		}()
 	}
 	wg.Wait()
