@@ -75,9 +75,10 @@ type Summary struct {
 	ITL           Distribution `json:"itl_ms"`            // per request, (E2E − TTFT) / (OSL − 1), OSL ≥ 2 (AIPerf, GenAI-Perf; = TPOT)
 	ICL           Distribution `json:"icl_ms"`            // every gap between token-carrying chunks, pooled (vLLM's "ITL")
 	E2E           Distribution `json:"e2e_ms"`            // last_token_at − sent_at
-	Lag           Distribution `json:"scheduling_lag_ms"` // sent_at − scheduled_at
+	Lag           Distribution `json:"scheduling_lag_ms"` // sent_at − scheduled_at, every request sent in the window (wrk2)
 
-	// Error-adjusted distributions: each failed request counts as +Inf.
+	// Error-adjusted distributions: the ok requests' values plus one +Inf
+	// per failed request sent in the window (Distribution.Inf counts them).
 	TTFTErrorAdjusted Distribution `json:"ttft_error_adjusted_ms"`
 	E2EErrorAdjusted  Distribution `json:"e2e_error_adjusted_ms"`
 
@@ -87,8 +88,8 @@ type Summary struct {
 	OutputTokens   Distribution `json:"output_tokens"` // achieved OSL
 
 	// Throughputs over the window (SPEC §5).
-	OutputTokensPerSecond float64 `json:"output_tok_s"`   // output tokens arriving in the window / window
-	InputTokensPerSecond  float64 `json:"input_tok_s"`    // prompt tokens of requests sent in the window / window
+	OutputTokensPerSecond float64 `json:"output_tok_s"`   // output tokens whose chunk arrived in the window (any request, scaled to OutputTokens) / window
+	InputTokensPerSecond  float64 `json:"input_tok_s"`    // prompt tokens of requests sent in the window and prefilled (ok, or a token arrived) / window
 	TotalTokensPerSecond  float64 `json:"total_tok_s"`    // input + output
 	RequestsPerSecond     float64 `json:"req_s"`          // requests completed ok in the window / window
 	MeanConcurrency       float64 `json:"mean_in_flight"` // time-weighted mean of requests in flight over the window
@@ -129,11 +130,12 @@ type RequestCounts struct {
 	OSLShort int64 `json:"osl_short"`
 }
 
-// Goodput is request-level goodput over the window.
+// Goodput is request-level goodput over the window: requests sent in the
+// window that finished ok and passed Config.Good.
 type Goodput struct {
-	Requests              int64   `json:"requests"` // requests that met every per-request threshold
-	RequestsPerSecond     float64 `json:"req_s"`
-	OutputTokensPerSecond float64 `json:"output_tok_s"`
+	Requests              int64   `json:"requests"`     // requests that met every per-request threshold
+	RequestsPerSecond     float64 `json:"req_s"`        // Requests / window, req/s
+	OutputTokensPerSecond float64 `json:"output_tok_s"` // those requests' OutputTokens / window, tokens/s
 }
 
 // ClientHealth tells whether the load generator kept up (SPEC §5).
