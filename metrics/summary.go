@@ -36,6 +36,12 @@ type Distribution struct {
 	P95   float64 `json:"p95"`
 	P99   float64 `json:"p99"`
 	P999  float64 `json:"p99_9"`
+	// Inf counts the values recorded as +Inf: failed requests in the
+	// error-adjusted distributions, 0 elsewhere. When Inf > 0, Mean, Std and
+	// Max are +Inf, and so is every percentile that lands on a failure. JSON
+	// cannot hold +Inf: these fields are then written as the string "inf"
+	// (see Distribution.MarshalJSON).
+	Inf int64 `json:"inf,omitempty"`
 	// Histogram is hdrhistogram-go's compressed encoding, base64. Empty when Count is 0.
 	Histogram string `json:"histogram,omitempty"`
 }
@@ -69,9 +75,10 @@ type Summary struct {
 	ITL           Distribution `json:"itl_ms"`            // per request, (E2E − TTFT) / (OSL − 1), OSL ≥ 2 (AIPerf, GenAI-Perf; = TPOT)
 	ICL           Distribution `json:"icl_ms"`            // every gap between token-carrying chunks, pooled (vLLM's "ITL")
 	E2E           Distribution `json:"e2e_ms"`            // last_token_at − sent_at
-	Lag           Distribution `json:"scheduling_lag_ms"` // sent_at − scheduled_at
+	Lag           Distribution `json:"scheduling_lag_ms"` // sent_at − scheduled_at, every request sent in the window (wrk2)
 
-	// Error-adjusted distributions: each failed request counts as +Inf.
+	// Error-adjusted distributions: the ok requests' values plus one +Inf
+	// per failed request sent in the window (Distribution.Inf counts them).
 	TTFTErrorAdjusted Distribution `json:"ttft_error_adjusted_ms"`
 	E2EErrorAdjusted  Distribution `json:"e2e_error_adjusted_ms"`
 
@@ -81,8 +88,8 @@ type Summary struct {
 	OutputTokens   Distribution `json:"output_tokens"` // achieved OSL
 
 	// Throughputs over the window (SPEC §5).
-	OutputTokensPerSecond float64 `json:"output_tok_s"`   // output tokens arriving in the window / window
-	InputTokensPerSecond  float64 `json:"input_tok_s"`    // prompt tokens of requests sent in the window / window
+	OutputTokensPerSecond float64 `json:"output_tok_s"`   // output tokens whose chunk arrived in the window (any request, scaled to OutputTokens) / window
+	InputTokensPerSecond  float64 `json:"input_tok_s"`    // prompt tokens of requests sent in the window and prefilled (ok, or a token arrived) / window
 	TotalTokensPerSecond  float64 `json:"total_tok_s"`    // input + output
 	RequestsPerSecond     float64 `json:"req_s"`          // requests completed ok in the window / window
 	MeanConcurrency       float64 `json:"mean_in_flight"` // time-weighted mean of requests in flight over the window
@@ -92,6 +99,10 @@ type Summary struct {
 	Goodput Goodput `json:"goodput"`
 
 	Client ClientHealth `json:"client"`
+
+	// MinSamples is the number of successful requests below which the level
+	// carries a "few_samples" warning (p99 unreliable); 0 disables it.
+	MinSamples int `json:"min_samples"`
 
 	Warnings []Warning `json:"warnings,omitempty"`
 }
@@ -105,13 +116,26 @@ type RequestCounts struct {
 	Failed     int64            `json:"failed"`     // ... and failed (error or timeout)
 	Incomplete int64            `json:"incomplete"` // ... and were cut off (cancelled) at the level's end
 	ErrorKinds map[string]int64 `json:"error_kinds,omitempty"`
+
+	// Completed counts requests that finished ok with DoneAt inside the
+	// window, whenever they were sent: the numerator of RequestsPerSecond.
+	Completed int64 `json:"completed_in_window"`
+	// TokenCountsCompared counts ok requests sent in the window that carry
+	// both a server and a local output token count; TokenCountMismatches
+	// those whose two counts differ by more than 1 % (SPEC §5, OSL).
+	TokenCountsCompared  int64 `json:"token_counts_compared"`
+	TokenCountMismatches int64 `json:"token_count_mismatches"`
+	// OSLShort counts ok requests sent in the window whose OutputTokens fell
+	// short of RequestedOutputTokens (ignore_eos not honoured, or a stop).
+	OSLShort int64 `json:"osl_short"`
 }
 
-// Goodput is request-level goodput over the window.
+// Goodput is request-level goodput over the window: requests sent in the
+// window that finished ok and passed Config.Good.
 type Goodput struct {
-	Requests              int64   `json:"requests"` // requests that met every per-request threshold
-	RequestsPerSecond     float64 `json:"req_s"`
-	OutputTokensPerSecond float64 `json:"output_tok_s"`
+	Requests              int64   `json:"requests"`     // requests that met every per-request threshold
+	RequestsPerSecond     float64 `json:"req_s"`        // Requests / window, req/s
+	OutputTokensPerSecond float64 `json:"output_tok_s"` // those requests' OutputTokens / window, tokens/s
 }
 
 // ClientHealth tells whether the load generator kept up (SPEC §5).
@@ -126,4 +150,8 @@ type ClientHealth struct {
 	ClientLimited bool    `json:"client_limited"`   // achieved < 98 % of target, or lag p99 > MaxLag
 	Capped        bool    `json:"capped"`           // the shortfall came from MaxConcurrency, not the client
 	Reason        string  `json:"reason,omitempty"` // why ClientLimited or Capped is set
+	// PeakInFlight is the most requests in flight ([SentAt, DoneAt]) at
+	// any instant of the window. For a merged summary it is the sum of the
+	// shards' peaks, an upper bound.
+	PeakInFlight int64 `json:"peak_in_flight"`
 }

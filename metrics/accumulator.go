@@ -1,0 +1,392 @@
+package metrics
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+)
+
+// Defaults applied by NewAccumulator to zero Config fields (SPEC §5).
+const (
+	// DefaultMaxLag is the scheduling-lag p99 threshold without an SLO.
+	DefaultMaxLag = 10 * time.Millisecond
+	// DefaultMinSamples is the successful-request count below which a
+	// level's p99 is flagged unreliable.
+	DefaultMinSamples = 1000
+)
+
+// Thresholds of the client-health and data-quality checks.
+const (
+	// MinAchievedRatio: an open-loop level that sent less than this share of
+	// its target rate is client-limited (SPEC §5).
+	MinAchievedRatio = 0.98
+	// HighErrorRate is the error rate above which a level is warned about.
+	HighErrorRate = 0.05
+	// TokenMismatchTolerance is the relative gap between the server's and
+	// the local tokenizer's output counts above which they disagree (SPEC §5).
+	TokenMismatchTolerance = 0.01
+)
+
+// Config describes one level to an Accumulator. It is a plain value; the
+// zero value of every optional field means "default" or "not known".
+type Config struct {
+	// Level is the 0-based level index, copied into the Summary and its warnings.
+	Level int
+	// Profile is the level's load profile. Its Rate is the target of an
+	// open-loop level, and its MaxConcurrency the cap behind "capped".
+	Profile loadgen.Profile
+	// Window is the level's measured window (SPEC §5), known once the level is over.
+	Window Window
+	// MaxLag is the scheduling-lag p99 above which the level is
+	// client-limited. Zero means DefaultMaxLag (10 ms, SPEC §5: no SLO);
+	// with an SLO the caller passes 5 % of its tightest latency term.
+	MaxLag time.Duration
+	// Good is the per-request goodput predicate (every per-request SLO
+	// latency threshold met), called only for ok requests sent in the
+	// window. Nil means no SLO: goodput stays zero.
+	Good func(*loadgen.Record) bool
+	// MinSamples is the ok-request count below which a "few_samples"
+	// warning is raised. Zero means DefaultMinSamples; negative disables it.
+	MinSamples int
+	// CPUSeconds is the client process's CPU time (user+sys) during the
+	// level, s, and WallSeconds the level's wall time, s; both from the level
+	// runner (0 = unknown).
+	CPUSeconds  float64
+	WallSeconds float64
+	// TargetRate is the open-loop target, req/s. Zero means Profile.Rate for
+	// open-loop modes, none otherwise.
+	TargetRate float64
+	// CapReached is set by the level runner when an arrival had to wait for
+	// a MaxConcurrency slot. The Accumulator also detects the cap itself,
+	// when the peak in flight within the window reached it.
+	CapReached bool
+}
+
+// Validate reports every problem with c at once.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Window.End < c.Window.Start {
+		errs = append(errs, fmt.Errorf("window: end %v is before start %v", c.Window.End, c.Window.Start))
+	}
+	if c.MaxLag < 0 {
+		errs = append(errs, fmt.Errorf("max lag: %v is negative; pass 0 for the default %v", c.MaxLag, DefaultMaxLag))
+	}
+	if c.CPUSeconds < 0 || math.IsNaN(c.CPUSeconds) {
+		errs = append(errs, fmt.Errorf("cpu seconds: %v must be ≥ 0", c.CPUSeconds))
+	}
+	if c.WallSeconds < 0 || math.IsNaN(c.WallSeconds) {
+		errs = append(errs, fmt.Errorf("wall seconds: %v must be ≥ 0", c.WallSeconds))
+	}
+	if c.TargetRate < 0 || math.IsNaN(c.TargetRate) || math.IsInf(c.TargetRate, 0) {
+		errs = append(errs, fmt.Errorf("target rate: %v must be a finite rate ≥ 0 req/s", c.TargetRate))
+	}
+	return errors.Join(errs...)
+}
+
+// Accumulator computes a level's Summary from its records. Feed it every
+// record of the level (warmup and cooldown included: tokens of requests
+// sent before the window that arrive inside it count toward throughput)
+// with Add, then call Summary. It is not safe for concurrent use: one
+// goroutine adds; Summary may be called any number of times.
+type Accumulator struct {
+	cfg Config
+
+	ttft, ttftCorr, ttfot, itl, icl, e2e, lag *hdrhistogram.Histogram
+	ttftAdj, e2eAdj                           *hdrhistogram.Histogram
+	perChunk, isl, osl                        *hdrhistogram.Histogram
+
+	counts       RequestCounts
+	outTokens    float64 // output tokens arriving in the window (scaled to usage)
+	inTokens     int64   // prompt tokens of prefilled requests sent in the window
+	busy         time.Duration
+	goodReqs     int64
+	goodTokens   int64
+	intervals    []interval // [SentAt, DoneAt] ∩ window, for the peak in flight
+	validWindow  bool
+	windowLength time.Duration
+}
+
+type interval struct{ from, to time.Duration }
+
+// NewAccumulator returns an empty Accumulator for the level cfg describes,
+// with defaults applied to cfg's zero fields. It does not validate cfg
+// (call Config.Validate); an empty or inverted window gives a Summary with
+// zero rates and an "empty_window" warning.
+func NewAccumulator(cfg Config) *Accumulator {
+	if cfg.MaxLag <= 0 {
+		cfg.MaxLag = DefaultMaxLag
+	}
+	if cfg.MinSamples == 0 {
+		cfg.MinSamples = DefaultMinSamples
+	}
+	if cfg.MinSamples < 0 {
+		cfg.MinSamples = 0
+	}
+	if cfg.TargetRate == 0 && cfg.Profile.Mode.OpenLoop() {
+		cfg.TargetRate = cfg.Profile.Rate
+	}
+	return &Accumulator{
+		cfg:      cfg,
+		ttft:     newLatencyHistogram(),
+		ttftCorr: newLatencyHistogram(),
+		ttfot:    newLatencyHistogram(),
+		itl:      newLatencyHistogram(),
+		icl:      newLatencyHistogram(),
+		e2e:      newLatencyHistogram(),
+		lag:      newLatencyHistogram(),
+		ttftAdj:  newLatencyHistogram(),
+		e2eAdj:   newLatencyHistogram(),
+		perChunk: newTokenHistogram(),
+		isl:      newTokenHistogram(),
+		osl:      newTokenHistogram(),
+		counts:   RequestCounts{ErrorKinds: map[string]int64{}},
+
+		validWindow:  cfg.Window.End > cfg.Window.Start,
+		windowLength: cfg.Window.End - cfg.Window.Start,
+	}
+}
+
+// failed reports whether s is a failure (error or timeout). Cancelled
+// requests are incomplete, not failures (SPEC §5).
+func failed(s loadgen.Status) bool { return s == loadgen.StatusError || s == loadgen.StatusTimeout }
+
+// Add accounts for one record of the level. It sets rec.InWindow to whether
+// the request was sent inside the window (Window.Contains(rec.SentAt)) and
+// changes nothing else; it keeps no reference to rec. Records of other
+// levels must not be added.
+//
+// Populations (SPEC §5):
+//   - latency distributions (TTFT, TTFT corrected, TTFOT, ITL, ICL, E2E),
+//     tokens per chunk and the achieved ISL/OSL: requests sent in the
+//     window that finished ok;
+//   - scheduling lag: every request sent in the window, whatever its outcome;
+//   - error-adjusted TTFT and E2E: the ok ones plus one +Inf per failure
+//     sent in the window;
+//   - output throughput: every token-carrying chunk that arrived in the
+//     window, whatever the request's status or send time;
+//   - input throughput: prompt tokens of requests sent in the window that
+//     the server prefilled (ok, or at least one token arrived); a request
+//     refused before prefill (HTTP 429, connect failure) adds none;
+//   - requests/s: ok requests whose DoneAt lies in the window;
+//   - mean concurrency: every request's [SentAt, DoneAt] ∩ window.
+func (a *Accumulator) Add(rec *loadgen.Record) {
+	w := a.cfg.Window
+	a.counts.Scheduled++
+	rec.InWindow = w.Contains(rec.SentAt)
+	ok := rec.Status == loadgen.StatusOK
+
+	if a.validWindow {
+		a.outTokens += tokensInWindow(rec, w)
+		if ok && w.Contains(rec.DoneAt) {
+			a.counts.Completed++
+		}
+		if from, to := max(rec.SentAt, w.Start), min(rec.DoneAt, w.End); to > from {
+			a.busy += to - from
+			a.intervals = append(a.intervals, interval{from, to})
+		}
+	}
+
+	if !rec.InWindow {
+		return
+	}
+	a.counts.Sent++
+	recordLatency(a.lag, rec.SentAt-rec.ScheduledAt)
+	switch {
+	case ok:
+		a.counts.OK++
+	case failed(rec.Status):
+		a.counts.Failed++
+		kind := string(rec.ErrorKind)
+		if kind == "" {
+			kind = string(rec.Status)
+		}
+		a.counts.ErrorKinds[kind]++
+		recordInf(a.ttftAdj)
+		recordInf(a.e2eAdj)
+	default:
+		a.counts.Incomplete++
+	}
+	if ok || rec.FirstTokenAt != 0 {
+		a.inTokens += int64(rec.PromptTokens)
+	}
+	if !ok {
+		return
+	}
+
+	if ttft, has := rec.TTFT(); has {
+		recordLatency(a.ttft, ttft)
+		recordLatency(a.ttftAdj, ttft)
+		recordLatency(a.ttftCorr, rec.FirstTokenAt-rec.ScheduledAt)
+	}
+	if rec.FirstContentAt != 0 {
+		recordLatency(a.ttfot, rec.FirstContentAt-rec.SentAt)
+	}
+	e2e := rec.E2E()
+	recordLatency(a.e2e, e2e)
+	recordLatency(a.e2eAdj, e2e)
+	if osl := rec.OutputTokens; osl >= 2 && rec.FirstTokenAt != 0 && rec.LastTokenAt != 0 {
+		// (E2E − TTFT) / (OSL − 1) = (last − first) / (OSL − 1).
+		recordLatency(a.itl, time.Duration(math.Round(float64(rec.LastTokenAt-rec.FirstTokenAt)/float64(osl-1))))
+	}
+	for i := 1; i < len(rec.ChunkTimes); i++ {
+		recordLatency(a.icl, rec.ChunkTimes[i]-rec.ChunkTimes[i-1])
+	}
+	for i := range rec.ChunkTimes {
+		recordTokens(a.perChunk, chunkTokens(rec, i))
+	}
+	recordTokens(a.isl, int64(rec.PromptTokens))
+	recordTokens(a.osl, int64(rec.OutputTokens))
+
+	if rec.ServerOutputTokens > 0 && rec.LocalOutputTokens > 0 {
+		a.counts.TokenCountsCompared++
+		diff := math.Abs(float64(rec.ServerOutputTokens - rec.LocalOutputTokens))
+		if diff > TokenMismatchTolerance*float64(rec.ServerOutputTokens) {
+			a.counts.TokenCountMismatches++
+		}
+	}
+	if rec.RequestedOutputTokens > 0 && rec.OutputTokens < rec.RequestedOutputTokens {
+		a.counts.OSLShort++
+	}
+	if a.cfg.Good != nil && a.cfg.Good(rec) {
+		a.goodReqs++
+		a.goodTokens += int64(rec.OutputTokens)
+	}
+}
+
+// chunkTokens is the token count of chunk i: ChunkTokens[i], or 1 when the
+// record carries no per-chunk counts.
+func chunkTokens(rec *loadgen.Record, i int) int64 {
+	if i < len(rec.ChunkTokens) {
+		return int64(rec.ChunkTokens[i])
+	}
+	return 1
+}
+
+// tokensInWindow counts rec's output tokens whose chunk arrived inside w.
+// When the chunk counts sum to something other than rec.OutputTokens (the
+// server's usage, or the local tokenizer's count), each chunk's share is
+// scaled so that the request's total equals OutputTokens. A record without
+// chunk times (non-streaming) has all its tokens arrive at LastTokenAt, or
+// DoneAt when that is unset.
+func tokensInWindow(rec *loadgen.Record, w Window) float64 {
+	if len(rec.ChunkTimes) == 0 {
+		t := rec.LastTokenAt
+		if t == 0 {
+			t = rec.DoneAt
+		}
+		if rec.OutputTokens > 0 && w.Contains(t) {
+			return float64(rec.OutputTokens)
+		}
+		return 0
+	}
+	var sum, in int64
+	for i, t := range rec.ChunkTimes {
+		k := chunkTokens(rec, i)
+		sum += k
+		if w.Contains(t) {
+			in += k
+		}
+	}
+	if in == 0 {
+		return 0
+	}
+	if rec.OutputTokens > 0 && sum > 0 && sum != int64(rec.OutputTokens) {
+		return float64(in) * float64(rec.OutputTokens) / float64(sum)
+	}
+	return float64(in)
+}
+
+// peakInFlight returns the most intervals overlapping at any instant. An
+// interval ending at t and one starting at t do not overlap.
+func peakInFlight(iv []interval) int64 {
+	type event struct {
+		t     time.Duration
+		delta int64
+	}
+	ev := make([]event, 0, 2*len(iv))
+	for _, x := range iv {
+		ev = append(ev, event{x.from, +1}, event{x.to, -1})
+	}
+	slices.SortFunc(ev, func(a, b event) int {
+		switch {
+		case a.t < b.t:
+			return -1
+		case a.t > b.t:
+			return 1
+		}
+		return int(a.delta - b.delta) // ends before starts
+	})
+	var cur, peak int64
+	for _, e := range ev {
+		cur += e.delta
+		peak = max(peak, cur)
+	}
+	return peak
+}
+
+// Summary returns the level's Summary from the records added so far.
+// Rates are per second of window; latencies are in ms.
+func (a *Accumulator) Summary() Summary {
+	c := a.cfg
+	s := Summary{
+		Level:         c.Level,
+		Profile:       c.Profile,
+		Window:        c.Window,
+		WindowSeconds: max(c.Window.Seconds(), 0),
+		Requests:      a.counts,
+		MinSamples:    c.MinSamples,
+
+		TTFT:              distributionOf(a.ttft, UnitMS),
+		TTFTCorrected:     distributionOf(a.ttftCorr, UnitMS),
+		TTFOT:             distributionOf(a.ttfot, UnitMS),
+		ITL:               distributionOf(a.itl, UnitMS),
+		ICL:               distributionOf(a.icl, UnitMS),
+		E2E:               distributionOf(a.e2e, UnitMS),
+		Lag:               distributionOf(a.lag, UnitMS),
+		TTFTErrorAdjusted: distributionOf(a.ttftAdj, UnitMS),
+		E2EErrorAdjusted:  distributionOf(a.e2eAdj, UnitMS),
+		TokensPerChunk:    distributionOf(a.perChunk, UnitTokens),
+		PromptTokens:      distributionOf(a.isl, UnitTokens),
+		OutputTokens:      distributionOf(a.osl, UnitTokens),
+	}
+	s.Requests.ErrorKinds = make(map[string]int64, len(a.counts.ErrorKinds))
+	for k, v := range a.counts.ErrorKinds {
+		s.Requests.ErrorKinds[k] = v
+	}
+	if len(s.Requests.ErrorKinds) == 0 {
+		s.Requests.ErrorKinds = nil
+	}
+	if n := s.Requests.OK + s.Requests.Failed; n > 0 {
+		s.ErrorRate = float64(s.Requests.Failed) / float64(n)
+	}
+	s.Goodput.Requests = a.goodReqs
+	s.Client = ClientHealth{
+		TargetRate:   c.TargetRate,
+		MaxLag:       float64(c.MaxLag) / float64(time.Millisecond),
+		CPUSeconds:   c.CPUSeconds,
+		PeakInFlight: peakInFlight(a.intervals),
+	}
+	if c.WallSeconds > 0 {
+		s.Client.CPUPercent = c.CPUSeconds / c.WallSeconds * 100
+	}
+	if a.validWindow {
+		sec := a.windowLength.Seconds()
+		s.OutputTokensPerSecond = a.outTokens / sec
+		s.InputTokensPerSecond = float64(a.inTokens) / sec
+		s.TotalTokensPerSecond = s.OutputTokensPerSecond + s.InputTokensPerSecond
+		s.RequestsPerSecond = float64(a.counts.Completed) / sec
+		s.MeanConcurrency = a.busy.Seconds() / sec
+		s.Goodput.RequestsPerSecond = float64(a.goodReqs) / sec
+		s.Goodput.OutputTokensPerSecond = float64(a.goodTokens) / sec
+		s.Client.AchievedRate = float64(a.counts.Sent) / sec
+	}
+	assessClient(&s, c.CapReached)
+	s.Warnings = deriveWarnings(&s)
+	return s
+}

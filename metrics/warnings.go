@@ -1,0 +1,110 @@
+package metrics
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Warning codes set by this package (Warning.Code). Reports show every
+// warning; tools may match on the codes, which are stable.
+const (
+	// WarnEmptyWindow: the window has no length, so there are no rates.
+	WarnEmptyWindow = "empty_window"
+	// WarnNoRequests: no request was sent inside the window.
+	WarnNoRequests = "no_requests_in_window"
+	// WarnFewSamples: fewer ok requests than Summary.MinSamples; p99 unreliable.
+	WarnFewSamples = "few_samples"
+	// WarnClientLimited: the load generator fell behind (SPEC §5).
+	WarnClientLimited = "client_limited"
+	// WarnCapped: the shortfall came from MaxConcurrency (SPEC §5, §6).
+	WarnCapped = "capped"
+	// WarnTokenCountMismatch: server and local output counts differ by > 1 %.
+	WarnTokenCountMismatch = "token_count_mismatch"
+	// WarnOSLShort: ok requests returned fewer tokens than requested.
+	WarnOSLShort = "osl_short"
+	// WarnHighErrorRate: the error rate exceeds HighErrorRate.
+	WarnHighErrorRate = "high_error_rate"
+	// WarnShardWindowsDiffer: MergeSummaries added rates of shards whose
+	// windows were not the same.
+	WarnShardWindowsDiffer = "shard_windows_differ"
+)
+
+// isDerived reports whether code is computed from a Summary's own fields,
+// so that MergeSummaries recomputes it rather than copies it.
+func isDerived(code string) bool {
+	switch code {
+	case WarnEmptyWindow, WarnNoRequests, WarnFewSamples, WarnClientLimited, WarnCapped,
+		WarnTokenCountMismatch, WarnOSLShort, WarnHighErrorRate:
+		return true
+	}
+	return false
+}
+
+// assessClient fills s.Client's AchievedRatio, ClientLimited, Capped and
+// Reason (SPEC §5): a level is client-limited when an open-loop level sent
+// less than MinAchievedRatio of its target rate, or when the scheduling-lag
+// p99 exceeds MaxLag. It is capped instead when an open-loop level has a
+// MaxConcurrency and the cap was reached (capReached from the runner, or
+// the peak in flight within the window at the cap), since queueing for a
+// slot is then the cause.
+func assessClient(s *Summary, capReached bool) {
+	c := &s.Client
+	c.AchievedRatio, c.ClientLimited, c.Capped, c.Reason = 0, false, false, ""
+	var reasons []string
+	if c.TargetRate > 0 && s.WindowSeconds > 0 {
+		c.AchievedRatio = c.AchievedRate / c.TargetRate
+		if c.AchievedRatio < MinAchievedRatio {
+			reasons = append(reasons, fmt.Sprintf("achieved %.4g req/s, %.1f %% of the %.4g req/s target (< %.0f %%)",
+				c.AchievedRate, 100*c.AchievedRatio, c.TargetRate, 100*MinAchievedRatio))
+		}
+	}
+	if s.Lag.Count > 0 && s.Lag.P99 > c.MaxLag {
+		reasons = append(reasons, fmt.Sprintf("scheduling lag p99 %.4g ms > max lag %.4g ms", s.Lag.P99, c.MaxLag))
+	}
+	if len(reasons) == 0 {
+		return
+	}
+	limit := int64(s.Profile.MaxConcurrency)
+	if s.Profile.Mode.OpenLoop() && limit > 0 && (capReached || c.PeakInFlight >= limit) {
+		c.Capped = true
+		c.Reason = fmt.Sprintf("max concurrency %d reached: %s", limit, strings.Join(reasons, "; "))
+		return
+	}
+	c.ClientLimited = true
+	c.Reason = strings.Join(reasons, "; ")
+}
+
+// deriveWarnings returns the warnings implied by s's fields, in a fixed order.
+func deriveWarnings(s *Summary) []Warning {
+	var ws []Warning
+	add := func(code, format string, args ...any) {
+		ws = append(ws, Warning{Code: code, Level: s.Level, Message: fmt.Sprintf(format, args...)})
+	}
+	r := s.Requests
+	if s.WindowSeconds <= 0 {
+		add(WarnEmptyWindow, "level %d: the measured window is empty (%v .. %v): no rates", s.Level, s.Window.Start, s.Window.End)
+	}
+	switch {
+	case r.Sent == 0:
+		add(WarnNoRequests, "level %d: no request was sent inside the measured window", s.Level)
+	case s.MinSamples > 0 && r.OK < int64(s.MinSamples):
+		add(WarnFewSamples, "fewer than %d requests in level %d: p99 unreliable (%d succeeded in the window)", s.MinSamples, s.Level, r.OK)
+	}
+	if s.Client.ClientLimited {
+		add(WarnClientLimited, "level %d is client-limited: %s; latencies and rates describe the client, not the server", s.Level, s.Client.Reason)
+	}
+	if s.Client.Capped {
+		add(WarnCapped, "level %d is capped by --max-concurrency: %s; queue time is counted as scheduling lag", s.Level, s.Client.Reason)
+	}
+	if r.TokenCountMismatches > 0 {
+		add(WarnTokenCountMismatch, "level %d: server and local tokenizer output counts differ by more than %.0f %% on %d of %d requests; the tokenizer may not match the served model",
+			s.Level, 100*TokenMismatchTolerance, r.TokenCountMismatches, r.TokenCountsCompared)
+	}
+	if r.OSLShort > 0 {
+		add(WarnOSLShort, "level %d: %d of %d ok requests returned fewer output tokens than requested (ignore_eos not honoured?)", s.Level, r.OSLShort, r.OK)
+	}
+	if s.ErrorRate > HighErrorRate {
+		add(WarnHighErrorRate, "level %d: %.1f %% of requests failed (%d of %d)", s.Level, 100*s.ErrorRate, r.Failed, r.Failed+r.OK)
+	}
+	return ws
+}
