@@ -66,6 +66,11 @@ type Config struct {
 	// a MaxConcurrency slot. The Accumulator also detects the cap itself,
 	// when the peak in flight within the window reached it.
 	CapReached bool
+	// InWindow, when set, decides which requests count as sent inside the
+	// window; the level runner passes loadgen.LevelResult.InWindow so that
+	// request-count warmup and cooldown trims (SPEC §5) are honoured
+	// exactly. The default is Window.Contains(rec.SentAt).
+	InWindow func(*loadgen.Record) bool
 }
 
 // Validate reports every problem with c at once.
@@ -157,7 +162,8 @@ func NewAccumulator(cfg Config) *Accumulator {
 func failed(s loadgen.Status) bool { return s == loadgen.StatusError || s == loadgen.StatusTimeout }
 
 // Add accounts for one record of the level. It sets rec.InWindow to whether
-// the request was sent inside the window (Window.Contains(rec.SentAt)) and
+// the request was sent inside the window (Config.InWindow, by default
+// Window.Contains(rec.SentAt)) and
 // changes nothing else; it keeps no reference to rec. Records of other
 // levels must not be added.
 //
@@ -178,7 +184,11 @@ func failed(s loadgen.Status) bool { return s == loadgen.StatusError || s == loa
 func (a *Accumulator) Add(rec *loadgen.Record) {
 	w := a.cfg.Window
 	a.counts.Scheduled++
-	rec.InWindow = w.Contains(rec.SentAt)
+	if a.cfg.InWindow != nil {
+		rec.InWindow = a.cfg.InWindow(rec)
+	} else {
+		rec.InWindow = w.Contains(rec.SentAt)
+	}
 	ok := rec.Status == loadgen.StatusOK
 
 	if a.validWindow {
