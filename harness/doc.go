@@ -1,0 +1,12 @@
+// Package harness runs benchmark levels end to end: it joins a load
+// generator (package loadgen), a records log (requests.jsonl), the metrics
+// accumulator, the SLO's goodput predicate and the telemetry sources into a
+// sweep.LevelRunner, so that `gollm-bench run`, `gollm-bench sweep` and
+// embedders share one way of measuring a level.
+//
+// A level runs in two stages joined by plain data, as STYLE.md asks:
+// records stream to a spool file while the level runs (memory stays flat
+// whatever the request count), then, once the level's window is known,
+// the spool is re-read into the accumulator, which marks each record in or
+// out of the window, and appended to the run's records log.
+package harness
