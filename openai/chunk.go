@@ -2,9 +2,10 @@ package openai
 
 import (
 	"bytes"
-	"errors"
 	"encoding/json"
-	"strings"
+	"errors"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	goopenai "github.com/sashabaranov/go-openai"
 )
@@ -112,7 +113,7 @@ func (c *chunk) slowDecode(data []byte) error {
 	c.Choices, c.Usage, c.Error = c.Choices[:0], usage{}, nil
 	if err := json.Unmarshal(data, &v); err != nil {
 		var te *json.UnmarshalTypeError
-		if !errors.As(err, &te) {
+		if !errors.As(err, &te) || te.Field == "" {
 			return err
 		}
 		// A member of an unexpected type (a float token count, say) is
@@ -173,16 +174,18 @@ func countLogprobs(raw []byte) int {
 	return max(len(lp.Tokens), len(lp.Content))
 }
 
-// appendText appends the text c carries (reasoning, content, completion
-// text and tool-call names and arguments) to sb, for a local token count.
-func (c *chunk) appendText(sb *strings.Builder) {
+// appendText appends the text c carries (completion text, reasoning,
+// content, tool-call names and arguments) to dst, for a local token count.
+// String bytes pass through unchanged (escapes are decoded), so a UTF-8
+// sequence split across chunks is whole again in the concatenation.
+func (c *chunk) appendText(dst []byte) []byte {
 	for i := range c.Choices {
 		ch := &c.Choices[i]
-		sb.WriteString(ch.Text.str())
+		dst = appendUnquoted(dst, ch.Text)
 		for _, d := range [...]*chunkDelta{&ch.Delta, &ch.Message} {
-			sb.WriteString(d.ReasoningContent.str())
-			sb.WriteString(d.Reasoning.str())
-			sb.WriteString(d.Content.str())
+			dst = appendUnquoted(dst, d.ReasoningContent)
+			dst = appendUnquoted(dst, d.Reasoning)
+			dst = appendUnquoted(dst, d.Content)
 			if d.ToolCalls.hasText() {
 				var calls []struct {
 					Function struct {
@@ -192,13 +195,89 @@ func (c *chunk) appendText(sb *strings.Builder) {
 				}
 				if json.Unmarshal(d.ToolCalls, &calls) == nil {
 					for _, tc := range calls {
-						sb.WriteString(tc.Function.Name)
-						sb.WriteString(tc.Function.Arguments)
+						dst = append(dst, tc.Function.Name...)
+						dst = append(dst, tc.Function.Arguments...)
 					}
 				}
 			}
 		}
 	}
+	return dst
+}
+
+// appendUnquoted appends the contents of the JSON string raw to dst,
+// decoding escapes and keeping every other byte as is. A raw value that is
+// not a string appends nothing.
+func appendUnquoted(dst []byte, raw []byte) []byte {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return dst
+	}
+	s := raw[1 : len(raw)-1]
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			dst = append(dst, c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r, n := hex4(s[i+1:])
+			if n == 0 {
+				dst = append(dst, '\\', 'u')
+				continue
+			}
+			i += n
+			if utf16.IsSurrogate(r) {
+				if i+2 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
+					if r2, n2 := hex4(s[i+3:]); n2 > 0 {
+						if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+							dst = utf8.AppendRune(dst, d)
+							i += 2 + n2
+							continue
+						}
+					}
+				}
+				r = utf8.RuneError
+			}
+			dst = utf8.AppendRune(dst, r)
+		default: // '"', '\\', '/' and anything else: the character itself
+			dst = append(dst, s[i])
+		}
+	}
+	return dst
+}
+
+// hex4 decodes four hex digits at the start of b; n is 4, or 0 if invalid.
+func hex4(b []byte) (r rune, n int) {
+	if len(b) < 4 {
+		return 0, 0
+	}
+	for _, c := range b[:4] {
+		var v byte
+		switch {
+		case c >= '0' && c <= '9':
+			v = c - '0'
+		case c >= 'a' && c <= 'f':
+			v = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			v = c - 'A' + 10
+		default:
+			return 0, 0
+		}
+		r = r<<4 | rune(v)
+	}
+	return r, 4
 }
 
 // finishReason returns the first non-empty finish_reason in c, or nil.

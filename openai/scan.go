@@ -1,5 +1,7 @@
 package openai
 
+import "strings"
+
 // This file holds the allocation-free fast path of chunk decoding: a strict
 // scanner for the JSON of one stream chunk that picks the few members the
 // client measures and skips the rest. It gives up (returns false) on
@@ -14,10 +16,15 @@ package openai
 func (c *chunk) fastDecode(data []byte) bool {
 	c.Choices, c.Usage, c.Error = c.Choices[:0], usage{}, nil
 	s := scanner{b: data}
+	seenChoices := false
 	s.ws()
 	ok := s.object(func(key []byte) bool {
 		switch string(key) {
 		case "choices":
+			if seenChoices { // encoding/json merges repeats: leave it to it
+				return false
+			}
+			seenChoices = true
 			return c.scanChoices(&s)
 		case "usage":
 			return c.scanUsage(&s)
@@ -25,7 +32,7 @@ func (c *chunk) fastDecode(data []byte) bool {
 			c.Error = s.raw()
 			return c.Error != nil
 		}
-		return s.skip()
+		return !nearKey(key, "choices", "usage", "error") && s.skip()
 	})
 	if !ok {
 		return false
@@ -67,7 +74,7 @@ func (c *chunk) scanChoices(s *scanner) bool {
 			case "logprobs":
 				return s.rawInto(&ch.Logprobs)
 			}
-			return s.skip()
+			return !nearKey(key, "text", "delta", "message", "finish_reason", "logprobs") && s.skip()
 		})
 	})
 }
@@ -90,7 +97,7 @@ func scanDelta(s *scanner, d *chunkDelta) bool {
 		case "tool_calls":
 			return s.rawInto(&d.ToolCalls)
 		}
-		return s.skip()
+		return !nearKey(key, "content", "reasoning_content", "reasoning", "tool_calls") && s.skip()
 	})
 }
 
@@ -116,7 +123,7 @@ func (c *chunk) scanUsage(s *scanner) bool {
 			c.Usage.completion = n
 			return ok
 		}
-		return s.skip()
+		return !nearKey(key, "prompt_tokens", "completion_tokens") && s.skip()
 	})
 }
 
@@ -392,4 +399,21 @@ func (s *scanner) int() (int, bool) {
 	}
 	s.i = i
 	return n, true
+}
+
+// nearKey reports a key that encoding/json, which matches keys without
+// regard to case (and folds a few non-ASCII letters), might take for one of
+// names although it is not spelled exactly so: the fast path then gives up.
+func nearKey(key []byte, names ...string) bool {
+	for _, c := range key {
+		if c >= 0x80 {
+			return true
+		}
+	}
+	for _, n := range names {
+		if len(key) == len(n) && strings.EqualFold(string(key), n) {
+			return true
+		}
+	}
+	return false
 }
