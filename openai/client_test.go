@@ -422,4 +422,3 @@ func TestErrorMessageTruncated(t *testing.T) {
 		t.Errorf("error message of %d bytes (valid UTF-8 %v), want <= %d", len(rec.ErrorMessage), utf8.ValidString(rec.ErrorMessage), maxErrorMessage)
 	}
 }
-
