@@ -1,0 +1,608 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	goopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+)
+
+// Client sends requests to one OpenAI-compatible server and measures them.
+// It implements loadgen.Requester. Build it with New; it is safe for
+// concurrent use and owns one HTTP transport (one connection pool per run,
+// SPEC §3).
+type Client struct {
+	cfg    config
+	base   string // scheme://host[:port][/prefix], without /v1
+	url    string // the endpoint's URL
+	hc     *http.Client
+	header http.Header // read-only after New, shared by all requests
+
+	// bodyPrefix is the constant part of every request body: "{" and the
+	// members that do not depend on the request, encoded once.
+	bodyPrefix []byte
+	// Per-request members, false when --extra-body overrides them.
+	sendPrompt, sendMaxTokens, sendMaxCompletion, sendMinTokens bool
+
+	streams sync.Pool // *streamState, reused between requests
+}
+
+// Sentinel causes that tell the request's own timeouts from the run's
+// cancellation.
+var (
+	errRequestTimeout = errors.New("request timeout")
+	errIdleTimeout    = errors.New("idle timeout")
+)
+
+// maxErrorMessage bounds Record.ErrorMessage, in bytes.
+const maxErrorMessage = 512
+
+// maxBody bounds a non-streaming response or an error body read, in bytes.
+const maxBody = 64 << 20
+
+// New returns a Client for the server at baseURL ("http://host:port", with
+// or without a trailing "/v1"). The defaults are: completions endpoint,
+// streaming with usage, ignore_eos true, temperature 0, no timeouts, a pool
+// for DefaultMaxConcurrency connections.
+func New(baseURL string, opts ...Option) (*Client, error) {
+	cfg := config{
+		endpoint:       Completions,
+		header:         http.Header{},
+		extra:          map[string]json.RawMessage{},
+		ignoreEOS:      true,
+		stream:         true,
+		maxConcurrency: DefaultMaxConcurrency,
+	}
+	var errs []error
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	base, err := normalizeBase(baseURL)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	c := &Client{cfg: cfg, base: base, url: base + "/v1/" + string(cfg.endpoint), hc: cfg.httpClient}
+	if c.hc == nil {
+		c.hc = &http.Client{Transport: newTransport(cfg.maxConcurrency)}
+	}
+	c.header = cfg.header.Clone()
+	c.header.Set("Content-Type", "application/json")
+	if cfg.stream {
+		c.header.Set("Accept", "text/event-stream")
+	} else {
+		c.header.Set("Accept", "application/json")
+	}
+	if cfg.apiKey != "" {
+		c.header.Set("Authorization", "Bearer "+cfg.apiKey)
+	}
+	if err := c.buildPrefix(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// normalizeBase checks a --target URL and strips a trailing "/" and "/v1".
+func normalizeBase(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("--target %q: %w", raw, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return "", fmt.Errorf("--target %q: want http://host:port or https://host", raw)
+	}
+	u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/v1")
+	u.RawPath, u.RawQuery, u.Fragment = "", "", ""
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// newTransport returns a keep-alive HTTP/1.1 transport whose pool holds n
+// idle connections per host and never limits connections per host, so the
+// pool cannot cap concurrency (GuideLLM's 100-per-worker cap did). No proxy
+// is used: inject a client with WithHTTPClient for one.
+func newTransport(n int) *http.Transport {
+	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	return &http.Transport{
+		DialContext:           d.DialContext,
+		MaxIdleConns:          n,
+		MaxIdleConnsPerHost:   n,
+		MaxConnsPerHost:       0, // unlimited
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		DisableCompression:    true, // a gzip layer would batch SSE frames
+		ForceAttemptHTTP2:     false,
+	}
+}
+
+// buildPrefix encodes the constant members of the body once. --extra-body
+// members are merged last and win; a per-request member (prompt,
+// max_tokens...) named in --extra-body is not sent from the request.
+func (c *Client) buildPrefix() error {
+	m := map[string]any{}
+	if c.cfg.model != "" {
+		m["model"] = c.cfg.model
+	}
+	m["stream"] = c.cfg.stream
+	if c.cfg.stream {
+		m["stream_options"] = map[string]bool{"include_usage": true}
+	}
+	if c.cfg.ignoreEOS {
+		m["ignore_eos"] = true
+	}
+	m["temperature"] = c.cfg.temperature
+	if c.cfg.minTokens > 0 {
+		m["min_tokens"] = c.cfg.minTokens
+	}
+	for k, v := range c.cfg.extra {
+		m[k] = v
+	}
+	promptKey := "prompt"
+	if c.cfg.endpoint == Chat {
+		promptKey = "messages"
+	}
+	_, extraPrompt := c.cfg.extra[promptKey]
+	_, extraMax := c.cfg.extra["max_tokens"]
+	_, extraMaxC := c.cfg.extra["max_completion_tokens"]
+	_, extraMin := c.cfg.extra["min_tokens"]
+	c.sendPrompt = !extraPrompt
+	c.sendMaxTokens = !extraMax
+	c.sendMaxCompletion = c.cfg.endpoint == Chat && !extraMaxC
+	c.sendMinTokens = c.cfg.minTokens == MinTokensFromMax && !extraMin
+
+	b, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("request body: %w", err)
+	}
+	c.bodyPrefix = b[:len(b)-1] // drop "}"; m is never empty ("stream")
+	return nil
+}
+
+// body returns the JSON body for req.
+func (c *Client) body(req *loadgen.Request) ([]byte, error) {
+	b := make([]byte, 0, len(c.bodyPrefix)+len(req.Prompt)+96)
+	b = append(b, c.bodyPrefix...)
+	if c.sendPrompt {
+		if c.cfg.endpoint == Chat {
+			// go-openai's message type carries the chat shape; the request
+			// around it is ours (see doc.go).
+			msg, err := json.Marshal([]goopenai.ChatCompletionMessage{{Role: goopenai.ChatMessageRoleUser, Content: req.Prompt}})
+			if err != nil {
+				return nil, err
+			}
+			b = append(b, `,"messages":`...)
+			b = append(b, msg...)
+		} else {
+			b = append(b, `,"prompt":`...)
+			b = appendJSONString(b, req.Prompt)
+		}
+	}
+	if req.MaxTokens > 0 {
+		if c.sendMaxTokens {
+			b = fmt.Appendf(b, `,"max_tokens":%d`, req.MaxTokens)
+		}
+		if c.sendMaxCompletion {
+			b = fmt.Appendf(b, `,"max_completion_tokens":%d`, req.MaxTokens)
+		}
+		if c.sendMinTokens {
+			b = fmt.Appendf(b, `,"min_tokens":%d`, req.MaxTokens)
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendJSONString appends s as a JSON string. Invalid UTF-8 becomes
+// U+FFFD, as encoding/json does; HTML characters are not escaped.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, `\ufffd`...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
+
+// streamState is the per-request scratch space, pooled by the Client so a
+// request allocates little beyond its Record's chunk slices.
+type streamState struct {
+	sse    sseReader
+	ch     chunk
+	text   []byte // output text, kept only with a token counter
+	finish []byte
+	usage  usage
+	reused bool
+}
+
+// Do sends req and fills rec (loadgen.Requester). It sets rec.SentAt only
+// when the caller left it zero, and rec.RequestedOutputTokens likewise.
+// It never panics: a panic while handling the request is recorded as
+// StatusError/ErrorPanic, keeping what was measured until then.
+func (c *Client) Do(ctx context.Context, clock loadgen.Clock, req *loadgen.Request, rec *loadgen.Record) {
+	st, _ := c.streams.Get().(*streamState)
+	if st == nil {
+		st = &streamState{}
+	}
+	st.text, st.finish, st.usage, st.reused = st.text[:0], st.finish[:0], usage{}, false
+	defer func() {
+		if p := recover(); p != nil {
+			rec.Status, rec.ErrorKind = loadgen.StatusError, loadgen.ErrorPanic
+			rec.ErrorMessage = truncate(fmt.Sprint("panic: ", p))
+			if rec.DoneAt == 0 {
+				rec.DoneAt = clock.Now()
+			}
+			func() {
+				defer func() { _ = recover() }()
+				c.finish(req, rec, st)
+			}()
+			return // st may be inconsistent: do not reuse it
+		}
+		c.streams.Put(st)
+	}()
+	if rec.RequestedOutputTokens == 0 {
+		rec.RequestedOutputTokens = req.MaxTokens
+	}
+	c.do(ctx, clock, req, rec, st)
+	c.finish(req, rec, st)
+}
+
+// do runs the HTTP exchange.
+func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Request, rec *loadgen.Record, st *streamState) {
+	defer func() { rec.DoneAt = clock.Now() }()
+	rctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if d := c.cfg.requestTimeout; d > 0 {
+		var stop context.CancelFunc
+		rctx, stop = context.WithTimeoutCause(rctx, d, errRequestTimeout)
+		defer stop()
+	}
+	var idle *time.Timer
+	if d := c.cfg.idleTimeout; d > 0 {
+		idle = time.AfterFunc(d, func() { cancel(errIdleTimeout) })
+		defer idle.Stop()
+	}
+	rctx = httptrace.WithClientTrace(rctx, &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) { st.reused = info.Reused },
+	})
+	body, err := c.body(req)
+	if err != nil {
+		c.fail(rec, loadgen.StatusError, loadgen.ErrorDecode, "encode request: "+err.Error())
+		return
+	}
+	hreq, err := http.NewRequestWithContext(rctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		c.fail(rec, loadgen.StatusError, loadgen.ErrorConnect, err.Error())
+		return
+	}
+	hreq.Header = c.header
+	if rec.SentAt == 0 {
+		rec.SentAt = clock.Now()
+	}
+	resp, err := c.hc.Do(hreq)
+	rec.ConnReused = st.reused
+	if err != nil {
+		c.failErr(ctx, rctx, rec, err, true)
+		return
+	}
+	defer resp.Body.Close()
+	rec.HeadersAt = clock.Now()
+	rec.HTTPStatus = resp.StatusCode
+	var r io.Reader = resp.Body
+	if idle != nil {
+		idle.Reset(c.cfg.idleTimeout)
+		r = &idleReader{r: resp.Body, t: idle, d: c.cfg.idleTimeout}
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		b, err := io.ReadAll(io.LimitReader(r, maxBody))
+		if err != nil && len(b) == 0 && (ctx.Err() != nil || context.Cause(rctx) != nil) {
+			c.failErr(ctx, rctx, rec, err, false)
+			return
+		}
+		c.fail(rec, loadgen.StatusError, loadgen.ErrorHTTP, httpErrorMessage(resp.StatusCode, b))
+		return
+	}
+	if !c.cfg.stream {
+		c.readBody(ctx, rctx, r, rec, st)
+		return
+	}
+	c.readStream(ctx, rctx, clock, r, rec, st)
+}
+
+// readStream consumes an SSE stream, timing every token-carrying chunk.
+func (c *Client) readStream(ctx, rctx context.Context, clock loadgen.Clock, r io.Reader, rec *loadgen.Record, st *streamState) {
+	if n := rec.RequestedOutputTokens + 1; cap(rec.ChunkTimes) < n && n <= 1<<16 {
+		rec.ChunkTimes = make([]time.Duration, 0, n)
+		rec.ChunkTokens = make([]int32, 0, n)
+	}
+	rec.ChunkTimes, rec.ChunkTokens = rec.ChunkTimes[:0], rec.ChunkTokens[:0]
+	st.sse.reset(r)
+	defer st.sse.reset(nil)
+	for {
+		data, err := st.sse.next()
+		now := clock.Now()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			c.failErr(ctx, rctx, rec, err, false)
+			return
+		}
+		data = bytes.TrimSpace(data)
+		if len(data) == 0 {
+			continue
+		}
+		if string(data) == "[DONE]" {
+			// Read the end of the body so the connection can be reused.
+			_, _ = io.Copy(io.Discard, io.LimitReader(r, 64<<10))
+			break
+		}
+		if err := c.chunk(now, data, rec, st); err != nil {
+			return
+		}
+	}
+	rec.Status = loadgen.StatusOK
+}
+
+// chunk handles one data payload; a non-nil error means the request failed
+// (rec says how).
+func (c *Client) chunk(now time.Duration, data []byte, rec *loadgen.Record, st *streamState) error {
+	if err := st.ch.decode(data); err != nil {
+		c.fail(rec, loadgen.StatusError, loadgen.ErrorDecode, fmt.Sprintf("SSE data %q: %v", prefix(data, 128), err))
+		return err
+	}
+	if len(st.ch.Error) > 0 {
+		msg := streamError(st.ch.Error)
+		c.fail(rec, loadgen.StatusError, loadgen.ErrorInStream, msg)
+		return errors.New(msg)
+	}
+	k := st.ch.classify()
+	if k.token {
+		n := k.tokens
+		if count := c.cfg.countTokens; count != nil {
+			before := len(st.text)
+			st.text = st.ch.appendText(st.text)
+			if n == 0 {
+				n = count(string(st.text[before:]))
+			}
+		}
+		n = max(n, 1)
+		rec.ChunkTimes = append(rec.ChunkTimes, now)
+		rec.ChunkTokens = append(rec.ChunkTokens, int32(min(n, 1<<31-1)))
+		if rec.FirstTokenAt == 0 {
+			rec.FirstTokenAt = now
+		}
+		if k.content && rec.FirstContentAt == 0 {
+			rec.FirstContentAt = now
+		}
+		rec.LastTokenAt = now
+	}
+	if fr := st.ch.finishReason(); fr != nil {
+		st.finish = append(st.finish[:0], fr...)
+	}
+	if st.ch.Usage.present {
+		st.usage = st.ch.Usage
+	}
+	return nil
+}
+
+// readBody handles a non-streaming response: no TTFT, usage from the body.
+func (c *Client) readBody(ctx, rctx context.Context, r io.Reader, rec *loadgen.Record, st *streamState) {
+	b, err := io.ReadAll(io.LimitReader(r, maxBody))
+	if err != nil {
+		c.failErr(ctx, rctx, rec, err, false)
+		return
+	}
+	if err := st.ch.decode(b); err != nil {
+		c.fail(rec, loadgen.StatusError, loadgen.ErrorDecode, fmt.Sprintf("response body %q: %v", prefix(b, 128), err))
+		return
+	}
+	if len(st.ch.Error) > 0 {
+		c.fail(rec, loadgen.StatusError, loadgen.ErrorInStream, streamError(st.ch.Error))
+		return
+	}
+	if c.cfg.countTokens != nil {
+		st.text = st.ch.appendText(st.text)
+	}
+	if fr := st.ch.finishReason(); fr != nil {
+		st.finish = append(st.finish[:0], fr...)
+	}
+	st.usage = st.ch.Usage
+	rec.Status = loadgen.StatusOK
+}
+
+// finish fills the token counts and their sources (SPEC §4, §5).
+func (c *Client) finish(req *loadgen.Request, rec *loadgen.Record, st *streamState) {
+	if len(st.finish) > 0 {
+		rec.FinishReason = rawJSON(st.finish).str()
+	}
+	if st.usage.present {
+		rec.ServerPromptTokens, rec.ServerOutputTokens = st.usage.prompt, st.usage.completion
+	}
+	if c.cfg.countTokens != nil {
+		rec.LocalOutputTokens = c.cfg.countTokens(string(st.text))
+	}
+	if req.PromptTokensSource == loadgen.SourceTokenizer {
+		rec.LocalPromptTokens = req.PromptTokens
+	}
+	switch {
+	case st.usage.present:
+		rec.OutputTokens, rec.OutputTokensSource = st.usage.completion, loadgen.SourceServer
+	case c.cfg.countTokens != nil:
+		rec.OutputTokens, rec.OutputTokensSource = rec.LocalOutputTokens, loadgen.SourceTokenizer
+	case c.cfg.stream:
+		n := 0
+		for _, k := range rec.ChunkTokens {
+			n += int(k)
+		}
+		rec.OutputTokens, rec.OutputTokensSource = n, loadgen.SourceChunks
+	default:
+		rec.OutputTokens, rec.OutputTokensSource = 0, loadgen.SourceNone
+	}
+	switch {
+	case st.usage.present && st.usage.prompt > 0:
+		rec.PromptTokens, rec.PromptTokensSource = st.usage.prompt, loadgen.SourceServer
+	case req.PromptTokens > 0:
+		rec.PromptTokens, rec.PromptTokensSource = req.PromptTokens, req.PromptTokensSource
+		if rec.PromptTokensSource == loadgen.SourceNone {
+			rec.PromptTokensSource = loadgen.SourceDataset
+		}
+	}
+}
+
+// fail records a failure, keeping the first one.
+func (c *Client) fail(rec *loadgen.Record, s loadgen.Status, k loadgen.ErrorKind, msg string) {
+	if rec.ErrorKind != loadgen.ErrorNone {
+		return
+	}
+	rec.Status, rec.ErrorKind, rec.ErrorMessage = s, k, truncate(msg)
+}
+
+// failErr classifies a transport or read error. ctx is the run's context,
+// rctx the request's. beforeResponse is true when no headers came back.
+func (c *Client) failErr(ctx, rctx context.Context, rec *loadgen.Record, err error, beforeResponse bool) {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err // the message without the URL
+	}
+	switch cause := context.Cause(rctx); {
+	case ctx.Err() != nil:
+		c.fail(rec, loadgen.StatusCancelled, loadgen.ErrorCancelled, "cancelled: "+context.Cause(ctx).Error())
+		return
+	case errors.Is(cause, errIdleTimeout):
+		c.fail(rec, loadgen.StatusTimeout, loadgen.ErrorIdleTimeout, fmt.Sprintf("no byte received for %v", c.cfg.idleTimeout))
+		return
+	case errors.Is(cause, errRequestTimeout):
+		c.fail(rec, loadgen.StatusTimeout, loadgen.ErrorTimeout, fmt.Sprintf("request took longer than %v", c.cfg.requestTimeout))
+		return
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		c.fail(rec, loadgen.StatusTimeout, loadgen.ErrorTimeout, err.Error())
+		return
+	}
+	if beforeResponse && isConnectError(err) {
+		c.fail(rec, loadgen.StatusError, loadgen.ErrorConnect, err.Error())
+		return
+	}
+	c.fail(rec, loadgen.StatusError, loadgen.ErrorDisconnect, err.Error())
+}
+
+// isConnectError reports a dial, DNS or TLS failure: nothing was sent.
+func isConnectError(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	var dns *net.DNSError
+	var cv *tls.CertificateVerificationError
+	var rh tls.RecordHeaderError
+	return errors.As(err, &dns) || errors.As(err, &cv) || errors.As(err, &rh)
+}
+
+// httpErrorMessage extracts the message of a non-2xx response body: an
+// OpenAI error object, a vLLM/FastAPI "message" or "detail", or plain text.
+func httpErrorMessage(status int, body []byte) string {
+	msg := ""
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  json.RawMessage `json:"detail"`
+	}
+	if json.Unmarshal(body, &v) == nil {
+		switch {
+		case len(v.Error) > 0 && string(v.Error) != "null":
+			msg = streamError(v.Error)
+		case v.Message != "":
+			msg = v.Message
+		case len(v.Detail) > 0:
+			msg = streamError(v.Detail)
+		}
+	}
+	if msg == "" {
+		msg = strings.TrimSpace(string(body))
+	}
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	return fmt.Sprintf("HTTP %d: %s", status, msg)
+}
+
+// truncate cuts s to maxErrorMessage bytes at a rune boundary and replaces
+// invalid UTF-8.
+func truncate(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= maxErrorMessage {
+		return s
+	}
+	cut := maxErrorMessage - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// prefix returns at most n bytes of b.
+func prefix(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
+}
+
+// idleReader resets the idle timer whenever bytes arrive.
+type idleReader struct {
+	r io.Reader
+	t *time.Timer
+	d time.Duration
+}
+
+func (ir *idleReader) Read(p []byte) (int, error) {
+	n, err := ir.r.Read(p)
+	if n > 0 {
+		ir.t.Reset(ir.d)
+	}
+	return n, err
+}

@@ -1,0 +1,51 @@
+// Package openai is the HTTP client of gollm-bench for OpenAI-compatible
+// inference servers (vLLM, SGLang, llama.cpp, TGI, the built-in mock). Its
+// Client implements loadgen.Requester: it sends one completions or chat
+// request, reads the Server-Sent Events stream, and fills a loadgen.Record
+// with the times and token counts that SPEC §4 and §5 define.
+//
+// # What is measured
+//
+// A chunk is token-carrying when it holds generated text: completion text,
+// delta.content, delta.reasoning_content or delta.reasoning, or
+// delta.tool_calls. Role-only chunks, empty content and usage-only chunks
+// are not tokens (SPEC §5, as in AIPerf and vLLM's benchmark client).
+// FirstTokenAt (TTFT) is the first token-carrying chunk; FirstContentAt
+// (TTFOT) the first one that is not reasoning; LastTokenAt (E2E) the last
+// one, so a trailing usage or [DONE] frame does not stretch E2E.
+// Every token-carrying chunk's arrival is kept (ChunkTimes) with its token
+// count (ChunkTokens): the number of logprobs tokens when the chunk has
+// logprobs, else the local tokenizer's count of its text when a counter is
+// plugged in (WithTokenCounter), else 1.
+//
+// OSL prefers the server's usage.completion_tokens, then the local
+// tokenizer on the concatenated output text, then the sum of ChunkTokens;
+// ISL prefers usage.prompt_tokens, then the count the workload declared.
+// The Record names the source of each.
+//
+// # Failures
+//
+// Do never returns an error. A non-2xx status is ErrorHTTP with the
+// server's message; an {"error": ...} object inside a 200 stream is
+// ErrorInStream; a connection closed mid-stream is ErrorDisconnect and keeps
+// the tokens received; the whole-request and idle-gap timeouts are
+// ErrorTimeout and ErrorIdleTimeout; the run's cancellation is
+// ErrorCancelled; a panic is recovered as ErrorPanic.
+//
+// # Hot path
+//
+// The SSE reader reuses one buffer per request (lines of any length up to
+// 64 MiB), and a strict hand-written scanner decodes each chunk without
+// allocating, falling back to encoding/json on anything unusual. The
+// constant part of the request body is encoded once per Client.
+//
+// # go-openai
+//
+// The module depends on github.com/sashabaranov/go-openai v1.43.0, and this
+// package uses its types where they fit: ChatCompletionMessage for chat
+// messages, Usage and APIError when decoding, ModelsList for /v1/models. The
+// request bodies are ours, because that version's ChatCompletionRequest and
+// CompletionRequest cannot carry vendor fields such as ignore_eos or
+// min_tokens, and its stream reader neither times chunks nor keeps
+// reasoning and usage-only frames apart.
+package openai

@@ -1,0 +1,224 @@
+package openai
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// Endpoint selects the API a Client calls.
+type Endpoint string
+
+// Endpoints (SPEC §3).
+const (
+	Completions Endpoint = "completions"      // POST /v1/completions, body "prompt"
+	Chat        Endpoint = "chat/completions" // POST /v1/chat/completions, body "messages"
+)
+
+// ParseEndpoint maps the --endpoint flag value ("completions" or "chat") to
+// an Endpoint.
+func ParseEndpoint(s string) (Endpoint, error) {
+	switch s {
+	case "completions", "":
+		return Completions, nil
+	case "chat", "chat/completions", "chat_completions":
+		return Chat, nil
+	}
+	return "", fmt.Errorf("--endpoint %q: want completions or chat", s)
+}
+
+// DefaultMaxConcurrency is the connection pool size when WithMaxConcurrency
+// is not given: the throughput profile's default in-flight cap (SPEC §6).
+const DefaultMaxConcurrency = 512
+
+// MinTokensFromMax passed to WithMinTokens sends each request's max_tokens
+// as its min_tokens, forcing the output length (vLLM extension).
+const MinTokensFromMax = -1
+
+// Option configures a Client.
+type Option func(*config) error
+
+type config struct {
+	endpoint       Endpoint
+	model          string
+	apiKey         string
+	header         http.Header
+	extra          map[string]json.RawMessage
+	ignoreEOS      bool
+	minTokens      int
+	stream         bool
+	temperature    float64
+	requestTimeout time.Duration
+	idleTimeout    time.Duration
+	maxConcurrency int
+	httpClient     *http.Client
+	countTokens    func(text string) int
+}
+
+// WithEndpoint selects completions (the default) or chat.
+func WithEndpoint(e Endpoint) Option {
+	return func(c *config) error {
+		if e != Completions && e != Chat {
+			return fmt.Errorf("endpoint %q: want %q or %q", e, Completions, Chat)
+		}
+		c.endpoint = e
+		return nil
+	}
+}
+
+// WithModel sets the "model" of every request. Without it the body carries
+// no model unless --extra-body has one; the CLI resolves the default from
+// Client.Models.
+func WithModel(name string) Option {
+	return func(c *config) error { c.model = name; return nil }
+}
+
+// WithAPIKey sends "Authorization: Bearer key". The key is never logged,
+// written to a record or included in an error.
+func WithAPIKey(key string) Option {
+	return func(c *config) error { c.apiKey = key; return nil }
+}
+
+// WithHeader adds a header to every request (repeatable --header K=V).
+func WithHeader(key, value string) Option {
+	return func(c *config) error {
+		if key == "" {
+			return fmt.Errorf("--header: empty name (want K=V)")
+		}
+		c.header.Add(key, value)
+		return nil
+	}
+}
+
+// WithExtraBody merges a JSON object into every request body, last: its
+// top-level members replace the defaults, including model, max_tokens,
+// stream and the prompt (--extra-body). extra is a map[string]any, a
+// json.RawMessage, a []byte or a string holding a JSON object.
+func WithExtraBody(extra any) Option {
+	return func(c *config) error {
+		var raw []byte
+		switch v := extra.(type) {
+		case nil:
+			return nil
+		case json.RawMessage:
+			raw = v
+		case []byte:
+			raw = v
+		case string:
+			raw = []byte(v)
+		default:
+			b, err := json.Marshal(v)
+			if err != nil {
+				return fmt.Errorf("--extra-body: %w", err)
+			}
+			raw = b
+		}
+		m := map[string]json.RawMessage{}
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return fmt.Errorf("--extra-body: want a JSON object such as '{\"top_p\":0.9}': %w", err)
+		}
+		for k, v := range m {
+			c.extra[k] = v
+		}
+		return nil
+	}
+}
+
+// WithIgnoreEOS sets "ignore_eos" (default true, so outputs reach
+// max_tokens). Turn it off for models that break with it (gpt-oss/Harmony).
+func WithIgnoreEOS(on bool) Option {
+	return func(c *config) error { c.ignoreEOS = on; return nil }
+}
+
+// WithMinTokens sends "min_tokens" (a vLLM extension): n > 0 sends n,
+// MinTokensFromMax sends each request's max_tokens, 0 (the default) sends
+// nothing.
+func WithMinTokens(n int) Option {
+	return func(c *config) error {
+		if n < MinTokensFromMax {
+			return fmt.Errorf("min_tokens %d: want >= 0, or MinTokensFromMax", n)
+		}
+		c.minTokens = n
+		return nil
+	}
+}
+
+// WithStream chooses streaming (the default) or a plain JSON response
+// (--no-stream), for which TTFT is not reported.
+func WithStream(on bool) Option {
+	return func(c *config) error { c.stream = on; return nil }
+}
+
+// WithTemperature sets "temperature" (default 0).
+func WithTemperature(t float64) Option {
+	return func(c *config) error {
+		if t < 0 {
+			return fmt.Errorf("temperature %g: want >= 0", t)
+		}
+		c.temperature = t
+		return nil
+	}
+}
+
+// WithRequestTimeout bounds each whole request (--request-timeout); 0, the
+// default, means no bound. A request that runs out is recorded as
+// StatusTimeout/ErrorTimeout.
+func WithRequestTimeout(d time.Duration) Option {
+	return func(c *config) error {
+		if d < 0 {
+			return fmt.Errorf("--request-timeout %v: want >= 0", d)
+		}
+		c.requestTimeout = d
+		return nil
+	}
+}
+
+// WithIdleTimeout bounds the longest gap between received bytes, from the
+// moment the request is sent (--idle-timeout); 0, the default, means no
+// bound. A request that stalls longer is recorded as
+// StatusTimeout/ErrorIdleTimeout.
+func WithIdleTimeout(d time.Duration) Option {
+	return func(c *config) error {
+		if d < 0 {
+			return fmt.Errorf("--idle-timeout %v: want >= 0", d)
+		}
+		c.idleTimeout = d
+		return nil
+	}
+}
+
+// WithMaxConcurrency sizes the connection pool for n requests in flight, so
+// the pool never caps concurrency (SPEC §3). Default DefaultMaxConcurrency.
+// Ignored with WithHTTPClient.
+func WithMaxConcurrency(n int) Option {
+	return func(c *config) error {
+		if n < 1 {
+			return fmt.Errorf("max concurrency %d: want >= 1", n)
+		}
+		c.maxConcurrency = n
+		return nil
+	}
+}
+
+// WithHTTPClient injects the HTTP client (tests, proxies, TLS settings).
+// Its Timeout should be 0: the Client enforces its own timeouts.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *config) error {
+		if hc == nil {
+			return fmt.Errorf("nil *http.Client")
+		}
+		c.httpClient = hc
+		return nil
+	}
+}
+
+// WithTokenCounter plugs a local tokenizer: count returns the number of
+// tokens in text. With it, the Client counts the tokens of every chunk
+// (unless the chunk has logprobs) and of the whole output text
+// (Record.LocalOutputTokens), which becomes the OSL when the server sends no
+// usage. count must be safe for concurrent use. Without it the output text
+// is not kept, which saves an allocation per chunk.
+func WithTokenCounter(count func(text string) int) Option {
+	return func(c *config) error { c.countTokens = count; return nil }
+}

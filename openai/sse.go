@@ -1,0 +1,155 @@
+package openai
+
+import (
+	"bytes"
+	"errors"
+	"io"
+)
+
+// sseInitialBuf is the starting size of an sseReader's read buffer, in
+// bytes. It grows (doubling) to hold the longest line seen, so lines longer
+// than bufio.Scanner's 64 KiB default are accepted.
+const sseInitialBuf = 4 << 10
+
+// sseMaxLine bounds one SSE line, in bytes, so a server that never sends a
+// line end cannot make the client grow its buffer without limit.
+const sseMaxLine = 64 << 20
+
+// errSSELineTooLong is returned by sseReader.next for a line over sseMaxLine.
+var errSSELineTooLong = errors.New("sse: line longer than 64 MiB")
+
+// sseReader reads Server-Sent Events (WHATWG HTML §9.2) from a byte stream
+// and returns the data of each event. It accepts "data:" with or without the
+// space, "\n", "\r\n" and "\r" line ends, comment lines (": ping"), "event:",
+// "id:" and "retry:" lines (ignored), and multi-line data (joined with
+// "\n"). Bytes are passed through untouched: invalid UTF-8, even split
+// across reads, reaches the caller as it came.
+//
+// After warm-up, next allocates nothing: the read buffer and the data buffer
+// are reused. An sseReader is not safe for concurrent use.
+type sseReader struct {
+	r    io.Reader
+	buf  []byte // read buffer; buf[start:end] is unread
+	st   int
+	end  int
+	data []byte // data of the event being assembled
+	has  bool   // a data line was seen for the event being assembled
+	err  error  // sticky read error (io.EOF at the end)
+	cr   bool   // the previous line ended in '\r': skip a leading '\n'
+}
+
+// reset points s at a new stream, keeping its buffers.
+func (s *sseReader) reset(r io.Reader) {
+	if s.buf == nil {
+		s.buf = make([]byte, sseInitialBuf)
+	}
+	s.r, s.st, s.end = r, 0, 0
+	s.data, s.has, s.err, s.cr = s.data[:0], false, nil, false
+}
+
+// next returns the data of the next event. The slice is valid until the next
+// call. At the end of the stream it returns io.EOF; an event left
+// unterminated by EOF is still returned first (servers that end on a
+// single "\n" are common). Any other read error is returned as is, after
+// which the reader is spent.
+func (s *sseReader) next() ([]byte, error) {
+	for {
+		line, ok, err := s.line()
+		if err != nil {
+			if err == io.EOF && s.has {
+				s.has = false
+				return s.data, nil
+			}
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		if len(line) == 0 { // blank line: dispatch
+			if s.has {
+				s.has = false
+				return s.data, nil
+			}
+			continue
+		}
+		if line[0] == ':' { // comment
+			continue
+		}
+		field, value := line, []byte(nil)
+		if i := bytes.IndexByte(line, ':'); i >= 0 {
+			field, value = line[:i], line[i+1:]
+			if len(value) > 0 && value[0] == ' ' {
+				value = value[1:]
+			}
+		}
+		if string(field) != "data" { // event, id, retry and unknown fields
+			continue
+		}
+		if !s.has {
+			s.data = s.data[:0]
+			s.has = true
+		} else {
+			s.data = append(s.data, '\n')
+		}
+		s.data = append(s.data, value...)
+	}
+}
+
+// line returns the next complete line without its line end. ok is false
+// when the call consumed only the '\n' of a "\r\n" split across reads.
+func (s *sseReader) line() (line []byte, ok bool, err error) {
+	for {
+		if s.cr && s.st < s.end {
+			s.cr = false
+			if s.buf[s.st] == '\n' {
+				s.st++
+				return nil, false, nil
+			}
+		}
+		if i := bytes.IndexAny(s.buf[s.st:s.end], "\r\n"); i >= 0 {
+			line = s.buf[s.st : s.st+i]
+			if s.buf[s.st+i] == '\r' {
+				if s.st+i+1 < s.end {
+					if s.buf[s.st+i+1] == '\n' {
+						s.st++
+					}
+				} else {
+					s.cr = true
+				}
+			}
+			s.st += i + 1
+			return line, true, nil
+		}
+		if s.err != nil {
+			if s.st < s.end { // last line without a line end
+				line = s.buf[s.st:s.end]
+				s.st = s.end
+				return line, true, nil
+			}
+			return nil, false, s.err
+		}
+		s.fill()
+	}
+}
+
+// fill reads more bytes, compacting or growing the buffer first.
+func (s *sseReader) fill() {
+	if s.st > 0 {
+		s.end = copy(s.buf, s.buf[s.st:s.end])
+		s.st = 0
+	}
+	if s.end == len(s.buf) {
+		if len(s.buf) >= sseMaxLine {
+			s.err = errSSELineTooLong
+			return
+		}
+		nb := make([]byte, 2*len(s.buf))
+		copy(nb, s.buf[:s.end])
+		s.buf = nb
+	}
+	n, err := s.r.Read(s.buf[s.end:])
+	s.end += n
+	if err != nil {
+		s.err = err
+	}
+}
