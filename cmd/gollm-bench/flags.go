@@ -84,6 +84,8 @@ type benchFlags struct {
 	gzip       bool
 	quiet      bool
 	mockPreset string
+
+	changed map[string]bool // flags given on the command line
 }
 
 func (f *benchFlags) register(fs *pflag.FlagSet, sweep bool) {

@@ -1,0 +1,564 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/gollm-bench/gollm-bench/harness"
+	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/openai"
+	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/slo"
+	"github.com/gollm-bench/gollm-bench/sweep"
+	"github.com/gollm-bench/gollm-bench/workload"
+)
+
+func runRun(ctx context.Context, e env, args []string) error   { return runBench(ctx, e, args, false) }
+func runSweep(ctx context.Context, e env, args []string) error { return runBench(ctx, e, args, true) }
+
+// bench is one run or sweep being set up and carried out.
+type bench struct {
+	e                env
+	sweep            bool
+	f                benchFlags
+	args             []string
+	obj              slo.Objective
+	levels           []float64 // --rate parsed
+	warmup, cooldown harness.Trim
+	limits           loadgen.Limits
+
+	clock   loadgen.Clock
+	target  string
+	mock    *embeddedMock
+	client  *openai.Client
+	model   string
+	tok     *tokenizer
+	work    loadgen.Workload
+	dir     string
+	log     *harness.RecordLog
+	runner  *harness.Runner
+	started time.Time
+}
+
+func runBench(ctx context.Context, e env, args []string, isSweep bool) (err error) {
+	name := "run"
+	if isSweep {
+		name = "sweep"
+	}
+	b := &bench{e: e, sweep: isSweep, args: append([]string{name}, args...)}
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.SortFlags = false
+	b.f.register(fs, isSweep)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "usage: gollm-bench %s [flags]\n\n%s", name, fs.FlagUsages())
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return err
+		}
+		return usageErr(err)
+	}
+	if fs.NArg() > 0 {
+		return usageErr(fmt.Errorf("unexpected argument %q (flags only; see --help)", fs.Arg(0)))
+	}
+	if err := b.parse(fs); err != nil {
+		return usageErr(err)
+	}
+	defer func() {
+		if b.mock != nil {
+			b.mock.Close()
+		}
+	}()
+	if err := b.setup(ctx); err != nil {
+		return err
+	}
+	return b.execute(ctx)
+}
+
+// parse checks and converts the flags, reporting every problem at once.
+func (b *bench) parse(fs *pflag.FlagSet) error {
+	f := &b.f
+	var errs []error
+	bad := func(err error) { errs = append(errs, err) }
+	f.changed = map[string]bool{}
+	fs.Visit(func(fl *pflag.Flag) { f.changed[fl.Name] = true })
+	var err error
+	if b.obj, err = slo.Parse(f.slo); err != nil {
+		bad(fmt.Errorf("--slo: %w", err))
+	}
+	for _, r := range f.rates {
+		v, perr := strconv.ParseFloat(strings.TrimSpace(r), 64)
+		if perr != nil || v <= 0 {
+			bad(fmt.Errorf("--rate %q: want positive numbers, e.g. --rate 1,2,4", r))
+			continue
+		}
+		b.levels = append(b.levels, v)
+	}
+	if b.warmup, err = trim("warmup", f.warmup); err != nil {
+		bad(err)
+	}
+	if b.cooldown, err = trim("cooldown", f.cooldown); err != nil {
+		bad(err)
+	}
+	switch f.profile {
+	case "synchronous", "throughput":
+	case "concurrent", "constant", "poisson":
+		if len(b.levels) == 0 && !(b.sweep && f.profile != "concurrent") {
+			bad(fmt.Errorf("--profile %s needs --rate (concurrency levels or req/s), e.g. --rate 8", f.profile))
+		}
+	case "sweep":
+		if !b.sweep {
+			bad(errors.New("--profile sweep: use `gollm-bench sweep`"))
+		}
+	default:
+		bad(fmt.Errorf("--profile %q: want synchronous, concurrent, throughput, constant, poisson or sweep", f.profile))
+	}
+	if f.endpoint != "completions" && f.endpoint != "chat" {
+		bad(fmt.Errorf("--endpoint %q: want completions or chat", f.endpoint))
+	}
+	if f.maxSeconds < 0 || f.maxRequests < 0 || f.maxErrors < 0 {
+		bad(errors.New("--max-seconds, --max-requests and --max-errors must not be negative"))
+	}
+	if f.data != "" && f.sequenceDistribution != "" && fs.Changed("data") {
+		bad(errors.New("--data and --sequence-distribution both set lengths: give one"))
+	}
+	if _, err := parseKV("header", f.headers); err != nil {
+		bad(err)
+	}
+	if _, err := parseKV("label", f.labels); err != nil {
+		bad(err)
+	}
+	if f.runID != "" && (strings.ContainsAny(f.runID, `/\`) || f.runID == "." || f.runID == "..") {
+		bad(fmt.Errorf("--run-id %q: must be a plain folder name", f.runID))
+	}
+	for _, fm := range f.formats {
+		switch fm {
+		case "console", "json", "csv", "html":
+		default:
+			bad(fmt.Errorf("--format %q: want console, json, csv or html", fm))
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if f.maxSeconds == 0 && f.maxRequests == 0 {
+		f.maxSeconds = 30
+		if b.sweep && f.target == "" {
+			f.maxSeconds = 8 // the demo: a knee within a couple of minutes
+		}
+	}
+	b.limits = loadgen.Limits{
+		MaxDuration: time.Duration(f.maxSeconds * float64(time.Second)),
+		MaxRequests: f.maxRequests,
+		MaxErrors:   f.maxErrors,
+	}
+	if f.runID == "" {
+		f.runID = time.Now().UTC().Format("20060102T150405Z")
+	}
+	if f.apiKey == "" {
+		f.apiKey = b.e.getenv("OPENAI_API_KEY")
+	}
+	return nil
+}
+
+func trim(flag, s string) (harness.Trim, error) {
+	t, err := parseWindowTrim(flag, s)
+	return harness.Trim{Duration: t.dur, Requests: t.requests, Fraction: t.fraction}, err
+}
+
+// setup starts the target (or the mock), the client, the tokenizer, the
+// workload, the results folder and the level runner.
+func (b *bench) setup(ctx context.Context) error {
+	f := &b.f
+	b.started = time.Now()
+	b.clock = loadgen.NewClock(b.started)
+	b.target = f.target
+	if b.target == "" {
+		m, err := startEmbeddedMock(ctx, f.mockPreset, f.tokenizer)
+		if err != nil {
+			return err
+		}
+		b.mock = m
+		b.target = m.URL
+		fmt.Fprintf(b.e.stderr, "*** no --target given: measuring the BUILT-IN MOCK server (preset %q) at %s ***\n*** these figures describe the simulator, not a real inference server ***\n", f.mockPreset, m.URL)
+		if !f.changed["min-samples"] {
+			f.minSamples = 100
+			fmt.Fprintln(b.e.stderr, "*** demo: --min-samples lowered to 100 for the mock (p99 on fewer than 1,000 samples is indicative only) ***")
+		}
+	}
+	if err := b.newClient(ctx); err != nil {
+		return err
+	}
+	if err := b.newWorkload(); err != nil {
+		return usageErr(err)
+	}
+	dir, err := results.Create(f.outputDir, f.runID, f.overwrite)
+	if err != nil {
+		return usageErr(err)
+	}
+	b.dir = dir
+	name := results.RequestsJSONL
+	if f.gzip {
+		name = results.RequestsJSONLGz
+	}
+	if b.log, err = harness.CreateRecordLog(dir, name, f.gzip); err != nil {
+		return err
+	}
+	maxLag := f.maxLag
+	if maxLag == 0 {
+		maxLag = b.obj.MaxLag()
+	}
+	b.runner, err = harness.New(harness.Config{
+		Requester:  b.client,
+		Workload:   b.work,
+		Clock:      b.clock,
+		Limits:     b.limits,
+		Warmup:     b.warmup,
+		Cooldown:   b.cooldown,
+		Objective:  b.obj,
+		MaxLag:     maxLag,
+		MinSamples: f.minSamples,
+		Log:        b.log,
+		Progress:   b.progressPrinter(),
+	})
+	return err
+}
+
+func (b *bench) newClient(ctx context.Context) error {
+	f := &b.f
+	opts := []openai.Option{
+		openai.WithEndpoint(openai.Endpoint(f.endpoint)),
+		openai.WithStream(!f.noStream),
+		openai.WithIgnoreEOS(!f.noIgnoreEOS),
+		openai.WithTemperature(f.temperature),
+		openai.WithRequestTimeout(f.requestTimeout),
+		openai.WithIdleTimeout(f.idleTimeout),
+		openai.WithMaxConcurrency(b.maxInFlight()),
+	}
+	if f.minTokens > 0 {
+		opts = append(opts, openai.WithMinTokens(f.minTokens))
+	}
+	if f.apiKey != "" {
+		opts = append(opts, openai.WithAPIKey(f.apiKey))
+	}
+	headers, _ := parseKV("header", f.headers)
+	for k, v := range headers {
+		opts = append(opts, openai.WithHeader(k, v))
+	}
+	if f.extraBody != "" {
+		opts = append(opts, openai.WithExtraBody(f.extraBody))
+	}
+	if b.tok != nil {
+		opts = append(opts, openai.WithTokenCounter(b.tok.Count))
+	}
+	b.model = f.model
+	if b.model == "" {
+		probe, err := openai.New(b.target, opts...)
+		if err != nil {
+			return usageErr(fmt.Errorf("--target: %w", err))
+		}
+		mctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		models, err := probe.Models(mctx)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("--model not given and GET %s/v1/models failed: %w (give --model NAME)", b.target, err)
+		}
+		if len(models) == 0 {
+			return fmt.Errorf("--model not given and %s/v1/models lists no model (give --model NAME)", b.target)
+		}
+		b.model = models[0]
+	}
+	c, err := openai.New(b.target, append(opts, openai.WithModel(b.model))...)
+	if err != nil {
+		return usageErr(fmt.Errorf("--target: %w", err))
+	}
+	b.client = c
+	return nil
+}
+
+// maxInFlight is the most requests the run can have in flight, which sizes
+// the connection pool so that it never caps concurrency.
+func (b *bench) maxInFlight() int {
+	n := loadgen.DefaultThroughputConcurrency
+	for _, l := range b.levels {
+		if b.f.profile == "concurrent" || b.f.profile == "throughput" {
+			n = max(n, int(l))
+		}
+	}
+	if b.f.maxConcurrency > 0 {
+		n = max(n, b.f.maxConcurrency)
+	}
+	return n
+}
+
+func (b *bench) newWorkload() error {
+	f := &b.f
+	var lengths workload.LengthSampler
+	var defaultOSL int
+	switch {
+	case f.sequenceDistribution != "":
+		sd, err := workload.ParseSequenceDistribution(f.sequenceDistribution)
+		if err != nil {
+			return err
+		}
+		lengths, defaultOSL = sd, sd.Entries[0].OSL
+	default:
+		d, err := workload.ParseData(f.data)
+		if err != nil {
+			return err
+		}
+		lengths, defaultOSL = d, d.OutputTokens
+	}
+	var tok workload.Tokenizer
+	if b.tok != nil {
+		tok = b.tok
+	}
+	if f.dataset != "" {
+		entries, err := workload.ReadDatasetFile(f.dataset)
+		if err != nil {
+			return err
+		}
+		w, err := workload.NewDataset(entries, defaultOSL, tok)
+		if err != nil {
+			return err
+		}
+		b.work = w
+		return nil
+	}
+	pc, warmN, err := parsePrefixCache(f.prefixCache)
+	if err != nil {
+		return err
+	}
+	w, err := workload.NewSynthetic(workload.SyntheticConfig{
+		Lengths: lengths, Seed: f.seed, Nonce: f.runID, Tokenizer: tok,
+		PrefixCache: pc, WarmPrefixTokens: warmN,
+	})
+	if err != nil {
+		return err
+	}
+	b.work = w
+	return nil
+}
+
+// parsePrefixCache parses --prefix-cache cold | warm:N.
+func parsePrefixCache(s string) (workload.PrefixCache, int, error) {
+	mode, n, hasN := strings.Cut(s, ":")
+	switch workload.PrefixCache(mode) {
+	case workload.PrefixCold:
+		if hasN {
+			return "", 0, fmt.Errorf("--prefix-cache %q: cold takes no length", s)
+		}
+		return workload.PrefixCold, 0, nil
+	case workload.PrefixWarm:
+		v, err := strconv.Atoi(n)
+		if !hasN || err != nil || v < 1 {
+			return "", 0, fmt.Errorf("--prefix-cache %q: warm needs the shared prefix length in tokens, e.g. warm:256", s)
+		}
+		return workload.PrefixWarm, v, nil
+	}
+	return "", 0, fmt.Errorf("--prefix-cache %q: want cold or warm:N", s)
+}
+
+// profiles returns the levels of a `run`.
+func (b *bench) profiles() []loadgen.Profile {
+	f := &b.f
+	base := loadgen.Profile{Mode: loadgen.Mode(f.profile), MaxConcurrency: f.maxConcurrency, Seed: f.seed}
+	switch base.Mode {
+	case loadgen.ModeSynchronous:
+		base.Concurrency = 1
+		return []loadgen.Profile{base}
+	case loadgen.ModeThroughput:
+		if len(b.levels) == 0 {
+			return []loadgen.Profile{base}
+		}
+	}
+	var out []loadgen.Profile
+	for i, l := range b.levels {
+		p := base
+		switch p.Mode {
+		case loadgen.ModeConcurrent:
+			p.Concurrency = int(l)
+		case loadgen.ModeThroughput:
+			p.MaxConcurrency = int(l)
+		default:
+			p.Rate = l
+			p.Seed = f.seed + uint64(i)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// execute runs the levels (or the sweep), then writes every output, even
+// after an interruption or a failure.
+func (b *bench) execute(ctx context.Context) error {
+	var res sweep.Result
+	var runErr error
+	if b.sweep {
+		res, runErr = sweep.Run(ctx, b.plan(), b.runner)
+	} else {
+		res, runErr = b.runLevels(ctx)
+	}
+	if ctx.Err() != nil {
+		res.Partial = true
+	}
+	run := b.result(res)
+	outErr := b.writeOutputs(run)
+	switch {
+	case outErr != nil:
+		return errors.Join(runErr, outErr)
+	case res.Partial:
+		fmt.Fprintf(b.e.stderr, "interrupted: partial results kept in %s\n", b.dir)
+		return withCode(exitPartial, nil)
+	case runErr != nil:
+		return fmt.Errorf("%w (results so far are in %s)", runErr, b.dir)
+	}
+	fmt.Fprintf(b.e.stderr, "results: %s\n", b.dir)
+	if code := res.ExitCode(); code != exitOK {
+		return withCode(code, nil)
+	}
+	return nil
+}
+
+func (b *bench) plan() sweep.Plan {
+	f := &b.f
+	p := sweep.Plan{
+		Kind:           sweep.KindRate,
+		RateMode:       loadgen.ModeConstant,
+		N:              f.levels,
+		MaxConcurrency: f.maxConcurrency,
+		Seed:           f.seed,
+		Objective:      b.obj,
+		KneeTolerance:  f.kneeTolerance,
+		MaxLevels:      f.maxLevels,
+		EarlyStop:      f.earlyStop,
+		MinSamples:     f.minSamples,
+	}
+	switch f.profile {
+	case "poisson":
+		p.RateMode = loadgen.ModePoisson
+	case "concurrent":
+		p.Kind = sweep.KindConcurrency
+	}
+	if len(b.levels) > 0 {
+		p.Rates = b.levels
+		p.N = 0
+	}
+	return p
+}
+
+// runLevels runs the `run` command's levels in order and judges each
+// against the SLO; there is no knee search.
+func (b *bench) runLevels(ctx context.Context) (sweep.Result, error) {
+	res := sweep.Result{Kind: sweep.KindRate, Objective: b.obj, StopReason: sweep.StopCompleted}
+	if b.f.profile == "concurrent" {
+		res.Kind = sweep.KindConcurrency
+	}
+	for i, p := range b.profiles() {
+		s, err := b.runner.RunLevel(ctx, i, p)
+		out := sweep.LevelOutcome{Index: i, Phase: sweep.PhaseGrid, Profile: p, Summary: s, Verdict: b.obj.Evaluate(s)}
+		out.OfferedLoad, out.Unit = offeredLoad(p, s)
+		res.Warnings = append(res.Warnings, s.Warnings...)
+		if err != nil {
+			out.Partial, out.Error = true, err.Error()
+			res.Levels = append(res.Levels, out)
+			res.Partial = ctx.Err() != nil
+			res.StopReason = sweep.StopRunnerError
+			if res.Partial {
+				res.StopReason = sweep.StopInterrupted
+			}
+			return res, err
+		}
+		res.Levels = append(res.Levels, out)
+	}
+	return res, nil
+}
+
+// offeredLoad is a level's offered load: req/s for open loop, concurrency
+// for closed loop.
+func offeredLoad(p loadgen.Profile, s metrics.Summary) (float64, string) {
+	switch p.Mode {
+	case loadgen.ModeConstant, loadgen.ModePoisson:
+		return p.Rate, "req/s"
+	case loadgen.ModeSynchronous:
+		return 1, "concurrency"
+	case loadgen.ModeThroughput:
+		return float64(max(p.MaxConcurrency, loadgen.DefaultThroughputConcurrency)), "concurrency"
+	}
+	return float64(p.Concurrency), "concurrency"
+}
+
+// result assembles run.json.
+func (b *bench) result(res sweep.Result) results.Run {
+	f := &b.f
+	labels, _ := parseKV("label", f.labels)
+	cmd := "run"
+	if b.sweep {
+		cmd = "sweep"
+	}
+	run := results.Run{
+		SchemaVersion: results.SchemaVersion,
+		RunID:         f.runID,
+		Tool:          results.Tool{Name: "gollm-bench", Version: version, Commit: commitOrVCS(), Go: runtime.Version()},
+		Command:       redactArgs(b.args),
+		StartedAt:     b.started,
+		FinishedAt:    time.Now(),
+		Partial:       res.Partial,
+		Result:        res,
+		Config: results.Config{
+			Command: cmd, Target: redactURL(b.target), Endpoint: f.endpoint, Model: b.model,
+			Stream: !f.noStream, IgnoreEOS: !f.noIgnoreEOS, Profile: f.profile, Rates: b.levels,
+			MaxConcurrency: f.maxConcurrency, Seed: f.seed, Data: f.data, SequenceDistribution: f.sequenceDistribution,
+			Dataset: f.dataset, PrefixCache: f.prefixCache, Warmup: b.warmup.String(), Cooldown: b.cooldown.String(),
+			MaxSeconds: f.maxSeconds, MaxRequests: f.maxRequests, MaxErrors: f.maxErrors,
+			RequestTimeoutS: f.requestTimeout.Seconds(), IdleTimeoutS: f.idleTimeout.Seconds(),
+			MaxLagMs: msOf(b.runnerMaxLag()), SLO: b.obj.String(), MinSamples: f.minSamples, Energy: f.energy, Labels: labels,
+		},
+	}
+	if f.sequenceDistribution != "" {
+		run.Config.Data = ""
+	}
+	if b.mock != nil {
+		run.Config.MockPreset = f.mockPreset
+	}
+	if b.tok != nil {
+		run.Config.Tokenizer, run.Config.TokenizerSHA256 = b.tok.Path(), b.tok.SHA256()
+		run.Config.ISLMeaning = "prompt tokens counted with the served tokenizer, without any chat template"
+	} else {
+		run.Config.ISLMeaning = "the server's usage.prompt_tokens (no --tokenizer given)"
+	}
+	for _, lv := range b.runner.Levels() {
+		run.Timelines = append(run.Timelines, lv.Timeline)
+		if lv.Telemetry != nil {
+			run.Telemetry = append(run.Telemetry, results.LevelTelemetry{Level: lv.Result.Level, Energy: lv.Telemetry})
+		}
+	}
+	return run
+}
+
+func (b *bench) runnerMaxLag() time.Duration {
+	if b.f.maxLag > 0 {
+		return b.f.maxLag
+	}
+	return b.obj.MaxLag()
+}
+
+func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// writeOutputs closes the records log and writes run.json and the formats
+// asked for. Every output is attempted; errors are joined.
+func (b *bench) writeOutputs(run results.Run) error {
+	errs := []error{b.log.Close()}
+	errs = append(errs, results.Write(b.dir, run))
+	errs = append(errs, writeFormats(b.e.stdout, b.dir, run, b.f.formats))
+	return errors.Join(errs...)
+}
