@@ -199,7 +199,7 @@ func DecodePromQuery(body []byte) ([]PromSample, error) {
 	switch env.Data.ResultType {
 	case "vector":
 		var series []struct {
-			Metric map[string]string `json:"metric"`
+			Metric map[string]string  `json:"metric"`
 			Value  [2]json.RawMessage `json:"value"`
 		}
 		if err := json.Unmarshal(env.Data.Result, &series); err != nil {
