@@ -1,0 +1,29 @@
+// Package energy measures the GPU energy of a benchmark window and turns it
+// into per-token energy and carbon figures (SPEC §9).
+//
+// A Source reads every watched GPU at one instant: the total-energy counter
+// (mJ), the power gauge (W), temperature, SM clock and power limit. Sources:
+//
+//   - NVML (OpenNVML): the local driver, nvmlDeviceGetTotalEnergyConsumption.
+//     Compiled only with cgo on linux; other builds report ErrNVMLUnavailable.
+//   - dcgm-exporter (NewDCGM): a /metrics scrape of
+//     DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION and DCGM_FI_DEV_POWER_USAGE.
+//   - Prometheus (NewPrometheus): instant queries of the same counter at the
+//     window's start and end (never increase(), which extrapolates), and
+//     avg/max/stddev_over_time of power over the window.
+//   - None: measures nothing.
+//
+// A Meter runs windows over a Source: Start reads the counters and starts
+// sampling power in a goroutine it owns; Stop reads the counters again and
+// returns a Reading with per-GPU energy, power statistics, the GPU name and
+// count (for the scorecard's hardware field) and warnings. Energy is the
+// counter delta, E_J = Σ_gpu (end − start) mJ / 1000. A counter that goes
+// backwards (driver reload) is detected: that GPU is estimated from power
+// samples × time, and the Reading is marked invalid, so per-token figures
+// from it are never reported as valid. A stale or coarse counter is warned
+// about. Parse builds a Meter from the --energy flag value.
+//
+// The formulas (WhPerToken, JoulesPerToken, MeanWatts, PUEAdjusted,
+// GramsCO2PerMillionTokens) are pure functions; Reading.Figures applies them.
+// Stabilize is the optional thermal gate run before measuring.
+package energy

@@ -1,0 +1,44 @@
+package energy
+
+import (
+	"bytes"
+	"testing"
+)
+
+func FuzzReadDCGM(f *testing.F) {
+	for _, name := range []string{"dcgm-before.prom", "dcgm-after-gpu2-driver-reload.prom", "kepler-v0.11-gpu.prom"} {
+		f.Add(fixture(f, name))
+	}
+	f.Add([]byte("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu=\"0\"} 1e400\n"))
+	f.Add([]byte("DCGM_FI_DEV_POWER_USAGE{gpu=\"x\",Hostname=\"h\"} NaN\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		snap, err := ReadDCGM(bytes.NewReader(b), Filter{"hostname": "gpu-node-01"})
+		if err != nil {
+			return
+		}
+		for _, g := range snap.GPUs {
+			if g.Host != "gpu-node-01" {
+				t.Fatalf("filter let through host %q", g.Host)
+			}
+		}
+	})
+}
+
+func FuzzDecodePromQuery(f *testing.F) {
+	for _, name := range []string{"prom-query-energy-increase.json", "prom-query-avg-power.json",
+		"prom-error-bad-data.json", "prom-query-range-total-power.json", "prom-query-energy-increase-sum-joules.json"} {
+		f.Add(fixture(f, name))
+	}
+	f.Add([]byte(`{"status":"success","data":{"resultType":"scalar","result":[1,"NaN"]}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		res, err := DecodePromQuery(b)
+		if err != nil {
+			return
+		}
+		for _, s := range res {
+			if s.Labels == nil {
+				t.Fatal("nil label map")
+			}
+		}
+	})
+}

@@ -1,0 +1,10 @@
+// Package enginemetrics reads what the inference engine itself counted
+// over a benchmark window, from its Prometheus /metrics endpoint: prompt and
+// generation token deltas, finished requests by finished_reason, the
+// prefix-cache hit ratio, peak KV-cache usage and peak queue length. It
+// knows vLLM's V1 names (vllm:*, with the "engine" label, summed over
+// engine cores) and SGLang's (sglang:*). CrossCheck compares the engine's
+// token counts with the client's and warns past 1 % (SPEC §5), which
+// catches tokenizer drift, other clients sharing the server and window-edge
+// effects.
+package enginemetrics
