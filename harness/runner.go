@@ -219,6 +219,11 @@ func (r *Runner) RunLevel(ctx context.Context, level int, p loadgen.Profile) (me
 		return r.cfg.Log.write(rec)
 	})
 	summary := acc.Summary()
+	if w, ok := telemetry.(interface {
+		Warnings(metrics.Summary) []metrics.Warning
+	}); ok && telemetry != nil {
+		summary.Warnings = append(summary.Warnings, w.Warnings(summary)...)
+	}
 	if teleErr != nil {
 		summary.Warnings = append(summary.Warnings, metrics.Warning{Code: "telemetry_failed", Level: level, Message: fmt.Sprintf("telemetry: %v", teleErr)})
 	}
