@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/gollm-bench/gollm-bench/energy"
 	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
@@ -35,17 +36,19 @@ type bench struct {
 	warmup, cooldown harness.Trim
 	limits           loadgen.Limits
 
-	clock   loadgen.Clock
-	target  string
-	mock    *embeddedMock
-	client  *openai.Client
-	model   string
-	tok     *tokenizer
-	work    loadgen.Workload
-	dir     string
-	log     *harness.RecordLog
-	runner  *harness.Runner
-	started time.Time
+	clock      loadgen.Clock
+	target     string
+	mock       *embeddedMock
+	client     *openai.Client
+	model      string
+	tok        *tokenizer
+	work       loadgen.Workload
+	dir        string
+	log        *harness.RecordLog
+	runner     *harness.Runner
+	sources    *harness.Sources
+	stabilized *energy.Stabilized
+	started    time.Time
 }
 
 func runBench(ctx context.Context, e env, args []string, isSweep bool) (err error) {
@@ -213,6 +216,9 @@ func (b *bench) setup(ctx context.Context) error {
 	if b.log, err = harness.CreateRecordLog(dir, name, f.gzip); err != nil {
 		return err
 	}
+	if b.sources, err = b.telemetry(ctx); err != nil {
+		return err
+	}
 	maxLag := f.maxLag
 	if maxLag == 0 {
 		maxLag = b.obj.MaxLag()
@@ -228,6 +234,7 @@ func (b *bench) setup(ctx context.Context) error {
 		MaxLag:     maxLag,
 		MinSamples: f.minSamples,
 		Log:        b.log,
+		Telemetry:  b.sources,
 		Progress:   b.progressPrinter(),
 	})
 	return err
@@ -558,6 +565,9 @@ func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecon
 // asked for. Every output is attempted; errors are joined.
 func (b *bench) writeOutputs(run results.Run) error {
 	errs := []error{b.log.Close()}
+	if b.sources != nil && b.sources.Meter != nil {
+		errs = append(errs, b.sources.Meter.Close())
+	}
 	errs = append(errs, results.Write(b.dir, run))
 	errs = append(errs, writeFormats(b.e.stdout, b.dir, run, b.f.formats))
 	return errors.Join(errs...)
