@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -286,6 +287,9 @@ func WriteParetoText(w io.Writer, frontier []Scorecard, dropped []Dropped) error
 func short(v *float64) string {
 	if v == nil {
 		return "-"
+	}
+	if math.Abs(*v) >= 1e4 {
+		return strconv.FormatFloat(*v, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(*v, 'g', 4, 64)
 }
