@@ -29,12 +29,14 @@ func Write(w io.Writer, sc Scorecard) error {
 	if sc.Status == "" {
 		sc.Status, sc.Missing = sc.Metadata.Status(), sc.Metadata.Missing()
 	}
-	b, err := json.MarshalIndent(sc, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // keep SLO strings such as "ttft_p99<=500ms" readable
+	if err := enc.Encode(sc); err != nil {
 		return fmt.Errorf("scorecard: encode: %w", err)
 	}
-	b = append(b, '\n')
-	if _, err := w.Write(b); err != nil {
+	if _, err := w.Write(buf.Bytes()); err != nil {
 		return fmt.Errorf("scorecard: write: %w", err)
 	}
 	return nil
@@ -169,8 +171,12 @@ func ReadDirs(paths ...string) ([]Row, error) {
 func positioned(data []byte, err error) error {
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
-		l, c := lineCol(data, syn.Offset)
+		l, c := lineCol(data, syn.Offset-1) // Offset counts the offending byte
 		return fmt.Errorf("line %d, column %d: %w", l, c, err)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		l, c := lineCol(data, int64(len(data)))
+		return fmt.Errorf("line %d, column %d: the file ends inside a JSON value (truncated?): %w", l, c, err)
 	}
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &typ) {

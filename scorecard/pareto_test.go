@@ -46,7 +46,7 @@ func TestPareto(t *testing.T) {
 			cards: []Scorecard{
 				card("fp16", 1.40, 0.00060, 350, true), // dominated by fp8
 				card("fp8", 0.96, 0.00044, 312, true),
-				card("sglang", 0.70, 0.00030, 812, false), // best figures, but violates the SLO
+				card("sglang", 0.70, 0.00030, 812, false),  // best figures, but violates the SLO
 				card("batch128", 0.80, 0.00050, 450, true), // a trade-off: cheaper, slower
 			},
 			frontier: []string{"batch128", "fp8"},
