@@ -265,7 +265,7 @@ func WriteParetoText(w io.Writer, frontier []Scorecard, dropped []Dropped) error
 	for _, sc := range frontier {
 		m := sc.Metadata
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", runLabel(sc), dash(m.Engine), dash(m.Precision), dash(m.Hardware),
-			short(sc.Cost.CPMEUR1M), short(sc.Energy.WhPerToken), short(sc.Performance.TTFTP99Ms), sc.Status)
+			short(sc.Cost.CPMEUR1M), short(sc.Energy.WhPerToken), short(sc.Performance.TTFTP99Ms), dash(string(sc.Status)))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("scorecard: pareto: %w", err)
