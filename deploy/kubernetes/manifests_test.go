@@ -135,7 +135,17 @@ func strict(doc *yaml.Node, v any) error {
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
-	return dec.Decode(v)
+	err = dec.Decode(v)
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		// Drop yaml's " in type struct {...}" tails: the line and field suffice.
+		msgs := make([]string, len(te.Errors))
+		for i, e := range te.Errors {
+			msgs[i], _, _ = strings.Cut(e, " in type ")
+		}
+		return errors.New(strings.Join(msgs, "; "))
+	}
+	return err
 }
 
 var (
@@ -186,7 +196,7 @@ func load(t *testing.T) manifests {
 				continue
 			}
 			if err := strict(&doc, target); err != nil {
-				t.Errorf("%s: %s: %v", file, h.Kind, err)
+				t.Fatalf("%s: %s: %v (a misspelt or unsupported field)", file, h.Kind, err)
 			}
 			if h.Kind == "Kustomization" {
 				continue
