@@ -1,0 +1,322 @@
+package scorecard
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gollm-bench/gollm-bench/metrics"
+)
+
+// Inputs is what Build assembles a Scorecard from: numbers the integrator
+// has already measured (the knee level's summary, the energy counters over
+// its window, the cost rate). Build derives CPM, Wh/token, J/token, the
+// PUE-adjusted figure and gCO2 per 1M tokens from them.
+//
+// For the declared constants a zero value means "not declared": PUE,
+// IdleBaselineW, GridGCO2KWh.
+type Inputs struct {
+	Metadata Metadata
+	// Performance holds the knee level's figures (KneePerformance fills most
+	// of them from a metrics.Summary) plus the sweep-wide ones: KneeLevel,
+	// PeakOutputTokS, KneeRateReqS or KneeConcurrency, KneeBracket, SLOPass.
+	// GoodputTokS, GoodputReqS, WindowS and OutputTokens drive the derived
+	// cost and energy figures.
+	Performance Performance
+	Energy      EnergyReading
+	Cost        CostRate
+	// PUE is the data-centre power usage effectiveness (--pue), ≥ 1.
+	PUE float64
+	// IdleBaselineW is idle power to subtract over the window, W (--idle-baseline-w).
+	IdleBaselineW float64
+	// GridGCO2KWh is the grid carbon intensity, gCO2/kWh (--grid-gco2-kwh).
+	GridGCO2KWh float64
+	// Warnings are the run's warnings, copied into the scorecard.
+	Warnings []metrics.Warning
+}
+
+// EnergyReading is the GPU energy over the knee level's window, as an
+// energy source measured it (SPEC §9).
+type EnergyReading struct {
+	// Source is "nvml", "dcgm", "prometheus" or "none"; "" is taken as "none".
+	Source string
+	// Valid is true when EnergyJ is a usable total for the window.
+	Valid bool
+	// EnergyJ is the gross energy Σ_gpu (end − start) mJ / 1000, J, before
+	// any idle baseline: Build subtracts Inputs.IdleBaselineW × window.
+	EnergyJ float64
+	// ResetDetected is true when a counter reset was estimated from power samples.
+	ResetDetected bool
+	GPUName       string
+	GPUCount      int
+}
+
+// CostRate is the deployment's cost rate (SPEC §9).
+type CostRate struct {
+	// EURPerHour is the cost, currency/h; 0 means unknown.
+	EURPerHour float64
+	// Currency defaults to "EUR".
+	Currency string
+	// Source is "flag" (--gpu-cost-eur-h) or "opencost".
+	Source string
+}
+
+// Warning codes Build adds.
+const (
+	WarnAnecdote        = "anecdote"               // mandatory metadata missing
+	WarnNoGoodput       = "no_goodput"             // goodput is 0: CPM and cost per request undefined
+	WarnEnergyInvalid   = "energy_invalid"         // an energy source was set but gave no usable reading
+	WarnEnergyReset     = "energy_counter_reset"   // a counter reset was estimated from power samples
+	WarnBaselineTooHigh = "idle_baseline_too_high" // the idle baseline exceeds the measured energy
+	WarnNoOutputTokens  = "no_output_tokens"       // no tokens in the window: per-token energy undefined
+	WarnPUEOutOfRange   = "pue_out_of_range"       // a declared PUE below 1 is ignored
+	runWide             = -1
+)
+
+// Build assembles a Scorecard from in. It sets the schema version, the
+// status and missing list from in.Metadata, and derives (SPEC §9):
+//
+//	cpm_eur_1m           = EUR/h × 1e6 / (goodput_tok_s × 3600)
+//	cost_per_request_eur = EUR/h / 3600 / goodput_req_s
+//	cost_window_eur      = EUR/h × window_s / 3600
+//	energy_j             = gross J − idle_baseline_w × window_s
+//	mean_w               = energy_j / window_s
+//	wh_per_token         = energy_j / 3600 / output_tokens
+//	j_per_token          = energy_j / output_tokens
+//	wh_per_token_pue     = wh_per_token × PUE
+//	gco2_per_1m_tokens   = Wh/token × 1e6 / 1000 × gCO2/kWh (PUE-adjusted Wh/token when a PUE is declared)
+//
+// A figure whose inputs are missing, zero where they divide, or not finite
+// is left nil, with a warning where the reason is not obvious. Build does not
+// modify in and is safe for concurrent use.
+func Build(in Inputs) Scorecard {
+	sc := Scorecard{
+		SchemaVersion: SchemaVersion,
+		Metadata:      in.Metadata.clone(),
+		Performance:   sanitized(in.Performance),
+		Status:        in.Metadata.Status(),
+		Missing:       in.Metadata.Missing(),
+	}
+	sc.Warnings = append(sc.Warnings, in.Warnings...)
+	warn := func(code, format string, args ...any) {
+		sc.Warnings = append(sc.Warnings, metrics.Warning{Code: code, Level: runWide, Message: fmt.Sprintf(format, args...)})
+	}
+	if sc.Status == StatusAnecdote {
+		warn(WarnAnecdote, "scorecard is an anecdote, not data: missing %v", sc.Missing)
+	}
+	p := sc.Performance
+	window := value(p.WindowS)
+	var tokens float64
+	if p.OutputTokens != nil {
+		tokens = float64(*p.OutputTokens)
+	}
+
+	// Cost.
+	if rate := in.Cost.EURPerHour; finite(rate) && rate > 0 {
+		c := &sc.Cost
+		c.EURPerHour = num(rate)
+		c.Currency = in.Cost.Currency
+		if c.Currency == "" {
+			c.Currency = "EUR"
+		}
+		c.Source = in.Cost.Source
+		if window > 0 {
+			c.CostWindowEUR = num(costWindow(rate, window))
+		}
+		if g := value(p.GoodputTokS); g > 0 {
+			c.CPMEUR1M = num(cpmPer1M(rate, g))
+		} else if p.GoodputTokS != nil {
+			warn(WarnNoGoodput, "goodput is 0 tokens/s at the knee level: cost per 1M tokens is undefined")
+		}
+		if g := value(p.GoodputReqS); g > 0 {
+			c.CostPerRequestEUR = num(costPerRequest(rate, g))
+		}
+	}
+
+	// Energy.
+	e := &sc.Energy
+	e.Source = in.Energy.Source
+	if e.Source == "" {
+		e.Source = "none"
+	}
+	e.GPUName, e.GPUCount = in.Energy.GPUName, in.Energy.GPUCount
+	e.ResetDetected = in.Energy.ResetDetected
+	if in.PUE > 0 {
+		if in.PUE >= 1 && finite(in.PUE) {
+			e.PUE = num(in.PUE)
+		} else {
+			warn(WarnPUEOutOfRange, "PUE %g is below 1 and was ignored", in.PUE)
+		}
+	}
+	if b := in.IdleBaselineW; finite(b) && b > 0 {
+		e.IdleBaselineW = num(b)
+	}
+	gross := in.Energy.EnergyJ
+	switch {
+	case !in.Energy.Valid || !finite(gross) || gross < 0:
+		if e.Source != "none" {
+			warn(WarnEnergyInvalid, "energy source %s gave no usable reading for the knee window: energy figures omitted", e.Source)
+		}
+	case e.IdleBaselineW != nil && window <= 0:
+		warn(WarnEnergyInvalid, "an idle baseline was declared but the window length is unknown: energy figures omitted")
+	case e.IdleBaselineW != nil && gross-*e.IdleBaselineW*window < 0:
+		warn(WarnBaselineTooHigh, "idle baseline %g W × %g s exceeds the measured %g J: energy figures omitted", *e.IdleBaselineW, window, gross)
+	default:
+		e.Valid = true
+		net := gross
+		if e.IdleBaselineW != nil {
+			e.EnergyGrossJ = num(gross)
+			net = gross - *e.IdleBaselineW*window
+		}
+		e.EnergyJ = num(net)
+		if window > 0 {
+			e.MeanW = num(meanW(net, window))
+		}
+		if tokens > 0 {
+			e.WhPerToken = num(whPerToken(net, tokens))
+			e.JPerToken = num(jPerToken(net, tokens))
+			if e.PUE != nil {
+				e.WhPerTokenPUE = num(whPerToken(net, tokens) * *e.PUE)
+			}
+		} else {
+			warn(WarnNoOutputTokens, "no output tokens in the knee window: energy per token is undefined")
+		}
+		if e.ResetDetected {
+			warn(WarnEnergyReset, "an energy counter reset was detected; its share of the window was estimated from power samples")
+		}
+	}
+
+	// Carbon.
+	if g := in.GridGCO2KWh; finite(g) && g > 0 {
+		sc.Carbon.GridGCO2KWh = num(g)
+		wh := e.WhPerToken
+		if e.WhPerTokenPUE != nil {
+			wh = e.WhPerTokenPUE
+			sc.Carbon.PUEAdjusted = true
+		}
+		if wh != nil {
+			sc.Carbon.GCO2Per1MTokens = num(gco2Per1M(*wh, g))
+		}
+	}
+	return sc
+}
+
+// KneePerformance fills the knee-level figures of a Performance from that
+// level's summary: output tok/s, TTFT P99, ITL P95, E2E P99 (plain, not
+// error-adjusted), error rate, window and output tokens (output tok/s ×
+// window). Goodput is copied only when withSLO is true: without an SLO
+// goodput is undefined, not 0. A distribution with no samples leaves its
+// figure nil. The caller adds KneeLevel, PeakOutputTokS, the knee, its
+// bracket and SLOPass.
+func KneePerformance(s metrics.Summary, withSLO bool) Performance {
+	p := Performance{
+		OutputTokS: num(s.OutputTokensPerSecond),
+		WindowS:    num(s.WindowSeconds),
+	}
+	if s.Requests.OK+s.Requests.Failed > 0 {
+		p.ErrorRate = num(s.ErrorRate)
+	}
+	if s.TTFT.Count > 0 {
+		p.TTFTP99Ms = num(s.TTFT.P99)
+	}
+	if s.ITL.Count > 0 {
+		p.ITLP95Ms = num(s.ITL.P95)
+	}
+	if s.E2E.Count > 0 {
+		p.E2EP99Ms = num(s.E2E.P99)
+	}
+	if s.WindowSeconds > 0 {
+		n := int64(math.Round(s.OutputTokensPerSecond * s.WindowSeconds))
+		p.OutputTokens = &n
+	}
+	if withSLO {
+		p.GoodputTokS = num(s.Goodput.OutputTokensPerSecond)
+		p.GoodputReqS = num(s.Goodput.RequestsPerSecond)
+	}
+	return p
+}
+
+// Num returns a pointer to v, or nil when v is NaN or ±Inf: the way to put
+// a measured number into a Performance.
+func Num(v float64) *float64 { return num(v) }
+
+// The SPEC §9 formulas. The energy and cost packages implement the same
+// definitions; these are kept small and unexported so that the scorecard
+// stays self-contained until they are deduplicated.
+
+// cpmPer1M is the cost per 1M output tokens: EUR/h × 1e6 / (tok/s × 3600).
+func cpmPer1M(eurPerHour, goodputTokS float64) float64 {
+	return eurPerHour * 1e6 / (goodputTokS * 3600)
+}
+
+// costPerRequest is EUR/h / 3600 / (req/s): the cost of one request.
+func costPerRequest(eurPerHour, reqS float64) float64 { return eurPerHour / 3600 / reqS }
+
+// costWindow is EUR/h × window_h.
+func costWindow(eurPerHour, windowS float64) float64 { return eurPerHour * windowS / 3600 }
+
+// meanW is E_J / window_s.
+func meanW(energyJ, windowS float64) float64 { return energyJ / windowS }
+
+// whPerToken is E_J / 3600 / output tokens.
+func whPerToken(energyJ, tokens float64) float64 { return energyJ / 3600 / tokens }
+
+// jPerToken is E_J / output tokens.
+func jPerToken(energyJ, tokens float64) float64 { return energyJ / tokens }
+
+// gco2Per1M is Wh/token × 1e6 / 1000 × gCO2/kWh: grams of CO2 per 1M tokens.
+func gco2Per1M(whPerToken, gridGCO2kWh float64) float64 {
+	return whPerToken * 1e6 / 1000 * gridGCO2kWh
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func num(v float64) *float64 {
+	if !finite(v) {
+		return nil
+	}
+	return &v
+}
+
+func value(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// sanitized returns a copy of p whose float pointers are fresh (so the
+// scorecard shares no memory with the caller) and nil where not finite.
+func sanitized(p Performance) Performance {
+	f := func(v *float64) *float64 {
+		if v == nil {
+			return nil
+		}
+		return num(*v)
+	}
+	q := p
+	q.GoodputTokS, q.GoodputReqS, q.OutputTokS = f(p.GoodputTokS), f(p.GoodputReqS), f(p.OutputTokS)
+	q.TTFTP99Ms, q.ITLP95Ms, q.E2EP99Ms = f(p.TTFTP99Ms), f(p.ITLP95Ms), f(p.E2EP99Ms)
+	q.PeakOutputTokS, q.KneeRateReqS = f(p.PeakOutputTokS), f(p.KneeRateReqS)
+	q.ErrorRate, q.WindowS = f(p.ErrorRate), f(p.WindowS)
+	if p.KneeLevel != nil {
+		v := *p.KneeLevel
+		q.KneeLevel = &v
+	}
+	if p.KneeConcurrency != nil {
+		v := *p.KneeConcurrency
+		q.KneeConcurrency = &v
+	}
+	if p.SLOPass != nil {
+		v := *p.SLOPass
+		q.SLOPass = &v
+	}
+	if p.OutputTokens != nil {
+		v := *p.OutputTokens
+		q.OutputTokens = &v
+	}
+	if p.KneeBracket != nil {
+		b := Bracket{Low: p.KneeBracket.Low, High: f(p.KneeBracket.High), Unit: p.KneeBracket.Unit}
+		q.KneeBracket = &b
+	}
+	return q
+}

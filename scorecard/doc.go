@@ -1,0 +1,49 @@
+// Package scorecard is the one-row summary of a benchmark run,
+// results/<run-id>/scorecard.json (SPEC §10): who measured what, on which
+// hardware, under which SLO, and what it cost in euros, joules and grams of
+// CO2 per token — all from the knee level's window (SPEC §9).
+//
+// # Auditable or anecdote
+//
+// Metadata carries the twelve mandatory facts of SPEC §10 (engine version,
+// model revision, precision, tokenizer and the SHA-256 of its
+// tokenizer.json, ISL, OSL, hardware, max concurrency tested, tool version
+// and git commit, SLO, warmup, run id) plus extras (model, endpoint, load
+// mode, prefix-cache state, seed, GPU count, labels, target URL, start
+// time). Metadata.Missing lists the absent ones by JSON key; a scorecard
+// with all of them is "auditable", otherwise an "anecdote, not data", and
+// the missing keys are listed in it. MandatoryFields maps each key to the
+// flag that declares it.
+//
+// # Building
+//
+// Build assembles a Scorecard from measured inputs: the knee level's
+// figures (KneePerformance fills most of them from a metrics.Summary), the
+// GPU energy over that level's window, and the cost rate. It derives
+//
+//	CPM (EUR per 1M tokens) = EUR/h × 1e6 / (goodput_tok_s × 3600)
+//	Wh/token                = E_J / 3600 / output tokens in the window
+//	J/token                 = E_J / output tokens
+//	PUE-adjusted Wh/token   = Wh/token × PUE
+//	gCO2 per 1M tokens      = Wh/token × 1e6 / 1000 × gCO2/kWh (PUE-adjusted when declared)
+//
+// so that 3,120 tok/s at 10.8 EUR/h costs 0.96 EUR per 1M tokens, and a
+// 4,924 W deployment at that rate spends 0.000438 Wh (1.58 J) per token,
+// 0.000614 Wh at PUE 1.4, or 24.55 g CO2 per 1M tokens at 40 g/kWh.
+//
+// Missing numbers are nil pointers, absent from the JSON and empty in the
+// CSV: a 0 in a scorecard is always a measured zero.
+//
+// # Reading, aggregating, comparing
+//
+// Write and Decode (Read for a file or run directory) handle
+// scorecard.json with its schema_version. ReadDirs walks results folders
+// for `gollm-bench aggregate` and `gollm-bench pareto`. WriteCSV flattens
+// scorecards into one CSV with a fixed column order (section.key, keys
+// carrying units) and a label.<k> column per label. Pareto keeps the rows
+// that meet the SLO and that no other row beats on cost per token, energy
+// per token and TTFT P99 together; every other row comes back with the
+// reason it was dropped.
+//
+// Every function here is safe for concurrent use; values are plain data.
+package scorecard

@@ -1,0 +1,192 @@
+package scorecard
+
+import (
+	"maps"
+	"net/url"
+	"time"
+)
+
+// Metadata says what was measured, on what, and how (SPEC §10). Twelve of
+// its facts are mandatory (MandatoryFields lists them with their JSON keys);
+// the rest are extras that help a reader compare rows.
+//
+// A missing string is "", a missing count is 0 (no mandatory count can
+// legitimately be 0: a prompt has at least one token, a sweep runs at least
+// one request at a time). Missing fields are omitted from JSON. Metadata is a
+// plain value: safe for concurrent reads.
+type Metadata struct {
+	// Mandatory (SPEC §10), in MandatoryFields order.
+
+	// Engine is the serving engine and its version, e.g. "vllm-0.9.1" (--engine).
+	Engine string `json:"engine,omitempty"`
+	// ModelRevision is the model's revision: a Hugging Face commit or tag (--model-revision).
+	ModelRevision string `json:"model_revision,omitempty"`
+	// Precision is the weights' (and KV cache's, if it differs) precision, e.g. "fp8" (--precision).
+	Precision string `json:"precision,omitempty"`
+	// Tokenizer names the tokenizer used to count and build prompts: a path or HF id (--tokenizer).
+	Tokenizer string `json:"tokenizer,omitempty"`
+	// TokenizerSHA256 is the hex SHA-256 of the tokenizer.json bytes (auto-filled).
+	TokenizerSHA256 string `json:"tokenizer_sha256,omitempty"`
+	// ISLTokens is the requested input sequence length, tokens (the mean of a
+	// mix for --sequence-distribution; DataSpec holds the full spec).
+	ISLTokens int `json:"isl_tokens,omitempty"`
+	// OSLTokens is the requested output sequence length, tokens (mean of a mix).
+	OSLTokens int `json:"osl_tokens,omitempty"`
+	// Hardware describes the accelerators, e.g. "4xH100-SXM-80GB" (--hardware, or NVML/DCGM).
+	Hardware string `json:"hardware,omitempty"`
+	// MaxConcurrencyTested is the highest number of requests in flight the
+	// sweep reached (closed loop: the largest N; open loop: the peak observed).
+	MaxConcurrencyTested int `json:"max_concurrency_tested,omitempty"`
+	// ToolVersion is gollm-bench's version (linker stamp), e.g. "v0.3.0".
+	ToolVersion string `json:"tool_version,omitempty"`
+	// ToolCommit is the git commit gollm-bench was built from.
+	ToolCommit string `json:"tool_commit,omitempty"`
+	// SLO is the service-level objective as given to --slo, e.g.
+	// "ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%".
+	SLO string `json:"slo,omitempty"`
+	// Warmup is the excluded warmup as given to --warmup: a duration ("30s"),
+	// a request count ("100") or a share ("10%").
+	Warmup string `json:"warmup,omitempty"`
+	// RunID identifies the run; results live in results/<run-id>/ (--run-id).
+	RunID string `json:"run_id,omitempty"`
+
+	// Extras.
+
+	// Model is the served model name (--model, or the first id of GET /v1/models).
+	Model string `json:"model,omitempty"`
+	// Endpoint is "completions" or "chat".
+	Endpoint string `json:"endpoint,omitempty"`
+	// LoadMode is the pacing of the knee level: a loadgen.Mode
+	// ("synchronous", "concurrent", "throughput", "constant", "poisson").
+	LoadMode string `json:"load_mode,omitempty"`
+	// Profile is the --profile given, e.g. "sweep".
+	Profile string `json:"profile,omitempty"`
+	// DataSpec is the --data, --sequence-distribution or --dataset value.
+	DataSpec string `json:"data_spec,omitempty"`
+	// ISLBasis says what ISLTokens counts: "prompt" (the prompt text in the
+	// served tokenizer) or "chat_template" (server usage, template included).
+	ISLBasis string `json:"isl_basis,omitempty"`
+	// PrefixCache is "cold" or "warm:N" (--prefix-cache).
+	PrefixCache string `json:"prefix_cache,omitempty"`
+	// Seed seeds everything random; nil when unknown (0 is a valid seed).
+	Seed *uint64 `json:"seed,omitempty"`
+	// GPUCount is the number of GPUs serving the model; 0 when unknown.
+	GPUCount int `json:"gpu_count,omitempty"`
+	// Labels are the --label K=V pairs.
+	Labels map[string]string `json:"labels,omitempty"`
+	// TargetURL is the server's base URL without credentials, query or
+	// fragment (see RedactURL).
+	TargetURL string `json:"target_url,omitempty"`
+	// StartedAt is the run's absolute start time (UTC).
+	StartedAt time.Time `json:"started_at,omitzero"`
+}
+
+// Field describes one mandatory metadata fact (SPEC §10).
+type Field struct {
+	// Key is the JSON key in Metadata, as Missing reports it.
+	Key string
+	// Flag is the command-line flag that declares it, or "" when the tool
+	// fills it in itself (tokenizer hash, tool version and commit).
+	Flag string
+	// Description says what it holds.
+	Description string
+}
+
+// MandatoryFields returns the twelve mandatory metadata of SPEC §10 in a
+// fixed order. Two of them are recorded as two keys each: the tokenizer with
+// the SHA-256 of its tokenizer.json, and the tool version with its git
+// commit; ISL and OSL are both declared by --data. A fresh slice is returned
+// on every call.
+func MandatoryFields() []Field {
+	return []Field{
+		{"engine", "--engine", "engine version, e.g. vllm-0.9.1"},
+		{"model_revision", "--model-revision", "model revision (commit or tag)"},
+		{"precision", "--precision", "precision, e.g. fp8"},
+		{"tokenizer", "--tokenizer", "tokenizer (path or Hugging Face id)"},
+		{"tokenizer_sha256", "", "SHA-256 of tokenizer.json (auto-filled from --tokenizer)"},
+		{"isl_tokens", "--data", "input sequence length, tokens"},
+		{"osl_tokens", "--data", "output sequence length, tokens"},
+		{"hardware", "--hardware", "hardware, e.g. 4xH100-SXM-80GB"},
+		{"max_concurrency_tested", "--max-concurrency", "highest concurrency tested"},
+		{"tool_version", "", "gollm-bench version (auto-filled)"},
+		{"tool_commit", "", "gollm-bench git commit (auto-filled)"},
+		{"slo", "--slo", "service-level objective"},
+		{"warmup", "--warmup", "excluded warmup"},
+		{"run_id", "--run-id", "run id"},
+	}
+}
+
+// Missing returns the JSON keys of the mandatory fields (MandatoryFields)
+// that m lacks, in MandatoryFields order; nil when m is complete. A
+// scorecard whose metadata misses any of them is an anecdote, not data.
+func (m Metadata) Missing() []string {
+	present := map[string]bool{
+		"engine":                 m.Engine != "",
+		"model_revision":         m.ModelRevision != "",
+		"precision":              m.Precision != "",
+		"tokenizer":              m.Tokenizer != "",
+		"tokenizer_sha256":       m.TokenizerSHA256 != "",
+		"isl_tokens":             m.ISLTokens > 0,
+		"osl_tokens":             m.OSLTokens > 0,
+		"hardware":               m.Hardware != "",
+		"max_concurrency_tested": m.MaxConcurrencyTested > 0,
+		"tool_version":           m.ToolVersion != "",
+		"tool_commit":            m.ToolCommit != "",
+		"slo":                    m.SLO != "",
+		"warmup":                 m.Warmup != "",
+		"run_id":                 m.RunID != "",
+	}
+	var missing []string
+	for _, f := range MandatoryFields() {
+		if !present[f.Key] {
+			missing = append(missing, f.Key)
+		}
+	}
+	return missing
+}
+
+// Status is a scorecard's standing (SPEC §10).
+type Status string
+
+// Statuses.
+const (
+	// StatusAuditable: every mandatory metadatum is present.
+	StatusAuditable Status = "auditable"
+	// StatusAnecdote: at least one is missing (listed in Scorecard.Missing).
+	StatusAnecdote Status = "anecdote"
+)
+
+// Status returns StatusAuditable when m has every mandatory field, else
+// StatusAnecdote.
+func (m Metadata) Status() Status {
+	if len(m.Missing()) == 0 {
+		return StatusAuditable
+	}
+	return StatusAnecdote
+}
+
+// RedactURL returns raw without user info, query and fragment, so that no
+// credential (user:password@, ?api_key=) reaches an output. A string that
+// does not parse as a URL yields "" rather than risk leaking it.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	u.User = nil
+	u.RawQuery = ""
+	u.ForceQuery = false
+	u.Fragment = ""
+	u.RawFragment = ""
+	return u.String()
+}
+
+// clone returns m sharing no memory with m (labels, seed).
+func (m Metadata) clone() Metadata {
+	m.Labels = maps.Clone(m.Labels)
+	if m.Seed != nil {
+		v := *m.Seed
+		m.Seed = &v
+	}
+	return m
+}

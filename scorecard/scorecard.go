@@ -1,0 +1,147 @@
+package scorecard
+
+import "github.com/gollm-bench/gollm-bench/metrics"
+
+// SchemaVersion is the scorecard.json schema this package writes. Decode
+// accepts any "scorecard/1.x" (unknown keys of a newer minor are ignored)
+// and refuses other majors.
+const SchemaVersion = "scorecard/1.0"
+
+// Scorecard is one configuration's row (SPEC §10): what scorecard.json
+// holds. Figures come from the knee level's window, energy and cost
+// included, so that they describe the same seconds (SPEC §9).
+//
+// Missing numbers are nil pointers, omitted from JSON, never zeros: a 0
+// that is present is a measured zero (for example an error rate of 0). Key
+// names carry their units. A Scorecard is a plain value: safe for concurrent
+// reads.
+type Scorecard struct {
+	SchemaVersion string `json:"schema_version"`
+	// Status is StatusAuditable when Metadata has all mandatory fields.
+	Status Status `json:"status"`
+	// Missing lists the JSON keys of the absent mandatory metadata.
+	Missing []string `json:"missing,omitempty"`
+
+	Metadata    Metadata    `json:"metadata"`
+	Performance Performance `json:"performance"`
+	Cost        Cost        `json:"cost"`
+	Energy      Energy      `json:"energy"`
+	Carbon      Carbon      `json:"carbon"`
+
+	// Warnings are the run's caveats plus those Build adds ("no_goodput",
+	// "energy_invalid", ...). Warnings are data: every report shows them.
+	Warnings []metrics.Warning `json:"warnings,omitempty"`
+}
+
+// Performance holds the knee level's figures (SPEC §5–§7), plus the peak.
+type Performance struct {
+	// KneeLevel is the index of the knee level in the sweep.
+	KneeLevel *int `json:"knee_level,omitempty"`
+	// GoodputTokS is the output throughput, tokens/s, of the requests that
+	// succeeded and met every per-request SLO threshold at the knee level
+	// (request-level goodput as DistServe, vLLM and AIPerf define it).
+	GoodputTokS *float64 `json:"goodput_tok_s,omitempty"`
+	// GoodputReqS is the same goodput in requests/s.
+	GoodputReqS *float64 `json:"goodput_req_s,omitempty"`
+	// OutputTokS is the knee level's output throughput, tokens/s: output
+	// tokens arriving in the window / window (SPEC §5).
+	OutputTokS *float64 `json:"output_tok_s,omitempty"`
+	// TTFTP99Ms is the knee level's TTFT P99, ms (first token − sent; the
+	// coordinated-omission-corrected value when the level is open loop and
+	// the SLO uses it — the integrator decides and says so in a warning).
+	TTFTP99Ms *float64 `json:"ttft_p99_ms,omitempty"`
+	// ITLP95Ms is the knee level's ITL P95, ms: per request
+	// (E2E − TTFT)/(OSL − 1), as AIPerf defines it.
+	ITLP95Ms *float64 `json:"itl_p95_ms,omitempty"`
+	// E2EP99Ms is the knee level's end-to-end latency P99, ms.
+	E2EP99Ms *float64 `json:"e2e_p99_ms,omitempty"`
+	// PeakOutputTokS is the highest output throughput over all levels, tokens/s.
+	PeakOutputTokS *float64 `json:"peak_output_tok_s,omitempty"`
+	// KneeRateReqS is the knee of an open-loop sweep: the highest passing rate, req/s.
+	KneeRateReqS *float64 `json:"knee_rate_req_s,omitempty"`
+	// KneeConcurrency is the knee of a closed-loop sweep: the highest passing N.
+	KneeConcurrency *int `json:"knee_concurrency,omitempty"`
+	// KneeBracket is [last passing, first failing] load (SPEC §6).
+	KneeBracket *Bracket `json:"knee_bracket,omitempty"`
+	// SLOPass is true when the knee level met every SLO term and was not
+	// client-limited; nil when the run had no SLO.
+	SLOPass *bool `json:"slo_pass,omitempty"`
+	// ErrorRate is failed / (failed + ok) at the knee level, 0..1.
+	ErrorRate *float64 `json:"error_rate,omitempty"`
+	// WindowS is the knee level's measured window, s.
+	WindowS *float64 `json:"window_s,omitempty"`
+	// OutputTokens is the number of output tokens that arrived in that window.
+	OutputTokens *int64 `json:"output_tokens,omitempty"`
+}
+
+// Bracket is the knee bracket: the last passing and the first failing load,
+// in Unit ("req_s" or "concurrency"). High is nil when no level failed
+// ("knee not reached").
+type Bracket struct {
+	Low  float64  `json:"low"`
+	High *float64 `json:"high,omitempty"`
+	Unit string   `json:"unit"`
+}
+
+// Cost holds cost figures (SPEC §9). Amounts are in Currency even though the
+// keys say eur (the SPEC's names); Currency is "EUR" unless OpenCost said
+// otherwise.
+type Cost struct {
+	// EURPerHour is the deployment's cost rate, currency/h.
+	EURPerHour *float64 `json:"eur_per_hour,omitempty"`
+	Currency   string   `json:"currency,omitempty"`
+	// CPMEUR1M is the cost per 1M output tokens at goodput:
+	// EUR/h × 1e6 / (goodput_tok_s × 3600).
+	CPMEUR1M *float64 `json:"cpm_eur_1m,omitempty"`
+	// CostPerRequestEUR is the cost of one good request: EUR/h / 3600 / goodput_req_s.
+	CostPerRequestEUR *float64 `json:"cost_per_request_eur,omitempty"`
+	// CostWindowEUR is the cost of the knee level's window: EUR/h × window_s / 3600.
+	CostWindowEUR *float64 `json:"cost_window_eur,omitempty"`
+	// Source is "flag" (--gpu-cost-eur-h) or "opencost".
+	Source string `json:"source,omitempty"`
+}
+
+// Energy holds GPU energy over the knee level's window (SPEC §9).
+type Energy struct {
+	// Source is "nvml", "dcgm", "prometheus" or "none".
+	Source string `json:"source,omitempty"`
+	// EnergyJ is Σ_gpu (end − start) / 1000 over the window, J, after
+	// subtracting IdleBaselineW × window when a baseline was declared.
+	EnergyJ *float64 `json:"energy_j,omitempty"`
+	// EnergyGrossJ is the energy before the idle baseline was subtracted, J;
+	// present only when a baseline was subtracted.
+	EnergyGrossJ *float64 `json:"energy_gross_j,omitempty"`
+	// MeanW is EnergyJ / window_s, W.
+	MeanW *float64 `json:"mean_w,omitempty"`
+	// WhPerToken is EnergyJ / 3600 / output tokens in the window, Wh.
+	WhPerToken *float64 `json:"wh_per_token,omitempty"`
+	// JPerToken is EnergyJ / output tokens, J.
+	JPerToken *float64 `json:"j_per_token,omitempty"`
+	// PUE is the declared data-centre power usage effectiveness (≥ 1).
+	PUE *float64 `json:"pue,omitempty"`
+	// WhPerTokenPUE is WhPerToken × PUE, Wh.
+	WhPerTokenPUE *float64 `json:"wh_per_token_pue,omitempty"`
+	// IdleBaselineW is the declared idle power subtracted over the window, W.
+	IdleBaselineW *float64 `json:"idle_baseline_w,omitempty"`
+	// Valid is false when there is no usable reading; the derived figures
+	// are then absent.
+	Valid bool `json:"valid"`
+	// ResetDetected is true when a counter reset was seen and its share of
+	// the window estimated from power samples.
+	ResetDetected bool `json:"reset_detected,omitempty"`
+	// GPUName is the GPU model as NVML or DCGM reports it.
+	GPUName string `json:"gpu_name,omitempty"`
+	// GPUCount is the number of GPUs whose energy was counted (after any
+	// --energy-filter), which may differ from Metadata.GPUCount.
+	GPUCount int `json:"gpu_count,omitempty"`
+}
+
+// Carbon holds the emissions estimate (SPEC §9).
+type Carbon struct {
+	// GridGCO2KWh is the declared grid carbon intensity, gCO2/kWh.
+	GridGCO2KWh *float64 `json:"grid_gco2_kwh,omitempty"`
+	// GCO2Per1MTokens is Wh/token × 1e6 / 1000 × gCO2/kWh, using the
+	// PUE-adjusted Wh/token when a PUE was declared (PUEAdjusted says so).
+	GCO2Per1MTokens *float64 `json:"gco2_per_1m_tokens,omitempty"`
+	PUEAdjusted     bool     `json:"pue_adjusted,omitempty"`
+}
