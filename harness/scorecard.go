@@ -103,9 +103,9 @@ func Scorecard(run results.Run, levels []Level, in ScorecardInputs) scorecard.Sc
 	})
 }
 
-// RequestedLengths returns the mean requested ISL and OSL of a level's
+// AchievedLengths returns the mean achieved ISL and OSL of a level's
 // in-window requests as the summary measured them (achieved ISL and OSL),
 // rounded, for metadata when no fixed --data lengths were asked for.
-func RequestedLengths(s metrics.Summary) (isl, osl int) {
+func AchievedLengths(s metrics.Summary) (isl, osl int) {
 	return int(s.PromptTokens.Mean + 0.5), int(s.OutputTokens.Mean + 0.5)
 }

@@ -324,6 +324,7 @@ func (b *bench) newWorkload() error {
 			return err
 		}
 		lengths, defaultOSL = d, d.OutputTokens
+		b.lengths = d
 	}
 	var tok workload.Tokenizer
 	if b.tok != nil {

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/gollm-bench/gollm-bench/cost"
+	"github.com/gollm-bench/gollm-bench/harness"
+	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/scorecard"
+	"github.com/gollm-bench/gollm-bench/slo"
+)
+
+// scorecardFor builds the run's scorecard from the flags' metadata, what
+// was observed, and the cost rate.
+func (b *bench) scorecardFor(ctx context.Context, run results.Run) scorecard.Scorecard {
+	f := &b.f
+	labels, _ := parseKV("label", f.labels)
+	seed := f.seed
+	meta := scorecard.Metadata{
+		Engine:        f.engine,
+		ModelRevision: f.modelRevision,
+		Precision:     f.precision,
+		Hardware:      f.hardware,
+		ToolVersion:   version,
+		ToolCommit:    commitOrVCS(),
+		SLO:           b.obj.String(),
+		Warmup:        run.Config.Warmup,
+		RunID:         f.runID,
+		Model:         b.model,
+		Endpoint:      f.endpoint,
+		LoadMode:      f.profile,
+		Profile:       f.profile,
+		PrefixCache:   f.prefixCache,
+		Seed:          &seed,
+		Labels:        labels,
+		TargetURL:     scorecard.RedactURL(b.target),
+		StartedAt:     run.StartedAt,
+	}
+	if meta.LoadMode == "sweep" {
+		meta.LoadMode = "constant"
+	}
+	if b.mock != nil && meta.Engine == "" {
+		meta.Engine = "gollm-bench-mock-" + version + " (preset " + f.mockPreset + ")"
+	}
+	switch {
+	case f.dataset != "":
+		meta.DataSpec = "dataset=" + f.dataset
+	case f.sequenceDistribution != "":
+		meta.DataSpec = f.sequenceDistribution
+	default:
+		meta.DataSpec = f.data
+	}
+	// ISL: with the served tokenizer, the requested --data length is hit
+	// exactly; without it, the mean the server's usage reported (which
+	// includes the chat template on /chat/completions).
+	switch {
+	case b.tok != nil && f.dataset == "" && f.sequenceDistribution == "":
+		meta.Tokenizer, meta.TokenizerSHA256, meta.ISLBasis = b.tok.Path(), b.tok.SHA256(), "prompt"
+		meta.ISLTokens, meta.OSLTokens = b.lengths.PromptTokens, b.lengths.OutputTokens
+	default:
+		if b.tok != nil {
+			meta.Tokenizer, meta.TokenizerSHA256 = b.tok.Path(), b.tok.SHA256()
+		}
+		meta.ISLBasis = "prompt"
+		if b.tok == nil && f.endpoint == "chat" {
+			meta.ISLBasis = "chat_template"
+		}
+		for _, lv := range run.Result.Levels {
+			if lv.Summary.PromptTokens.Count > 0 {
+				meta.ISLTokens, meta.OSLTokens = harness.AchievedLengths(lv.Summary)
+				break
+			}
+		}
+	}
+	rate := scorecard.CostRate{EURPerHour: f.gpuCostEURh, Currency: "EUR", Source: "flag"}
+	if f.openCost != "" {
+		oc, err := cost.NewOpenCost(f.openCost, cost.WithCurrency(f.currency))
+		if err == nil {
+			octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			alloc, aerr := oc.Namespace(octx, f.openCostNS, run.StartedAt, run.FinishedAt)
+			cancel()
+			err = aerr
+			if err == nil {
+				rate = scorecard.CostRate{EURPerHour: alloc.PerHour(), Currency: f.currency, Source: "opencost"}
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(b.e.stderr, "warning: --opencost: %v (no cost figures)\n", err)
+		}
+	}
+	return harness.Scorecard(run, b.runner.Levels(), harness.ScorecardInputs{
+		Metadata: meta, Cost: rate, PUE: f.pue, IdleBaselineW: f.idleBaselineW, GridGCO2KWh: f.gridGCO2kWh,
+	})
+}
+
+func writeScorecard(dir string, sc scorecard.Scorecard) error {
+	f, err := os.Create(filepath.Join(dir, scorecard.FileName))
+	if err != nil {
+		return fmt.Errorf("scorecard: %w", err)
+	}
+	return errors.Join(scorecard.Write(f, sc), f.Close())
+}
+
+func runAggregate(_ context.Context, e env, args []string) error {
+	fs := pflag.NewFlagSet("aggregate", pflag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	out := fs.StringP("output", "o", "scorecard-aggregate.csv", "CSV file to write ('-' for standard output)")
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "usage: gollm-bench aggregate DIR... [-o FILE]\n\nOne CSV row per scorecard.json found in the results folders.\n\n%s", fs.FlagUsages())
+	}
+	if err := fs.Parse(args); err != nil {
+		return usageErr(err)
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return usageErr(errors.New("give at least one results folder, e.g. results/"))
+	}
+	rows, err := scorecard.ReadDirs(fs.Args()...)
+	if len(rows) == 0 {
+		return usageErr(errors.Join(errors.New("no scorecard.json found"), err))
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "warning: %v\n", err)
+	}
+	cards := make([]scorecard.Scorecard, len(rows))
+	for i, r := range rows {
+		cards[i] = r.Scorecard
+	}
+	if *out == "-" {
+		return scorecard.WriteCSV(e.stdout, cards)
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	if err := errors.Join(scorecard.WriteCSV(f, cards), f.Close()); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "%d scorecards -> %s\n", len(cards), *out)
+	return nil
+}
+
+func runPareto(_ context.Context, e env, args []string) error {
+	fs := pflag.NewFlagSet("pareto", pflag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	sloFlag := fs.String("slo", "", `drop rows violating this SLO (scorecard figures only: ttft_p99, itl_p95, e2e_p99, error_rate, output_tps); default: each row's own verdict`)
+	html := fs.String("html", "", "also write the Pareto chart to this HTML file")
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "usage: gollm-bench pareto DIR... [--slo S]\n\nThe non-dominated scorecards on (CPM, Wh/token, TTFT P99), all minimised.\n\n%s", fs.FlagUsages())
+	}
+	if err := fs.Parse(args); err != nil {
+		return usageErr(err)
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return usageErr(errors.New("give at least one results folder"))
+	}
+	var check scorecard.SLOCheck
+	if *sloFlag != "" {
+		obj, err := slo.Parse(*sloFlag)
+		if err != nil {
+			return usageErr(fmt.Errorf("--slo: %w", err))
+		}
+		terms, err := scorecardTerms(obj)
+		if err != nil {
+			return usageErr(err)
+		}
+		check = scorecard.CheckTerms(terms...)
+	}
+	rows, err := scorecard.ReadDirs(fs.Args()...)
+	if len(rows) == 0 {
+		return usageErr(errors.Join(errors.New("no scorecard.json found"), err))
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "warning: %v\n", err)
+	}
+	cards := make([]scorecard.Scorecard, len(rows))
+	for i, r := range rows {
+		cards[i] = r.Scorecard
+	}
+	frontier, dropped := scorecard.Pareto(cards, check)
+	if err := scorecard.WriteParetoText(e.stdout, frontier, dropped); err != nil {
+		return err
+	}
+	if *html != "" {
+		return writeParetoHTML(*html, frontier, dropped)
+	}
+	return nil
+}
+
+// scorecardTerms maps SLO terms onto the figures a scorecard holds.
+func scorecardTerms(obj slo.Objective) ([]scorecard.Term, error) {
+	var out []scorecard.Term
+	var errs []error
+	for _, t := range obj.Terms {
+		key := ""
+		switch {
+		case t.Metric == slo.MetricErrorRate:
+			key = "error_rate"
+		case t.Metric == slo.MetricOutputTPS:
+			key = "output_tok_s"
+		case t.Metric == slo.MetricTTFT && t.Percentile == 99:
+			key = "ttft_p99_ms"
+		case t.Metric == slo.MetricITL && t.Percentile == 95:
+			key = "itl_p95_ms"
+		case t.Metric == slo.MetricE2E && t.Percentile == 99:
+			key = "e2e_p99_ms"
+		default:
+			errs = append(errs, fmt.Errorf("--slo term %q: a scorecard holds only ttft_p99, itl_p95, e2e_p99, error_rate and output_tps", t.Text))
+			continue
+		}
+		out = append(out, scorecard.Term{Key: key, Op: string(t.Op), Limit: t.Threshold})
+	}
+	return out, errors.Join(errs...)
+}
