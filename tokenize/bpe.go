@@ -325,3 +325,29 @@ func (b *bpe) mergeHeap(sc *scratch) {
 	}
 	sc.h = h
 }
+
+// mergesKeepSpacePrefix reports whether the vocabulary is split-safe at
+// "▁": no merge produces a token holding "▁" right after another character.
+func mergesKeepSpacePrefix(raw json.RawMessage, b *bpe) bool {
+	if b.prefix != "" || b.suffix != "" {
+		return false
+	}
+	if _, ok := b.vocab["\u2581"]; !ok {
+		return false
+	}
+	idToTok := make(map[int32]string, len(b.merges))
+	for tok, id := range b.vocab {
+		idToTok[int32(id)] = tok
+	}
+	for _, m := range b.merges {
+		tok := idToTok[m.id]
+		prev := rune(0x2581)
+		for _, r := range tok {
+			if r == 0x2581 && prev != 0x2581 {
+				return false
+			}
+			prev = r
+		}
+	}
+	return true
+}

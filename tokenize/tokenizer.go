@@ -28,6 +28,10 @@ type Tokenizer struct {
 	cache         *wordCache
 	pool          sync.Pool
 	maxCachedWord int
+	// spaceSplit: no merge result has "▁" right after another character, so
+	// words may be cut before every such "▁" without changing the ids
+	// (SentencePiece-style vocabularies), which makes long words cacheable.
+	spaceSplit bool
 }
 
 // Option configures Load.
@@ -137,6 +141,8 @@ func parse(data []byte, o options) (*Tokenizer, error) {
 	if t.decoder, err = buildDecoder(dc); err != nil {
 		return nil, err
 	}
+
+	t.spaceSplit = !byteInput && mergesKeepSpacePrefix(f.Model.Merges, t.model)
 
 	// Id to token table: the model vocabulary, then added tokens over it.
 	maxID := -1
@@ -278,6 +284,28 @@ func (t *Tokenizer) encodeSegment(dst []int, seg string, first bool, sc *scratch
 }
 
 func (t *Tokenizer) encodeWord(dst []int, w string, sc *scratch) []int {
+	if t.spaceSplit && len(w) > 3 {
+		start := 0
+		prevSpace := true
+		for i := 0; i+2 < len(w); {
+			if w[i] == 0xE2 && w[i+1] == 0x96 && w[i+2] == 0x81 { // "▁"
+				if !prevSpace && i > start {
+					dst = t.encodeCached(dst, w[start:i], sc)
+					start = i
+				}
+				prevSpace = true
+				i += 3
+				continue
+			}
+			prevSpace = false
+			i++
+		}
+		return t.encodeCached(dst, w[start:], sc)
+	}
+	return t.encodeCached(dst, w, sc)
+}
+
+func (t *Tokenizer) encodeCached(dst []int, w string, sc *scratch) []int {
 	if len(w) > t.maxCachedWord || t.cache == nil {
 		return t.model.encodeWord(dst, w, sc)
 	}
