@@ -205,8 +205,15 @@ func (ms metaspacePre) split(dst []piece, p piece) []piece {
 type preSequence []preTokenizer
 
 func (q preSequence) split(dst []piece, p piece) []piece {
-	cur := []piece{p}
-	var next []piece
+	out, _ := q.run(p, nil, nil)
+	return append(dst, out...)
+}
+
+// run applies the stages using the two buffers a and b, and returns the
+// pieces and the other buffer for reuse.
+func (q preSequence) run(p piece, a, b []piece) (out, spare []piece) {
+	cur := append(a[:0], p)
+	next := b
 	for _, stage := range q {
 		next = next[:0]
 		for _, c := range cur {
@@ -214,7 +221,7 @@ func (q preSequence) split(dst []piece, p piece) []piece {
 		}
 		cur, next = next, cur
 	}
-	return append(dst, cur...)
+	return cur, next
 }
 
 func isPunctuation(r rune) bool {
@@ -318,12 +325,21 @@ func buildPreTokenizer(c *componentJSON, last bool) (pt preTokenizer, byteLevelD
 			if err != nil {
 				return nil, false, fmt.Errorf("pre_tokenizer Sequence[%d]: %w", i, err)
 			}
+			if bl, ok := p.(byteLevelPre); ok && deferred && !bl.addPrefixSpace && bl.re == nil {
+				p = nil // identity: the mapping is left to the model
+			}
 			if p != nil {
 				q = append(q, p)
 			}
 			byteLevelDeferred = byteLevelDeferred || deferred
 		}
-		if len(q) == 1 {
+		switch len(q) {
+		case 0:
+			if byteLevelDeferred {
+				return byteLevelPre{}, true, nil
+			}
+			return nil, false, nil
+		case 1:
 			return q[0], byteLevelDeferred, nil
 		}
 		return q, byteLevelDeferred, nil

@@ -275,7 +275,12 @@ func (t *Tokenizer) encodeSegment(dst []int, seg string, first bool, sc *scratch
 	if t.preTokenizer == nil {
 		return t.encodeWord(dst, seg, sc)
 	}
-	pieces := t.preTokenizer.split(sc.pieces[:0], piece{seg, first})
+	var pieces []piece
+	if q, ok := t.preTokenizer.(preSequence); ok {
+		pieces, sc.tmp = q.run(piece{seg, first}, sc.pieces, sc.tmp)
+	} else {
+		pieces = t.preTokenizer.split(sc.pieces[:0], piece{seg, first})
+	}
 	for _, p := range pieces {
 		dst = t.encodeWord(dst, p.s, sc)
 	}
