@@ -154,10 +154,10 @@ type componentJSON struct {
 
 	IndividualDigits bool `json:"individual_digits"`
 
-	Left  *bool `json:"left"`
-	Right *bool `json:"right"`
-	Start int   `json:"start"`
-	Stop  int   `json:"stop"`
+	StripLeft  *bool `json:"strip_left"`
+	StripRight *bool `json:"strip_right"`
+	Start      int   `json:"start"`
+	Stop       int   `json:"stop"`
 
 	Single        []templateItemJSON          `json:"single"`
 	SpecialTokens map[string]templateSpecJSON `json:"special_tokens"`

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
 	"golang.org/x/text/unicode/norm"
@@ -136,11 +137,11 @@ func buildNormalizer(c *componentJSON) (normalizer, error) {
 		return nil, fmt.Errorf("normalizer Replace: pattern has neither String nor Regex")
 	case "Strip":
 		st := strip{true, true}
-		if c.Left != nil {
-			st.left = *c.Left
+		if c.StripLeft != nil {
+			st.left = *c.StripLeft
 		}
-		if c.Right != nil {
-			st.right = *c.Right
+		if c.StripRight != nil {
+			st.right = *c.StripRight
 		}
 		return st, nil
 	case "Sequence":
@@ -168,4 +169,36 @@ func buildNormalizer(c *componentJSON) (normalizer, error) {
 	default:
 		return nil, fmt.Errorf("unsupported normalizer type %q (supported: NFC, NFD, NFKC, NFKD, Lowercase, Prepend, Replace, Strip, Sequence)", c.Type)
 	}
+}
+
+// normalizeTracked normalizes s and reports whether the result still starts
+// at the first original character (false when leading characters were
+// removed), which Metaspace's prepend_scheme "first" depends on.
+func normalizeTracked(n normalizer, s string) (string, bool) {
+	switch n := n.(type) {
+	case normSequence:
+		keep := true
+		for _, sub := range n {
+			var k bool
+			s, k = normalizeTracked(sub, s)
+			keep = keep && k
+		}
+		return s, keep
+	case strip:
+		r, _ := utf8.DecodeRuneInString(s)
+		return n.normalize(s), !(n.left && s != "" && unicode.IsSpace(r))
+	case replaceString:
+		return n.normalize(s), !(n.new == "" && strings.HasPrefix(s, n.old))
+	case replaceRegex:
+		keep := true
+		if n.new == "" {
+			forEachMatch(n.re, s, func(start, end int) {
+				if start == 0 && end > 0 {
+					keep = false
+				}
+			})
+		}
+		return n.normalize(s), keep
+	}
+	return n.normalize(s), true
 }

@@ -162,10 +162,33 @@ func parse(data []byte, o options) (*Tokenizer, error) {
 		}
 	}
 	var raw, normed []addedToken
-	for i, a := range f.AddedTokens {
-		if a.ID < 0 {
-			return nil, fmt.Errorf("added_tokens[%d] %q: negative id %d", i, a.Content, a.ID)
+	// HF re-adds the tokens in file order: a content already in the model
+	// vocabulary (or added before) keeps that id, a new one gets the next id
+	// after the vocabulary and the added tokens so far. For real files this
+	// is the id written in the file.
+	nextID := len(t.model.vocab)
+	assigned := map[string]int{}
+	for i := range f.AddedTokens {
+		a := &f.AddedTokens[i]
+		if id, ok := t.model.vocab[a.Content]; ok {
+			a.ID = id
+		} else if id, ok := assigned[a.Content]; ok {
+			a.ID = id
+		} else {
+			a.ID = nextID
 		}
+		assigned[a.Content] = a.ID
+		nextID = max(nextID, a.ID+1)
+	}
+	for _, a := range f.AddedTokens {
+		maxID = max(maxID, a.ID)
+	}
+	if len(t.idToToken) < maxID+1 {
+		t.idToToken = append(t.idToToken, make([]string, maxID+1-len(t.idToToken))...)
+		t.special = append(t.special, make([]bool, maxID+1-len(t.special))...)
+		present = append(present, make([]bool, maxID+1-len(present))...)
+	}
+	for _, a := range f.AddedTokens {
 		t.idToToken[a.ID] = a.Content
 		present[a.ID] = true
 		t.special[a.ID] = a.Special
@@ -251,7 +274,11 @@ func (t *Tokenizer) encode(dst []int, text string, sc *scratch) []int {
 		}
 		first := sp.start == 0
 		if t.normalizer != nil {
-			seg = t.normalizer.normalize(seg)
+			if first {
+				seg, first = normalizeTracked(t.normalizer, seg)
+			} else {
+				seg = t.normalizer.normalize(seg)
+			}
 		}
 		if t.normAdded == nil {
 			dst = t.encodeSegment(dst, seg, first, sc)
