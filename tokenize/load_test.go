@@ -1,0 +1,63 @@
+package tokenize
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestLoadHFCache resolves a model id in a fake Hugging Face cache and
+// checks the path, name and SHA-256 metadata.
+func TestLoadHFCache(t *testing.T) {
+	home := t.TempDir()
+	snap := filepath.Join(home, "hub", "models--Qwen--Qwen3-0.6B", "snapshots", "abc123")
+	if err := os.MkdirAll(snap, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, sha, err := readTokenizerFile(filepath.Join(fixtures, "files", "qwen3", "tokenizer.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _, _ := readTokenizerFile(filepath.Join(fixtures, "files", "qwen3", "tokenizer.json.gz"))
+	if err := os.WriteFile(filepath.Join(snap, "tokenizer.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := Load("Qwen/Qwen3-0.6B", WithHFHome(home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok.Name() != "Qwen/Qwen3-0.6B" || tok.Path() != filepath.Join(snap, "tokenizer.json") || tok.SHA256() != sha {
+		t.Fatalf("name %q path %q sha %q; want the model id, %s and %s", tok.Name(), tok.Path(), tok.SHA256(), snap, sha)
+	}
+	gz, err := Load(filepath.Join(fixtures, "files", "qwen3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gz.SHA256() != sha || gz.Name() != "qwen3" || gz.VocabSize() != 151669 {
+		t.Fatalf("gz: sha %q name %q vocab %d", gz.SHA256(), gz.Name(), gz.VocabSize())
+	}
+}
+
+// TestDecode checks decoding against texts the Rust library produces.
+func TestDecode(t *testing.T) {
+	for _, tc := range []struct {
+		dir         string
+		text        string
+		skipSpecial bool
+		want        string
+	}{
+		{"qwen3", "Hello world<|im_end|>", false, "Hello world<|im_end|>"},
+		{"qwen3", "Hello world<|im_end|>", true, "Hello world"},
+		{"mistral-7b", "Hello  world\n日本", false, "<s> Hello  world\n日本"},
+		{"mistral-7b", "Hello  world\n日本", true, "Hello  world\n日本"},
+		{"gpt-oss", " spaced  out ", true, " spaced  out "},
+	} {
+		tok, err := Load(filepath.Join(fixtures, "files", tc.dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tok.Decode(tok.Encode(tc.text, true), tc.skipSpecial); got != tc.want {
+			t.Errorf("%s: Decode(Encode(%q)) = %q, want %q", tc.dir, tc.text, got, tc.want)
+		}
+	}
+}
