@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/tokenize"
 )
 
 func TestParseData(t *testing.T) {
@@ -307,4 +308,40 @@ func FuzzReadDataset(f *testing.F) {
 			t.Fatal("no error and no entries")
 		}
 	})
+}
+
+// TestSyntheticExactISLRealTokenizers checks exact ISL with the shipped
+// real vocabularies: byte-level BPE (Qwen3, gpt-oss) and SentencePiece-style
+// BPE (Mistral-7B), cold and warm.
+func TestSyntheticExactISLRealTokenizers(t *testing.T) {
+	for _, name := range []string{"qwen3", "gpt-oss", "mistral-7b"} {
+		tok, err := tokenize.Load(filepath.Join("..", "testdata", "tokenizers", "files", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pc := range []PrefixCache{PrefixCold, PrefixWarm} {
+			cfg := SyntheticConfig{
+				Lengths:   Data{PromptTokens: 512, PromptTokensStdev: 300, PromptTokensMin: 1, PromptTokensMax: 2048, OutputTokens: 8},
+				Seed:      3,
+				Nonce:     "n",
+				Tokenizer: tok,
+			}
+			if pc == PrefixWarm {
+				cfg.PrefixCache, cfg.WarmPrefixTokens = PrefixWarm, 64
+			}
+			w, err := NewSynthetic(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for seq := range int64(40) {
+				req, err := w.Request(seq)
+				if err != nil {
+					t.Fatalf("%s %s: %v", name, pc, err)
+				}
+				if got := tok.Count(req.Prompt); got != req.PromptTokens {
+					t.Fatalf("%s %s seq %d: prompt is %d tokens, declared %d", name, pc, seq, got, req.PromptTokens)
+				}
+			}
+		}
+	}
 }
