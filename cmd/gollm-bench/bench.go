@@ -19,6 +19,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/slo"
 	"github.com/gollm-bench/gollm-bench/sweep"
+	"github.com/gollm-bench/gollm-bench/tokenize"
 	"github.com/gollm-bench/gollm-bench/workload"
 )
 
@@ -185,6 +186,13 @@ func (b *bench) setup(ctx context.Context) error {
 	b.started = time.Now()
 	b.clock = loadgen.NewClock(b.started)
 	b.target = f.target
+	if f.tokenizer != "" {
+		tok, err := tokenize.Load(f.tokenizer)
+		if err != nil {
+			return usageErr(fmt.Errorf("--tokenizer: %w", err))
+		}
+		b.tok = tok
+	}
 	if b.target == "" {
 		m, err := startEmbeddedMock(ctx, f.mockPreset, f.tokenizer)
 		if err != nil {
