@@ -616,3 +616,27 @@ func TestStartClose(t *testing.T) {
 		t.Error("server still answers after Close")
 	}
 }
+
+// BenchmarkLoopbackStream measures a whole 16-token streaming request over
+// loopback HTTP against the instant preset, client included.
+func BenchmarkLoopbackStream(b *testing.B) {
+	b.ReportAllocs()
+	s, err := New(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	defer s.Close()
+	defer ts.Close()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
+	const body = `{"prompt":"hello","max_tokens":16,"stream":true,"stream_options":{"include_usage":true},"ignore_eos":true}`
+	b.SetParallelism(8)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if r := streamOnce(context.Background(), client, ts.URL, body); !r.ok || r.tokens != 16 {
+				b.Error("request failed")
+				return
+			}
+		}
+	})
+}
