@@ -120,21 +120,31 @@ func TestLoadDemoKnee(t *testing.T) {
 		t.Skip("wall-clock load check: run with -mockserver.load")
 	}
 	cfg := mustPreset(t, "demo")
-	s, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	url, err := s.Start(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
 	const isl, osl = 256, 64
 	knee := cfg.KneeRate(isl, osl, 500*time.Millisecond, 50*time.Millisecond)
 	body := fmt.Sprintf(`{"prompt":%q,"max_tokens":%d,"stream":true,"ignore_eos":true}`, strings.Repeat("abc ", isl), osl)
 	t.Logf("derived knee %.2f req/s, capacity %.2f req/s", knee, cfg.Capacity(isl, osl))
 	for _, f := range []float64{0.8, 0.9, 1.1, 1.25} {
 		rate := f * knee
+		s, err := New(cfg, WithGroundTruth())
+		if err != nil {
+			t.Fatal(err)
+		}
+		url, err := s.Start(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var maxRunning atomic.Int64
+		sampler, stopSampler := context.WithCancel(t.Context())
+		var sampling sync.WaitGroup
+		sampling.Go(func() {
+			for sampler.Err() == nil {
+				if r := s.Stats().Running; r > maxRunning.Load() {
+					maxRunning.Store(r)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
 		res, achieved := openLoop(t, url, body, rate, 8*time.Second, 28*time.Second)
 		var ttft, itl []time.Duration
 		failed := 0
@@ -145,6 +155,17 @@ func TestLoadDemoKnee(t *testing.T) {
 			}
 			ttft, itl = append(ttft, r.ttft), append(itl, r.itl)
 		}
+		stopSampler()
+		sampling.Wait()
+		var serverITL []time.Duration
+		for _, tr := range s.GroundTruth() {
+			if tr.Error == "" {
+				serverITL = append(serverITL, tr.ITL())
+			}
+		}
+		s.Close()
+		t.Logf("  server side: ITL p50 %v p95 %v (all requests), max running %d",
+			percentile(serverITL, 0.5).Round(100*time.Microsecond), percentile(serverITL, 0.95).Round(100*time.Microsecond), maxRunning.Load())
 		pass := percentile(ttft, 0.99) <= 500*time.Millisecond && percentile(itl, 0.95) <= 50*time.Millisecond && failed == 0
 		steady := cfg.Steady(rate, isl, osl)
 		t.Logf("rate %.2f (%.2f×knee, achieved %.2f): n=%d failed=%d TTFT p50 %v p99 %v; ITL p50 %v p95 %v (model step %v) SLO pass=%v",

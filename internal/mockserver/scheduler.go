@@ -56,10 +56,11 @@ func newScheduler(cfg Config) *scheduler {
 	return &scheduler{cfg: cfg, notify: make(chan struct{}, 1)}
 }
 
-// submit hands q to the scheduler. It never blocks. Safe for concurrent use.
-func (s *scheduler) submit(q *sequence) {
+// submit hands qs to the scheduler, as simultaneous arrivals. It never
+// blocks. Safe for concurrent use.
+func (s *scheduler) submit(qs ...*sequence) {
 	s.mu.Lock()
-	s.inbox = append(s.inbox, q)
+	s.inbox = append(s.inbox, qs...)
 	s.mu.Unlock()
 	select {
 	case s.notify <- struct{}{}:
@@ -107,6 +108,12 @@ func (f *fifo) pop() *sequence {
 	return q
 }
 
+// maxCatchUp is how far behind its nominal schedule the batch engine may
+// fall (a late timer, a starved CPU) and still catch up with shortened
+// steps, keeping the modelled token rate; beyond it the schedule restarts
+// from now.
+const maxCatchUp = 250 * time.Millisecond
+
 // runBatch is the continuous-batching engine. Each step admits queued
 // sequences up to MaxBatch, lasts ITLBase + ITLPerSeq·batch +
 // PrefillPerToken·(admitted prompt tokens), and at its end gives every
@@ -143,7 +150,7 @@ func (s *scheduler) runBatch(stop <-chan struct{}) {
 		}
 		now := time.Now()
 		start := next
-		if start.IsZero() || now.Sub(start) > s.cfg.ITLBase+s.cfg.ITLPerSeq {
+		if start.IsZero() || now.Sub(start) > maxCatchUp {
 			start = now // idle before, or far behind: do not burst to catch up
 		}
 		prefill := 0

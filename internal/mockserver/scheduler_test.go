@@ -21,8 +21,16 @@ func runScheduler(t *testing.T, cfg Config, at []time.Duration, seqs []*sequence
 	got := make([][]time.Duration, len(seqs))
 	var consumers sync.WaitGroup
 	for i, q := range seqs {
-		time.Sleep(time.Until(start.Add(at[i])))
-		s.submit(q)
+		if i == 0 || at[i] != at[i-1] {
+			// Submit the arrivals that share an offset at once, so the
+			// scheduler cannot start a step between them.
+			time.Sleep(time.Until(start.Add(at[i])))
+			j := i
+			for j < len(seqs) && at[j] == at[i] {
+				j++
+			}
+			s.submit(seqs[i:j]...)
+		}
 		consumers.Go(func() {
 			seen := int64(0)
 			for seen < int64(q.target) {
@@ -163,8 +171,7 @@ func TestSchedulerCancelFreesSlot(t *testing.T) {
 				owner.Go(func() { s.run(stop) })
 				start := time.Now()
 				a, b := newSequence(0, 1000), newSequence(0, 1)
-				s.submit(a)
-				s.submit(b)
+				s.submit(a, b)
 				<-a.wake // first token at 10 ms
 				synctest.Wait()
 				if got := s.waiting.Load(); got != 1 {
@@ -191,9 +198,7 @@ func TestSchedulerGauges(t *testing.T) {
 		var owner sync.WaitGroup
 		owner.Go(func() { s.run(stop) })
 		seqs := []*sequence{newSequence(0, 2), newSequence(0, 2), newSequence(0, 2), newSequence(0, 2), newSequence(0, 2)}
-		for _, q := range seqs {
-			s.submit(q)
-		}
+		s.submit(seqs...)
 		synctest.Wait()
 		if r, w := s.running.Load(), s.waiting.Load(); r != 2 || w != 3 {
 			t.Errorf("running, waiting = %d, %d; want 2, 3", r, w)
