@@ -163,7 +163,7 @@ func (c Config) batch() bool { return c.Scheduler == SchedulerBatch }
 func presets() map[string]Config {
 	return map[string]Config{
 		// demo: a small vLLM-like engine whose SLO knee (ISL 256, OSL 64,
-		// ttft_p99<=500ms, itl_p95<=50ms) is ≈21 req/s; docs/mock-server.md
+		// ttft_p99<=500ms, itl_p95<=50ms) is ≈21.6 req/s; docs/mock-server.md
 		// derives it.
 		"demo": {
 			Scheduler:       SchedulerBatch,
@@ -186,7 +186,7 @@ func presets() map[string]Config {
 }
 
 // Preset returns the named configuration: "demo" (batch scheduler with a
-// knee near 21 req/s at ISL 256 / OSL 64), "fast" (fixed TTFT 20 ms, ITL
+// knee near 21.6 req/s at ISL 256 / OSL 64), "fast" (fixed TTFT 20 ms, ITL
 // 5 ms) or "instant" (no latency). An unknown name is an error listing the
 // known ones.
 func Preset(name string) (Config, error) {

@@ -70,10 +70,10 @@ func TestKneeEstimates(t *testing.T) {
 	demo := mustPreset(t, "demo")
 	near := func(got, want float64) bool { return math.Abs(got-want) <= 0.01*want }
 	// docs/mock-server.md: k = 64×0.5 ms + 256×0.02 ms = 37.12 ms;
-	// ITL bound (1 − 10.5/50)/k = 21.28 req/s; TTFT bound (1 − 21/500)/k =
-	// 25.81 req/s; capacity 128/(64×74 ms + 128×5.12 ms) = 23.74 req/s.
-	if got := demo.KneeRate(256, 64, 500*time.Millisecond, 50*time.Millisecond); !near(got, 21.28) {
-		t.Errorf("demo knee %.2f req/s, want 21.28", got)
+	// ITL bound (1 − 10/50)/k = 21.55 req/s; TTFT bound (1 − 20/500)/k =
+	// 25.86 req/s; capacity 128/(64×74 ms + 128×5.12 ms) = 23.74 req/s.
+	if got := demo.KneeRate(256, 64, 500*time.Millisecond, 50*time.Millisecond); !near(got, 21.55) {
+		t.Errorf("demo knee %.2f req/s, want 21.55", got)
 	}
 	if got := demo.Capacity(256, 64); !near(got, 23.74) {
 		t.Errorf("demo capacity %.2f req/s, want 23.74", got)
@@ -81,12 +81,16 @@ func TestKneeEstimates(t *testing.T) {
 	if got := demo.KneeRate(256, 64, 500*time.Millisecond, 0); !near(got, 23.74) {
 		t.Errorf("demo knee without ITL term %.2f, want capacity 23.74", got)
 	}
-	st := demo.Steady(21.28, 256, 64)
+	st := demo.Steady(21.55, 256, 64)
 	if !st.Stable || st.Step < 49*time.Millisecond || st.Step > 51*time.Millisecond || st.Batch < 68 || st.Batch > 70 {
 		t.Errorf("steady state at the knee %+v, want step 50 ms, batch 69", st)
 	}
 	if st := demo.Steady(30, 256, 64); st.Stable {
 		t.Errorf("30 req/s is beyond capacity but Steady says stable: %+v", st)
+	}
+	if st := demo.Steady(17.03, 256, 64); st.Step < 27*time.Millisecond || st.Step > 27400*time.Microsecond {
+		// Measured on loopback: 27.2 ms (docs/mock-server.md).
+		t.Errorf("steady step at 17.03 req/s %v, want 27.2 ms", st.Step)
 	}
 	if got := demo.KneeRate(256, 64, 0, 5*time.Millisecond); got != 0 {
 		t.Errorf("ITL SLO below one step: knee %v, want 0", got)

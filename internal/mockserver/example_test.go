@@ -43,5 +43,5 @@ func ExampleConfig_KneeRate() {
 	demo, _ := mockserver.Preset("demo")
 	knee := demo.KneeRate(256, 64, 500*time.Millisecond, 50*time.Millisecond)
 	fmt.Printf("knee %.1f req/s, capacity %.1f req/s\n", knee, demo.Capacity(256, 64))
-	// Output: knee 21.3 req/s, capacity 23.7 req/s
+	// Output: knee 21.6 req/s, capacity 23.7 req/s
 }
