@@ -23,7 +23,7 @@
 // ends with "length"; otherwise L−1 text tokens, then an empty chunk with
 // finish "stop", and usage.completion_tokens = L (EOS counted, as vLLM and
 // llama.cpp do). Config.OutputTokens forces a fixed length.
-// usage.prompt_tokens is HeuristicTokens (ceil(bytes/4)) unless
+// usage.prompt_tokens is HeuristicTokens (whitespace-separated words) unless
 // WithTokenCounter gives the served tokenizer, plus
 // Config.ChatTemplateTokens per chat message.
 //

@@ -244,8 +244,8 @@ func TestStreamShapes(t *testing.T) {
 func TestNonStreaming(t *testing.T) {
 	_, url := newTestServer(t, Config{Model: "m\"x"})
 	for _, tt := range []struct{ path, body, object string }{
-		{"/v1/completions", `{"prompt":"abcdefgh","max_tokens":6,"ignore_eos":true}`, "text_completion"},
-		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"abcdefgh"}],"max_tokens":6,"ignore_eos":true}`, "chat.completion"},
+		{"/v1/completions", `{"prompt":"ab cd\nef","max_tokens":6,"ignore_eos":true}`, "text_completion"},
+		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"ab cd\nef"}],"max_tokens":6,"ignore_eos":true}`, "chat.completion"},
 	} {
 		r := post(t, url, tt.path, tt.body)
 		if r.status != 200 {
@@ -261,8 +261,8 @@ func TestNonStreaming(t *testing.T) {
 		} else if c.Choices[0].Message != nil {
 			text = c.Choices[0].Message.Content
 		}
-		if n := len(strings.Fields(text)); n != 6 || c.Usage.CompletionTokens != 6 || c.Usage.PromptTokens != 2 {
-			t.Errorf("%s: %d words, usage %+v; want 6 words, completion 6, prompt 2 (8 bytes / 4)", tt.path, n, *c.Usage)
+		if n := len(strings.Fields(text)); n != 6 || c.Usage.CompletionTokens != 6 || c.Usage.PromptTokens != 3 {
+			t.Errorf("%s: %d words, usage %+v; want 6 words, completion 6, prompt 3 (3 words)", tt.path, n, *c.Usage)
 		}
 	}
 }
@@ -538,7 +538,7 @@ func TestModelsHealthMetrics(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &models); code != 200 || err != nil || len(models.Data) != 1 || models.Data[0].ID != "org/m" {
 		t.Errorf("/v1/models: %d %s", code, body)
 	}
-	post(t, url, "/v1/completions", `{"prompt":"12345678","max_tokens":3,"ignore_eos":true}`)
+	post(t, url, "/v1/completions", `{"prompt":"12 34 5678","max_tokens":3,"ignore_eos":true}`)
 	post(t, url, "/v1/completions", `{"prompt":"1234","max_tokens":2,"ignore_eos":true,"stream":true}`)
 	_, body = get("/metrics")
 	for _, want := range []string{

@@ -29,10 +29,22 @@ func word(vocab []string, h uint64, i int) string {
 	return vocab[(h+uint64(i)*7)%uint64(len(vocab))]
 }
 
-// HeuristicTokens is the default prompt-token counter: ceil(len(s)/4)
-// bytes, the usual 4-characters-per-token rule of thumb. Pass the served
-// tokenizer with WithTokenCounter for exact counts. Safe for concurrent use.
-func HeuristicTokens(s string) int { return (len(s) + 3) / 4 }
+// HeuristicTokens is the default prompt-token counter: the number of
+// whitespace-separated words, the unit in which gollm-bench's synthetic
+// prompts are sized when no tokenizer is given, so that a requested ISL is
+// the mock's ISL exactly. Pass the served tokenizer with WithTokenCounter
+// for exact counts of real text. Safe for concurrent use.
+func HeuristicTokens(s string) int {
+	n, inWord := 0, false
+	for i := 0; i < len(s); i++ {
+		space := s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r' || s[i] == '\v' || s[i] == '\f'
+		if !space && !inWord {
+			n++
+		}
+		inWord = !space
+	}
+	return n
+}
 
 // hash64 is FNV-1a, mixed with seed through splitmix64: stable across
 // processes (unlike hash/maphash), so a seeded run is reproducible.
