@@ -544,7 +544,7 @@ func TestModelsHealthMetrics(t *testing.T) {
 	for _, want := range []string{
 		`vllm:num_requests_running{model_name="org/m"} 0`,
 		`vllm:num_requests_waiting{model_name="org/m"} 0`,
-		`vllm:prompt_tokens_total{model_name="org/m"} 3`,
+		`vllm:prompt_tokens_total{model_name="org/m"} 4`,
 		`vllm:generation_tokens_total{model_name="org/m"} 5`,
 		`vllm:request_success_total{finished_reason="length",model_name="org/m"} 2`,
 		"# TYPE vllm:prompt_tokens_total counter",
