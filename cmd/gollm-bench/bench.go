@@ -42,7 +42,8 @@ type bench struct {
 	mock       *embeddedMock
 	client     *openai.Client
 	model      string
-	tok        *tokenizer
+	tok        *tokenize.Tokenizer
+	lengths    workload.Data // --data, when lengths come from it
 	work       loadgen.Workload
 	dir        string
 	log        *harness.RecordLog
@@ -194,7 +195,7 @@ func (b *bench) setup(ctx context.Context) error {
 		b.tok = tok
 	}
 	if b.target == "" {
-		m, err := startEmbeddedMock(ctx, f.mockPreset, f.tokenizer)
+		m, err := startEmbeddedMock(ctx, f.mockPreset, b.tok)
 		if err != nil {
 			return err
 		}
