@@ -92,8 +92,8 @@ func thousands(v float64, prec int) string {
 	if i := strings.IndexByte(s, '.'); i >= 0 {
 		intPart, frac = s[:i], s[i:]
 	}
-	if len(intPart) > 21 { // beyond float64's integer range: leave as is
-		return sign + intPart + frac
+	if len(intPart) > 15 { // beyond exact integers: scientific notation reads better
+		return strconv.FormatFloat(v, 'g', 4, 64)
 	}
 	var b strings.Builder
 	for i, c := range intPart {
