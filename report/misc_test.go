@@ -210,4 +210,6 @@ func TestWriteParetoHTML(t *testing.T) {
 	}
 }
 
-func warn(code, msg string) metrics.Warning { return metrics.Warning{Code: code, Level: -1, Message: msg} }
+func warn(code, msg string) metrics.Warning {
+	return metrics.Warning{Code: code, Level: -1, Message: msg}
+}
