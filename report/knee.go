@@ -27,6 +27,11 @@ func kneeLines(res sweep.Result) []string {
 		if w, ok := findWarning(res.Warnings, "knee_below_range"); ok {
 			return []string{"knee: below the tested range: " + w.Message}
 		}
+		for _, l := range res.Levels {
+			if !l.Partial && l.Verdict.Pass {
+				return []string{"knee: not searched (no failing level to bracket it, or gollm-bench run, which does not search); see the verdicts"}
+			}
+		}
 		return []string{"knee: none: no complete level passed " + obj}
 	}
 	var first string

@@ -95,7 +95,13 @@ func TestConsoleKneeLines(t *testing.T) {
 			r.Result.Knee = nil
 			r.Result.Warnings = append(r.Result.Warnings, warn("knee_below_range", "the first level already fails"))
 		}, "knee: below the tested range: the first level already fails"},
-		{"none", func(r *results.Run) { r.Result.Knee = nil }, "knee: none: no complete level passed"},
+		{"not searched", func(r *results.Run) { r.Result.Knee = nil }, "knee: not searched"},
+		{"none", func(r *results.Run) {
+			r.Result.Knee = nil
+			for i := range r.Result.Levels {
+				r.Result.Levels[i].Verdict.Pass = false
+			}
+		}, "knee: none: no complete level passed"},
 		{"not reached", func(r *results.Run) { r.Result.Knee.Reached = false; r.Result.Knee.BracketHi = 0 }, "knee not reached: safe capacity unknown"},
 		{"partial", func(*results.Run) {}, "PARTIAL: interrupted; results cover 8 level(s)\n"},
 		{"complete", func(r *results.Run) { r.Partial, r.Result.Partial = false, false }, "warnings (4)"},
