@@ -69,6 +69,8 @@ func newPlot(title, x, y string) *plot.Plot {
 	sans(&p.Y.Tick.Label.Font, 9)
 	sans(&p.Legend.TextStyle.Font, 9)
 	p.Legend.Top = true
+	p.Legend.Left = true // the load curves rise to the right
+	p.Legend.XOffs, p.Legend.YOffs = vg.Points(4), vg.Points(-4)
 	p.Add(plotter.NewGrid())
 	return p
 }

@@ -74,6 +74,7 @@ figure svg{width:100%;height:auto;display:block}
 figcaption{font-size:.9em;color:#444;text-align:center}
 table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
 th,td{border:1px solid #ddd;padding:.2em .45em}
+#levels-table td{white-space:nowrap}
 th{background:#f4f4f4}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 .scroll{overflow-x:auto}
@@ -95,13 +96,13 @@ pre{background:#f6f8fa;padding:.6em;white-space:pre-wrap;word-break:break-all}
 <h2 id="plots">Plots</h2>
 <div class="plots">
 {{range .Figures}}<figure class="plot" id="{{.ID}}" data-points="{{.Points}}" data-knee="{{.Knee}}">
-{{.Inline}}<figcaption>{{.Title}}</figcaption>
+{{.Inline}}
 </figure>
 {{end}}</div>
 {{if .Missing}}<p>Not drawn: {{range $i, $m := .Missing}}{{if $i}}; {{end}}{{$m}}{{end}}.</p>{{end}}
 
 <h2 id="levels">Levels</h2>
-<div class="scroll"><table>
+<div class="scroll"><table id="levels-table">
 <tr>{{range .Levels.Groups}}<th colspan="{{.Span}}">{{.Label}}</th>{{end}}</tr>
 <tr>{{range .Levels.Names}}<th>{{.}}</th>{{end}}</tr>
 {{range .Levels.Rows}}<tr>{{range .}}<td class="num {{failClass .}}">{{.}}</td>{{end}}</tr>
