@@ -1,0 +1,121 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/sweep"
+)
+
+// WriteConsole writes the end-of-run text report (SPEC §10): a header
+// naming the run, one table row per level (load, request counts, TTFT,
+// ITL and E2E percentiles in ms, output tokens/s, req/s, scheduling-lag
+// p99, client flags and the SLO verdict with its failing terms), the knee
+// line, every warning, and "PARTIAL: interrupted" for an interrupted run.
+// An error-adjusted TTFT p99 column (SPEC §5: each failure counts as +Inf,
+// shown as "inf") appears when some level has failures. Output is
+// deterministic: it depends on run only. Safe for concurrent use (it only
+// reads run).
+func WriteConsole(w io.Writer, run results.Run) error {
+	var b strings.Builder
+	b.WriteString(headerLine(run) + "\n")
+	if !run.Result.Objective.IsZero() {
+		b.WriteString("slo: " + run.Result.Objective.String() + "\n")
+	}
+	b.WriteString("\n")
+	if len(run.Result.Levels) == 0 {
+		b.WriteString("no levels ran\n")
+	} else {
+		t := levelTable(run.Result)
+		if err := t.write(&b); err != nil {
+			return err
+		}
+	}
+	b.WriteString("\n")
+	for _, l := range kneeLines(run.Result) {
+		b.WriteString(l + "\n")
+	}
+	if ws := run.Result.Warnings; len(ws) > 0 {
+		fmt.Fprintf(&b, "\nwarnings (%d):\n", len(ws))
+		for _, w := range ws {
+			b.WriteString("  " + warningLine(w) + "\n")
+		}
+	}
+	if p := partialLine(run); p != "" {
+		b.WriteString("\n" + p + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// headerLine names the run: "gollm-bench sweep: run R, model M at URL, 7 levels".
+func headerLine(run results.Run) string {
+	cmd := run.Config.Command
+	if cmd == "" {
+		cmd = "run"
+	}
+	s := "gollm-bench " + cmd
+	var parts []string
+	if run.RunID != "" {
+		parts = append(parts, "run "+run.RunID)
+	}
+	if m := run.Config.Model; m != "" {
+		p := "model " + m
+		if run.Config.Target != "" {
+			p += " at " + run.Config.Target
+		}
+		parts = append(parts, p)
+	}
+	parts = append(parts, fmt.Sprintf("%d level(s)", len(run.Result.Levels)))
+	return s + ": " + strings.Join(parts, ", ")
+}
+
+// levelTable builds the per-level table shared by the console and HTML.
+func levelTable(res sweep.Result) *table {
+	errAdj := false
+	for _, l := range res.Levels {
+		errAdj = errAdj || l.Summary.Requests.Failed > 0
+	}
+	cols := []column{
+		{name: "lvl", right: true}, {name: "phase"}, {name: "profile"}, {name: "load", right: true},
+		{group: "requests", name: "ok", right: true}, {group: "requests", name: "fail", right: true}, {group: "requests", name: "inc", right: true},
+		{group: "TTFT ms", name: "p50", right: true}, {group: "TTFT ms", name: "p90", right: true}, {group: "TTFT ms", name: "p95", right: true}, {group: "TTFT ms", name: "p99", right: true},
+	}
+	if errAdj {
+		cols = append(cols, column{group: "TTFT ms", name: "p99 (err-adj)", right: true})
+	}
+	cols = append(cols,
+		column{group: "ITL ms", name: "p50", right: true}, column{group: "ITL ms", name: "p90", right: true}, column{group: "ITL ms", name: "p95", right: true}, column{group: "ITL ms", name: "p99", right: true},
+		column{group: "E2E ms", name: "p50", right: true}, column{group: "E2E ms", name: "p90", right: true}, column{group: "E2E ms", name: "p95", right: true}, column{group: "E2E ms", name: "p99", right: true},
+		column{group: "out", name: "tok/s", right: true}, column{group: "out", name: "req/s", right: true},
+		column{group: "lag ms", name: "p99", right: true},
+		column{name: "flags"}, column{name: "verdict"},
+	)
+	t := &table{cols: cols}
+	for _, l := range res.Levels {
+		s := l.Summary
+		row := []string{
+			fmt.Sprint(l.Index), string(l.Phase), describeProfile(l.Profile), fmtLoad(l.OfferedLoad, l.Unit),
+			thousands(float64(s.Requests.OK), 0), thousands(float64(s.Requests.Failed), 0), thousands(float64(s.Requests.Incomplete), 0),
+			fmtDist(s.TTFT, s.TTFT.P50), fmtDist(s.TTFT, s.TTFT.P90), fmtDist(s.TTFT, s.TTFT.P95), fmtDist(s.TTFT, s.TTFT.P99),
+		}
+		if errAdj {
+			cell := ""
+			if s.Requests.Failed > 0 {
+				cell = fmtDist(s.TTFTErrorAdjusted, s.TTFTErrorAdjusted.P99)
+			}
+			row = append(row, cell)
+		}
+		row = append(row,
+			fmtDist(s.ITL, s.ITL.P50), fmtDist(s.ITL, s.ITL.P90), fmtDist(s.ITL, s.ITL.P95), fmtDist(s.ITL, s.ITL.P99),
+			fmtDist(s.E2E, s.E2E.P50), fmtDist(s.E2E, s.E2E.P90), fmtDist(s.E2E, s.E2E.P95), fmtDist(s.E2E, s.E2E.P99),
+			fmtRate(s.OutputTokensPerSecond), fmtRate(s.RequestsPerSecond),
+			fmtDist(s.Lag, s.Lag.P99),
+			levelFlags(l), verdictText(res, l),
+		)
+		t.add(row...)
+	}
+	return t
+}

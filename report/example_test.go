@@ -1,0 +1,40 @@
+package report_test
+
+import (
+	"os"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/report"
+	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/slo"
+	"github.com/gollm-bench/gollm-bench/sweep"
+)
+
+// ExampleWriteConsole prints the final table of a one-level run.
+func ExampleWriteConsole() {
+	obj, _ := slo.Parse("ttft_p99<=500ms")
+	s := metrics.Summary{
+		Requests:              metrics.RequestCounts{Sent: 120, OK: 120},
+		TTFT:                  metrics.Distribution{Unit: "ms", Count: 120, P50: 41.2, P90: 70.4, P95: 88, P99: 131},
+		OutputTokensPerSecond: 486.4, RequestsPerSecond: 1.9,
+	}
+	run := results.Run{
+		RunID:  "demo",
+		Config: results.Config{Command: "run", Model: "m"},
+		Result: sweep.Result{Objective: obj, Levels: []sweep.LevelOutcome{{
+			Phase: sweep.PhaseGrid, Profile: loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 1},
+			OfferedLoad: 1, Unit: sweep.UnitConcurrency, Summary: s, Verdict: obj.Evaluate(s),
+		}}},
+	}
+	_ = report.WriteConsole(os.Stdout, run)
+	// Output:
+	// gollm-bench run: run demo, model m, 1 level(s)
+	// slo: ttft_p99<=500ms
+	//
+	//                                          requests        TTFT ms                ITL ms              E2E ms              out           lag ms
+	// lvl  phase  profile                load   ok  fail  inc   p50   p90   p95  p99  p50  p90  p95  p99  p50  p90  p95  p99  tok/s  req/s     p99  flags  verdict
+	//   0  grid   concurrent 1  concurrency 1  120     0    0  41.2  70.4  88.0  131    -    -    -    -    -    -    -    -    486    1.9       -         PASS
+	//
+	// knee: not searched (no failing level to bracket it, or gollm-bench run, which does not search); see the verdicts
+}

@@ -1,0 +1,147 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/sweep"
+)
+
+// Formatting only: these functions round and separate thousands; they
+// never combine figures.
+
+// fmtMs formats a latency in ms for people: 3 significant figures below
+// 100 ms, whole ms above (with thousands separators); "inf" for +Inf (an
+// error-adjusted percentile landing on a failure), "nan" for NaN.
+func fmtMs(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "nan"
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsInf(v, -1):
+		return "-inf"
+	case math.Abs(v) >= 99.95:
+		return thousands(v, 0)
+	case math.Abs(v) >= 9.995:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+}
+
+// fmtDist formats one statistic of d in ms, or "-" when d has no samples.
+func fmtDist(d metrics.Distribution, v float64) string {
+	if d.Count == 0 {
+		return "-"
+	}
+	return fmtMs(v)
+}
+
+// fmtRate formats a rate (tokens/s, req/s): whole units with thousands
+// separators from 100 up, else up to 3 significant figures.
+func fmtRate(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "nan"
+	case math.IsInf(v, 0):
+		if v > 0 {
+			return "inf"
+		}
+		return "-inf"
+	case math.Abs(v) >= 99.5:
+		return thousands(v, 0)
+	case math.Abs(v) >= 9.995:
+		return trimZeros(strconv.FormatFloat(v, 'f', 1, 64))
+	default:
+		return trimZeros(strconv.FormatFloat(v, 'f', 2, 64))
+	}
+}
+
+// fmtLoad formats an offered load in its unit: "7.4 req/s", "concurrency 24".
+func fmtLoad(v float64, unit string) string {
+	if unit == sweep.UnitConcurrency {
+		return "concurrency " + fmtRate(v)
+	}
+	if unit == "" {
+		return fmtRate(v)
+	}
+	return fmtRate(v) + " " + unit
+}
+
+// fmtPercent formats a fraction in [0, 1] as a percentage.
+func fmtPercent(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return fmtRate(f)
+	}
+	return trimZeros(strconv.FormatFloat(f*100, 'f', 2, 64)) + "%"
+}
+
+// thousands formats v with prec decimals and ',' between thousands.
+func thousands(v float64, prec int) string {
+	s := strconv.FormatFloat(v, 'f', prec, 64)
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	intPart, frac := s, ""
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		intPart, frac = s[:i], s[i:]
+	}
+	if len(intPart) > 15 { // beyond exact integers: scientific notation reads better
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	}
+	var b strings.Builder
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return sign + b.String() + frac
+}
+
+// trimZeros drops trailing zeros after a decimal point, and the point.
+func trimZeros(s string) string {
+	if !strings.Contains(s, ".") {
+		return s
+	}
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}
+
+// describeProfile names a level's profile: "synchronous", "concurrent 8",
+// "constant 7.4 req/s", "poisson 3 req/s (max 64)".
+func describeProfile(p loadgen.Profile) string {
+	var s string
+	switch {
+	case p.Mode.OpenLoop():
+		s = fmt.Sprintf("%s %s req/s", p.Mode, fmtRate(p.Rate))
+	case p.Mode == loadgen.ModeConcurrent:
+		s = fmt.Sprintf("concurrent %d", p.Concurrency)
+	case p.Mode == "":
+		s = "-"
+	default:
+		s = string(p.Mode)
+	}
+	if p.MaxConcurrency > 0 {
+		s += fmt.Sprintf(" (max %d)", p.MaxConcurrency)
+	}
+	return s
+}
+
+// clientFlag names a level's client-health flag: "client-limited",
+// "capped", or "".
+func clientFlag(c metrics.ClientHealth) string {
+	switch {
+	case c.Capped:
+		return "capped"
+	case c.ClientLimited:
+		return "client-limited"
+	}
+	return ""
+}
