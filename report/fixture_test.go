@@ -12,6 +12,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/scorecard"
 	"github.com/gollm-bench/gollm-bench/slo"
 	"github.com/gollm-bench/gollm-bench/sweep"
 )
@@ -215,7 +216,12 @@ func fixtureRun(t testing.TB) results.Run {
 			ISLMeaning: "prompt tokens in the served tokenizer, without the chat template", PrefixCache: "cold",
 			Warmup: "5s", Cooldown: "5s", MaxSeconds: 70, RequestTimeoutS: 300, IdleTimeoutS: 60, MaxLagMs: 25,
 			SLO: "ttft_p99<=500ms,itl_p95<=50ms", MinSamples: 200, Energy: "none",
-			Labels: map[string]string{"engine": "vllm-0.9.1", "precision": "fp8", "hardware": "1xH100-SXM-80GB"},
+		},
+		Metadata: scorecard.Metadata{
+			Engine: "vllm-0.9.1", Precision: "fp8", Hardware: "1xH100-SXM-80GB",
+			Tokenizer: "/models/qwen3-4b/tokenizer.json", TokenizerSHA256: "aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4",
+			ISLTokens: 512, OSLTokens: 256, ToolVersion: "0.3.0", ToolCommit: "9d08356",
+			SLO: "ttft_p99<=500ms,itl_p95<=50ms", Warmup: "5s", RunID: "20260616T1200-fp8", Model: "Qwen/Qwen3-4B",
 		},
 		Result:    res,
 		Timelines: tls,

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/scorecard"
 	"github.com/gollm-bench/gollm-bench/sweep"
 )
 
@@ -27,6 +28,9 @@ type Run struct {
 	// a full disk): the levels present are kept, the last one may be cut.
 	Partial bool   `json:"partial"`
 	Config  Config `json:"config"`
+	// Metadata is the scorecard's metadata (SPEC §10): the twelve
+	// mandatory facts, declared or observed, and the extras.
+	Metadata scorecard.Metadata `json:"metadata"`
 	// Result holds the levels with their summaries and SLO verdicts, the
 	// knee (sweep only) and every warning. For `run` it has no knee.
 	Result sweep.Result `json:"result"`

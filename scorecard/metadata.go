@@ -3,6 +3,7 @@ package scorecard
 import (
 	"maps"
 	"net/url"
+	"strconv"
 	"time"
 )
 
@@ -120,29 +121,55 @@ func MandatoryFields() []Field {
 // that m lacks, in MandatoryFields order; nil when m is complete. A
 // scorecard whose metadata misses any of them is an anecdote, not data.
 func (m Metadata) Missing() []string {
-	present := map[string]bool{
-		"engine":                 m.Engine != "",
-		"model_revision":         m.ModelRevision != "",
-		"precision":              m.Precision != "",
-		"tokenizer":              m.Tokenizer != "",
-		"tokenizer_sha256":       m.TokenizerSHA256 != "",
-		"isl_tokens":             m.ISLTokens > 0,
-		"osl_tokens":             m.OSLTokens > 0,
-		"hardware":               m.Hardware != "",
-		"max_concurrency_tested": m.MaxConcurrencyTested > 0,
-		"tool_version":           m.ToolVersion != "",
-		"tool_commit":            m.ToolCommit != "",
-		"slo":                    m.SLO != "",
-		"warmup":                 m.Warmup != "",
-		"run_id":                 m.RunID != "",
-	}
 	var missing []string
 	for _, f := range MandatoryFields() {
-		if !present[f.Key] {
+		if m.Value(f.Key) == "" {
 			missing = append(missing, f.Key)
 		}
 	}
 	return missing
+}
+
+// Value returns the mandatory field with JSON key key as text, "" when it
+// is missing (a count of 0 is missing) or key is not a mandatory field.
+func (m Metadata) Value(key string) string {
+	count := func(n int) string {
+		if n <= 0 {
+			return ""
+		}
+		return strconv.Itoa(n)
+	}
+	switch key {
+	case "engine":
+		return m.Engine
+	case "model_revision":
+		return m.ModelRevision
+	case "precision":
+		return m.Precision
+	case "tokenizer":
+		return m.Tokenizer
+	case "tokenizer_sha256":
+		return m.TokenizerSHA256
+	case "isl_tokens":
+		return count(m.ISLTokens)
+	case "osl_tokens":
+		return count(m.OSLTokens)
+	case "hardware":
+		return m.Hardware
+	case "max_concurrency_tested":
+		return count(m.MaxConcurrencyTested)
+	case "tool_version":
+		return m.ToolVersion
+	case "tool_commit":
+		return m.ToolCommit
+	case "slo":
+		return m.SLO
+	case "warmup":
+		return m.Warmup
+	case "run_id":
+		return m.RunID
+	}
+	return ""
 }
 
 // Status is a scorecard's standing (SPEC §10).
