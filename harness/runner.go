@@ -80,6 +80,8 @@ type Progress struct {
 	Expected time.Duration
 	Load     loadgen.Progress
 	Live     metrics.LiveStats
+	// Final is true on the last call for a level, when it has ended.
+	Final bool
 }
 
 // Telemetry reads side measurements (GPU energy, engine metrics) over a
@@ -248,8 +250,8 @@ func (r *Runner) watchProgress(ctx context.Context, level int, p loadgen.Profile
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
-	report := func() {
-		r.cfg.Progress(Progress{Level: level, Profile: p, Elapsed: r.cfg.Clock.Now() - start, Expected: expected, Load: r.gen.Progress(), Live: live.Stats()})
+	report := func(final bool) {
+		r.cfg.Progress(Progress{Level: level, Profile: p, Elapsed: r.cfg.Clock.Now() - start, Expected: expected, Load: r.gen.Progress(), Live: live.Stats(), Final: final})
 	}
 	go func() {
 		defer wg.Done()
@@ -262,13 +264,13 @@ func (r *Runner) watchProgress(ctx context.Context, level int, p loadgen.Profile
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				report()
+				report(false)
 			}
 		}
 	}()
 	return func() {
 		close(done)
 		wg.Wait()
-		report()
+		report(true)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/openai"
 	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/scorecard"
 	"github.com/gollm-bench/gollm-bench/slo"
 	"github.com/gollm-bench/gollm-bench/sweep"
 	"github.com/gollm-bench/gollm-bench/tokenize"
@@ -429,7 +431,7 @@ func (b *bench) execute(ctx context.Context) error {
 		res.Partial = true
 	}
 	run := b.result(res)
-	outErr := b.writeOutputs(run)
+	outErr := b.writeOutputs(ctx, run)
 	switch {
 	case outErr != nil:
 		return errors.Join(runErr, outErr)
@@ -573,12 +575,21 @@ func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecon
 
 // writeOutputs closes the records log and writes run.json and the formats
 // asked for. Every output is attempted; errors are joined.
-func (b *bench) writeOutputs(run results.Run) error {
+func (b *bench) writeOutputs(ctx context.Context, run results.Run) error {
 	errs := []error{b.log.Close()}
 	if b.sources != nil && b.sources.Meter != nil {
 		errs = append(errs, b.sources.Meter.Close())
 	}
+	sc := b.scorecardFor(ctx, run)
+	run.Metadata = sc.Metadata
+	errs = append(errs, writeScorecard(b.dir, sc))
 	errs = append(errs, results.Write(b.dir, run))
-	errs = append(errs, writeFormats(b.e.stdout, b.dir, run, b.f.formats))
+	formats := slices.DeleteFunc(slices.Clone(b.f.formats), func(f string) bool { return f == "json" })
+	errs = append(errs, writeFormats(b.e.stdout, b.dir, run, formats))
+	if sc.Status == scorecard.StatusAnecdote {
+		fmt.Fprintf(b.e.stderr, "scorecard: anecdote, missing %s (give them as flags to make it auditable)\n", strings.Join(sc.Missing, ", "))
+	} else {
+		fmt.Fprintf(b.e.stderr, "scorecard: %s\n", sc.Status)
+	}
 	return errors.Join(errs...)
 }
