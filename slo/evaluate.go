@@ -1,8 +1,10 @@
 package slo
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/gollm-bench/gollm-bench/metrics"
@@ -175,4 +177,53 @@ func failReason(r TermResult) string {
 		got = fmt.Sprintf("%.4g tok/s", r.Measured)
 	}
 	return fmt.Sprintf("%s = %s, wanted %s%s", t.Name(), got, t.Op, t.ValueString())
+}
+
+// termResultJSON is TermResult on the wire: JSON has no NaN or infinity,
+// so an unmeasured value is written as null and an infinite one (a level
+// whose every request failed, error-adjusted) as the string "inf".
+type termResultJSON struct {
+	Term     Term            `json:"term"`
+	Measured json.RawMessage `json:"measured"`
+	Pass     bool            `json:"pass"`
+	Note     string          `json:"note,omitempty"`
+}
+
+// MarshalJSON implements json.Marshaler.
+func (r TermResult) MarshalJSON() ([]byte, error) {
+	var m []byte
+	switch {
+	case math.IsNaN(r.Measured):
+		m = []byte("null")
+	case math.IsInf(r.Measured, 1):
+		m = []byte(`"inf"`)
+	case math.IsInf(r.Measured, -1):
+		m = []byte(`"-inf"`)
+	default:
+		m = strconv.AppendFloat(nil, r.Measured, 'g', -1, 64)
+	}
+	return json.Marshal(termResultJSON{Term: r.Term, Measured: m, Pass: r.Pass, Note: r.Note})
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (r *TermResult) UnmarshalJSON(b []byte) error {
+	var w termResultJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*r = TermResult{Term: w.Term, Pass: w.Pass, Note: w.Note, Measured: math.NaN()}
+	switch s := string(w.Measured); s {
+	case "", "null":
+	case `"inf"`:
+		r.Measured = math.Inf(1)
+	case `"-inf"`:
+		r.Measured = math.Inf(-1)
+	default:
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fmt.Errorf("slo: term result measured %s: %w", s, err)
+		}
+		r.Measured = v
+	}
+	return nil
 }

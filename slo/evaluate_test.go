@@ -1,6 +1,7 @@
 package slo
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -327,5 +328,23 @@ func BenchmarkGood(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		o.Good(rec)
+	}
+}
+
+func TestTermResultJSONNonFinite(t *testing.T) {
+	for _, m := range []float64{math.NaN(), math.Inf(1), 12.5} {
+		in := TermResult{Term: Term{Metric: MetricTTFT, Percentile: 99, Op: OpLE, Threshold: 500}, Measured: m, Note: "n"}
+		b, err := json.Marshal(in)
+		if err != nil {
+			t.Fatalf("marshal %v: %v", m, err)
+		}
+		var out TermResult
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatalf("unmarshal %s: %v", b, err)
+		}
+		same := out.Measured == m || (math.IsNaN(m) && math.IsNaN(out.Measured))
+		if !same || out.Note != "n" || out.Term.Threshold != 500 {
+			t.Errorf("%v -> %s -> %+v", m, b, out)
+		}
 	}
 }
