@@ -303,7 +303,10 @@ func (m *Meter) Stop(ctx context.Context) (Reading, error) {
 		r.Warnings = append(r.Warnings, warn("energy_sample_errors",
 			"%d of the power samples in the window failed (last: %v); power statistics use the rest", errs, lastErr))
 	}
+	// Notes about the meter itself (e.g. auto mode found no NVML) are said
+	// once, with the first window, not repeated at every level.
 	r.Warnings = append(append([]metrics.Warning(nil), m.notes...), r.Warnings...)
+	m.notes = nil
 	return r, nil
 }
 

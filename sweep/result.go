@@ -13,6 +13,7 @@ type Phase string
 const (
 	PhaseGrid   Phase = "grid"   // the fixed grid (GuideLLM's sweep, or the explicit levels)
 	PhaseBisect Phase = "bisect" // the knee search between the last pass and the first fail
+	PhaseExtend Phase = "extend" // above the grid, when every grid level passed
 )
 
 // Units of offered load.

@@ -123,7 +123,37 @@ func (s *sweeper) run(ctx context.Context) error {
 	if s.plan.Objective.IsZero() || s.plan.NoBisect {
 		return nil
 	}
+	if err := s.extend(ctx); err != nil || s.spent {
+		return err
+	}
 	return s.bisect(ctx)
+}
+
+// maxExtend bounds the levels run above the grid when every grid level
+// passed.
+const maxExtend = 4
+
+// extend goes past the grid when every level of it passed: GuideLLM's grid
+// stops at the throughput level's measured rate, which a short throughput
+// level underestimates, so the knee can lie above it. It steps the load up
+// (×1.25 for rates, ×2 for concurrency) until a level fails, so that
+// bisection has a bracket, at most maxExtend times.
+func (s *sweeper) extend(ctx context.Context) error {
+	for range maxExtend {
+		k := kneeOf(s.res.Levels, s.plan.Kind)
+		if k.fail >= 0 || k.pass < 0 {
+			return nil
+		}
+		top := s.res.Levels[k.pass].OfferedLoad
+		next := top * 1.25
+		if s.plan.Kind == KindConcurrency {
+			next = top * 2
+		}
+		if _, err := s.level(ctx, PhaseExtend, s.profile(next)); err != nil || s.spent {
+			return err
+		}
+	}
+	return nil
 }
 
 // grid runs the fixed grid.

@@ -179,11 +179,37 @@ func TestAllLevelsPass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Knee == nil || res.Knee.Reached || res.Knee.OfferedLoad != 15 || res.Knee.BracketHi != 0 {
-		t.Errorf("knee = %+v, want unreached at 15 req/s", res.Knee)
+	// The grid tops out at 15 req/s; maxExtend levels above it (×1.25
+	// each) pass too.
+	top := 15 * 1.25 * 1.25 * 1.25 * 1.25
+	if res.Knee == nil || res.Knee.Reached || res.Knee.OfferedLoad != top || res.Knee.BracketHi != 0 {
+		t.Errorf("knee = %+v, want unreached at %g req/s", res.Knee, top)
 	}
-	if !hasCode(res.Warnings, "knee_not_reached") || res.ExitCode() != ExitOK || len(res.Levels) != 10 {
+	if !hasCode(res.Warnings, "knee_not_reached") || res.ExitCode() != ExitOK || len(res.Levels) != 10+maxExtend {
 		t.Errorf("warnings %v exit %d levels %d", codes(res.Warnings), res.ExitCode(), len(res.Levels))
+	}
+	for _, l := range res.Levels[10:] {
+		if l.Phase != PhaseExtend {
+			t.Errorf("level %d phase %s, want extend", l.Index, l.Phase)
+		}
+	}
+}
+
+// TestKneeAboveTheGrid: a short throughput level underestimates capacity,
+// so every grid level passes; the sweep extends above the grid, finds a
+// failure and bisects to the knee.
+func TestKneeAboveTheGrid(t *testing.T) {
+	srv := &server{capacity: 17, syncRate: 2, thrRate: 15, base: 100}
+	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms")}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := res.Knee
+	if k == nil || !k.Reached || k.OfferedLoad > 17 || k.BracketHi <= 17 || (k.BracketHi-k.OfferedLoad)/k.BracketHi > 0.05 {
+		t.Fatalf("knee = %+v, want a bracket around 17 req/s within 5 %%", k)
+	}
+	if res.Levels[10].Phase != PhaseExtend || res.Levels[len(res.Levels)-1].Phase != PhaseBisect {
+		t.Errorf("phases: level 10 %s, last %s; want extend then bisect", res.Levels[10].Phase, res.Levels[len(res.Levels)-1].Phase)
 	}
 }
 
