@@ -9,9 +9,12 @@ import (
 )
 
 // kneePoint reports whether a level counts in the knee search: complete,
-// and not the throughput probe of a rate sweep.
+// not the throughput probe of a rate sweep, and not client-limited. A
+// client-limited level does not pass (SPEC §6), but it does not fail
+// either: its figures describe the client, not the server, so it is
+// inconclusive and brackets nothing.
 func kneePoint(l LevelOutcome, kind Kind) bool {
-	if l.Partial {
+	if l.Partial || l.Verdict.ClientLimited {
 		return false
 	}
 	if kind == KindRate && l.Profile.Mode == loadgen.ModeThroughput {

@@ -225,8 +225,15 @@ func (s *sweeper) bisect(ctx context.Context) error {
 		if !(mid > lo && mid < hi) {
 			return nil
 		}
-		if _, err := s.level(ctx, PhaseBisect, s.profile(mid)); err != nil || s.spent {
+		out, err := s.level(ctx, PhaseBisect, s.profile(mid))
+		if err != nil || s.spent {
 			return err
+		}
+		if out.Verdict.ClientLimited {
+			s.warn("bisect_inconclusive", out.Index, fmt.Sprintf(
+				"bisection stopped: level %d (%s) was client-limited, so it cannot narrow the bracket; free the client machine or raise --max-lag",
+				out.Index, formatLoad(mid, s.unit())))
+			return nil
 		}
 	}
 }

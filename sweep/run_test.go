@@ -431,8 +431,13 @@ func TestClientLimitedAndFewSamples(t *testing.T) {
 			t.Errorf("warning %s appears %d times, want once; all: %v", c, count[c], codes(res.Warnings))
 		}
 	}
-	if k := res.Knee; k == nil || k.OfferedLoad != 10.125 || k.BracketHi != 11.75 {
-		t.Errorf("knee %+v, want 10.125 below the client-limited levels", k)
+	// Client-limited levels are inconclusive: they neither pass nor
+	// bracket the knee, so the highest pass is not a reached knee.
+	if k := res.Knee; k == nil || k.OfferedLoad != 10.125 || k.BracketHi != 0 || k.Reached {
+		t.Errorf("knee %+v, want 10.125 (not reached) below the client-limited levels", k)
+	}
+	if count["knee_not_reached@-1"] != 1 {
+		t.Errorf("no knee_not_reached warning: %v", codes(res.Warnings))
 	}
 }
 
@@ -574,5 +579,30 @@ func TestPlanValidate(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), Plan{N: 1}, &server{}); err == nil {
 		t.Error("Run accepted an invalid plan")
+	}
+}
+
+// TestBisectStopsOnClientLimited: a bisection level that comes back
+// client-limited cannot narrow the bracket; the sweep stops bisecting and
+// says why instead of spending its budget on the same midpoint.
+func TestBisectStopsOnClientLimited(t *testing.T) {
+	srv := &server{capacity: 12.5, syncRate: 2, thrRate: 15, base: 100}
+	srv.mutate = func(_ int, p loadgen.Profile, s *metrics.Summary) {
+		if p.Rate > 11.75 && p.Rate < 13.375 {
+			s.Client = metrics.ClientHealth{ClientLimited: true, Reason: "lag"}
+		}
+	}
+	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms")}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(res.Levels); n != 11 || res.Levels[10].Phase != PhaseBisect {
+		t.Fatalf("%d levels, want the grid and one bisection level", n)
+	}
+	if !hasCode(res.Warnings, "bisect_inconclusive") {
+		t.Errorf("warnings %v, want bisect_inconclusive", codes(res.Warnings))
+	}
+	if k := res.Knee; k == nil || k.OfferedLoad != 11.75 || k.BracketHi != 13.375 {
+		t.Errorf("knee %+v, want 11.75 bracketed by 13.375", k)
 	}
 }
