@@ -36,5 +36,5 @@ func ExampleWriteConsole() {
 	// lvl  phase  profile                load   ok  fail  inc   p50   p90   p95  p99  p50  p90  p95  p99  p50  p90  p95  p99  tok/s  req/s     p99  flags  verdict
 	//   0  grid   concurrent 1  concurrency 1  120     0    0  41.2  70.4  88.0  131    -    -    -    -    -    -    -    -    486    1.9       -         PASS
 	//
-	// knee: not searched (no failing level to bracket it, or gollm-bench run, which does not search); see the verdicts
+	// knee: not searched (gollm-bench run judges each level; gollm-bench sweep finds the knee); see the verdicts
 }

@@ -29,7 +29,7 @@ func kneeLines(res sweep.Result) []string {
 		}
 		for _, l := range res.Levels {
 			if !l.Partial && l.Verdict.Pass {
-				return []string{"knee: not searched (no failing level to bracket it, or gollm-bench run, which does not search); see the verdicts"}
+				return []string{"knee: not searched (gollm-bench run judges each level; gollm-bench sweep finds the knee); see the verdicts"}
 			}
 		}
 		return []string{"knee: none: no complete level passed " + obj}

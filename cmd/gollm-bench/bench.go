@@ -138,6 +138,16 @@ func (b *bench) parse(fs *pflag.FlagSet) error {
 	if f.data != "" && f.sequenceDistribution != "" && fs.Changed("data") {
 		bad(errors.New("--data and --sequence-distribution both set lengths: give one"))
 	}
+	if f.sequenceDistribution != "" {
+		if _, err := workload.ParseSequenceDistribution(f.sequenceDistribution); err != nil {
+			bad(err)
+		}
+	} else if _, err := workload.ParseData(f.data); err != nil {
+		bad(err)
+	}
+	if _, _, err := parsePrefixCache(f.prefixCache); err != nil {
+		bad(err)
+	}
 	if _, err := parseKV("header", f.headers); err != nil {
 		bad(err)
 	}

@@ -1,0 +1,413 @@
+package main
+
+import (
+	"bytes"
+	"context"
+
+	"flag"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gollm-bench/gollm-bench/internal/mockserver"
+	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/scorecard"
+	"github.com/gollm-bench/gollm-bench/tokenize"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// cli runs the command line in-process and returns its exit code and
+// outputs.
+func cli(t *testing.T, ctx context.Context, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(ctx, args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// mock serves the mock server with cfg on a loopback httptest server.
+func mock(t *testing.T, cfg mockserver.Config) string {
+	t.Helper()
+	s, err := mockserver.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(func() { ts.Close(); s.Close() })
+	return ts.URL
+}
+
+// fastMock is the fixed-latency mock: TTFT 20 ms, ITL 5 ms.
+func fastMock(t *testing.T) string {
+	cfg, err := mockserver.Preset("fast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mock(t, cfg)
+}
+
+// numbers matches every number, so golden files keep the layout, words and
+// verdicts of an output but not its time-dependent figures.
+var numbers = regexp.MustCompile(`\b[0-9][0-9,]*(\.[0-9]+)?\b`)
+
+func mask(s string) string {
+	s = numbers.ReplaceAllString(s, "N")
+	return regexp.MustCompile(` +`).ReplaceAllString(s, " ")
+}
+
+// maskCSV replaces every numeric field of a CSV with N.
+func maskCSV(s string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(s, "\n") {
+		fields := strings.Split(strings.TrimSuffix(line, "\n"), ",")
+		for i, f := range fields {
+			if _, err := strconv.ParseFloat(f, 64); err == nil {
+				fields[i] = "N"
+			}
+		}
+		b.WriteString(strings.Join(fields, ","))
+		if strings.HasSuffix(line, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/gollm-bench -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (go test ./cmd/gollm-bench -update to accept):\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func readRecords(t *testing.T, path string) []loadgen.Record {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := loadgen.NewDecoder(f)
+	var out []loadgen.Record
+	for {
+		var rec loadgen.Record
+		if err := dec.Decode(&rec); err != nil {
+			return out
+		}
+		out = append(out, rec)
+	}
+}
+
+// TestRunAgainstMock is the README's `run` end to end: the console table
+// and levels.csv (numbers masked), every output file, the record count,
+// and the scorecard's anecdote status with the missing metadata listed.
+func TestRunAgainstMock(t *testing.T) {
+	url := fastMock(t)
+	dir := t.TempDir()
+	code, stdout, stderr := cli(t, context.Background(), "run", "--target", url, "--profile", "concurrent", "--rate", "4",
+		"--max-requests", "60", "--warmup", "0", "--cooldown", "0", "--data", "prompt_tokens=32,output_tokens=8",
+		"--energy", "none", "--output-dir", dir, "--run-id", "golden", "--min-samples", "10", "--slo", "ttft_p99<=2s,itl_p95<=1s")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	golden(t, "run-console.golden", mask(stdout))
+	run := filepath.Join(dir, "golden")
+	for _, f := range []string{results.RunJSON, results.ScorecardJSON, results.LevelsCSV, results.RequestsJSONL, results.ReportHTML} {
+		if _, err := os.Stat(filepath.Join(run, f)); err != nil {
+			t.Errorf("missing output: %v", err)
+		}
+	}
+	csv, err := os.ReadFile(filepath.Join(run, results.LevelsCSV))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "run-levels.csv.golden", maskCSV(string(csv)))
+	recs := readRecords(t, filepath.Join(run, results.RequestsJSONL))
+	if len(recs) != 60 {
+		t.Fatalf("requests.jsonl has %d records, want 60", len(recs))
+	}
+	for _, r := range recs {
+		if r.Status != loadgen.StatusOK || r.OutputTokens != 8 || r.OutputTokensSource != loadgen.SourceServer || !r.InWindow {
+			t.Fatalf("record %+v", r)
+		}
+	}
+	sc, err := scorecard.Read(filepath.Join(run, results.ScorecardJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Status != scorecard.StatusAnecdote || !strings.Contains(stderr, "anecdote, missing engine, model_revision, precision") {
+		t.Errorf("scorecard %s missing %v; stderr %s", sc.Status, sc.Missing, stderr)
+	}
+}
+
+// TestScorecardAuditable: with every metadata flag given, the scorecard is
+// auditable.
+func TestScorecardAuditable(t *testing.T) {
+	tok := filepath.Join("..", "..", "testdata", "tokenizers", "files", "qwen3")
+	qwen, err := tokenize.Load(tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := mockserver.Preset("fast")
+	s, err := mockserver.New(cfg, mockserver.WithTokenCounter(qwen.Count))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(func() { ts.Close(); s.Close() })
+	url := ts.URL
+	dir := t.TempDir()
+	code, stdout, stderr := cli(t, context.Background(), "run", "--target", url, "--profile", "concurrent", "--rate", "2",
+		"--max-requests", "20", "--data", "prompt_tokens=64,output_tokens=4", "--tokenizer", tok, "--energy", "none",
+		"--engine", "mock-1", "--model-revision", "abc123", "--precision", "bf16", "--hardware", "1xCPU",
+		"--slo", "ttft_p99<=1s", "--output-dir", dir, "--run-id", "audit")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	sc, err := scorecard.Read(filepath.Join(dir, "audit", results.ScorecardJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The tool commit comes from the build: a test binary has none unless
+	// the linker stamped it, so it is the one field allowed to be missing.
+	if len(sc.Missing) > 1 || (len(sc.Missing) == 1 && sc.Missing[0] != "tool_commit") {
+		t.Errorf("missing %v", sc.Missing)
+	}
+	if sc.Metadata.ISLTokens != 64 || sc.Metadata.TokenizerSHA256 == "" || sc.Metadata.Tokenizer == "" {
+		t.Errorf("metadata %+v", sc.Metadata)
+	}
+	recs := readRecords(t, filepath.Join(dir, "audit", results.RequestsJSONL))
+	for _, r := range recs {
+		if r.LocalPromptTokens != 64 || r.ServerPromptTokens != 64 || r.PromptTokens != 64 {
+			t.Fatalf("ISL: local %d, used %d (source %s); want exactly 64", r.LocalPromptTokens, r.PromptTokens, r.PromptTokensSource)
+		}
+	}
+}
+
+// TestFaultsRecorded: each mock fault gives the right status and error
+// kind in requests.jsonl, and no record is lost.
+func TestFaultsRecorded(t *testing.T) {
+	url := fastMock(t)
+	for _, tt := range []struct {
+		fault  string
+		extra  []string
+		status loadgen.Status
+		kind   loadgen.ErrorKind
+		http   int
+	}{
+		{fault: "http-429", status: loadgen.StatusError, kind: loadgen.ErrorHTTP, http: 429},
+		{fault: "http-500", status: loadgen.StatusError, kind: loadgen.ErrorHTTP, http: 500},
+		{fault: "error-in-stream=2", status: loadgen.StatusError, kind: loadgen.ErrorInStream, http: 200},
+		{fault: "disconnect-after=3", status: loadgen.StatusError, kind: loadgen.ErrorDisconnect, http: 200},
+		{fault: "stall=3s@2", extra: []string{"--idle-timeout", "300ms"}, status: loadgen.StatusTimeout, kind: loadgen.ErrorIdleTimeout, http: 200},
+	} {
+		t.Run(tt.fault, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"run", "--target", url, "--profile", "concurrent", "--rate", "4", "--max-requests", "12",
+				"--data", "prompt_tokens=8,output_tokens=8", "--energy", "none", "--output-dir", dir, "--run-id", "f",
+				"--header", mockserver.FaultHeader + "=" + tt.fault, "--warmup", "0", "--cooldown", "0"}, tt.extra...)
+			code, stdout, stderr := cli(t, context.Background(), args...)
+			if code != exitOK {
+				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			recs := readRecords(t, filepath.Join(dir, "f", results.RequestsJSONL))
+			if len(recs) != 12 {
+				t.Fatalf("%d records, want 12", len(recs))
+			}
+			for _, r := range recs {
+				if r.Status != tt.status || r.ErrorKind != tt.kind || r.HTTPStatus != tt.http {
+					t.Fatalf("record: status %s kind %s http %d msg %q; want %s %s %d", r.Status, r.ErrorKind, r.HTTPStatus, r.ErrorMessage, tt.status, tt.kind, tt.http)
+				}
+			}
+			if tt.kind == loadgen.ErrorDisconnect && recs[0].OutputTokens == 0 {
+				t.Errorf("tokens received before the disconnect were not kept: %+v", recs[0])
+			}
+			if !strings.Contains(stdout, "error_rate") && !strings.Contains(stdout, "fail") {
+				t.Errorf("console does not show the failures:\n%s", stdout)
+			}
+		})
+	}
+}
+
+// TestOverloadIsClientLimited: a target rate the client cannot send is
+// flagged client-limited in the console and run.json.
+func TestOverloadIsClientLimited(t *testing.T) {
+	cfg, _ := mockserver.Preset("instant")
+	url := mock(t, cfg)
+	dir := t.TempDir()
+	code, stdout, stderr := cli(t, context.Background(), "run", "--target", url, "--profile", "constant", "--rate", "50000",
+		"--max-seconds", "1", "--data", "prompt_tokens=4,output_tokens=2", "--energy", "none", "--output-dir", dir, "--run-id", "over",
+		"--warmup", "0", "--cooldown", "0")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "client-limited") {
+		t.Errorf("console lacks the client-limited flag:\n%s", stdout)
+	}
+	run, err := results.Read(filepath.Join(dir, "over"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := run.Result.Levels[0].Summary.Client; !c.ClientLimited {
+		t.Errorf("run.json client health %+v, want client_limited", c)
+	}
+}
+
+// TestInterruptKeepsPartial: Ctrl-C (a cancelled context) flushes what was
+// measured, marks it partial and exits 4.
+func TestInterruptKeepsPartial(t *testing.T) {
+	url := fastMock(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(1500 * time.Millisecond)
+		cancel()
+	}()
+	code, stdout, stderr := cli(t, ctx, "run", "--target", url, "--profile", "concurrent", "--rate", "4,8",
+		"--max-seconds", "30", "--data", "prompt_tokens=8,output_tokens=16", "--energy", "none", "--output-dir", dir, "--run-id", "cut")
+	if code != exitPartial {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitPartial, stdout, stderr)
+	}
+	run, err := results.Read(filepath.Join(dir, "cut"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !run.Partial || len(run.Result.Levels) != 1 || !run.Result.Levels[0].Partial {
+		t.Errorf("run.json partial %v, %d levels", run.Partial, len(run.Result.Levels))
+	}
+	recs := readRecords(t, filepath.Join(dir, "cut", results.RequestsJSONL))
+	if len(recs) == 0 || int64(len(recs)) != run.Result.Levels[0].Summary.Requests.Scheduled {
+		t.Errorf("%d records, %d scheduled", len(recs), run.Result.Levels[0].Summary.Requests.Scheduled)
+	}
+	if !strings.Contains(stdout, "PARTIAL") {
+		t.Errorf("console does not say partial:\n%s", stdout)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--slo", "ttft_p99<=5"}, "--slo"},
+		{[]string{"run", "--slo", "tfft_p99<=5ms"}, "unknown metric"},
+		{[]string{"run", "--rate", "1", "--data", "prompt_tokens=x"}, "prompt_tokens"},
+		{[]string{"run", "--rate", "1", "--prefix-cache", "warm"}, "warm:256"},
+		{[]string{"run", "--profile", "concurrent"}, "needs --rate"},
+		{[]string{"run", "--profile", "bogus"}, "--profile"},
+		{[]string{"run", "--warmup", "5x"}, "--warmup"},
+		{[]string{"run", "--rate", "-1", "--profile", "constant"}, "--rate"},
+		{[]string{"run", "--nope"}, "unknown flag"},
+		{[]string{"frobnicate"}, "unknown command"},
+		{[]string{"compare", "a"}, "two files"},
+		{[]string{"report", filepath.Join(dir, "nothing")}, "run.json"},
+		{[]string{"tokenize", "hello"}, "--tokenizer"},
+	} {
+		code, _, stderr := cli(t, context.Background(), tt.args...)
+		if code != exitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 mentioning %q", tt.args, code, stderr, tt.want)
+		}
+	}
+}
+
+// TestRunIDRefused: an existing run id is refused unless --overwrite.
+func TestRunIDRefused(t *testing.T) {
+	url := fastMock(t)
+	dir := t.TempDir()
+	args := []string{"run", "--target", url, "--profile", "synchronous", "--max-requests", "2", "--energy", "none",
+		"--data", "prompt_tokens=4,output_tokens=2", "--output-dir", dir, "--run-id", "same", "--format", "json"}
+	if code, _, stderr := cli(t, context.Background(), args...); code != exitOK {
+		t.Fatalf("first run: exit %d: %s", code, stderr)
+	}
+	code, _, stderr := cli(t, context.Background(), args...)
+	if code != exitUsage || !strings.Contains(stderr, "--overwrite") {
+		t.Errorf("second run: exit %d, %q; want 2 naming --overwrite", code, stderr)
+	}
+	if code, _, stderr := cli(t, context.Background(), append(args, "--overwrite")...); code != exitOK {
+		t.Errorf("--overwrite: exit %d: %s", code, stderr)
+	}
+}
+
+// TestReportOtherMachine re-renders a results folder written elsewhere,
+// with no network and no tokenizer.
+func TestReportOtherMachine(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "report", "run-from-another-machine", "run.json")
+	dir := t.TempDir()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "run.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := cli(t, context.Background(), "report", dir, "--format", "console,csv,html")
+	if code != exitOK || !strings.Contains(stdout, "knee") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, f := range []string{results.LevelsCSV, results.ReportHTML} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestCompareFixtures: compare prints the values stored in GuideLLM and
+// AIPerf result files.
+func TestCompareFixtures(t *testing.T) {
+	peers := filepath.Join("..", "..", "testdata", "peers")
+	code, stdout, stderr := cli(t, context.Background(), "compare",
+		filepath.Join(peers, "guidellm-v0.5.0.dev0-concurrent4-qwen3-4b-4req.json"),
+		filepath.Join(peers, "aiperf-0.8.0-mock-nonstreaming-c4-profile_export_aiperf.json"))
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"172.633", "165.595"} { // GuideLLM TTFT p99 172.633 ms, output 165.595 tok/s
+		if !strings.Contains(stdout, want) {
+			t.Errorf("compare output lacks %s:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestAggregateAndPareto runs aggregate and pareto over two scorecards.
+func TestAggregateAndPareto(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "scorecards", "results")
+	out := filepath.Join(t.TempDir(), "agg.csv")
+	code, _, stderr := cli(t, context.Background(), "aggregate", src, "-o", out)
+	if code != exitOK {
+		t.Fatalf("aggregate: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(b), "cpm_eur_1m") {
+		t.Errorf("aggregate CSV: %v\n%s", err, b)
+	}
+	code, stdout, stderr := cli(t, context.Background(), "pareto", src, "--slo", "ttft_p99<=500ms")
+	if code != exitOK || !strings.Contains(stdout, "frontier") {
+		t.Errorf("pareto: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, stdout, _ := cli(t, context.Background(), "version")
+	if code != exitOK || !strings.HasPrefix(stdout, "gollm-bench ") {
+		t.Errorf("version: exit %d %q", code, stdout)
+	}
+}
