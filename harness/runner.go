@@ -64,6 +64,13 @@ type Config struct {
 	// level runs (default 1 s), from a goroutine the Runner owns.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
+	// Drain lets requests in flight when a level's MaxDuration ends run up
+	// to this long before they are cancelled, so that requests sent in the
+	// window are measured to their end rather than cut off (the window
+	// itself still ends at MaxDuration − cooldown). Throughput levels, a
+	// saturation probe with a deep queue, are not drained. 0 cancels at
+	// once.
+	Drain time.Duration
 	// TimelineBuckets is the number of points of each level's timeline
 	// (default 60).
 	TimelineBuckets int
@@ -104,8 +111,11 @@ type Level struct {
 // Runner runs levels; it implements sweep.LevelRunner. Levels run one at a
 // time (RunLevel must not be called concurrently).
 type Runner struct {
-	cfg Config
-	gen *loadgen.Generator
+	cfg     Config
+	nextSeq int64 // Seq of the next level's first request
+
+	genMu sync.Mutex
+	gen   *loadgen.Generator // the level in progress, for progress reports
 
 	mu     sync.Mutex
 	levels []Level
@@ -146,8 +156,7 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	gen := loadgen.New(cfg.Requester, cfg.Workload, loadgen.WithClock(cfg.Clock), loadgen.WithLogger(cfg.Logger))
-	return &Runner{cfg: cfg, gen: gen}, nil
+	return &Runner{cfg: cfg}, nil
 }
 
 // Levels returns what was measured at every level run so far, in order.
@@ -192,9 +201,19 @@ func (r *Runner) RunLevel(ctx context.Context, level int, p loadgen.Profile) (me
 	live := metrics.NewLive()
 	sink := loadgen.Tee(spool, loadgen.SinkFunc(func(rec *loadgen.Record) error { live.Add(rec); return nil }))
 
+	drain := r.cfg.Drain
+	if p.Mode == loadgen.ModeThroughput {
+		drain = 0
+	}
+	gen := loadgen.New(r.cfg.Requester, r.cfg.Workload, loadgen.WithClock(r.cfg.Clock), loadgen.WithLogger(r.cfg.Logger),
+		loadgen.WithSeqStart(r.nextSeq), loadgen.WithDrainTimeout(drain))
+	r.genMu.Lock()
+	r.gen = gen
+	r.genMu.Unlock()
 	tele := startTelemetry(ctx, r.cfg.Telemetry, level, lim)
 	stopProgress := r.watchProgress(ctx, level, p, lim, live)
-	res, runErr := r.gen.Run(ctx, level, p, lim, sink)
+	res, runErr := gen.Run(ctx, level, p, lim, sink)
+	r.nextSeq = gen.NextSeq()
 	stopProgress()
 	telemetry, teleErr := tele.finish()
 
@@ -251,7 +270,10 @@ func (r *Runner) watchProgress(ctx context.Context, level int, p loadgen.Profile
 	var wg sync.WaitGroup
 	wg.Add(1)
 	report := func(final bool) {
-		r.cfg.Progress(Progress{Level: level, Profile: p, Elapsed: r.cfg.Clock.Now() - start, Expected: expected, Load: r.gen.Progress(), Live: live.Stats(), Final: final})
+		r.genMu.Lock()
+		gen := r.gen
+		r.genMu.Unlock()
+		r.cfg.Progress(Progress{Level: level, Profile: p, Elapsed: r.cfg.Clock.Now() - start, Expected: expected, Load: gen.Progress(), Live: live.Stats(), Final: final})
 	}
 	go func() {
 		defer wg.Done()

@@ -341,8 +341,16 @@ func (l *level) noteScheduled(k int64, at time.Duration) {
 }
 
 // window computes the measured window once the level is over.
+//
+// The cooldown counts back from the end of scheduling: with a drain
+// timeout, requests still in flight at MaxDuration may finish after it, and
+// that tail, with no new arrivals, is not part of the measured load.
 func (l *level) window() Window {
-	w := Window{Start: l.start + l.lim.Warmup, End: l.end - l.lim.Cooldown}
+	end := l.end
+	if d := l.lim.MaxDuration; d > 0 && l.start+d < end {
+		end = l.start + d
+	}
+	w := Window{Start: l.start + l.lim.Warmup, End: end - l.lim.Cooldown}
 	n := l.scheduled
 	if nw := l.lim.WarmupRequests; nw > 0 {
 		if n > nw {

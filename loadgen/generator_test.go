@@ -266,6 +266,29 @@ func TestClosedLoopMaxDuration(t *testing.T) {
 	}
 }
 
+// TestDrainKeepsTheWindow: with a drain timeout, requests in flight at
+// MaxDuration finish, but the window's end still counts back from the end
+// of scheduling, not from the drained tail.
+func TestDrainKeepsTheWindow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := New(newFake(300*time.Millisecond), okWorkload, WithDrainTimeout(time.Second))
+		var sink MemorySink
+		lim := Limits{MaxDuration: time.Second, Warmup: 100 * time.Millisecond, Cooldown: 200 * time.Millisecond}
+		res, err := g.Run(t.Context(), 0, Profile{Mode: ModeConstant, Rate: 10}, lim, &sink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs := sink.Records()
+		checkComplete(t, res, recs)
+		if n := countStatus(recs, StatusOK); n != len(recs) {
+			t.Errorf("%d of %d ok: the drain should let every request finish", n, len(recs))
+		}
+		if res.End <= time.Second || res.Window != (Window{Start: 100 * time.Millisecond, End: 800 * time.Millisecond}) {
+			t.Errorf("end %v window %+v, want end past 1s and window [100ms, 800ms]", res.End, res.Window)
+		}
+	})
+}
+
 func TestMaxConcurrencyQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake(350 * time.Millisecond)

@@ -254,6 +254,7 @@ func (b *bench) setup(ctx context.Context) error {
 		Objective:  b.obj,
 		MaxLag:     maxLag,
 		MinSamples: f.minSamples,
+		Drain:      f.drain,
 		Log:        b.log,
 		Telemetry:  b.sources,
 		Progress:   b.progressPrinter(),

@@ -48,6 +48,7 @@ type benchFlags struct {
 	requestTimeout time.Duration
 	idleTimeout    time.Duration
 	maxLag         time.Duration
+	drain          time.Duration
 
 	// SLO and knee.
 	slo           string
@@ -128,6 +129,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet, sweep bool) {
 	fs.Int64Var(&f.maxErrors, "max-errors", 0, "stop a level once this many requests failed (0: never)")
 	fs.DurationVar(&f.requestTimeout, "request-timeout", 5*time.Minute, "limit on one whole request")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", 60*time.Second, "longest gap allowed between stream bytes")
+	fs.DurationVar(&f.drain, "drain-timeout", 30*time.Second, "after a level's --max-seconds, let requests in flight finish for up to this long, so those sent in the window are measured to their end (0: cut them off as incomplete)")
 	fs.DurationVar(&f.maxLag, "max-lag", 0, "scheduling-lag p99 above which a level is client-limited (default 5% of the tightest SLO latency, or 10ms)")
 
 	fs.StringVar(&f.slo, "slo", "", `service-level objective, e.g. "ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%"`)
