@@ -411,3 +411,49 @@ func TestVersion(t *testing.T) {
 		t.Errorf("version: exit %d %q", code, stdout)
 	}
 }
+
+// TestSweepBracketsMockKnee: for the demo preset, the knee under
+// ttft_p99<=500ms,itl_p95<=50ms at ISL 256 / OSL 64 is derived in
+// docs/mock-server.md (KneeRate, ≈21.6 req/s). The sweep must bracket it
+// within tolerance. --max-lag is raised so that scheduling noise on a
+// shared CI machine cannot make levels inconclusive; the client's own
+// health is tested elsewhere.
+func TestSweepBracketsMockKnee(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives about a minute of load")
+	}
+	cfg, err := mockserver.Preset("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := cfg.KneeRate(256, 64, 500*time.Millisecond, 50*time.Millisecond)
+	url := mock(t, cfg)
+	dir := t.TempDir()
+	code, stdout, stderr := cli(t, context.Background(), "sweep", "--target", url, "--profile", "constant",
+		"--rate", "12,17,26", "--max-seconds", "8", "--data", "prompt_tokens=256,output_tokens=64",
+		"--slo", "ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%", "--max-lag", "50ms", "--min-samples", "50",
+		"--knee-tolerance", "0.05", "--energy", "none", "--output-dir", dir, "--run-id", "knee")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	run, err := results.Read(filepath.Join(dir, "knee"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := run.Result.Knee
+	if k == nil || !k.Reached {
+		t.Fatalf("no knee found (derived %.2f req/s):\n%s", want, stdout)
+	}
+	t.Logf("derived knee %.2f req/s; measured %.2f req/s, bracket %.2f–%.2f", want, k.OfferedLoad, k.BracketLo, k.BracketHi)
+	// The bracket must hold the derived knee, give or take 10 % for the
+	// noise of short levels near the threshold.
+	if k.BracketLo > want*1.1 || k.BracketHi < want*0.9 {
+		t.Errorf("bracket %.2f–%.2f req/s misses the derived knee %.2f req/s (±10 %%)\n%s", k.BracketLo, k.BracketHi, want, stdout)
+	}
+	if (k.BracketHi-k.BracketLo)/k.BracketHi > 0.05+1e-9 {
+		t.Errorf("bracket %.2f–%.2f wider than the 5 %% tolerance", k.BracketLo, k.BracketHi)
+	}
+	if !strings.Contains(stdout, "knee: ") || !strings.Contains(stdout, "req/s (bracket") {
+		t.Errorf("console lacks the knee line:\n%s", stdout)
+	}
+}
