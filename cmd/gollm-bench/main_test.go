@@ -5,10 +5,13 @@ import (
 	"context"
 
 	"flag"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -455,5 +458,88 @@ func TestSweepBracketsMockKnee(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "knee: ") || !strings.Contains(stdout, "req/s (bracket") {
 		t.Errorf("console lacks the knee line:\n%s", stdout)
+	}
+}
+
+// fakeDCGM serves dcgm-exporter's /metrics for 4 GPUs drawing 700 W each:
+// the fixture's lines, with every energy counter advancing 700 J/s (in mJ)
+// from its fixture value.
+func fakeDCGM(t *testing.T) string {
+	t.Helper()
+	body, err := os.ReadFile(filepath.Join("..", "..", "testdata", "telemetry", "dcgm-before.prom"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counter := regexp.MustCompile(`(?m)^(DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION\{[^}]*\}) ([0-9]+)$`)
+	start := time.Now()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mj := int64(time.Since(start).Seconds() * 700e3)
+		out := counter.ReplaceAllStringFunc(string(body), func(line string) string {
+			m := counter.FindStringSubmatch(line)
+			v, _ := strconv.ParseInt(m[2], 10, 64)
+			return m[1] + " " + strconv.FormatInt(v+mj, 10)
+		})
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		io.WriteString(w, out)
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// TestSweepScorecardWithDCGM: a sweep against the mock with a fake DCGM
+// exporter on loopback writes a complete results folder whose scorecard is
+// auditable with every metadata flag (hardware auto-filled from DCGM's
+// labels), with energy, cost and carbon figures from the same window; and
+// an anecdote listing what is missing without them.
+func TestSweepScorecardWithDCGM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives several levels of load")
+	}
+	url, dcgm := fastMock(t), fakeDCGM(t)
+	tok := filepath.Join("..", "..", "testdata", "tokenizers", "files", "qwen3")
+	common := []string{"sweep", "--target", url, "--profile", "concurrent", "--rate", "2,4", "--max-seconds", "3", "--max-levels", "2",
+		"--data", "prompt_tokens=32,output_tokens=16", "--slo", "ttft_p99<=1s,itl_p95<=100ms", "--min-samples", "10",
+		"--energy", "dcgm=" + dcgm, "--gpu-cost-eur-h", "10.8", "--pue", "1.4", "--grid-gco2-kwh", "40"}
+	dir := t.TempDir()
+	full := append(slices.Clone(common), "--output-dir", dir, "--run-id", "full", "--tokenizer", tok,
+		"--engine", "mock-1", "--model-revision", "r1", "--precision", "bf16")
+	if code, stdout, stderr := cli(t, context.Background(), full...); code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, f := range []string{results.RunJSON, results.ScorecardJSON, results.LevelsCSV, results.RequestsJSONL, results.ReportHTML} {
+		if _, err := os.Stat(filepath.Join(dir, "full", f)); err != nil {
+			t.Errorf("missing output: %v", err)
+		}
+	}
+	sc, err := scorecard.Read(filepath.Join(dir, "full", results.ScorecardJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Missing) > 1 || (len(sc.Missing) == 1 && sc.Missing[0] != "tool_commit") {
+		t.Errorf("missing %v (only tool_commit may be, in a test binary)", sc.Missing)
+	}
+	if sc.Metadata.Hardware != "4xNVIDIA H100 80GB HBM3" || sc.Metadata.GPUCount != 4 {
+		t.Errorf("hardware %q, %d GPUs; want them from DCGM's labels", sc.Metadata.Hardware, sc.Metadata.GPUCount)
+	}
+	e := sc.Energy
+	if e.WhPerToken == nil || e.MeanW == nil || *e.MeanW < 2000 || *e.MeanW > 3600 || !e.Valid {
+		t.Errorf("energy %+v: want a valid reading near 4 × 700 W", e)
+	}
+	if sc.Cost.CPMEUR1M == nil || sc.Carbon.GCO2Per1MTokens == nil {
+		t.Errorf("cost %+v carbon %+v", sc.Cost, sc.Carbon)
+	}
+	// Without the metadata flags: an anecdote that says what is missing.
+	anec := append(slices.Clone(common), "--output-dir", dir, "--run-id", "anecdote")
+	if code, stdout, stderr := cli(t, context.Background(), anec...); code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	sc, err = scorecard.Read(filepath.Join(dir, "anecdote", results.ScorecardJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"engine", "model_revision", "precision", "tokenizer"} {
+		if sc.Status != scorecard.StatusAnecdote || !slices.Contains(sc.Missing, want) {
+			t.Errorf("status %s missing %v; want anecdote listing %s", sc.Status, sc.Missing, want)
+		}
 	}
 }
