@@ -35,6 +35,8 @@ type Generator struct {
 	log           *slog.Logger
 	drain         time.Duration
 	lateTolerance time.Duration
+	shard         Shard
+	shardSet      bool // WithShard was given: its Count must be >= 1
 
 	running  atomic.Bool
 	nextSeq  int64 // owned by the running Run
@@ -62,6 +64,8 @@ func WithLogger(l *slog.Logger) Option {
 // WithSeqStart sets the Seq of the first request the Generator schedules
 // (default 0), e.g. to give shards of a distributed run disjoint ranges.
 func WithSeqStart(seq int64) Option { return func(g *Generator) { g.nextSeq = seq } }
+
+// (WithShard, in shard.go, splits a level's plan between processes.)
 
 // WithDrainTimeout lets requests still in flight when Limits.MaxDuration
 // ends run for up to d longer before they are cancelled (default 0: they
@@ -141,8 +145,16 @@ var errStop = errors.New("loadgen: level stopped")
 // workload failed, or if ctx was cancelled (it then wraps
 // context.Cause(ctx), and the result has Interrupted set).
 func (g *Generator) Run(ctx context.Context, level int, p Profile, lim Limits, sink Sink) (LevelResult, error) {
-	res := LevelResult{Level: level, Profile: p, Limits: lim}
-	if err := errors.Join(p.Validate(), lim.Validate()); err != nil {
+	res := LevelResult{Level: level, Profile: p, Limits: lim, Shard: g.shard}
+	var shardErr error
+	if g.shardSet && g.shard.Count < 1 {
+		shardErr = fmt.Errorf("--shard %d/%d: want 0 <= INDEX < COUNT, e.g. --shard 0/2", g.shard.Index, g.shard.Count)
+	}
+	if err := errors.Join(p.Validate(), lim.Validate(), shardErr); err != nil {
+		return res, fmt.Errorf("loadgen: level %d: %w", level, err)
+	}
+	share, err := g.shard.Share(p)
+	if err != nil {
 		return res, fmt.Errorf("loadgen: level %d: %w", level, err)
 	}
 	if !g.running.CompareAndSwap(false, true) {
@@ -152,14 +164,16 @@ func (g *Generator) Run(ctx context.Context, level int, p Profile, lim Limits, s
 
 	cpu0 := processCPU()
 	l := g.newLevel(ctx, level, p, lim)
+	l.share = share
 	defer l.cancelAll()
 	g.progress.reset(level)
 	l.run(sink)
-	g.nextSeq += l.scheduled
+	g.nextSeq += l.planned
 
 	res.Start, res.End = l.start, l.end
 	res.FirstSeq = l.firstSeq
 	res.Scheduled = l.scheduled
+	res.Planned = l.planned
 	res.Sent = l.sent.Load()
 	res.OK, res.Failed, res.Cancelled = l.ok.Load(), l.failed.Load(), l.cancelled.Load()
 	res.Written = l.written
@@ -167,7 +181,6 @@ func (g *Generator) Run(ctx context.Context, level int, p Profile, lim Limits, s
 	res.ClientCPU = processCPU() - cpu0
 	res.StopReason = l.reason
 	res.Window = l.window()
-	var err error
 	switch {
 	case ctx.Err() != nil:
 		res.Interrupted = true
@@ -186,6 +199,8 @@ type level struct {
 	g     *Generator
 	num   int
 	p     Profile
+	share Profile // this shard's part of p (Shard.Share); p when unsharded
+	shard Shard   // normalised: Count >= 1
 	lim   Limits
 	start time.Duration
 	// firstSeq is the Seq of request k = 0.
@@ -205,9 +220,11 @@ type level struct {
 	// mu guards the fields below it.
 	mu          sync.Mutex
 	reason      StopReason
-	scheduled   int64
-	warmupAt    time.Duration   // ScheduledAt of request k = WarmupRequests
-	tail        []time.Duration // ScheduledAt of the last CooldownRequests requests, a ring indexed by k
+	scheduled   int64         // requests this shard scheduled
+	planned     int64         // requests of the whole plan spanned: k in [0, planned)
+	warmupAt    time.Duration // ScheduledAt of the first request k >= WarmupRequests
+	warmupSet   bool
+	tail        []time.Duration // open loop: planned times of the last CooldownRequests k; closed loop: ScheduledAt of this shard's last CooldownRequests requests, a ring indexed by j
 	inflight    int             // open loop with a cap: slots in use
 	queue       []slot          // open loop with a cap: arrivals waiting, FIFO from head
 	head        int
@@ -225,15 +242,15 @@ type level struct {
 	end time.Duration
 }
 
-// slot is one scheduled request: its index in the level and its
-// ScheduledAt.
+// slot is one scheduled request: its index k in the level's whole plan
+// (Seq = firstSeq + k) and its ScheduledAt.
 type slot struct {
 	k  int64
 	at time.Duration
 }
 
 func (g *Generator) newLevel(ctx context.Context, num int, p Profile, lim Limits) *level {
-	l := &level{g: g, num: num, p: p, lim: lim, parent: ctx, firstSeq: g.nextSeq}
+	l := &level{g: g, num: num, p: p, share: p, shard: g.shard.norm(), lim: lim, parent: ctx, firstSeq: g.nextSeq}
 	l.start = g.clock.Now()
 	l.reqCtx, l.reqCancel = context.WithCancelCause(ctx)
 	l.reqTimeout = func() {}
@@ -278,11 +295,11 @@ func (l *level) run(sink Sink) {
 		l.producers.Go(func() error { l.openLoop(PacerFor(l.p)); return nil })
 	default:
 		n := 1
-		switch l.p.Mode {
+		switch l.share.Mode {
 		case ModeConcurrent:
-			n = l.p.Concurrency
+			n = l.share.Concurrency
 		case ModeThroughput:
-			n = l.p.MaxConcurrency
+			n = l.share.MaxConcurrency
 			if n <= 0 {
 				n = DefaultThroughputConcurrency
 			}
@@ -297,6 +314,13 @@ func (l *level) run(sink Sink) {
 	l.end = l.g.clock.Now()
 	if l.reason == "" && l.lim.MaxDuration > 0 {
 		l.reason = StopMaxDuration
+	}
+	if !l.p.Mode.OpenLoop() {
+		// Closed loop: shard i's j-th request is k = j*n + i.
+		l.planned = l.scheduled * int64(l.shard.Count)
+		if m := l.lim.MaxRequests; m > 0 && l.reason == StopMaxRequests {
+			l.planned = m
+		}
 	}
 }
 
@@ -324,18 +348,30 @@ func (l *level) emit(rec *Record) {
 	}
 }
 
-// record notes that request k was scheduled at at; l.mu must be held.
-func (l *level) noteScheduled(k int64, at time.Duration) {
-	l.scheduled = k + 1
+// noteScheduled counts one request of this shard; l.mu must be held.
+func (l *level) noteScheduled() {
+	l.scheduled++
 	l.g.progress.scheduled.Add(1)
+}
+
+// notePlanned notes that arrival k of the whole open-loop plan is at at,
+// whichever shard sends it, for the request-count window trims; l.mu must
+// be held.
+func (l *level) notePlanned(k int64, at time.Duration) {
+	l.planned = k + 1
 	if k == l.lim.WarmupRequests {
-		l.warmupAt = at
+		l.warmupAt, l.warmupSet = at, true
 	}
+	l.ring(k, at)
+}
+
+// ring keeps at as entry i of the cooldown ring; l.mu must be held.
+func (l *level) ring(i int64, at time.Duration) {
 	if m := l.lim.CooldownRequests; m > 0 {
 		if int64(len(l.tail)) < m {
 			l.tail = append(l.tail, at)
 		} else {
-			l.tail[k%m] = at
+			l.tail[i%m] = at
 		}
 	}
 }
@@ -351,19 +387,28 @@ func (l *level) window() Window {
 		end = l.start + d
 	}
 	w := Window{Start: l.start + l.lim.Warmup, End: end - l.lim.Cooldown}
-	n := l.scheduled
 	if nw := l.lim.WarmupRequests; nw > 0 {
-		if n > nw {
+		if l.warmupSet {
 			w.Start = l.warmupAt
 		} else {
 			w.Start = l.end
 		}
 	}
 	if m := l.lim.CooldownRequests; m > 0 {
-		if n > m {
-			w.End = l.tail[(n-m)%m]
-		} else {
-			w.End = l.start
+		// cut is the first request k of the whole plan in the cooldown.
+		cut := l.planned - m
+		w.End = l.start
+		switch {
+		case cut <= 0:
+		case l.p.Mode.OpenLoop():
+			w.End = l.tail[cut%m]
+		default:
+			// This shard's first request j with k = j*n + i >= cut.
+			n, i := int64(l.shard.Count), int64(l.shard.Index)
+			j := max(cut-i+n-1, 0) / n
+			if j < l.scheduled && l.scheduled-j <= m {
+				w.End = l.tail[j%m]
+			}
 		}
 	}
 	if w.End < w.Start {
@@ -396,6 +441,18 @@ func (l *level) openLoop(pacer Pacer) {
 			return
 		}
 		at := l.start + off
+		if !l.shard.Owns(i) {
+			// Another shard's arrival: note it for the window trims, and
+			// stop after it if it is the plan's last.
+			l.mu.Lock()
+			l.notePlanned(i, at)
+			l.mu.Unlock()
+			if m := l.lim.MaxRequests; m > 0 && i+1 >= m {
+				l.stop(StopMaxRequests, false)
+				return
+			}
+			continue
+		}
 		if wait := at - clock.Now(); wait > 0 {
 			timer.Reset(wait)
 			select {
@@ -422,8 +479,9 @@ func (l *level) openLoop(pacer Pacer) {
 // in use.
 func (l *level) arrive(s slot) {
 	l.mu.Lock()
-	l.noteScheduled(s.k, s.at)
-	if c := l.p.MaxConcurrency; c > 0 && l.inflight >= c {
+	l.notePlanned(s.k, s.at)
+	l.noteScheduled()
+	if c := l.share.MaxConcurrency; c > 0 && l.inflight >= c {
 		l.queue = append(l.queue, s)
 		l.queued++
 		depth := int64(len(l.queue) - l.head)
@@ -473,9 +531,21 @@ func (l *level) worker() {
 			l.stop(StopMaxDuration, l.g.drain == 0)
 			return
 		}
-		k := l.scheduled
-		l.noteScheduled(k, at)
-		last := l.lim.MaxRequests > 0 && k+1 >= l.lim.MaxRequests
+		// This shard's j-th request is request k = j*n + i of the level.
+		j := l.scheduled
+		n := int64(l.shard.Count)
+		k := j*n + int64(l.shard.Index)
+		if m := l.lim.MaxRequests; m > 0 && k >= m {
+			l.mu.Unlock()
+			l.stop(StopMaxRequests, false)
+			return
+		}
+		l.noteScheduled()
+		if !l.warmupSet && k >= l.lim.WarmupRequests {
+			l.warmupAt, l.warmupSet = at, true
+		}
+		l.ring(j, at)
+		last := l.lim.MaxRequests > 0 && k+n >= l.lim.MaxRequests
 		l.mu.Unlock()
 		if last {
 			l.stop(StopMaxRequests, false)

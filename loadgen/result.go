@@ -33,8 +33,10 @@ func (w Window) Empty() bool { return w.End <= w.Start }
 // when it ran, its measured window and the client's health. It is plain
 // data, safe to copy and to encode as JSON.
 //
-// Requests of a level are indexed k = Seq − FirstSeq, k in [0, Scheduled).
-// ScheduledAt never decreases with k, in every mode.
+// Requests of a level are indexed k = Seq − FirstSeq, k in [0, Planned);
+// a shard's requests are those with k % Shard.Count == Shard.Index (all of
+// them when unsharded, where Planned == Scheduled). ScheduledAt never
+// decreases with k, in every mode, within one process.
 type LevelResult struct {
 	Level   int     `json:"level"`
 	Profile Profile `json:"profile"`
@@ -53,7 +55,17 @@ type LevelResult struct {
 	Window Window `json:"window"`
 
 	FirstSeq  int64 `json:"first_seq"` // Seq of request k = 0
-	Scheduled int64 `json:"scheduled"` // requests scheduled: exactly one record each
+	Scheduled int64 `json:"scheduled"` // requests this process scheduled: exactly one record each
+	// Planned is the number of requests of the whole plan (all shards)
+	// the level spanned: request indices k lie in [0, Planned), and the
+	// next level's FirstSeq is FirstSeq + Planned. It equals Scheduled
+	// for an unsharded level; 0 (in results written before it existed)
+	// means Scheduled.
+	Planned int64 `json:"planned,omitempty"`
+	// Shard is the part of a distributed run this process ran (SPEC §12;
+	// zero when unsharded). Profile is the whole plan's; Shard.Share
+	// gives this shard's part of it.
+	Shard     Shard `json:"shard,omitzero"`
 	Sent      int64 `json:"sent"`      // requests handed to the Requester
 	OK        int64 `json:"ok"`        // records with StatusOK
 	Failed    int64 `json:"failed"`    // records with StatusError or StatusTimeout
@@ -95,8 +107,12 @@ func (r LevelResult) InWindow(rec *Record) bool {
 	if rec.Level != r.Level {
 		return false
 	}
+	span := r.Planned
+	if span == 0 {
+		span = r.Scheduled
+	}
 	k := rec.Seq - r.FirstSeq
-	if k < 0 || k >= r.Scheduled || k < r.Limits.WarmupRequests || k >= r.Scheduled-r.Limits.CooldownRequests {
+	if k < 0 || k >= span || k < r.Limits.WarmupRequests || k >= span-r.Limits.CooldownRequests {
 		return false
 	}
 	t := rec.SentAt
