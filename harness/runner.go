@@ -75,6 +75,13 @@ type Config struct {
 	// (default 60).
 	TimelineBuckets int
 	Logger          *slog.Logger
+	// Shard, when set, runs this process's part of a distributed run
+	// (SPEC §12, loadgen.WithShard): every level follows the whole seeded
+	// plan and sends only the shard's requests. Each level's Summary then
+	// describes the shard's share (its Profile is Shard.Share of the
+	// level's), so that metrics.MergeSummaries of all shards gives the
+	// whole level.
+	Shard loadgen.Shard
 }
 
 // Progress is a live snapshot of the level in progress.
@@ -205,8 +212,16 @@ func (r *Runner) RunLevel(ctx context.Context, level int, p loadgen.Profile) (me
 	if p.Mode == loadgen.ModeThroughput {
 		drain = 0
 	}
-	gen := loadgen.New(r.cfg.Requester, r.cfg.Workload, loadgen.WithClock(r.cfg.Clock), loadgen.WithLogger(r.cfg.Logger),
-		loadgen.WithSeqStart(r.nextSeq), loadgen.WithDrainTimeout(drain))
+	opts := []loadgen.Option{loadgen.WithClock(r.cfg.Clock), loadgen.WithLogger(r.cfg.Logger),
+		loadgen.WithSeqStart(r.nextSeq), loadgen.WithDrainTimeout(drain)}
+	share := p
+	if !r.cfg.Shard.IsZero() {
+		opts = append(opts, loadgen.WithShard(r.cfg.Shard.Index, r.cfg.Shard.Count))
+		if s, err := r.cfg.Shard.Share(p); err == nil {
+			share = s
+		}
+	}
+	gen := loadgen.New(r.cfg.Requester, r.cfg.Workload, opts...)
 	r.genMu.Lock()
 	r.gen = gen
 	r.genMu.Unlock()
@@ -220,7 +235,7 @@ func (r *Runner) RunLevel(ctx context.Context, level int, p loadgen.Profile) (me
 	// Accumulate from the spool, now that the window is known.
 	cfg := metrics.Config{
 		Level:       level,
-		Profile:     p,
+		Profile:     share,
 		Window:      metrics.Window{Start: res.Window.Start, End: res.Window.End},
 		MaxLag:      r.cfg.MaxLag,
 		MinSamples:  r.cfg.MinSamples,

@@ -84,6 +84,13 @@ type Config struct {
 	MinSamples      int               `json:"min_samples"`
 	Energy          string            `json:"energy,omitempty"`
 	Labels          map[string]string `json:"labels,omitempty"`
+	// Shard is "i/n" when this run is shard i of a distributed run of n
+	// (SPEC §12, --shard); its summaries then describe the shard's share
+	// of each level. Empty otherwise.
+	Shard string `json:"shard,omitempty"`
+	// Shards is the number of shards `gollm-bench merge` combined into
+	// this result (0 for a run that was not merged).
+	Shards int `json:"shards,omitempty"`
 }
 
 // LevelTelemetry is what the telemetry sources read during one level's

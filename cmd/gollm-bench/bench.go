@@ -38,6 +38,7 @@ type bench struct {
 	levels           []float64 // --rate parsed
 	warmup, cooldown harness.Trim
 	limits           loadgen.Limits
+	shard            loadgen.Shard // --shard; zero when unsharded
 
 	clock      loadgen.Clock
 	target     string
@@ -154,6 +155,9 @@ func (b *bench) parse(fs *pflag.FlagSet) error {
 	if _, err := parseKV("label", f.labels); err != nil {
 		bad(err)
 	}
+	if err := b.parseShard(); err != nil {
+		bad(err)
+	}
 	if f.runID != "" && (strings.ContainsAny(f.runID, `/\`) || f.runID == "." || f.runID == "..") {
 		bad(fmt.Errorf("--run-id %q: must be a plain folder name", f.runID))
 	}
@@ -225,7 +229,7 @@ func (b *bench) setup(ctx context.Context) error {
 	if err := b.newWorkload(); err != nil {
 		return usageErr(err)
 	}
-	dir, err := results.Create(f.outputDir, f.runID, f.overwrite)
+	dir, err := b.createDir()
 	if err != nil {
 		return usageErr(err)
 	}
@@ -258,6 +262,7 @@ func (b *bench) setup(ctx context.Context) error {
 		Log:        b.log,
 		Telemetry:  b.sources,
 		Progress:   b.progressPrinter(),
+		Shard:      b.shard,
 	})
 	return err
 }
@@ -442,6 +447,7 @@ func (b *bench) execute(ctx context.Context) error {
 		res.Partial = true
 	}
 	run := b.result(res)
+	b.recordShard(&run)
 	outErr := b.writeOutputs(ctx, run)
 	switch {
 	case outErr != nil:
@@ -453,7 +459,7 @@ func (b *bench) execute(ctx context.Context) error {
 		return fmt.Errorf("%w (results so far are in %s)", runErr, b.dir)
 	}
 	fmt.Fprintf(b.e.stderr, "results: %s\n", b.dir)
-	if code := res.ExitCode(); code != exitOK {
+	if code := res.ExitCode(); code != exitOK && !b.shardSLOExit(code) {
 		return withCode(code, nil)
 	}
 	return nil

@@ -86,6 +86,9 @@ type benchFlags struct {
 	quiet      bool
 	mockPreset string
 
+	// Distributed runs (SPEC §12).
+	shard string
+
 	changed map[string]bool // flags given on the command line
 }
 
@@ -161,6 +164,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet, sweep bool) {
 	fs.BoolVar(&f.gzip, "gzip", false, "write requests.jsonl.gz instead of requests.jsonl")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines")
 	fs.StringVar(&f.mockPreset, "mock-preset", "demo", "preset of the in-process mock used when --target is not given")
+	fs.StringVar(&f.shard, "shard", "", "run shard I of N of a distributed run (`run` only): the same seeded plan, every N-th request, results in OUTPUT-DIR/RUN-ID/shard-I/; combine with `gollm-bench merge`")
 }
 
 // windowTrim is a parsed --warmup or --cooldown value: exactly one field is
