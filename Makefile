@@ -7,7 +7,7 @@ COMMIT   ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 FUZZTIME ?= 5s
 
-.PHONY: help build test vet race fuzz-smoke bench demo clean
+.PHONY: help build test vet race timing fuzz-smoke bench demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
@@ -15,15 +15,18 @@ help: ## list the targets
 build: ## static binary in bin/ (CGO_ENABLED=0: no NVML; see README)
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/gollm-bench
 
-test: vet race fuzz-smoke ## vet + race tests + a short fuzz smoke (what CI runs)
+test: vet race timing fuzz-smoke ## vet + race tests + timing tests + a short fuzz smoke (what CI runs)
 
 vet: ## go vet, default and hftokenizers builds, and a cgo-free build
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags hftokenizers $(PKGS)
 	CGO_ENABLED=0 $(GO) build $(PKGS)
 
-race: ## all tests under the race detector
+race: ## all tests under the race detector (wall-clock timing tests skip there)
 	$(GO) test -race -count=1 $(PKGS)
+
+timing: ## the wall-clock tests (timing truth, the knee against the mock), without the race detector
+	$(GO) test -count=1 -run 'TestTimingTruth|TestSweepBracketsMockKnee' ./harness ./cmd/gollm-bench
 
 # Each fuzz target runs for FUZZTIME; `go test -fuzz` takes one target per call.
 fuzz-smoke: ## every native fuzz target, briefly

@@ -40,6 +40,9 @@ func mockTarget(t *testing.T, cfg mockserver.Config) (*mockserver.Server, string
 // (5 ms) because CI machines are shared; docs/performance.md has the
 // measured distribution from bench/timing-truth.sh.
 func TestTimingTruth(t *testing.T) {
+	if raceEnabled {
+		t.Skip("wall-clock timing under the race detector measures the detector; make timing runs this test")
+	}
 	if testing.Short() {
 		t.Skip("timing truth drives real load")
 	}

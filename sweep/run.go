@@ -145,12 +145,23 @@ func (s *sweeper) extend(ctx context.Context) error {
 			return nil
 		}
 		top := s.res.Levels[k.pass].OfferedLoad
+		for _, l := range s.res.Levels {
+			if !l.Partial && l.Profile.Mode != loadgen.ModeThroughput && l.OfferedLoad > top {
+				return nil // inconclusive (client-limited) levels above: nothing to extend into
+			}
+		}
 		next := top * 1.25
 		if s.plan.Kind == KindConcurrency {
 			next = top * 2
 		}
-		if _, err := s.level(ctx, PhaseExtend, s.profile(next)); err != nil || s.spent {
+		out, err := s.level(ctx, PhaseExtend, s.profile(next))
+		if err != nil || s.spent {
 			return err
+		}
+		if out.Verdict.ClientLimited {
+			s.warn("extend_inconclusive", out.Index, fmt.Sprintf(
+				"the search above the grid stopped: level %d (%s) was client-limited", out.Index, formatLoad(next, s.unit())))
+			return nil
 		}
 	}
 	return nil

@@ -606,3 +606,24 @@ func TestBisectStopsOnClientLimited(t *testing.T) {
 		t.Errorf("knee %+v, want 11.75 bracketed by 13.375", k)
 	}
 }
+
+// TestExtendStopsOnClientLimited: above the grid, a client-limited level
+// ends the search instead of being retried at the same load.
+func TestExtendStopsOnClientLimited(t *testing.T) {
+	srv := &server{capacity: 1e9, syncRate: 2, thrRate: 15, base: 100}
+	srv.mutate = func(_ int, p loadgen.Profile, s *metrics.Summary) {
+		if p.Rate > 15 {
+			s.Client = metrics.ClientHealth{ClientLimited: true, Reason: "lag"}
+		}
+	}
+	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms")}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(res.Levels); n != 11 {
+		t.Fatalf("%d levels, want the grid and one extension", n)
+	}
+	if !hasCode(res.Warnings, "extend_inconclusive") {
+		t.Errorf("warnings %v, want extend_inconclusive", codes(res.Warnings))
+	}
+}

@@ -1,0 +1,8 @@
+//go:build race
+
+package harness_test
+
+// raceEnabled is true under the race detector, which slows the client and
+// the mock several times over: wall-clock timing tests skip then, and run
+// in `make timing` instead.
+const raceEnabled = true
