@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -98,5 +97,3 @@ func toolVersion() string {
 	}
 	return v
 }
-
-var errNotYet = errors.New("not built yet")
