@@ -35,17 +35,12 @@ const (
 	MetricOutputTPS Metric = "output_tps"
 )
 
-// latencyMetrics lists the metrics that take a statistic suffix, in the
-// order error messages show them.
-var latencyMetrics = [...]Metric{MetricTTFT, MetricTTFTCorrected, MetricITL, MetricICL, MetricE2E, MetricTTFOT}
-
 // Latency reports whether m is a latency metric (threshold in ms, with a
 // percentile or mean statistic).
 func (m Metric) Latency() bool {
-	for _, l := range latencyMetrics {
-		if m == l {
-			return true
-		}
+	switch m {
+	case MetricTTFT, MetricTTFTCorrected, MetricITL, MetricICL, MetricE2E, MetricTTFOT:
+		return true
 	}
 	return false
 }
