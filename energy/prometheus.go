@@ -164,6 +164,7 @@ type PromError struct {
 	Message string
 }
 
+// Error implements error.
 func (e *PromError) Error() string {
 	return fmt.Sprintf("prometheus API error %s: %s", e.Type, e.Message)
 }

@@ -117,10 +117,12 @@ type DecodeError struct {
 	Err  error // the JSON error
 }
 
+// Error implements error.
 func (e *DecodeError) Error() string {
 	return fmt.Sprintf("loadgen: records line %d: %v", e.Line, e.Err)
 }
 
+// Unwrap returns the JSON error.
 func (e *DecodeError) Unwrap() error { return e.Err }
 
 // Decode reads the next record into rec, overwriting every field. It
