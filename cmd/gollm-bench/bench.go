@@ -253,8 +253,12 @@ func (b *bench) setup(ctx context.Context) error {
 
 func (b *bench) newClient(ctx context.Context) error {
 	f := &b.f
+	endpoint, err := openai.ParseEndpoint(f.endpoint)
+	if err != nil {
+		return usageErr(err)
+	}
 	opts := []openai.Option{
-		openai.WithEndpoint(openai.Endpoint(f.endpoint)),
+		openai.WithEndpoint(endpoint),
 		openai.WithStream(!f.noStream),
 		openai.WithIgnoreEOS(!f.noIgnoreEOS),
 		openai.WithTemperature(f.temperature),
