@@ -247,6 +247,7 @@ func (b *bench) setup(ctx context.Context) error {
 		Log:        b.log,
 		Telemetry:  b.sources,
 		Progress:   b.progressPrinter(),
+		Drain:      true,
 	})
 	return err
 }
