@@ -82,7 +82,20 @@ type Config struct {
 	// level's), so that metrics.MergeSummaries of all shards gives the
 	// whole level.
 	Shard loadgen.Shard
+	// SettleProbe, when true, makes a level that follows one whose requests were
+	// cut off at its end (LevelResult.Cancelled > 0) first send one probe
+	// request (a one-word prompt, max_tokens 1) and wait for its answer. A server that keeps
+	// serving requests whose client went away (llama.cpp keeps ~490 of the
+	// throughput level's 512 queued for ~10 s) would otherwise still be
+	// busy with them during the next level; on a FIFO server the probe is
+	// answered once that backlog is gone. The probe is not recorded; a
+	// wait over DrainWarnAfter is a warning on the next level.
+	SettleProbe bool
 }
+
+// DrainWarnAfter is the probe wait, s, above which the next level carries
+// a "drained" warning.
+const DrainWarnAfter = time.Second
 
 // Progress is a live snapshot of the level in progress.
 type Progress struct {
@@ -123,6 +136,8 @@ type Runner struct {
 
 	genMu sync.Mutex
 	gen   *loadgen.Generator // the level in progress, for progress reports
+
+	abandoned int64 // requests the previous level cut off at its end
 
 	mu     sync.Mutex
 	levels []Level
@@ -200,6 +215,7 @@ func (r *Runner) limitsFor() loadgen.Limits {
 // is lost.
 func (r *Runner) RunLevel(ctx context.Context, level int, p loadgen.Profile) (metrics.Summary, error) {
 	lim := r.limitsFor()
+	drained := r.drain(ctx, level)
 	spool, err := r.cfg.Log.spool(level)
 	if err != nil {
 		return metrics.Summary{}, err
@@ -263,11 +279,36 @@ func (r *Runner) RunLevel(ctx context.Context, level int, p loadgen.Profile) (me
 	if teleErr != nil {
 		summary.Warnings = append(summary.Warnings, metrics.Warning{Code: "telemetry_failed", Level: level, Message: fmt.Sprintf("telemetry: %v", teleErr)})
 	}
+	summary.Warnings = append(summary.Warnings, drained...)
+	r.abandoned = res.Cancelled
 	lv := Level{Result: res, Summary: summary, Timeline: timeline.Timeline(), Telemetry: telemetry}
 	r.mu.Lock()
 	r.levels = append(r.levels, lv)
 	r.mu.Unlock()
 	return summary, errors.Join(runErr, replayErr)
+}
+
+// drain sends a probe request when Config.SettleProbe is set and the previous level
+// cut requests off, and waits for its answer (see Config.SettleProbe). It returns
+// the warning to put on level, if any.
+func (r *Runner) drain(ctx context.Context, level int) []metrics.Warning {
+	if !r.cfg.SettleProbe || r.abandoned == 0 {
+		return nil
+	}
+	n := r.abandoned
+	r.abandoned = 0
+	probe := loadgen.Request{Seq: -1, Prompt: "Hello", PromptTokens: 1, MaxTokens: 1}
+	var rec loadgen.Record
+	start := r.cfg.Clock.Now()
+	rec.SentAt = start
+	r.cfg.Requester.Do(ctx, r.cfg.Clock, &probe, &rec)
+	wait := r.cfg.Clock.Now() - start
+	if wait < DrainWarnAfter {
+		return nil
+	}
+	return []metrics.Warning{{Code: "drained", Level: level, Message: fmt.Sprintf(
+		"before level %d: the server was still busy with the %d request(s) cut off at the end of the previous level; a probe request waited %.3g s for it (not measured)",
+		level, n, wait.Seconds())}}
 }
 
 // watchProgress calls Config.Progress periodically until the returned

@@ -87,6 +87,15 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	}
 	c.header = cfg.header.Clone()
 	c.header.Set("Content-Type", "application/json")
+	// net/http resends a POST whose pooled keep-alive connection turns out
+	// closed before any response byte only if the request carries an
+	// idempotency key; a zero-length one is never sent on the wire.
+	// llama.cpp's server announces keep-alive yet closes the connection
+	// after every stream, so without this about one request in six failed
+	// with "server closed idle connection" or EOF after a few microseconds.
+	if c.header.Get("Idempotency-Key") == "" && c.header.Get("X-Idempotency-Key") == "" {
+		c.header["X-Idempotency-Key"] = []string{}
+	}
 	if cfg.stream {
 		c.header.Set("Accept", "text/event-stream")
 	} else {

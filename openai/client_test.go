@@ -422,3 +422,49 @@ func TestErrorMessageTruncated(t *testing.T) {
 		t.Errorf("error message of %d bytes (valid UTF-8 %v), want <= %d", len(rec.ErrorMessage), utf8.ValidString(rec.ErrorMessage), maxErrorMessage)
 	}
 }
+
+// TestStaleKeepAliveConnRetried: llama.cpp's server announces keep-alive
+// but closes the connection after a streamed response, so the next request
+// on the pooled connection finds it dead ("server closed idle connection"
+// or EOF before any response byte). Such a request never reached the engine
+// and must be sent again on a fresh connection, not recorded as an error.
+func TestStaleKeepAliveConnRetried(t *testing.T) {
+	type connKey struct{}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body)
+		n := r.Context().Value(connKey{}).(*int)
+		*n++
+		if *n > 1 { // a reused connection: drop it without answering
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			conn.Close()
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, f := range []string{content("a"), finishChunk, usageChunk, doneFrame} {
+			io.WriteString(w, f)
+			w.(http.Flusher).Flush()
+		}
+	}))
+	srv.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+		return context.WithValue(ctx, connKey{}, new(int)) // requests read on c
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	c, err := New(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		rec := do(t, context.Background(), c)
+		if rec.Status != loadgen.StatusOK || rec.OutputTokens != 3 {
+			t.Fatalf("request %d: status %q/%q (%s), %d output tokens; want ok with 3", i, rec.Status, rec.ErrorKind, rec.ErrorMessage, rec.OutputTokens)
+		}
+		if i > 0 && rec.ConnReused {
+			t.Errorf("request %d: conn_reused true, want false (it was answered on a fresh connection)", i)
+		}
+	}
+}

@@ -249,28 +249,33 @@ func (b *bench) setup(ctx context.Context) error {
 		maxLag = b.obj.MaxLag()
 	}
 	b.runner, err = harness.New(harness.Config{
-		Requester:  b.client,
-		Workload:   b.work,
-		Clock:      b.clock,
-		Limits:     b.limits,
-		Warmup:     b.warmup,
-		Cooldown:   b.cooldown,
-		Objective:  b.obj,
-		MaxLag:     maxLag,
-		MinSamples: f.minSamples,
-		Drain:      f.drain,
-		Log:        b.log,
-		Telemetry:  b.sources,
-		Progress:   b.progressPrinter(),
-		Shard:      b.shard,
+		Requester:   b.client,
+		Workload:    b.work,
+		Clock:       b.clock,
+		Limits:      b.limits,
+		Warmup:      b.warmup,
+		Cooldown:    b.cooldown,
+		Objective:   b.obj,
+		MaxLag:      maxLag,
+		MinSamples:  f.minSamples,
+		Drain:       f.drain,
+		Log:         b.log,
+		Telemetry:   b.sources,
+		Progress:    b.progressPrinter(),
+		Shard:       b.shard,
+		SettleProbe: true,
 	})
 	return err
 }
 
 func (b *bench) newClient(ctx context.Context) error {
 	f := &b.f
+	endpoint, err := openai.ParseEndpoint(f.endpoint)
+	if err != nil {
+		return usageErr(err)
+	}
 	opts := []openai.Option{
-		openai.WithEndpoint(openai.Endpoint(f.endpoint)),
+		openai.WithEndpoint(endpoint),
 		openai.WithStream(!f.noStream),
 		openai.WithIgnoreEOS(!f.noIgnoreEOS),
 		openai.WithTemperature(f.temperature),
