@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -541,6 +542,7 @@ func offeredLoad(p loadgen.Profile, s metrics.Summary) (float64, string) {
 // result assembles run.json.
 func (b *bench) result(res sweep.Result) results.Run {
 	f := &b.f
+	res.Warnings = append(res.Warnings, b.islWarnings(res)...)
 	labels, _ := parseKV("label", f.labels)
 	cmd := "run"
 	if b.sweep {
@@ -614,4 +616,25 @@ func (b *bench) writeOutputs(ctx context.Context, run results.Run) error {
 		fmt.Fprintf(b.e.stderr, "scorecard: %s\n", sc.Status)
 	}
 	return errors.Join(errs...)
+}
+
+// islWarnings says when prompts sized without the served tokenizer missed
+// the requested ISL by more than 10 % in the server's count: without
+// --tokenizer, synthetic prompts are cut in words, and a server counts
+// tokens.
+func (b *bench) islWarnings(res sweep.Result) []metrics.Warning {
+	want := b.lengths.PromptTokens
+	if b.tok != nil || want == 0 || b.f.dataset != "" || b.f.sequenceDistribution != "" {
+		return nil
+	}
+	for _, lv := range res.Levels {
+		got := lv.Summary.PromptTokens.Mean
+		if lv.Summary.PromptTokens.Count == 0 || math.Abs(got-float64(want)) <= 0.1*float64(want) {
+			continue
+		}
+		return []metrics.Warning{{Code: "isl_not_exact", Level: -1, Message: fmt.Sprintf(
+			"the server counted a mean ISL of %.0f tokens for a requested %d: without --tokenizer, prompts are sized in words; give the served model's tokenizer for an exact ISL",
+			got, want)}}
+	}
+	return nil
 }
