@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/gollm-bench/gollm-bench/internal/jsonstring"
 )
 
 func TestRequestBody(t *testing.T) {
@@ -56,7 +58,7 @@ func TestRequestBody(t *testing.T) {
 func TestAppendJSONString(t *testing.T) {
 	for _, s := range []string{"", "plain", "quote \" back \\ nl \n tab \t cr \r", "\x00\x1f<>&", "你好 🙂", "bad \xff utf8"} {
 		var got string
-		if err := json.Unmarshal(appendJSONString(nil, s), &got); err != nil {
+		if err := json.Unmarshal(jsonstring.Append(nil, s), &got); err != nil {
 			t.Fatalf("%q: %v", s, err)
 		}
 		want, _ := json.Marshal(s)

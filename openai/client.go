@@ -19,6 +19,7 @@ import (
 
 	goopenai "github.com/sashabaranov/go-openai"
 
+	"github.com/gollm-bench/gollm-bench/internal/jsonstring"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 )
 
@@ -202,7 +203,7 @@ func (c *Client) body(req *loadgen.Request) ([]byte, error) {
 			b = append(b, msg...)
 		} else {
 			b = append(b, `,"prompt":`...)
-			b = appendJSONString(b, req.Prompt)
+			b = jsonstring.Append(b, req.Prompt)
 		}
 	}
 	if req.MaxTokens > 0 {
@@ -217,42 +218,6 @@ func (c *Client) body(req *loadgen.Request) ([]byte, error) {
 		}
 	}
 	return append(b, '}'), nil
-}
-
-// appendJSONString appends s as a JSON string. Invalid UTF-8 becomes
-// U+FFFD, as encoding/json does; HTML characters are not escaped.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c == '\n':
-				b = append(b, '\\', 'n')
-			case c == '\r':
-				b = append(b, '\\', 'r')
-			case c == '\t':
-				b = append(b, '\\', 't')
-			case c < 0x20:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, `\ufffd`...)
-		} else {
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"')
 }
 
 // streamState is the per-request scratch space, pooled by the Client so a

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/gollm-bench/gollm-bench/internal/jsonstring"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 )
 
@@ -26,15 +27,15 @@ const (
 )
 
 func content(s string) string {
-	return `data: {"id":"c","choices":[{"index":0,"delta":{"content":` + string(appendJSONString(nil, s)) + `},"finish_reason":null}]}` + "\n\n"
+	return `data: {"id":"c","choices":[{"index":0,"delta":{"content":` + string(jsonstring.Append(nil, s)) + `},"finish_reason":null}]}` + "\n\n"
 }
 
 func delta(field, s string) string {
-	return `data: {"choices":[{"index":0,"delta":{"` + field + `":` + string(appendJSONString(nil, s)) + `}}]}` + "\n\n"
+	return `data: {"choices":[{"index":0,"delta":{"` + field + `":` + string(jsonstring.Append(nil, s)) + `}}]}` + "\n\n"
 }
 
 func text(s string) string {
-	return `data: {"choices":[{"index":0,"text":` + string(appendJSONString(nil, s)) + `,"logprobs":null,"finish_reason":null}]}` + "\n\n"
+	return `data: {"choices":[{"index":0,"text":` + string(jsonstring.Append(nil, s)) + `,"logprobs":null,"finish_reason":null}]}` + "\n\n"
 }
 
 // script is a scripted server response.

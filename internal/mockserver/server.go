@@ -15,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gollm-bench/gollm-bench/internal/jsonstring"
 )
 
 // Option configures a Server.
@@ -104,7 +106,7 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 	if s.opts.logger == nil {
 		s.opts.logger = slog.New(slog.DiscardHandler)
 	}
-	s.modelJSON = appendJSONString(nil, s.model)
+	s.modelJSON = jsonstring.Append(nil, s.model)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/models", s.serveModels)
 	mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) { s.serveGenerate(w, r, false) })
@@ -413,9 +415,9 @@ func appendErrorJSON(b []byte, status int, msg string) []byte {
 		typ = "Error"
 	}
 	b = append(b, `{"error":{"message":`...)
-	b = appendJSONString(b, msg)
+	b = jsonstring.Append(b, msg)
 	b = append(b, `,"type":`...)
-	b = appendJSONString(b, typ)
+	b = jsonstring.Append(b, typ)
 	b = append(b, `,"param":null,"code":`...)
 	b = appendInt(b, int64(status))
 	return append(b, "}}"...)

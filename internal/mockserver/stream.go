@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"time"
+
+	"github.com/gollm-bench/gollm-bench/internal/jsonstring"
 )
 
 // generation writes one request's response as its tokens arrive.
@@ -113,7 +115,7 @@ func (g *generation) chunk(role bool, from, to int, finish string, usage bool) {
 		if finish == "" {
 			b = append(b, "null"...)
 		} else {
-			b = appendJSONString(b, finish)
+			b = jsonstring.Append(b, finish)
 		}
 		b = append(b, `,"stop_reason":null}]`...)
 		if usage {
@@ -298,7 +300,7 @@ func (g *generation) whole(ctx context.Context) {
 		b = append(b, '"')
 	}
 	b = append(b, `,"logprobs":null,"finish_reason":`...)
-	b = appendJSONString(b, g.p.finish)
+	b = jsonstring.Append(b, g.p.finish)
 	b = append(b, `,"stop_reason":null}]`...)
 	if !g.f.NoUsage {
 		b = append(b, ',')
