@@ -256,7 +256,7 @@ func anotherMachineRun(t testing.TB) results.Run {
 		Tool:      results.Tool{Name: "gollm-bench", Version: "0.2.1", Commit: "3fb6b79", Go: "go1.26.2"},
 		Command:   []string{"gollm-bench", "sweep", "--profile", "concurrent", "--rate", "1,2,4,8,16", "--slo", "ttft_p99<=2s,error_rate<=1%", "--run-id", "ci-1187"},
 		StartedAt: start, FinishedAt: start.Add(6 * time.Minute),
-		Config: results.Config{Command: "sweep", Target: "http://10.0.0.7:8000", Endpoint: "chat", Model: "meta-llama/Llama-3.1-8B-Instruct", Stream: true,
+		Config: results.Config{Command: "sweep", Target: "http://127.0.0.7:8000", Endpoint: "chat", Model: "meta-llama/Llama-3.1-8B-Instruct", Stream: true,
 			Profile: "concurrent", Rates: []float64{1, 2, 4, 8, 16}, Seed: 7, SequenceDistribution: "512|50,256|20:100", PrefixCache: "cold",
 			Warmup: "10", Cooldown: "0s", MaxSeconds: 60, RequestTimeoutS: 300, IdleTimeoutS: 60, MaxLagMs: 10, SLO: "ttft_p99<=2s,error_rate<=1%", MinSamples: 200},
 		Result: res, Timelines: tls,
