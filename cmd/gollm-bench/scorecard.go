@@ -122,16 +122,9 @@ func runAggregate(_ context.Context, e env, args []string) error {
 		fs.Usage()
 		return usageErr(errors.New("give at least one results folder, e.g. results/"))
 	}
-	rows, err := scorecard.ReadDirs(fs.Args()...)
-	if len(rows) == 0 {
-		return usageErr(errors.Join(errors.New("no scorecard.json found"), err))
-	}
+	cards, err := readScorecards(e, fs.Args())
 	if err != nil {
-		fmt.Fprintf(e.stderr, "warning: %v\n", err)
-	}
-	cards := make([]scorecard.Scorecard, len(rows))
-	for i, r := range rows {
-		cards[i] = r.Scorecard
+		return err
 	}
 	if *out == "-" {
 		return scorecard.WriteCSV(e.stdout, cards)
@@ -174,16 +167,9 @@ func runPareto(_ context.Context, e env, args []string) error {
 		}
 		check = scorecard.CheckTerms(terms...)
 	}
-	rows, err := scorecard.ReadDirs(fs.Args()...)
-	if len(rows) == 0 {
-		return usageErr(errors.Join(errors.New("no scorecard.json found"), err))
-	}
+	cards, err := readScorecards(e, fs.Args())
 	if err != nil {
-		fmt.Fprintf(e.stderr, "warning: %v\n", err)
-	}
-	cards := make([]scorecard.Scorecard, len(rows))
-	for i, r := range rows {
-		cards[i] = r.Scorecard
+		return err
 	}
 	frontier, dropped := scorecard.Pareto(cards, check)
 	if err := scorecard.WriteParetoText(e.stdout, frontier, dropped); err != nil {
@@ -219,4 +205,22 @@ func scorecardTerms(obj slo.Objective) ([]scorecard.Term, error) {
 		out = append(out, scorecard.Term{Key: key, Op: string(t.Op), Limit: t.Threshold})
 	}
 	return out, errors.Join(errs...)
+}
+
+// readScorecards reads the scorecards under the results folders dirs. A
+// folder without any is bad input; unreadable ones among good ones are a
+// warning.
+func readScorecards(e env, dirs []string) ([]scorecard.Scorecard, error) {
+	rows, err := scorecard.ReadDirs(dirs...)
+	if len(rows) == 0 {
+		return nil, usageErr(errors.Join(errors.New("no scorecard.json found"), err))
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "warning: %v\n", err)
+	}
+	cards := make([]scorecard.Scorecard, len(rows))
+	for i, r := range rows {
+		cards[i] = r.Scorecard
+	}
+	return cards, nil
 }
