@@ -89,7 +89,7 @@ func TestConsoleKneeLines(t *testing.T) {
 		edit func(*results.Run)
 		want string
 	}{
-		{"reached", func(*results.Run) {}, "knee: 7.4 req/s (bracket 7.4–7.8), goodput 1,894 tok/s under ttft_p99<=500ms,itl_p95<=50ms\n"},
+		{"reached", func(*results.Run) {}, "knee: 7.4 req/s (bracket 7.4–7.8), goodput 1,835 tok/s under ttft_p99<=500ms,itl_p95<=50ms\n"},
 		{"no slo", func(r *results.Run) { r.Result.Objective.Terms = nil; r.Result.Knee = nil }, "knee: no SLO given"},
 		{"below range", func(r *results.Run) {
 			r.Result.Knee = nil
