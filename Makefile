@@ -34,7 +34,7 @@ fuzz-smoke: ## every native fuzz target, briefly
 	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
 	  for target in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/^func //'); do \
 	    echo "fuzz $$pkg $$target"; \
-	    $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg >/dev/null; \
+	    out=$$($(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) -parallel 1 $$pkg 2>&1) || { echo "$$out"; exit 1; }; \
 	  done; \
 	done
 
