@@ -1,0 +1,191 @@
+#!/usr/bin/python3
+"""A single-process asyncio + aiohttp load client, the measuring instrument
+that bench/client-ceiling.sh sets beside gollm-bench.
+
+It is written in the style of `vllm bench serve` (written for this bench, not
+copied): one aiohttp ClientSession with an unlimited keep-alive TCPConnector;
+a generator coroutine that sleeps until each Poisson arrival's intended time
+and then creates one task per request; a request coroutine that stamps
+`st = perf_counter()` when it starts, posts a streamed completion, iterates
+the body line by line, decodes each `data:` line with json.loads, and takes
+TTFT = first text chunk - st (so, as in vLLM, the time a request waited for
+the event loop before its coroutine ran is not in its TTFT). Scheduling lag
+is st - intended time: what vLLM's client would see if it recorded it.
+
+The level lasts --duration s: arrivals at or after it are not issued, and
+requests still in flight then are cancelled (as gollm-bench does with no
+drain timeout). The summary uses gollm-bench's definitions (SPEC section 5):
+the window is [10 %, 90 %] of the level; achieved req/s = requests started
+inside the window / window; lag and TTFT percentiles over requests started
+inside it; completed output tokens = usage.completion_tokens summed over
+every request that finished. CPU% = process CPU time / wall time x 100.
+
+Usage: asyncio_client.py --base-url URL --rate R [--duration 30] [--seed 42]
+       [--prompt-words 16] [--output-tokens 16] [--model mock-model] [--out FILE]
+Prints one JSON object (and writes it to --out).
+"""
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import random
+import sys
+import time
+
+import aiohttp
+
+
+class Result:
+    __slots__ = ("intended", "st", "ttft", "latency", "output_tokens", "ok", "error")
+
+    def __init__(self, intended):
+        self.intended = intended
+        self.st = None
+        self.ttft = None
+        self.latency = None
+        self.output_tokens = 0
+        self.ok = False
+        self.error = ""
+
+
+async def request_func(session, url, payload, res):
+    # vLLM style: the clock starts when the coroutine runs, not at the
+    # intended arrival time.
+    st = time.perf_counter()
+    res.st = st
+    most_recent = st
+    try:
+        async with session.post(url, json=payload) as response:
+            if response.status != 200:
+                res.error = "HTTP %d" % response.status
+                return
+            async for chunk_bytes in response.content:
+                chunk_bytes = chunk_bytes.strip()
+                if not chunk_bytes:
+                    continue
+                chunk = chunk_bytes.decode("utf-8").removeprefix("data: ")
+                if chunk == "[DONE]":
+                    continue
+                data = json.loads(chunk)
+                choices = data.get("choices")
+                if choices:
+                    timestamp = time.perf_counter()
+                    if res.ttft is None:
+                        res.ttft = timestamp - st
+                    most_recent = timestamp
+                elif data.get("usage"):
+                    res.output_tokens = data["usage"].get("completion_tokens") or 0
+            res.latency = most_recent - st
+            res.ok = res.ttft is not None
+    except asyncio.CancelledError:
+        res.error = "cancelled"
+        raise
+    except Exception as e:  # noqa: BLE001 - a measuring tool records every failure
+        res.error = repr(e)
+
+
+def percentile(xs, q):
+    """Nearest-rank q-quantile of xs (0 < q <= 1), or None."""
+    if not xs:
+        return None
+    xs = sorted(xs)
+    return xs[max(int(math.ceil(q * len(xs))) - 1, 0)]
+
+
+async def main_async(args):
+    url = args.base_url.rstrip("/") + "/v1/completions"
+    rng = random.Random(args.seed)
+    connector = aiohttp.TCPConnector(
+        limit=0, limit_per_host=0, ttl_dns_cache=300, use_dns_cache=True,
+        keepalive_timeout=60, enable_cleanup_closed=True, force_close=False)
+    timeout = aiohttp.ClientTimeout(total=6 * 60 * 60)
+    results = []
+    tasks = set()
+    cpu0 = os.times()
+    async with aiohttp.ClientSession(connector=connector, timeout=timeout, trust_env=False) as session:
+        start = time.perf_counter()
+        t = 0.0
+        i = 0
+        while True:
+            if i > 0:
+                t += rng.expovariate(args.rate)
+            if t >= args.duration:
+                break
+            delay = t - (time.perf_counter() - start)
+            if delay > 0:
+                await asyncio.sleep(delay)
+            prompt = "r%d " % i + " ".join(["w"] * (args.prompt_words - 1))
+            payload = {
+                "model": args.model, "prompt": prompt, "max_tokens": args.output_tokens,
+                "ignore_eos": True, "stream": True, "stream_options": {"include_usage": True},
+            }
+            res = Result(start + t)
+            results.append(res)
+            task = asyncio.create_task(request_func(session, url, payload, res))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+            i += 1
+        rest = args.duration - (time.perf_counter() - start)
+        if rest > 0:
+            await asyncio.sleep(rest)
+        end = time.perf_counter()
+        for task in list(tasks):
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    cpu1 = os.times()
+    wall = end - start
+    cpu = (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system)
+
+    w0, w1 = start + 0.1 * args.duration, start + 0.9 * args.duration
+    started = [r for r in results if r.st is not None and w0 <= r.st < w1]
+    lags = [(r.st - r.intended) * 1e3 for r in started]
+    ttfts = [r.ttft * 1e3 for r in started if r.ok]
+    summary = {
+        "client": "python-asyncio-aiohttp",
+        "aiohttp": aiohttp.__version__,
+        "python": sys.version.split()[0],
+        "target_req_s": args.rate,
+        "duration_s": args.duration,
+        "scheduled": len(results),
+        "started": sum(1 for r in results if r.st is not None),
+        "ok": sum(1 for r in results if r.ok),
+        "errors": sum(1 for r in results if r.error and r.error != "cancelled"),
+        "cancelled": sum(1 for r in results if r.error == "cancelled"),
+        "achieved_req_s": len(started) / (w1 - w0),
+        "completed_output_tokens": sum(r.output_tokens for r in results if r.ok),
+        "lag_p50_ms": percentile(lags, 0.5),
+        "lag_p99_ms": percentile(lags, 0.99),
+        "ttft_p50_ms": percentile(ttfts, 0.5),
+        "ttft_p99_ms": percentile(ttfts, 0.99),
+        "cpu_percent": 100 * cpu / wall,
+        "first_error": next((r.error for r in results if r.error and r.error != "cancelled"), ""),
+    }
+    summary["achieved_ratio"] = summary["achieved_req_s"] / args.rate
+    lag99 = summary["lag_p99_ms"]
+    summary["client_limited"] = summary["achieved_ratio"] < 0.98 or (lag99 is not None and lag99 > 10)
+    return summary
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--base-url", required=True)
+    p.add_argument("--rate", type=float, required=True, help="Poisson arrival rate, req/s")
+    p.add_argument("--duration", type=float, default=30.0, help="s")
+    p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--prompt-words", type=int, default=16)
+    p.add_argument("--output-tokens", type=int, default=16)
+    p.add_argument("--model", default="mock-model")
+    p.add_argument("--out", default="")
+    args = p.parse_args()
+    summary = asyncio.run(main_async(args))
+    text = json.dumps(summary)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text + "\n")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
