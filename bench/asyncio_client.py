@@ -2,7 +2,9 @@
 """A single-process asyncio + aiohttp load client, the measuring instrument
 that bench/client-ceiling.sh sets beside gollm-bench.
 
-It is written in the style of `vllm bench serve` (written for this bench, not
+It replays gollm-bench's own Poisson plan for the seed (poisson_gap), so
+both clients are offered exactly the same arrivals. It is written in the
+style of `vllm bench serve` (written for this bench, not
 copied): one aiohttp ClientSession with an unlimited keep-alive TCPConnector;
 a generator coroutine that sleeps until each Poisson arrival's intended time
 and then creates one task per request; a request coroutine that stamps
@@ -30,11 +32,39 @@ import asyncio
 import json
 import math
 import os
-import random
 import sys
 import time
 
 import aiohttp
+
+
+M64 = (1 << 64) - 1
+PCG_MUL = (2549297995355413924 << 64) | 4865540595714422341
+PCG_INC = (6364136223846793005 << 64) | 1442695040888963407
+
+
+def splitmix64(x):
+    x = (x + 0x9E3779B97F4A7C15) & M64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & M64
+    return x ^ (x >> 31)
+
+
+def poisson_gap(rate, seed, i):
+    """The gap before arrival i, ns: gollm-bench's loadgen.PoissonPacer.Gap
+    (the first output of Go's rand.NewPCG(seed, splitmix64(i)), a 128-bit
+    PCG with the DXSM output, as -log1p(-u)/rate), so that both clients
+    offer the same arrival plan for a seed. Durations truncate to the
+    nanosecond as in Go."""
+    state = ((seed << 64) | splitmix64(i)) & ((1 << 128) - 1)
+    state = (state * PCG_MUL + PCG_INC) & ((1 << 128) - 1)
+    hi, lo = state >> 64, state & M64
+    hi ^= hi >> 32
+    hi = (hi * 0xDA942042E4DD58B5) & M64
+    hi ^= hi >> 48
+    hi = (hi * (lo | 1)) & M64
+    u = (hi >> 11) * 2.0 ** -53
+    return int(-math.log1p(-u) / rate * 1e9)
 
 
 class Result:
@@ -96,7 +126,6 @@ def percentile(xs, q):
 
 async def main_async(args):
     url = args.base_url.rstrip("/") + "/v1/completions"
-    rng = random.Random(args.seed)
     connector = aiohttp.TCPConnector(
         limit=0, limit_per_host=0, ttl_dns_cache=300, use_dns_cache=True,
         keepalive_timeout=60, enable_cleanup_closed=True, force_close=False)
@@ -106,11 +135,12 @@ async def main_async(args):
     cpu0 = os.times()
     async with aiohttp.ClientSession(connector=connector, timeout=timeout, trust_env=False) as session:
         start = time.perf_counter()
-        t = 0.0
+        t_ns = 0
         i = 0
         while True:
             if i > 0:
-                t += rng.expovariate(args.rate)
+                t_ns += poisson_gap(args.rate, args.seed, i)
+            t = t_ns / 1e9
             if t >= args.duration:
                 break
             delay = t - (time.perf_counter() - start)
@@ -173,7 +203,7 @@ def main():
     p.add_argument("--base-url", required=True)
     p.add_argument("--rate", type=float, required=True, help="Poisson arrival rate, req/s")
     p.add_argument("--duration", type=float, default=30.0, help="s")
-    p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--seed", type=int, default=42, help="seed of the Poisson plan (gollm-bench's --seed)")
     p.add_argument("--prompt-words", type=int, default=16)
     p.add_argument("--output-tokens", type=int, default=16)
     p.add_argument("--model", default="mock-model")

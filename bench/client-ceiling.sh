@@ -166,7 +166,7 @@ out=$(
   echo "### Client ceiling run, $(date -u +%Y-%m-%d)"
   echo
   echo "$header_machine"
-  echo "- Server: bench/sseserver pinned to CPU $SERVER_CPU (TTFT ${TTFT_MS} ms, ITL 5 ms, 16 tokens); each client pinned to CPU $CLIENT_CPU; Poisson, seed 42, ${DURATION} s per run, $REPS runs per cell, medians shown; load average (1 min) during the runs: $la_range."
+  echo "- Server: bench/sseserver pinned to CPU $SERVER_CPU (TTFT ${TTFT_MS} ms, ITL 5 ms, 16 tokens); each client pinned to CPU $CLIENT_CPU; Poisson, seed 42 (the same arrival plan for both clients: the Python client replays loadgen.PoissonPacer), ${DURATION} s per run, $REPS runs per cell, medians shown; load average (1 min) during the runs: $la_range."
   echo "- Server ceilings (wrk -t1 -c1000, ${WRK_SECONDS} s, median of $REPS): bench/sseserver **$(fmt "$sse_ceiling" 0) req/s**, the mock (\`mock-server --preset fast\`) $(fmt "$mock_ceiling" 0) req/s."
   echo "- Command: \`RATES=\"$RATES\" DURATION=$DURATION REPS=$REPS OVERLOAD_RATES=\"$OVERLOAD_RATES\" bench/client-ceiling.sh\`"
   echo
