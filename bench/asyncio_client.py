@@ -141,7 +141,10 @@ async def main_async(args):
             if i > 0:
                 t_ns += poisson_gap(args.rate, args.seed, i)
             t = t_ns / 1e9
-            if t >= args.duration:
+            # Stop at the level's end, also when the generator is behind
+            # its plan (arrivals it never reached are not sent, as in
+            # gollm-bench).
+            if t >= args.duration or time.perf_counter() - start >= args.duration:
                 break
             delay = t - (time.perf_counter() - start)
             if delay > 0:
