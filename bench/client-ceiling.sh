@@ -68,6 +68,7 @@ run_gollm() { # REP RATE SECONDS
   taskset -c "$CLIENT_CPU" "$GB" run --target "$TARGET" --model mock-model --profile poisson --rate "$2" \
     --max-seconds "$3" --data prompt_tokens=16,output_tokens=16 --energy none --format json --quiet \
     --output-dir "$dir" --run-id "$id" --overwrite >"$W/$id.log" 2>&1 || true
+  [ -s "$dir/$id/run.json" ] || { log "$id: no run.json (see $W/$id.log)"; return; }
   local tokens
   tokens=$(jq -n '[inputs | select(.status == "ok") | .output_tokens] | add // 0' "$dir/$id/requests.jsonl")
   jq -r --arg rep "$1" --arg tokens "$tokens" --arg la "$(loadavg)" '.result.levels[0].summary |
@@ -79,6 +80,7 @@ run_python() { # REP RATE SECONDS
   local id=p-$2-$1
   taskset -c "$CLIENT_CPU" $PY "$REPO/bench/asyncio_client.py" --base-url "$TARGET" --rate "$2" --duration "$3" \
     --out "$W/$id.json" >"$W/$id.log" 2>&1 || true
+  [ -s "$W/$id.json" ] || { log "$id: no summary (see $W/$id.log)"; return; }
   jq -r --arg rep "$1" --arg la "$(loadavg)" '[$rep, .target_req_s, "python-asyncio", .achieved_req_s,
     .completed_output_tokens, .lag_p50_ms, .lag_p99_ms, .cpu_percent, .ttft_p99_ms, .client_limited, $la, ""] | @tsv' \
     "$W/$id.json" >>"$W/rows.tsv"
