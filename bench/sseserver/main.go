@@ -10,6 +10,9 @@
 // HTTP/1.1 is handled by hand over raw TCP (see server) to keep the
 // per-request cost down to the write syscalls a real server also makes.
 //
+// GET /stats returns the served TTFT p50/p99 since the previous GET /stats
+// (the ground truth for the clients' TTFT), and resets it.
+//
 // Usage: sseserver [--addr 127.0.0.1:18090] [--ttft 20ms] [--itl 5ms] [--tokens 16]
 package main
 
@@ -19,9 +22,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -96,6 +101,30 @@ func run(args []string, stderr io.Writer) int {
 type server struct {
 	f         frames
 	ttft, itl time.Duration
+
+	// mu guards served: the served TTFT of each request since the last
+	// GET /stats, ns (from the end of the request to the return of the
+	// first token's write, as the mock's ground truth stamps it).
+	mu     sync.Mutex
+	served []int64
+}
+
+// stats returns the count and the p50/p99 (nearest rank) of the served
+// TTFTs since the last call, in ms, and resets them.
+func (s *server) stats() string {
+	s.mu.Lock()
+	xs := s.served
+	s.served = nil
+	s.mu.Unlock()
+	slices.Sort(xs)
+	q := func(p float64) float64 {
+		if len(xs) == 0 {
+			return 0
+		}
+		i := int(math.Ceil(p*float64(len(xs)))) - 1
+		return float64(xs[max(i, 0)]) / 1e6
+	}
+	return fmt.Sprintf(`{"count":%d,"ttft_p50_ms":%.3f,"ttft_p99_ms":%.3f}`, len(xs), q(0.5), q(0.99))
 }
 
 // serve accepts connections until ln is closed; each connection is owned by
@@ -149,7 +178,6 @@ func (s *server) conn(c net.Conn) {
 		if err != nil {
 			return
 		}
-		start := time.Now()
 		get := bytes.HasPrefix(line, []byte("GET "))
 		n := 0
 		for {
@@ -167,8 +195,13 @@ func (s *server) conn(c net.Conn) {
 		if _, err := br.Discard(n); err != nil {
 			return
 		}
+		start := time.Now()
 		if get {
-			if _, err := fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(modelsBody), modelsBody); err != nil {
+			body := modelsBody
+			if bytes.HasPrefix(line, []byte("GET /stats")) {
+				body = s.stats()
+			}
+			if _, err := fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body); err != nil {
 				return
 			}
 			continue
@@ -185,6 +218,12 @@ func (s *server) conn(c net.Conn) {
 			}
 			if _, err := c.Write(b); err != nil {
 				return
+			}
+			if k == 0 {
+				d := int64(time.Since(start))
+				s.mu.Lock()
+				s.served = append(s.served, d)
+				s.mu.Unlock()
 			}
 		}
 	}
