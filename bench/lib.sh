@@ -68,7 +68,7 @@ fmt() {
 commit() {
   local c
   c=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)
-  git -C "$REPO" diff --quiet HEAD 2>/dev/null || c="$c+dirty"
+  git -C "$REPO" diff --quiet HEAD -- . ':!docs/performance.md' 2>/dev/null || c="$c+dirty"
   echo "$c"
 }
 
