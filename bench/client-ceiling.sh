@@ -11,15 +11,15 @@
 #
 # Usage: bench/client-ceiling.sh
 # Env: RATES ("100 500 1000 2000 5000"), DURATION (30), REPS (3),
-#      OVERLOAD_RATES ("15000": gollm-bench alone, to show the client-limited
-#      flag firing), OVERLOAD_DURATION (15), WRK_SECONDS (10), SERVER_CPU (1),
+#      OVERLOAD_RATES ("3000 4000 15000": gollm-bench alone, to find where it
+#      saturates and show the client-limited flag firing), OVERLOAD_DURATION (15), WRK_SECONDS (10), SERVER_CPU (1),
 #      CLIENT_CPU (0), BENCH_WORK (scratch folder), DOC.
 source "$(dirname "$0")/lib.sh"
 
 RATES=${RATES:-100 500 1000 2000 5000}
 DURATION=${DURATION:-30}
 REPS=${REPS:-3}
-OVERLOAD_RATES=${OVERLOAD_RATES:-15000}
+OVERLOAD_RATES=${OVERLOAD_RATES:-3000 4000 15000}
 OVERLOAD_DURATION=${OVERLOAD_DURATION:-15}
 WRK_SECONDS=${WRK_SECONDS:-10}
 TTFT_MS=20
@@ -66,7 +66,7 @@ TARGET=http://127.0.0.1:$SSE_PORT
 : >"$W/rows.tsv"
 # server_ttft: the served TTFT p99 since the previous call (bench/sseserver
 # resets it on every GET /stats), ms.
-server_ttft() { curl -sf "$TARGET/stats" | jq '.ttft_p99_ms'; }
+server_ttft() { curl -sf -m 10 "$TARGET/stats" | jq '.ttft_p99_ms' 2>/dev/null || echo null; }
 run_gollm() { # REP RATE SECONDS
   local id=g-$2-$1 dir=$W/runs
   server_ttft >/dev/null
@@ -132,7 +132,7 @@ table=$(
   done
   for rate in $OVERLOAD_RATES; do
     c=gollm-bench
-    printf '| %s (%s s, overload) | %s | %s | %s | %s | %s | %s | %s | %s | %s | - |\n' "$rate" "$OVERLOAD_DURATION" $c \
+    printf '| %s (%s s, gollm-bench only) | %s | %s | %s | %s | %s | %s | %s | %s | %s | - |\n' "$rate" "$OVERLOAD_DURATION" $c \
       "$(fmt "$(col "$rate" $c 4)" 0)" "$(fmt "$(col "$rate" $c 5)" 0)" "$(fmt "$(col "$rate" $c 6)" 3)" \
       "$(fmt "$(col "$rate" $c 7)" 3)" "$(fmt "$(col "$rate" $c 8)" 0)" "$(fmt "$(col "$rate" $c 9)" 1)" \
       "$(fmt "$(col "$rate" $c 13)" 1)" "$(flags "$rate" $c)"

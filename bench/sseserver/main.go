@@ -20,6 +20,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -137,6 +138,12 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
+			}
+			if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
+				// Out of file descriptors (a client opening thousands of
+				// connections): wait for some to close, as net/http does.
+				time.Sleep(10 * time.Millisecond)
+				continue
 			}
 			return err
 		}
