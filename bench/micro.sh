@@ -61,7 +61,7 @@ out=$(
   echo
   echo "$header_machine"
   echo "- Pinned to CPU $CPU; $COUNT runs of ${BENCHTIME} each, median shown. Load average after: $(loadavg)."
-  echo "- Command: \`COUNT=$COUNT BENCHTIME=$BENCHTIME bench/micro.sh\` (it runs \`go test -run '^\$' -bench '^Benchmark(SSENext|ChunkDecode|DoStream)' -benchmem ./openai\`, then \`RecordLatency\` in ./metrics and \`Pacer|Encoder\` in ./loadgen)"
+  echo "- Command: \`COUNT=$COUNT BENCHTIME=$BENCHTIME bench/micro.sh\` (it runs \`go test -run '^\$' -bench '^Benchmark(SSENext|ChunkDecode|DoStream)' -benchmem ./openai\`, then \`RecordLatency\` in ./metrics and \`ConstantPacer|PoissonPacer|Encoder\` in ./loadgen)"
   echo
   echo "$table"
   echo
