@@ -250,15 +250,16 @@ func (r *Runner) RunLevel(ctx context.Context, level int, p loadgen.Profile) (me
 
 	// Accumulate from the spool, now that the window is known.
 	cfg := metrics.Config{
-		Level:       level,
-		Profile:     share,
-		Window:      metrics.Window{Start: res.Window.Start, End: res.Window.End},
-		MaxLag:      r.cfg.MaxLag,
-		MinSamples:  r.cfg.MinSamples,
-		CPUSeconds:  res.ClientCPU.Seconds(),
-		WallSeconds: res.Duration().Seconds(),
-		CapReached:  res.Queued > 0,
-		InWindow:    res.InWindow,
+		Level:        level,
+		Profile:      share,
+		Window:       metrics.Window{Start: res.Window.Start, End: res.Window.End},
+		MaxLag:       r.cfg.MaxLag,
+		MinSamples:   r.cfg.MinSamples,
+		CPUSeconds:   res.ClientCPU.Seconds(),
+		WallSeconds:  res.Duration().Seconds(),
+		CapReached:   res.Queued > 0,
+		PeakInFlight: res.MaxInFlight,
+		InWindow:     res.InWindow,
 	}
 	if !r.cfg.Objective.IsZero() {
 		cfg.Good = r.cfg.Objective.Good

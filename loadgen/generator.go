@@ -178,6 +178,7 @@ func (g *Generator) Run(ctx context.Context, level int, p Profile, lim Limits, s
 	res.OK, res.Failed, res.Cancelled = l.ok.Load(), l.failed.Load(), l.cancelled.Load()
 	res.Written = l.written
 	res.Late, res.Queued, res.MaxQueueDepth = l.late, l.queued, l.maxDepth
+	res.MaxInFlight = l.maxInFlight.Load()
 	res.ClientCPU = processCPU() - cpu0
 	res.StopReason = l.reason
 	res.Window = l.window()
@@ -234,6 +235,7 @@ type level struct {
 
 	late                        int64 // owned by the open-loop scheduler
 	sent, ok, failed, cancelled atomic.Int64
+	inFlight, maxInFlight       atomic.Int64 // requests between send and finish, and the most at once
 
 	// Owned by the writer until it returns.
 	written int64
@@ -601,6 +603,12 @@ func (l *level) execute(s slot) {
 	sent = true
 	g.progress.sent.Add(1)
 	l.sent.Add(1)
+	for n := l.inFlight.Add(1); ; {
+		m := l.maxInFlight.Load()
+		if n <= m || l.maxInFlight.CompareAndSwap(m, n) {
+			break
+		}
+	}
 	rec.SentAt = g.clock.Now()
 	g.requester.Do(l.reqCtx, g.clock, &req, rec)
 	if rec.Status != StatusOK && l.reqCtx.Err() != nil {
@@ -614,6 +622,7 @@ func (l *level) finish(rec *Record, sent bool) {
 	p := &l.g.progress
 	if sent {
 		p.done.Add(1)
+		l.inFlight.Add(-1)
 	}
 	p.outputToks.Add(int64(rec.OutputTokens))
 	switch rec.Status {

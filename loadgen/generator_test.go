@@ -214,6 +214,9 @@ func TestClosedLoop(t *testing.T) {
 				}
 				recs := bySeq(sink.Records())
 				checkComplete(t, res, recs)
+				if res.MaxInFlight != int64(tt.wantConc) {
+					t.Errorf("MaxInFlight = %d, want %d", res.MaxInFlight, tt.wantConc)
+				}
 				if res.Scheduled != n || f.maxIn.Load() != tt.wantConc {
 					t.Errorf("scheduled %d with max %d in flight, want %d with %d", res.Scheduled, f.maxIn.Load(), n, tt.wantConc)
 				}
@@ -308,7 +311,7 @@ func TestMaxConcurrencyQueue(t *testing.T) {
 				t.Errorf("arrival %d scheduled %v sent %v, want %v and %v", i, r.ScheduledAt, r.SentAt, time.Duration(i)*100*ms, wantSent[i])
 			}
 		}
-		if res.Queued != 4 || res.MaxQueueDepth != 2 || f.maxIn.Load() != 2 {
+		if res.Queued != 4 || res.MaxQueueDepth != 2 || f.maxIn.Load() != 2 || res.MaxInFlight != 2 {
 			t.Errorf("queued %d max depth %d max in flight %d, want 4 2 2", res.Queued, res.MaxQueueDepth, f.maxIn.Load())
 		}
 		if res.End != 1150*ms {

@@ -82,6 +82,9 @@ type LevelResult struct {
 	// the FIFO queue got.
 	Queued        int64 `json:"queued"`
 	MaxQueueDepth int64 `json:"max_queue_depth"`
+	// MaxInFlight is the most requests the level had in flight (sent,
+	// not yet finished) at once.
+	MaxInFlight int64 `json:"max_in_flight"`
 
 	// ClientCPU is the user+system CPU time this process used during the
 	// level (getrusage RUSAGE_SELF; 0 where unsupported), in ns.

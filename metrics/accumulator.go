@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -71,6 +70,12 @@ type Config struct {
 	// request-count warmup and cooldown trims (SPEC §5) are honoured
 	// exactly. The default is Window.Contains(rec.SentAt).
 	InWindow func(*loadgen.Record) bool
+	// PeakInFlight is the most requests the level had in flight at once,
+	// as the load generator counted them (loadgen.LevelResult.MaxInFlight);
+	// it is reported in ClientHealth and tells a MaxConcurrency cap that
+	// bound. Counting it here would mean keeping every request's interval:
+	// memory that grows with the request count.
+	PeakInFlight int64
 }
 
 // Validate reports every problem with c at once.
@@ -112,12 +117,9 @@ type Accumulator struct {
 	busy         time.Duration
 	goodReqs     int64
 	goodTokens   int64
-	intervals    []interval // [SentAt, DoneAt] ∩ window, for the peak in flight
 	validWindow  bool
 	windowLength time.Duration
 }
-
-type interval struct{ from, to time.Duration }
 
 // NewAccumulator returns an empty Accumulator for the level cfg describes,
 // with defaults applied to cfg's zero fields. It does not validate cfg
@@ -198,7 +200,6 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 		}
 		if from, to := max(rec.SentAt, w.Start), min(rec.DoneAt, w.End); to > from {
 			a.busy += to - from
-			a.intervals = append(a.intervals, interval{from, to})
 		}
 	}
 
@@ -312,34 +313,6 @@ func tokensInWindow(rec *loadgen.Record, w Window) float64 {
 	return float64(in)
 }
 
-// peakInFlight returns the most intervals overlapping at any instant. An
-// interval ending at t and one starting at t do not overlap.
-func peakInFlight(iv []interval) int64 {
-	type event struct {
-		t     time.Duration
-		delta int64
-	}
-	ev := make([]event, 0, 2*len(iv))
-	for _, x := range iv {
-		ev = append(ev, event{x.from, +1}, event{x.to, -1})
-	}
-	slices.SortFunc(ev, func(a, b event) int {
-		switch {
-		case a.t < b.t:
-			return -1
-		case a.t > b.t:
-			return 1
-		}
-		return int(a.delta - b.delta) // ends before starts
-	})
-	var cur, peak int64
-	for _, e := range ev {
-		cur += e.delta
-		peak = max(peak, cur)
-	}
-	return peak
-}
-
 // Summary returns the level's Summary from the records added so far.
 // Rates are per second of window; latencies are in ms.
 func (a *Accumulator) Summary() Summary {
@@ -380,7 +353,7 @@ func (a *Accumulator) Summary() Summary {
 		TargetRate:   c.TargetRate,
 		MaxLag:       float64(c.MaxLag) / float64(time.Millisecond),
 		CPUSeconds:   c.CPUSeconds,
-		PeakInFlight: peakInFlight(a.intervals),
+		PeakInFlight: a.cfg.PeakInFlight,
 	}
 	if c.WallSeconds > 0 {
 		s.Client.CPUPercent = c.CPUSeconds / c.WallSeconds * 100
