@@ -58,8 +58,10 @@ type Config struct {
 	// runner (0 = unknown).
 	CPUSeconds  float64
 	WallSeconds float64
-	// TargetRate is the open-loop target, req/s. Zero means Profile.Rate for
-	// open-loop modes, none otherwise.
+	// TargetRate is the open-loop target, req/s. The level runner passes
+	// the rate of the arrivals its seeded plan put inside the window, so
+	// that a Poisson plan's own noise does not read as a client falling
+	// behind. Zero means Profile.Rate for open-loop modes, none otherwise.
 	TargetRate float64
 	// CapReached is set by the level runner when an arrival had to wait for
 	// a MaxConcurrency slot. The Accumulator also detects the cap itself,
