@@ -372,8 +372,11 @@ func plannedRate(p loadgen.Profile, lim loadgen.Limits, shard loadgen.Shard, res
 	for i := int64(0); lim.MaxRequests <= 0 || i < lim.MaxRequests; i++ {
 		at := pacer.Arrival(i, prev)
 		prev = at
+		// [Start, End): an arrival planned exactly at the window's end is
+		// sent just after it, so it is not expected among those sent in
+		// the window.
 		t := res.Start + at
-		if t > win.End {
+		if t >= win.End {
 			break
 		}
 		if t >= win.Start && (shard.IsZero() || shard.Owns(i)) {

@@ -84,6 +84,8 @@ func Scorecard(run results.Run, levels []Level, in ScorecardInputs) scorecard.Sc
 			br.High = scorecard.Num(k.BracketHi)
 		}
 		perf.KneeBracket = br
+		reached := k.Reached
+		perf.KneeReached = &reached
 	}
 	var er scorecard.EnergyReading
 	for _, l := range levels {

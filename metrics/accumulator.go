@@ -118,7 +118,7 @@ type Accumulator struct {
 	inTokens     int64   // prompt tokens of prefilled requests sent in the window
 	busy         time.Duration
 	goodReqs     int64
-	goodTokens   int64
+	goodTokens   float64
 	validWindow  bool
 	windowLength time.Duration
 }
@@ -268,7 +268,11 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 	}
 	if a.cfg.Good != nil && a.cfg.Good(rec) {
 		a.goodReqs++
-		a.goodTokens += int64(rec.OutputTokens)
+		// Like the throughput, goodput counts the tokens that arrived in
+		// the window: a good request sent near the window's end delivers
+		// some of its tokens after it, and counting those would let
+		// goodput exceed the throughput it is a part of.
+		a.goodTokens += tokensInWindow(rec, w)
 	}
 }
 
@@ -368,7 +372,7 @@ func (a *Accumulator) Summary() Summary {
 		s.RequestsPerSecond = float64(a.counts.Completed) / sec
 		s.MeanConcurrency = a.busy.Seconds() / sec
 		s.Goodput.RequestsPerSecond = float64(a.goodReqs) / sec
-		s.Goodput.OutputTokensPerSecond = float64(a.goodTokens) / sec
+		s.Goodput.OutputTokensPerSecond = a.goodTokens / sec
 		s.Client.AchievedRate = float64(a.counts.Sent) / sec
 	}
 	assessClient(&s, c.CapReached)

@@ -56,6 +56,9 @@ func FuzzAccumulator(f *testing.F) {
 			t.Fatalf("inconsistent summary: error rate %v, ttft %d, inf %d, lag %d, counts %+v",
 				s.ErrorRate, s.TTFT.Count, s.TTFTErrorAdjusted.Inf, s.Lag.Count, q)
 		}
+		if s.Goodput.OutputTokensPerSecond > s.OutputTokensPerSecond*(1+1e-9)+1e-9 {
+			t.Fatalf("goodput %v tok/s above the throughput %v tok/s it is part of", s.Goodput.OutputTokensPerSecond, s.OutputTokensPerSecond)
+		}
 		for _, v := range []float64{s.OutputTokensPerSecond, s.InputTokensPerSecond, s.RequestsPerSecond, s.MeanConcurrency, s.Goodput.RequestsPerSecond} {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				t.Fatalf("rate %v in %+v", v, s)

@@ -104,6 +104,8 @@ func TestNewRejectsBadInput(t *testing.T) {
 		{"negative timeout", "http://h", []Option{WithRequestTimeout(-1)}},
 		{"zero concurrency", "http://h", []Option{WithMaxConcurrency(0)}},
 		{"bad endpoint", "http://h", []Option{WithEndpoint("embeddings")}},
+		{"an endpoint, not a base URL", "http://h:8000/v1/completions", nil},
+		{"the chat endpoint", "http://h:8000/v1/chat/completions/", nil},
 	}
 	for _, tt := range tests {
 		if _, err := New(tt.url, tt.opts...); err == nil {

@@ -120,7 +120,13 @@ func normalizeBase(raw string) (string, error) {
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return "", fmt.Errorf("--target %q: want http://host:port or https://host", raw)
 	}
-	u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/v1")
+	path := strings.TrimRight(u.Path, "/")
+	for _, ep := range []string{"/completions", "/chat/completions"} {
+		if strings.HasSuffix(path, "/v1"+ep) {
+			return "", fmt.Errorf("--target %q: give the server's base URL (e.g. %s://%s), not an endpoint; choose the endpoint with --endpoint", raw, u.Scheme, u.Host)
+		}
+	}
+	u.Path = strings.TrimSuffix(path, "/v1")
 	u.RawPath, u.RawQuery, u.Fragment = "", "", ""
 	return strings.TrimRight(u.String(), "/"), nil
 }

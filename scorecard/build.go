@@ -310,6 +310,10 @@ func sanitized(p Performance) Performance {
 		v := *p.SLOPass
 		q.SLOPass = &v
 	}
+	if p.KneeReached != nil {
+		v := *p.KneeReached
+		q.KneeReached = &v
+	}
 	if p.OutputTokens != nil {
 		v := *p.OutputTokens
 		q.OutputTokens = &v

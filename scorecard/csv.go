@@ -92,6 +92,7 @@ func columns() []column {
 			}
 			return ""
 		}},
+		{"performance.knee_reached", func(sc *Scorecard) string { return boolp(p(sc).KneeReached) }},
 		{"performance.slo_pass", func(sc *Scorecard) string { return boolp(p(sc).SLOPass) }},
 		{"performance.error_rate", func(sc *Scorecard) string { return floatp(p(sc).ErrorRate) }},
 		{"performance.window_s", func(sc *Scorecard) string { return floatp(p(sc).WindowS) }},

@@ -63,6 +63,11 @@ type Performance struct {
 	KneeConcurrency *int `json:"knee_concurrency,omitempty"`
 	// KneeBracket is [last passing, first failing] load (SPEC §6).
 	KneeBracket *Bracket `json:"knee_bracket,omitempty"`
+	// KneeReached is true when a failing level bounds the knee from above:
+	// the sweep found the knee. False means every level it could judge
+	// passed, so the knee figures are a lower bound ("knee not reached:
+	// safe capacity unknown"); nil when no knee search ran.
+	KneeReached *bool `json:"knee_reached,omitempty"`
 	// SLOPass is true when the knee level met every SLO term and was not
 	// client-limited; nil when the run had no SLO.
 	SLOPass *bool `json:"slo_pass,omitempty"`

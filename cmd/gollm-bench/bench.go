@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -120,9 +121,16 @@ func (b *bench) parse(fs *pflag.FlagSet) error {
 	}
 	switch f.profile {
 	case "synchronous", "throughput":
+		if b.sweep {
+			bad(fmt.Errorf("--profile %s: a sweep runs sweep (rate grid and knee search), constant, poisson, or concurrent with --rate levels; use `gollm-bench run --profile %s` for one %s level", f.profile, f.profile, f.profile))
+		}
 	case "concurrent", "constant", "poisson":
 		if len(b.levels) == 0 && !(b.sweep && f.profile != "concurrent") {
-			bad(fmt.Errorf("--profile %s needs --rate (concurrency levels or req/s), e.g. --rate 8", f.profile))
+			what := "req/s levels, e.g. --rate 5,10,20"
+			if f.profile == "concurrent" {
+				what = "concurrency levels, e.g. --rate 8 or --rate 1,2,4,8"
+			}
+			bad(fmt.Errorf("--profile %s needs --rate (%s)", f.profile, what))
 		}
 	case "sweep":
 		if !b.sweep {
@@ -171,6 +179,9 @@ func (b *bench) parse(fs *pflag.FlagSet) error {
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)
+	}
+	if n := b.warmup.Requests + b.cooldown.Requests; f.maxRequests > 0 && n >= f.maxRequests {
+		return fmt.Errorf("--warmup %s and --cooldown %s exclude %d requests of --max-requests %d: nothing would be measured; lower them or raise --max-requests", f.warmup, f.cooldown, n, f.maxRequests)
 	}
 	if f.maxSeconds == 0 && f.maxRequests == 0 {
 		f.maxSeconds = 30
@@ -222,6 +233,12 @@ func (b *bench) setup(ctx context.Context) error {
 		if !f.changed["min-samples"] {
 			f.minSamples = 100
 			fmt.Fprintln(b.e.stderr, "*** demo: --min-samples lowered to 100 for the mock (p99 on fewer than 1,000 samples is indicative only) ***")
+		}
+		if !f.changed["max-lag"] {
+			// The mock shares this process's cores with the client, so
+			// its own work shows up as scheduling lag.
+			f.maxLag = 20 * time.Millisecond
+			fmt.Fprintln(b.e.stderr, "*** demo: --max-lag raised to 20ms: the in-process mock shares the client's CPU (a real target keeps the default, 5 % of the tightest SLO latency) ***")
 		}
 	}
 	if err := b.newClient(ctx); err != nil {
@@ -304,7 +321,7 @@ func (b *bench) newClient(ctx context.Context) error {
 	if b.model == "" {
 		probe, err := openai.New(b.target, opts...)
 		if err != nil {
-			return usageErr(fmt.Errorf("--target: %w", err))
+			return usageErr(err)
 		}
 		mctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		models, err := probe.Models(mctx)
@@ -319,7 +336,7 @@ func (b *bench) newClient(ctx context.Context) error {
 	}
 	c, err := openai.New(b.target, append(opts, openai.WithModel(b.model))...)
 	if err != nil {
-		return usageErr(fmt.Errorf("--target: %w", err))
+		return usageErr(err)
 	}
 	b.client = c
 	return nil
@@ -465,6 +482,9 @@ func (b *bench) execute(ctx context.Context) error {
 		return fmt.Errorf("%w (results so far are in %s)", runErr, b.dir)
 	}
 	fmt.Fprintf(b.e.stderr, "results: %s\n", b.dir)
+	if err := noSuccess(res, b.target); err != nil {
+		return err // a dead or refusing server is a runtime failure, not an SLO verdict
+	}
 	if code := res.ExitCode(); code != exitOK && !b.shardSLOExit(code) {
 		return withCode(code, nil)
 	}
@@ -637,4 +657,28 @@ func (b *bench) islWarnings(res sweep.Result) []metrics.Warning {
 			got, want)}}
 	}
 	return nil
+}
+
+// noSuccess is a runtime failure when no request succeeded at any level:
+// the server is down, refuses, or rejects every request, and no SLO
+// verdict means anything. It names the error kinds seen.
+func noSuccess(res sweep.Result, target string) error {
+	kinds := map[string]int64{}
+	for _, lv := range res.Levels {
+		if lv.Summary.Requests.OK > 0 {
+			return nil
+		}
+		for k, n := range lv.Summary.Requests.ErrorKinds {
+			kinds[k] += n
+		}
+	}
+	if len(kinds) == 0 {
+		return nil
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(kinds)) {
+		parts = append(parts, fmt.Sprintf("%s: %d", k, kinds[k]))
+	}
+	return fmt.Errorf("no request succeeded at any level (%s); is the server at %s up and serving this model? The error messages are in requests.jsonl",
+		strings.Join(parts, ", "), target)
 }

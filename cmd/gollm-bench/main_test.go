@@ -233,9 +233,11 @@ func TestFaultsRecorded(t *testing.T) {
 			args := append([]string{"run", "--target", url, "--profile", "concurrent", "--rate", "4", "--max-requests", "12",
 				"--data", "prompt_tokens=8,output_tokens=8", "--energy", "none", "--output-dir", dir, "--run-id", "f",
 				"--header", mockserver.FaultHeader + "=" + tt.fault, "--warmup", "0", "--cooldown", "0"}, tt.extra...)
+			// Every request fails, so the run is a runtime failure (exit
+			// 1), with everything measured still written.
 			code, stdout, stderr := cli(t, context.Background(), args...)
-			if code != exitOK {
-				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+			if code != exitFailure {
+				t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
 			}
 			recs := readRecords(t, filepath.Join(dir, "f", results.RequestsJSONL))
 			if len(recs) != 12 {
@@ -550,5 +552,44 @@ func TestSweepScorecardWithDCGM(t *testing.T) {
 		if sc.Status != scorecard.StatusAnecdote || !slices.Contains(sc.Missing, want) {
 			t.Errorf("status %s missing %v; want anecdote listing %s", sc.Status, sc.Missing, want)
 		}
+	}
+}
+
+// TestShortRateRunNotClientLimited: a short constant-rate run that sends
+// every planned arrival must read 100 % of its target, not be flagged
+// client-limited (an arrival planned exactly at the window's end was once
+// counted as planned but not as sent).
+func TestShortRateRunNotClientLimited(t *testing.T) {
+	url := fastMock(t)
+	dir := t.TempDir()
+	code, stdout, stderr := cli(t, context.Background(), "run", "--target", url, "--profile", "constant", "--rate", "4",
+		"--max-seconds", "5", "--data", "prompt_tokens=8,output_tokens=4", "--slo", "ttft_p99<=500ms", "--max-lag", lenientLag,
+		"--energy", "none", "--output-dir", dir, "--run-id", "short", "--min-samples", "5")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	run, err := results.Read(filepath.Join(dir, "short"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := run.Result.Levels[0].Summary.Client; c.ClientLimited || c.AchievedRatio < 0.99 {
+		t.Errorf("client health %+v: want 100 %% of the planned arrivals and no flag", c)
+	}
+}
+
+// TestDeadServerIsARuntimeFailure: when no request succeeds (here every
+// one gets HTTP 500), the run exits 1 and names the error kinds, instead
+// of reporting an SLO verdict.
+func TestDeadServerIsARuntimeFailure(t *testing.T) {
+	url := fastMock(t)
+	dir := t.TempDir()
+	code, stdout, stderr := cli(t, context.Background(), "run", "--target", url, "--profile", "concurrent", "--rate", "2",
+		"--max-requests", "6", "--data", "prompt_tokens=4,output_tokens=2", "--slo", "ttft_p99<=1s", "--energy", "none",
+		"--header", mockserver.FaultHeader+"=http-500", "--output-dir", dir, "--run-id", "dead")
+	if code != exitFailure || !strings.Contains(stderr, "no request succeeded") || !strings.Contains(stderr, "http_status: ") {
+		t.Errorf("exit %d, stderr %q; want exit 1 naming the error kinds\n%s", code, stderr, stdout)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "dead", results.RunJSON)); err != nil {
+		t.Errorf("results not written: %v", err)
 	}
 }

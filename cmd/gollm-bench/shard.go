@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/results"
@@ -46,7 +47,16 @@ func (b *bench) parseShard() error {
 func (b *bench) createDir() (string, error) {
 	f := &b.f
 	if b.shard.IsZero() {
-		return results.Create(f.outputDir, f.runID, f.overwrite)
+		dir, err := results.Create(f.outputDir, f.runID, f.overwrite)
+		// A default run id (the start time, to the second) that is taken
+		// was not the user's choice: take the next free suffix.
+		for n := 2; errors.Is(err, results.ErrRunExists) && !f.changed["run-id"] && n < 100; n++ {
+			id := fmt.Sprintf("%s-%d", strings.SplitN(f.runID, "-", 2)[0], n)
+			if dir, err = results.Create(f.outputDir, id, false); err == nil {
+				f.runID = id
+			}
+		}
+		return dir, err
 	}
 	if err := results.ValidateRunID(f.runID); err != nil {
 		return "", err
