@@ -120,8 +120,11 @@ func WriteFile(dir, name string, data []byte) error {
 	}
 	tmp := f.Name()
 	_, werr := f.Write(data)
+	// CreateTemp makes the file 0600; results are shared (a CI artefact, a
+	// Kubernetes volume), like requests.jsonl and scorecard.json.
+	merr := f.Chmod(0o644)
 	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
+	if err := errors.Join(werr, merr, cerr); err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("results: write %s: %w", filepath.Join(dir, name), err)
 	}
