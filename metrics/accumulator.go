@@ -280,7 +280,9 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 // record carries no per-chunk counts.
 func chunkTokens(rec *loadgen.Record, i int) int64 {
 	if i < len(rec.ChunkTokens) {
-		return int64(rec.ChunkTokens[i])
+		// A negative count can only come from a corrupt records file; it
+		// must not subtract from the throughput.
+		return max(int64(rec.ChunkTokens[i]), 0)
 	}
 	return 1
 }
