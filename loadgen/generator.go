@@ -35,6 +35,7 @@ type Generator struct {
 	log           *slog.Logger
 	drain         time.Duration
 	lateTolerance time.Duration
+	fineTimer     bool
 	shard         Shard
 	shardSet      bool // WithShard was given: its Count must be >= 1
 
@@ -45,6 +46,16 @@ type Generator struct {
 
 // Option configures a Generator.
 type Option func(*Generator)
+
+// WithFineTimer turns the open-loop pacer's fine timer on or off. On (the
+// default), the last 2 ms before each arrival are slept on a kernel timer
+// where the platform has one (Linux: timerfd), which ends the wait within
+// about 0.1 ms of the arrival instead of up to 1 ms after it (the Go
+// runtime's timers have millisecond resolution on an idle process); see
+// BenchmarkWakerLateness. Turn it off under testing/synctest, whose fake
+// clock does not drive a kernel timer, or where timerfd is forbidden (a
+// failing timer falls back by itself).
+func WithFineTimer(on bool) Option { return func(g *Generator) { g.fineTimer = on } }
 
 // WithClock sets the clock whose offsets stamp every record. Give every
 // component of a run the same Clock. The default is NewClock(time.Now())
@@ -88,6 +99,7 @@ func New(requester Requester, workload Workload, opts ...Option) *Generator {
 		clock:         NewClock(time.Now()),
 		log:           slog.New(slog.DiscardHandler),
 		lateTolerance: DefaultLateTolerance,
+		fineTimer:     true,
 	}
 	for _, o := range opts {
 		o(g)
@@ -422,23 +434,15 @@ func (l *level) window() Window {
 // openLoop fires arrivals at the pacer's times until a stop.
 func (l *level) openLoop(pacer Pacer) {
 	clock := l.g.clock
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
+	wake := newWaker(clock, l.g.fineTimer)
+	defer wake.close()
 	var prev time.Duration
 	for i := int64(0); ; i++ {
 		off := pacer.Arrival(i, prev)
 		prev = off
 		if d := l.lim.MaxDuration; d > 0 && off >= d {
 			// The plan is done; the level lasts until MaxDuration.
-			wait := d - (clock.Now() - l.start)
-			if wait > 0 {
-				timer.Reset(wait)
-				select {
-				case <-timer.C:
-				case <-l.schedCtx.Done():
-				}
-			}
+			wake.until(l.schedCtx, l.start+d)
 			l.stop(StopMaxDuration, l.g.drain == 0)
 			return
 		}
@@ -455,15 +459,7 @@ func (l *level) openLoop(pacer Pacer) {
 			}
 			continue
 		}
-		if wait := at - clock.Now(); wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-timer.C:
-			case <-l.schedCtx.Done():
-				return
-			}
-		}
-		if l.schedCtx.Err() != nil {
+		if !wake.until(l.schedCtx, at) {
 			return
 		}
 		if clock.Now()-at > l.g.lateTolerance {

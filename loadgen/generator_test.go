@@ -116,7 +116,7 @@ func checkComplete(t *testing.T, res LevelResult, recs []Record) {
 
 func TestConstantRate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := New(newFake(250*time.Millisecond), okWorkload)
+		g := newBubbled(newFake(250*time.Millisecond), okWorkload)
 		var sink MemorySink
 		res, err := g.Run(t.Context(), 0, Profile{Mode: ModeConstant, Rate: 10}, Limits{MaxDuration: 2 * time.Second}, &sink)
 		if err != nil {
@@ -160,7 +160,7 @@ func TestPoissonRunFollowsPlan(t *testing.T) {
 	run := func() []Record {
 		var recs []Record
 		synctest.Test(t, func(t *testing.T) {
-			g := New(newFake(30*time.Millisecond), okWorkload)
+			g := newBubbled(newFake(30*time.Millisecond), okWorkload)
 			var sink MemorySink
 			p := Profile{Mode: ModePoisson, Rate: 20, Seed: 7}
 			res, err := g.Run(t.Context(), 0, p, Limits{MaxRequests: 50}, &sink)
@@ -205,7 +205,7 @@ func TestClosedLoop(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				const lat = 100 * time.Millisecond
 				f := newFake(lat)
-				g := New(f, okWorkload)
+				g := newBubbled(f, okWorkload)
 				var sink MemorySink
 				n := tt.wantConc * 5
 				res, err := g.Run(t.Context(), 0, tt.p, Limits{MaxRequests: n}, &sink)
@@ -250,7 +250,7 @@ func TestClosedLoopMaxDuration(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(fmt.Sprint("drain=", tt.drain), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				g := New(newFake(300*time.Millisecond), okWorkload, WithDrainTimeout(tt.drain))
+				g := newBubbled(newFake(300*time.Millisecond), okWorkload, WithDrainTimeout(tt.drain))
 				var sink MemorySink
 				res, err := g.Run(t.Context(), 0, Profile{Mode: ModeSynchronous}, Limits{MaxDuration: time.Second}, &sink)
 				if err != nil {
@@ -274,7 +274,7 @@ func TestClosedLoopMaxDuration(t *testing.T) {
 // of scheduling, not from the drained tail.
 func TestDrainKeepsTheWindow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := New(newFake(300*time.Millisecond), okWorkload, WithDrainTimeout(time.Second))
+		g := newBubbled(newFake(300*time.Millisecond), okWorkload, WithDrainTimeout(time.Second))
 		var sink MemorySink
 		lim := Limits{MaxDuration: time.Second, Warmup: 100 * time.Millisecond, Cooldown: 200 * time.Millisecond}
 		res, err := g.Run(t.Context(), 0, Profile{Mode: ModeConstant, Rate: 10}, lim, &sink)
@@ -295,7 +295,7 @@ func TestDrainKeepsTheWindow(t *testing.T) {
 func TestMaxConcurrencyQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake(350 * time.Millisecond)
-		g := New(f, okWorkload)
+		g := newBubbled(f, okWorkload)
 		var sink MemorySink
 		p := Profile{Mode: ModeConstant, Rate: 10, MaxConcurrency: 2}
 		res, err := g.Run(t.Context(), 0, p, Limits{MaxRequests: 6}, &sink)
@@ -324,7 +324,7 @@ func TestMaxErrors(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake(10 * time.Millisecond)
 		f.fail = func(seq int64) bool { return seq%2 == 1 }
-		g := New(f, okWorkload)
+		g := newBubbled(f, okWorkload)
 		var sink MemorySink
 		res, err := g.Run(t.Context(), 0, Profile{Mode: ModeSynchronous}, Limits{MaxRequests: 100, MaxErrors: 3}, &sink)
 		if err != nil {
@@ -343,7 +343,7 @@ func TestInterrupt(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				ctx, cancel := context.WithCancel(t.Context())
 				time.AfterFunc(2550*time.Millisecond, cancel)
-				g := New(newFake(time.Second), okWorkload)
+				g := newBubbled(newFake(time.Second), okWorkload)
 				var sink MemorySink
 				p := Profile{Mode: ModeConstant, Rate: 10, MaxConcurrency: maxConc}
 				res, err := g.Run(ctx, 0, p, Limits{MaxDuration: 10 * time.Second}, &sink)
@@ -419,7 +419,7 @@ func TestWindow(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				g := New(newFake(100*ms), okWorkload)
+				g := newBubbled(newFake(100*ms), okWorkload)
 				var sink MemorySink
 				res, err := g.Run(t.Context(), 0, tt.p, tt.lim, &sink)
 				if err != nil {
@@ -479,7 +479,7 @@ func TestPanicRecovered(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake(10 * time.Millisecond)
 		f.panicAt = 3
-		g := New(f, okWorkload)
+		g := newBubbled(f, okWorkload)
 		var sink MemorySink
 		res, err := g.Run(t.Context(), 0, Profile{Mode: ModeConcurrent, Concurrency: 2}, Limits{MaxRequests: 10}, &sink)
 		if err != nil {
@@ -498,7 +498,7 @@ func TestPanicRecovered(t *testing.T) {
 
 func TestWorkloadError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := New(newFake(10*time.Millisecond), fixedWorkload{errAt: 2})
+		g := newBubbled(newFake(10*time.Millisecond), fixedWorkload{errAt: 2})
 		var sink MemorySink
 		res, err := g.Run(t.Context(), 0, Profile{Mode: ModeSynchronous}, Limits{MaxRequests: 10}, &sink)
 		if err == nil || res.StopReason != StopWorkloadError {
@@ -524,7 +524,7 @@ func (s *failingSink) Write(*Record) error {
 
 func TestSinkError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := New(newFake(10*time.Millisecond), okWorkload)
+		g := newBubbled(newFake(10*time.Millisecond), okWorkload)
 		sink := &failingSink{after: 2}
 		res, err := g.Run(t.Context(), 0, Profile{Mode: ModeConstant, Rate: 100}, Limits{MaxDuration: time.Hour}, sink)
 		if err == nil || res.StopReason != StopSinkError || res.Written != 2 {
@@ -538,7 +538,7 @@ func TestSinkError(t *testing.T) {
 
 func TestSeqAcrossLevelsAndProgress(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := New(newFake(100*time.Millisecond), okWorkload, WithSeqStart(1000))
+		g := newBubbled(newFake(100*time.Millisecond), okWorkload, WithSeqStart(1000))
 		var sink MemorySink
 		r0, err := g.Run(t.Context(), 0, Profile{Mode: ModeSynchronous}, Limits{MaxRequests: 3}, &sink)
 		if err != nil {
@@ -574,12 +574,12 @@ func TestSeqAcrossLevelsAndProgress(t *testing.T) {
 }
 
 func TestRunRejectsBadInputAndConcurrentUse(t *testing.T) {
-	g := New(newFake(0), okWorkload)
+	g := newBubbled(newFake(0), okWorkload)
 	if _, err := g.Run(t.Context(), 0, Profile{Mode: "warp"}, Limits{}, &MemorySink{}); err == nil {
 		t.Error("bad profile and limits accepted")
 	}
 	synctest.Test(t, func(t *testing.T) {
-		g := New(newFake(time.Second), okWorkload)
+		g := newBubbled(newFake(time.Second), okWorkload)
 		var wg sync.WaitGroup
 		wg.Go(func() {
 			_, _ = g.Run(t.Context(), 0, Profile{Mode: ModeSynchronous}, Limits{MaxRequests: 1}, &MemorySink{})
@@ -608,7 +608,7 @@ func BenchmarkRun(b *testing.B) {
 	} {
 		b.Run(string(p.Mode), func(b *testing.B) {
 			b.ReportAllocs()
-			g := New(instant{}, okWorkload)
+			g := newBubbled(instant{}, okWorkload)
 			res, err := g.Run(context.Background(), 0, p, Limits{MaxRequests: int64(b.N)}, SinkFunc(func(*Record) error { return nil }))
 			if err != nil || res.Written != int64(b.N) {
 				b.Fatalf("err %v, %d written of %d", err, res.Written, b.N)

@@ -90,7 +90,7 @@ func shardRun(t *testing.T, s Shard, ps []Profile, lim Limits) ([]Record, []Leve
 		if !s.IsZero() {
 			opts = append(opts, WithShard(s.Index, s.Count))
 		}
-		g := New(newFake(30*time.Millisecond), okWorkload, opts...)
+		g := newBubbled(newFake(30*time.Millisecond), okWorkload, opts...)
 		var sink MemorySink
 		for i, p := range ps {
 			res, err := g.Run(t.Context(), i, p, lim, &sink)
@@ -215,7 +215,7 @@ func TestShardsClosedLoop(t *testing.T) {
 	for i := range n {
 		synctest.Test(t, func(t *testing.T) {
 			f := newFake(50 * time.Millisecond)
-			g := New(f, okWorkload, WithShard(i, n))
+			g := newBubbled(f, okWorkload, WithShard(i, n))
 			var sink MemorySink
 			res, err := g.Run(t.Context(), 0, p, lim, &sink)
 			if err != nil {
@@ -260,7 +260,7 @@ func TestShardErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := New(newFake(time.Millisecond), okWorkload, tt.opt)
+			g := newBubbled(newFake(time.Millisecond), okWorkload, tt.opt)
 			var sink MemorySink
 			_, err := g.Run(t.Context(), 0, tt.p, Limits{MaxRequests: 5}, &sink)
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
