@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -323,6 +324,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--slo", "tfft_p99<=5ms"}, "unknown metric"},
 		{[]string{"run", "--rate", "1", "--data", "prompt_tokens=x"}, "prompt_tokens"},
 		{[]string{"run", "--rate", "1", "--prefix-cache", "warm"}, "warm:256"},
+		{[]string{"run", "--rate", "1", "--data", "prompt_tokens=32,output_tokens=8", "--prefix-cache", "warm:32"}, "--prefix-cache warm:32"},
 		{[]string{"run", "--profile", "concurrent"}, "needs --rate"},
 		{[]string{"run", "--profile", "bogus"}, "--profile"},
 		{[]string{"run", "--warmup", "5x"}, "--warmup"},
@@ -337,6 +339,51 @@ func TestBadInput(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr, tt.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 mentioning %q", tt.args, code, stderr, tt.want)
 		}
+	}
+}
+
+// TestWarmPrefixRefusedBeforeSending: --prefix-cache warm:N with N not
+// below the ISL is a usage error (exit 2) naming the flag, both values and
+// the fix, and the target never sees a request (not even GET /v1/models).
+func TestWarmPrefixRefusedBeforeSending(t *testing.T) {
+	var hits atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.Error(w, "no request should reach the target", http.StatusTeapot)
+	}))
+	t.Cleanup(ts.Close)
+	for _, tt := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"equal to prompt_tokens", []string{"--data", "prompt_tokens=256,output_tokens=8", "--prefix-cache", "warm:256"},
+			[]string{"--prefix-cache warm:256", "256-token prompts", "at most warm:255"}},
+		{"above prompt_tokens", []string{"--data", "prompt_tokens=64,output_tokens=8", "--prefix-cache", "warm:512"},
+			[]string{"--prefix-cache warm:512", "64-token prompts", "at most warm:63"}},
+		{"above the default --data", []string{"--prefix-cache", "warm:300"},
+			[]string{"--prefix-cache warm:300", "256-token prompts"}},
+		{"at the smallest entry of a sequence distribution", []string{"--sequence-distribution", "512,64:50;128,64:50", "--prefix-cache", "warm:128"},
+			[]string{"--prefix-cache warm:128", "--sequence-distribution", "128-token prompts (entry 2)", "at most warm:127"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, cmd := range []string{"run", "sweep"} {
+				args := append([]string{cmd, "--target", ts.URL, "--profile", "constant", "--rate", "1", "--max-requests", "2",
+					"--energy", "none", "--output-dir", t.TempDir()}, tt.args...)
+				code, stdout, stderr := cli(t, context.Background(), args...)
+				if code != exitUsage {
+					t.Fatalf("%s: exit %d, want 2\n%s\n%s", cmd, code, stdout, stderr)
+				}
+				for _, w := range tt.want {
+					if !strings.Contains(stderr, w) {
+						t.Errorf("%s: stderr %q lacks %q", cmd, stderr, w)
+					}
+				}
+			}
+			if n := hits.Load(); n != 0 {
+				t.Errorf("the target got %d requests before the refusal", n)
+			}
+		})
 	}
 }
 
