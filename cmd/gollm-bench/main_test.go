@@ -463,6 +463,59 @@ func TestAggregateAndPareto(t *testing.T) {
 	}
 }
 
+// TestAggregateOutput: by default aggregate writes into the results tree,
+// results/scorecard-aggregate.csv (SPEC §10), not the current folder, and
+// says where; --output-dir moves it, -o names a file or '-' (stdout).
+func TestAggregateOutput(t *testing.T) {
+	src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "scorecards", "results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd := t.TempDir()
+	t.Chdir(wd) // the default is relative to the working folder
+	for _, tt := range []struct {
+		name     string
+		args     []string
+		wantFile string // relative to wd; "" for stdout
+	}{
+		{"default", nil, filepath.Join("results", "scorecard-aggregate.csv")},
+		{"output-dir", []string{"--output-dir", "out/agg"}, filepath.Join("out", "agg", "scorecard-aggregate.csv")},
+		{"output file", []string{"-o", "mine.csv"}, "mine.csv"},
+		{"stdout", []string{"-o", "-"}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := cli(t, context.Background(), append([]string{"aggregate", src}, tt.args...)...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if tt.wantFile == "" {
+				if !strings.Contains(stdout, "cpm_eur_1m") {
+					t.Errorf("stdout is not the CSV:\n%s", stdout)
+				}
+				return
+			}
+			b, err := os.ReadFile(filepath.Join(wd, tt.wantFile))
+			if err != nil || !strings.Contains(string(b), "cpm_eur_1m") {
+				t.Errorf("%s: %v\n%s", tt.wantFile, err, b)
+			}
+			if !strings.Contains(stderr, "-> "+tt.wantFile) {
+				t.Errorf("stderr %q does not name the file written, %s", stderr, tt.wantFile)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(wd, "scorecard-aggregate.csv")); err == nil {
+		t.Error("aggregate wrote scorecard-aggregate.csv into the current folder")
+	}
+	code, _, stderr := cli(t, context.Background(), "aggregate", src, "-o", "x.csv", "--output-dir", "d")
+	if code != exitUsage || !strings.Contains(stderr, "give one") {
+		t.Errorf("-o with --output-dir: exit %d, %q; want 2", code, stderr)
+	}
+	_, _, stderr = cli(t, context.Background(), "aggregate", "--help")
+	if !strings.Contains(stderr, "results/scorecard-aggregate.csv") {
+		t.Errorf("help does not say where aggregate writes:\n%s", stderr)
+	}
+}
+
 func TestVersion(t *testing.T) {
 	code, stdout, _ := cli(t, context.Background(), "version")
 	if code != exitOK || !strings.HasPrefix(stdout, "gollm-bench ") {
