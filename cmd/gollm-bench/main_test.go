@@ -428,20 +428,52 @@ func TestReportOtherMachine(t *testing.T) {
 	}
 }
 
-// TestCompareFixtures: compare prints the values stored in GuideLLM and
-// AIPerf result files.
-func TestCompareFixtures(t *testing.T) {
+// TestCompare: compare prints one aligned table of rounded figures in the
+// console report's units, matched levels first and each level only one
+// side has in rows labelled "only in A" or "only in B", "-" on the other
+// side (golden files: exact output, every figure comes from the files).
+func TestCompare(t *testing.T) {
 	peers := filepath.Join("..", "..", "testdata", "peers")
-	code, stdout, stderr := cli(t, context.Background(), "compare",
-		filepath.Join(peers, "guidellm-v0.5.0.dev0-concurrent4-qwen3-4b-4req.json"),
-		filepath.Join(peers, "aiperf-0.8.0-mock-nonstreaming-c4-profile_export_aiperf.json"))
-	if code != exitOK {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
-	for _, want := range []string{"172.633", "165.595"} { // GuideLLM TTFT p99 172.633 ms, output 165.595 tok/s
-		if !strings.Contains(stdout, want) {
-			t.Errorf("compare output lacks %s:\n%s", want, stdout)
-		}
+	ours := filepath.Join("..", "..", "testdata", "report", "run-from-another-machine")
+	// More than 3 significant figures after a decimal point, as the raw
+	// files' 55.6814 or 172.633.
+	longFloat := regexp.MustCompile(`\b(?:[1-9][0-9]*\.[0-9]{3,}|0\.0*[1-9][0-9]{3,})\b`)
+	for _, tt := range []struct {
+		name, a, b string
+		want       []string
+	}{
+		// GuideLLM TTFT p99 172.633 ms, output 165.595 tok/s; AIPerf ran
+		// non-streaming (no TTFT) and defines throughput differently (*).
+		{"guidellm-aiperf", filepath.Join(peers, "guidellm-v0.5.0.dev0-concurrent4-qwen3-4b-4req.json"),
+			filepath.Join(peers, "aiperf-0.8.0-mock-nonstreaming-c4-profile_export_aiperf.json"),
+			[]string{"TTFT p99 (ms)     173          -         -", "output tok/s      166  1,022,443   6,174 *"}},
+		// Our concurrency sweep 1..16 against AIPerf at 16: four levels only in A.
+		{"ours-aiperf", ours, filepath.Join(peers, "aiperf-0.11.0-vllm-qwen3-4b-c16-profile_export_aiperf.json"),
+			[]string{"\nconcurrency 16  ", "\nonly in A: concurrency 1 (level 0)  TTFT p50 (ms)", "\nonly in A: concurrency 8 (level 3)  "}},
+		// vLLM's sweep summary holds a second concurrency-2 run: only in B.
+		{"vllm-sweep", filepath.Join(peers, "vllm-bench-serve-v0.25.1-cpu-opt125m-c2.json"),
+			filepath.Join(peers, "vllm-bench-sweep-serve-v0.25.1-cpu-opt125m-seqs4-c2-summary.json"),
+			[]string{"\nonly in B: concurrency 2 (concurrent 2 @20260818-021338)  TTFT p50 (ms)     -  38.2     -"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := cli(t, context.Background(), "compare", tt.a, tt.b)
+			if code != exitOK {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			golden(t, "compare-"+tt.name+".golden", stdout)
+			for _, w := range tt.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("compare output lacks %q:\n%s", w, stdout)
+				}
+			}
+			_, body, _ := strings.Cut(stdout, "\n\n") // past the A: and B: lines (file names, versions)
+			if m := longFloat.FindString(body); m != "" {
+				t.Errorf("unrounded figure %q in:\n%s", m, body)
+			}
+			if strings.Contains(body, "unmatched") {
+				t.Errorf("loose 'unmatched' lines instead of labelled rows:\n%s", body)
+			}
+		})
 	}
 }
 
