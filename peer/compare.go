@@ -22,16 +22,21 @@ type Match struct {
 	Key string
 }
 
-// Row is one metric of one matched level pair, in a plain data form for
-// renderers. Ratio is B/A, missing when either side is missing or A is 0.
+// Row is one metric of one level, in a plain data form for renderers: of a
+// matched level pair (Rows), or of a level only one result has (AllRows).
+// Ratio is B/A, missing when either side is missing or A is 0.
 type Row struct {
-	Level  string // the match key, e.g. "concurrency 4"
-	Metric string // e.g. "TTFT p99 (ms)", "output tok/s"
+	Level  string // the match key, e.g. "concurrency 4"; for a level only in one result, its Label
+	Metric string // e.g. "TTFT p99 (ms)", "output tok/s"; "" for a lone level with none of the metrics
+	Unit   string // the unit of A and B: "ms", "tok/s" or "req/s"
 	A, B   Value
 	Ratio  Value
 	// Like is false when the two sides measure the metric differently (their
 	// Definition kinds differ); a Note explains how.
 	Like bool
+	// LevelA and LevelB index A.Levels and B.Levels; -1 on the side that
+	// lacks the level (whose Value is then missing).
+	LevelA, LevelB int
 }
 
 // Note explains a difference between how the two tools define one metric.
@@ -128,6 +133,7 @@ func matchLevels(a, b Level) (key string, dist float64, ok bool) {
 
 type metricSpec struct {
 	name string
+	unit string
 	note string // the Note.Metric this row belongs to
 	get  func(Level) (Value, Definition)
 }
@@ -135,16 +141,16 @@ type metricSpec struct {
 // rowSpecs lists the compared metrics in row order.
 func rowSpecs() []metricSpec {
 	return []metricSpec{
-		{"TTFT p50 (ms)", "TTFT", func(l Level) (Value, Definition) { return l.TTFT.P50, l.Definitions.TTFT }},
-		{"TTFT p99 (ms)", "TTFT", func(l Level) (Value, Definition) { return l.TTFT.P99, l.Definitions.TTFT }},
-		{"ITL mean (ms)", "ITL", func(l Level) (Value, Definition) { return l.ITL.Mean, l.Definitions.ITL }},
-		{"ITL p95 (ms)", "ITL", func(l Level) (Value, Definition) { return l.ITL.P95, l.Definitions.ITL }},
-		{"ICL mean (ms)", "ICL", func(l Level) (Value, Definition) { return l.ICL.Mean, l.Definitions.ICL }},
-		{"ICL p95 (ms)", "ICL", func(l Level) (Value, Definition) { return l.ICL.P95, l.Definitions.ICL }},
-		{"E2E p50 (ms)", "E2E", func(l Level) (Value, Definition) { return l.E2E.P50, l.Definitions.E2E }},
-		{"E2E p99 (ms)", "E2E", func(l Level) (Value, Definition) { return l.E2E.P99, l.Definitions.E2E }},
-		{"output tok/s", "output tok/s", func(l Level) (Value, Definition) { return l.OutputTokPerSec, l.Definitions.OutputTokPerSec }},
-		{"req/s", "req/s", func(l Level) (Value, Definition) { return l.ReqPerSec, l.Definitions.ReqPerSec }},
+		{"TTFT p50 (ms)", "ms", "TTFT", func(l Level) (Value, Definition) { return l.TTFT.P50, l.Definitions.TTFT }},
+		{"TTFT p99 (ms)", "ms", "TTFT", func(l Level) (Value, Definition) { return l.TTFT.P99, l.Definitions.TTFT }},
+		{"ITL mean (ms)", "ms", "ITL", func(l Level) (Value, Definition) { return l.ITL.Mean, l.Definitions.ITL }},
+		{"ITL p95 (ms)", "ms", "ITL", func(l Level) (Value, Definition) { return l.ITL.P95, l.Definitions.ITL }},
+		{"ICL mean (ms)", "ms", "ICL", func(l Level) (Value, Definition) { return l.ICL.Mean, l.Definitions.ICL }},
+		{"ICL p95 (ms)", "ms", "ICL", func(l Level) (Value, Definition) { return l.ICL.P95, l.Definitions.ICL }},
+		{"E2E p50 (ms)", "ms", "E2E", func(l Level) (Value, Definition) { return l.E2E.P50, l.Definitions.E2E }},
+		{"E2E p99 (ms)", "ms", "E2E", func(l Level) (Value, Definition) { return l.E2E.P99, l.Definitions.E2E }},
+		{"output tok/s", "tok/s", "output tok/s", func(l Level) (Value, Definition) { return l.OutputTokPerSec, l.Definitions.OutputTokPerSec }},
+		{"req/s", "req/s", "req/s", func(l Level) (Value, Definition) { return l.ReqPerSec, l.Definitions.ReqPerSec }},
 	}
 }
 
@@ -161,12 +167,48 @@ func (c Comparison) Rows() []Row {
 			if !va.OK && !vb.OK {
 				continue
 			}
-			r := Row{Level: m.Key, Metric: s.name, A: va, B: vb, Like: da.Kind == db.Kind || !va.OK || !vb.OK}
+			r := Row{Level: m.Key, Metric: s.name, Unit: s.unit, A: va, B: vb, Like: da.Kind == db.Kind || !va.OK || !vb.OK, LevelA: m.A, LevelB: m.B}
 			if va.OK && vb.OK && va.V != 0 {
 				r.Ratio = Some(vb.V / va.V)
 			}
 			rows = append(rows, r)
 		}
+	}
+	return rows
+}
+
+// AllRows returns Rows, then the rows of each level only A has (in A's
+// order), then of each level only B has: the metrics that side reports,
+// the other side and the ratio missing. A lone level with none of the
+// metrics still gets one row, with an empty Metric, so no level is left
+// out.
+func (c Comparison) AllRows() []Row {
+	rows := c.Rows()
+	lone := func(l Level, ia, ib int) {
+		n := 0
+		for _, s := range rowSpecs() {
+			v, _ := s.get(l)
+			if !v.OK {
+				continue
+			}
+			r := Row{Level: l.Label, Metric: s.name, Unit: s.unit, Like: true, LevelA: ia, LevelB: ib}
+			if ia >= 0 {
+				r.A = v
+			} else {
+				r.B = v
+			}
+			rows = append(rows, r)
+			n++
+		}
+		if n == 0 {
+			rows = append(rows, Row{Level: l.Label, Like: true, LevelA: ia, LevelB: ib})
+		}
+	}
+	for _, i := range c.UnmatchedA {
+		lone(c.A.Levels[i], i, -1)
+	}
+	for _, j := range c.UnmatchedB {
+		lone(c.B.Levels[j], -1, j)
 	}
 	return rows
 }
@@ -251,7 +293,9 @@ func noteText(metric, toolA string, a Definition, toolB string, b Definition) st
 
 // WriteText writes c as a plain-text table: one block per matched level with
 // each metric for A, B and B/A, then unmatched levels and notes. It only
-// formats; all figures come from Rows. The report package may supersede it.
+// formats; all figures come from Rows, unrounded. `gollm-bench compare`
+// prints report.WriteComparison instead: one aligned table, rounded, with
+// unmatched levels' figures in "only in A/B" rows.
 func WriteText(w io.Writer, c Comparison) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "A: %s %s (%s)\nB: %s %s (%s)\n", c.A.Tool, c.A.ToolVersion, c.A.File, c.B.Tool, c.B.ToolVersion, c.B.File)

@@ -3,6 +3,7 @@ package peer
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -121,6 +122,37 @@ func TestCompareClosestAndUnmatched(t *testing.T) {
 	}
 	if len(c.UnmatchedA) != 1 || c.UnmatchedA[0] != 1 || len(c.UnmatchedB) != 2 {
 		t.Errorf("unmatched A %v B %v", c.UnmatchedA, c.UnmatchedB)
+	}
+}
+
+// AllRows: the matched rows, then every lone level's metrics with the
+// other side missing; a lone level without metrics still gets a row.
+func TestCompareAllRows(t *testing.T) {
+	a := Result{Levels: []Level{
+		{Label: "a0", Mode: loadgen.ModeConcurrent, Concurrency: 4, TTFT: Stats{P50: Some(40)}, ReqPerSec: Some(2)},
+		{Label: "a1", Mode: loadgen.ModeConcurrent, Concurrency: 8, TTFT: Stats{P99: Some(90)}},
+	}}
+	b := Result{Levels: []Level{
+		{Label: "b0", Mode: loadgen.ModeThroughput},
+		{Label: "b1", Mode: loadgen.ModeConcurrent, Concurrency: 4, TTFT: Stats{P50: Some(50)}},
+	}}
+	type row struct {
+		level, metric, unit string
+		a, b, ratio         Value
+		la, lb              int
+	}
+	var got []row
+	for _, r := range Compare(a, b).AllRows() {
+		got = append(got, row{r.Level, r.Metric, r.Unit, r.A, r.B, r.Ratio, r.LevelA, r.LevelB})
+	}
+	want := []row{
+		{"concurrency 4", "TTFT p50 (ms)", "ms", Some(40), Some(50), Some(1.25), 0, 1},
+		{"concurrency 4", "req/s", "req/s", Some(2), Value{}, Value{}, 0, 1},
+		{"a1", "TTFT p99 (ms)", "ms", Some(90), Value{}, Value{}, 1, -1},
+		{"b0", "", "", Value{}, Value{}, Value{}, -1, 0},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("AllRows:\n got %+v\nwant %+v", got, want)
 	}
 }
 

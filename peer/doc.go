@@ -55,7 +55,9 @@
 // level, TTFT p50/p99, ITL mean/p95, ICL mean/p95, E2E p50/p99, output tok/s
 // and req/s for both sides with the ratio B/A (missing when either side is);
 // Row.Like is false where the two definitions differ, and Comparison.Notes
-// says how. WriteText renders a plain table.
+// says how. Comparison.AllRows adds the rows of levels only one side has
+// (Row.LevelA or LevelB is -1). WriteText renders a plain table;
+// report.WriteComparison the CLI's aligned, rounded one.
 //
 // Everything here is plain data or pure functions, safe for concurrent use.
 package peer

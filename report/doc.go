@@ -3,8 +3,9 @@
 // (WriteConsole), levels.csv (WriteLevelsCSV), run.json (WriteJSON), a
 // self-contained offline report.html with inline SVG plots drawn by
 // gonum.org/v1/plot (WriteHTML), a Pareto chart across runs
-// (WriteParetoHTML), and the live progress line of a running level
-// (Progress).
+// (WriteParetoHTML), the live progress line of a running level
+// (Progress), and two results side by side, ours or a peer tool's
+// (WriteComparison, for `gollm-bench compare`).
 //
 // A renderer only formats. Every figure comes from the Run: level
 // Summaries (package metrics: TTFT, ITL as AIPerf defines it, E2E, ICL as

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/peer"
 	"github.com/gollm-bench/gollm-bench/report"
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/slo"
@@ -37,4 +38,25 @@ func ExampleWriteConsole() {
 	//   0  grid   concurrent 1  concurrency 1  120     0    0  41.2  70.4  88.0  131    -    -    -    -    -    -    -    -    486    1.9       -         PASS
 	//
 	// knee: not searched (gollm-bench run judges each level; gollm-bench sweep finds the knee); see the verdicts
+}
+
+// ExampleWriteComparison prints two results side by side; the level only
+// B ran gets its own "only in B" rows.
+func ExampleWriteComparison() {
+	a := peer.Result{Tool: "gollm-bench", File: "results/r1", Levels: []peer.Level{
+		{Mode: loadgen.ModeConcurrent, Concurrency: 4, TTFT: peer.Stats{P99: peer.Some(131.42)}, OutputTokPerSec: peer.Some(486.43)},
+	}}
+	b := peer.Result{Tool: "GuideLLM", File: "benchmarks.json", Levels: []peer.Level{
+		{Mode: loadgen.ModeConcurrent, Concurrency: 4, TTFT: peer.Stats{P99: peer.Some(140.08)}, OutputTokPerSec: peer.Some(470.91)},
+		{Label: "concurrent 8", Mode: loadgen.ModeConcurrent, Concurrency: 8, TTFT: peer.Stats{P99: peer.Some(260.7)}},
+	}}
+	_ = report.WriteComparison(os.Stdout, peer.Compare(a, b))
+	// Output:
+	// A: gollm-bench (results/r1)
+	// B: GuideLLM (benchmarks.json)
+	//
+	// level                                    metric           A    B   B/A
+	// concurrency 4                            TTFT p99 (ms)  131  140  1.07
+	//                                          output tok/s   486  471  0.97
+	// only in B: concurrency 8 (concurrent 8)  TTFT p99 (ms)    -  261     -
 }

@@ -34,10 +34,11 @@ type HTMLOptions struct {
 // fetches). The page shows the knee, warnings, an interruption notice,
 // plots (throughput and TTFT p50/p99 against load with the SLO line and
 // the knee, ITL p50/p95 against load, TTFT and ITL CDFs at the knee,
-// tokens/s and requests in flight over time), the level table, per-term
-// verdicts, the twelve mandatory metadata (missing ones flagged), the
-// scorecard, the configuration and the exact command line. Output is
-// deterministic. Safe for concurrent use.
+// tokens/s and requests in flight over time; the knee is marked only when
+// the sweep reached it, and an unreached knee's box says so), the level
+// table, per-term verdicts, the twelve mandatory metadata (missing ones
+// flagged), the scorecard, the configuration and the exact command line.
+// Output is deterministic. Safe for concurrent use.
 func WriteHTML(w io.Writer, run results.Run, opts HTMLOptions) error {
 	page, err := buildPage(run, opts)
 	if err != nil {
@@ -109,7 +110,7 @@ func buildPage(run results.Run, opts HTMLOptions) (page, error) {
 	if run.RunID == "" {
 		p.Title = "gollm-bench report"
 	}
-	p.KneeFound = res.Knee != nil
+	p.KneeFound = kneeReached(res)
 	if !run.StartedAt.IsZero() {
 		p.Started = run.StartedAt.UTC().Format("2006-01-02 15:04:05 MST")
 	}
@@ -192,7 +193,7 @@ func figures(run results.Run) ([]figure, []string, error) {
 	}
 	if kl, ok := cdfLevel(res); ok {
 		what := fmt.Sprintf("level %d, %s", kl.Index, fmtLoad(kl.OfferedLoad, kl.Unit))
-		if res.Knee != nil && kl.Index == res.Knee.Level {
+		if kneeReached(res) && kl.Index == res.Knee.Level {
 			what = "knee, " + what
 		}
 		for _, c := range []struct {

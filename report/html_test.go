@@ -5,7 +5,6 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -13,10 +12,6 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/results"
 )
-
-// htmlOut is where -update also writes the fixture's report.html, for
-// looking at it in a browser (see README-dev.md).
-const htmlOut = "../testdata/report/sweep-knee-partial.report.html"
 
 // svgNamespaces are the only URLs allowed in attributes: the xmlns
 // namespace names vgsvg writes on <svg>. A namespace name is an
@@ -144,6 +139,16 @@ type parsedFigure struct {
 	inText   bool
 }
 
+// hasTextContaining reports whether some text element holds s.
+func (f parsedFigure) hasTextContaining(s string) bool {
+	for _, t := range f.texts {
+		if strings.Contains(t, s) {
+			return true
+		}
+	}
+	return false
+}
+
 func (f parsedFigure) hasText(s string) bool {
 	for _, t := range f.texts {
 		if t == s {
@@ -155,15 +160,19 @@ func (f parsedFigure) hasText(s string) bool {
 
 func TestHTMLOffline(t *testing.T) {
 	scorecard := []byte(`{"schema_version":1,"status":"anecdote","missing":["model_revision"],"performance":{"goodput_tok_s":1894.4,"ttft_p99_ms":458}}`)
+	allFigs := []string{"plot-throughput", "plot-ttft", "plot-itl", "plot-ttft-cdf", "plot-itl-cdf", "plot-tok-time", "plot-inflight-time"}
 	tests := []struct {
 		name     string
 		run      results.Run
-		wantKnee bool
-		wantFigs []string
+		wantKnee bool   // the orange knee marker on the load plots
+		kneeBox  string // a phrase of the knee box
+		golden   string // golden file of the page, or ""
 	}{
-		{"knee", fixtureRun(t), true, []string{"plot-throughput", "plot-ttft", "plot-itl", "plot-ttft-cdf", "plot-itl-cdf", "plot-tok-time", "plot-inflight-time"}},
-		{"no-knee", noKnee(fixtureRun(t)), false, []string{"plot-throughput", "plot-ttft", "plot-itl", "plot-ttft-cdf", "plot-itl-cdf", "plot-tok-time", "plot-inflight-time"}},
-		{"another-machine", readOtherMachine(t), true, []string{"plot-throughput", "plot-ttft", "plot-itl", "plot-ttft-cdf", "plot-itl-cdf", "plot-tok-time", "plot-inflight-time"}},
+		{"knee", fixtureRun(t), true, "knee: 7.4 req/s (bracket 7.4–7.8)", "sweep-knee-partial.report.html"},
+		{"no-knee", noKnee(fixtureRun(t)), false, "knee: ", ""},
+		// Every level passed: the highest passing level is no knee, so
+		// nothing is marked; the box says the knee was not reached.
+		{"another-machine", readOtherMachine(t), false, "knee not reached: safe capacity unknown", "run-from-another-machine.report.html"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -172,10 +181,8 @@ func TestHTMLOffline(t *testing.T) {
 				t.Fatal(err)
 			}
 			page := buf.Bytes()
-			if tt.name == "knee" && *update {
-				if err := os.WriteFile(htmlOut, page, 0o644); err != nil {
-					t.Fatal(err)
-				}
+			if tt.golden != "" {
+				checkGolden(t, tt.golden, page)
 			}
 			problems, figs := offlineProblems(t, page)
 			for _, p := range problems {
@@ -196,17 +203,33 @@ func TestHTMLOffline(t *testing.T) {
 				if knee != f.hasText("knee") {
 					t.Errorf("figure %s: data-knee %v but knee label drawn %v", id, knee, f.hasText("knee"))
 				}
-				if strings.HasSuffix(id, "-time") || strings.HasSuffix(id, "-cdf") {
+				if strings.HasSuffix(id, "-time") {
+					continue
+				}
+				if strings.HasSuffix(id, "-cdf") {
+					// A CDF is of the knee level only when there is a knee.
+					if titled := f.hasTextContaining("(knee, "); titled != tt.wantKnee {
+						t.Errorf("figure %s: titled as the knee level %v, want %v (texts %q)", id, titled, tt.wantKnee, f.texts)
+					}
 					continue
 				}
 				if knee != tt.wantKnee {
 					t.Errorf("figure %s: knee marker %v, want %v", id, knee, tt.wantKnee)
 				}
 			}
-			if strings.Join(ids, " ") != strings.Join(tt.wantFigs, " ") {
-				t.Errorf("figures %v, want %v", ids, tt.wantFigs)
+			if strings.Join(ids, " ") != strings.Join(allFigs, " ") {
+				t.Errorf("figures %v, want %v", ids, allFigs)
 			}
 			s := string(page)
+			box := kneeBox.FindStringSubmatch(s)
+			switch {
+			case box == nil:
+				t.Errorf("report.html has no knee box")
+			case (box[1] == "knee") != tt.wantKnee:
+				t.Errorf("knee box class %q: want \"knee\" only when the knee was reached (%v)", box[1], tt.wantKnee)
+			case !strings.Contains(box[2], tt.kneeBox):
+				t.Errorf("knee box %q lacks %q", box[2], tt.kneeBox)
+			}
 			for _, want := range []string{"ttft_p99&lt;=500ms", "MISSING", "goodput_tok_s", "REDACTED"} {
 				if tt.name == "knee" && !strings.Contains(s, want) {
 					t.Errorf("report.html lacks %q", want)
@@ -218,6 +241,9 @@ func TestHTMLOffline(t *testing.T) {
 		})
 	}
 }
+
+// kneeBox matches the knee box of report.html: its class and its text.
+var kneeBox = regexp.MustCompile(`<div class="(knee[^"]*)" id="knee">(.*?)</div>`)
 
 // noKnee strips the knee, as for a run where no level passed.
 func noKnee(run results.Run) results.Run {

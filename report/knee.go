@@ -44,8 +44,12 @@ func kneeLines(res sweep.Result) []string {
 		first = fmt.Sprintf("knee not reached: safe capacity unknown; every level passed up to %s, goodput %s tok/s under %s",
 			fmtLoad(k.OfferedLoad, k.Unit), fmtRate(k.Goodput.OutputTokensPerSecond), obj)
 	}
-	second := fmt.Sprintf("  at the knee (level %d): goodput %s req/s (%s requests met every SLO threshold); output %s tok/s in all",
-		k.Level, fmtRate(k.Goodput.RequestsPerSecond), thousands(float64(k.Goodput.Requests), 0), fmtRate(k.OutputTokPerSec))
+	where := "at the knee"
+	if !k.Reached {
+		where = "at the highest passing level" // a lower bound on capacity, not a knee
+	}
+	second := fmt.Sprintf("  %s (level %d): goodput %s req/s (%s requests met every SLO threshold); output %s tok/s in all",
+		where, k.Level, fmtRate(k.Goodput.RequestsPerSecond), thousands(float64(k.Goodput.Requests), 0), fmtRate(k.OutputTokPerSec))
 	if k.SeedGoodputTokPerSec > 0 {
 		second += fmt.Sprintf("; seed formula %s tok/s", fmtRate(k.SeedGoodputTokPerSec))
 	}

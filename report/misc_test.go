@@ -84,27 +84,31 @@ func TestConsoleInfinity(t *testing.T) {
 }
 
 func TestConsoleKneeLines(t *testing.T) {
+	notReached := func(r *results.Run) { r.Result.Knee.Reached = false; r.Result.Knee.BracketHi = 0 }
 	tests := []struct {
-		name string
-		edit func(*results.Run)
-		want string
+		name   string
+		edit   func(*results.Run)
+		want   string
+		absent string // must not appear, or ""
 	}{
-		{"reached", func(*results.Run) {}, "knee: 7.4 req/s (bracket 7.4–7.8), goodput 1,835 tok/s under ttft_p99<=500ms,itl_p95<=50ms\n"},
-		{"no slo", func(r *results.Run) { r.Result.Objective.Terms = nil; r.Result.Knee = nil }, "knee: no SLO given"},
+		{"reached", func(*results.Run) {}, "knee: 7.4 req/s (bracket 7.4–7.8), goodput 1,835 tok/s under ttft_p99<=500ms,itl_p95<=50ms\n", ""},
+		{"reached level", func(*results.Run) {}, "\n  at the knee (level 6): goodput ", "highest passing"},
+		{"no slo", func(r *results.Run) { r.Result.Objective.Terms = nil; r.Result.Knee = nil }, "knee: no SLO given", ""},
 		{"below range", func(r *results.Run) {
 			r.Result.Knee = nil
 			r.Result.Warnings = append(r.Result.Warnings, warn("knee_below_range", "the first level already fails"))
-		}, "knee: below the tested range: the first level already fails"},
-		{"not searched", func(r *results.Run) { r.Result.Knee = nil }, "knee: not searched"},
+		}, "knee: below the tested range: the first level already fails", ""},
+		{"not searched", func(r *results.Run) { r.Result.Knee = nil }, "knee: not searched", ""},
 		{"none", func(r *results.Run) {
 			r.Result.Knee = nil
 			for i := range r.Result.Levels {
 				r.Result.Levels[i].Verdict.Pass = false
 			}
-		}, "knee: none: no complete level passed"},
-		{"not reached", func(r *results.Run) { r.Result.Knee.Reached = false; r.Result.Knee.BracketHi = 0 }, "knee not reached: safe capacity unknown"},
-		{"partial", func(*results.Run) {}, "PARTIAL: interrupted; results cover 8 level(s)\n"},
-		{"complete", func(r *results.Run) { r.Partial, r.Result.Partial = false, false }, "warnings (4)"},
+		}, "knee: none: no complete level passed", ""},
+		{"not reached", notReached, "knee not reached: safe capacity unknown", "at the knee"},
+		{"not reached level", notReached, "\n  at the highest passing level (level 6): goodput ", "at the knee"},
+		{"partial", func(*results.Run) {}, "PARTIAL: interrupted; results cover 8 level(s)\n", ""},
+		{"complete", func(r *results.Run) { r.Partial, r.Result.Partial = false, false }, "warnings (4)", "PARTIAL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,8 +121,8 @@ func TestConsoleKneeLines(t *testing.T) {
 			if !strings.Contains(buf.String(), tt.want) {
 				t.Errorf("console lacks %q:\n%s", tt.want, buf.String())
 			}
-			if tt.name == "complete" && strings.Contains(buf.String(), "PARTIAL") {
-				t.Error("a complete run says PARTIAL")
+			if tt.absent != "" && strings.Contains(buf.String(), tt.absent) {
+				t.Errorf("console holds %q:\n%s", tt.absent, buf.String())
 			}
 		})
 	}

@@ -50,7 +50,7 @@ type figure struct {
 	Caption string
 	SVG     string // inline <svg> element, no XML prolog
 	Points  int    // data points drawn (the test checks plots are not empty)
-	Knee    bool   // the knee marker is drawn
+	Knee    bool   // the knee marker is drawn (only for a reached knee)
 }
 
 // newPlot returns a plot with sans-serif text (the browser substitutes its
@@ -208,9 +208,11 @@ func addKnee(p *plot.Plot, x, y float64) error {
 	return nil
 }
 
-// kneeLevel returns the knee level's outcome, if the run has a knee.
+// kneeLevel returns the knee level's outcome, if the sweep reached the
+// knee. An unreached knee (every level passed, so the highest passing level
+// is only a lower bound on capacity) is not a knee to mark on a plot.
 func kneeLevel(res sweep.Result) (sweep.LevelOutcome, bool) {
-	if res.Knee == nil {
+	if !kneeReached(res) {
 		return sweep.LevelOutcome{}, false
 	}
 	for _, l := range res.Levels {
@@ -221,8 +223,13 @@ func kneeLevel(res sweep.Result) (sweep.LevelOutcome, bool) {
 	return sweep.LevelOutcome{}, false
 }
 
+// kneeReached reports whether the sweep found a knee: a passing level
+// bracketed by a failing one (sweep.Knee.Reached).
+func kneeReached(res sweep.Result) bool { return res.Knee != nil && res.Knee.Reached }
+
 // loadPlot draws statistics of each level against offered load, with the
-// SLO lines of metric (if any) and the knee marked on the first series.
+// SLO lines of metric (if any) and, when the knee was reached, the knee
+// marked on the last series.
 func loadPlot(res sweep.Result, id, title, yLabel string, metric slo.Metric, logY bool, series []loadSeries) (figure, error) {
 	pts := byLoad(res)
 	fig := figure{ID: id, Title: title}

@@ -15,5 +15,6 @@
 // every prompt a unique leading token sequence (seeded by the run's nonce
 // and the sequence number), so no two requests of a run, nor two runs with
 // different nonces, share a cacheable prefix; PrefixWarm makes every prompt
-// start with the same declared number of tokens.
+// start with the same declared number of tokens, which must be below the
+// declared ISL (SyntheticConfig.Validate refuses it otherwise).
 package workload

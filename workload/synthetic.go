@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
@@ -60,12 +61,19 @@ type SyntheticConfig struct {
 	// PrefixCache is cold (the default) or warm.
 	PrefixCache PrefixCache
 	// WarmPrefixTokens is the shared prefix length for PrefixWarm, tokens.
+	// It must be below the declared ISL of every request: Data's
+	// prompt_tokens (clamped to its _min and _max), or the smallest entry
+	// ISL of a SequenceDistribution; otherwise every prompt would be all
+	// shared prefix, identical and fully cached. (A draw that falls to or
+	// below it in a stdev's tail is all shared prefix.) Other
+	// LengthSamplers are not checked.
 	WarmPrefixTokens int
 	// Source is the text prompts are cut from (default DefaultSource()).
 	Source string
 }
 
-// Validate reports every problem at once.
+// Validate reports every problem at once. A warm prefix must be shorter
+// than the declared ISL of every request (see WarmPrefixTokens).
 func (c SyntheticConfig) Validate() error {
 	var errs []error
 	if c.Lengths == nil {
@@ -79,6 +87,8 @@ func (c SyntheticConfig) Validate() error {
 	case PrefixWarm:
 		if c.WarmPrefixTokens < 1 {
 			errs = append(errs, errors.New("--prefix-cache: warm needs a shared prefix length of at least 1 token (e.g. warm:256)"))
+		} else if err := checkWarmPrefix(c.WarmPrefixTokens, c.Lengths); err != nil {
+			errs = append(errs, err)
 		}
 	default:
 		errs = append(errs, fmt.Errorf("--prefix-cache: %q is neither cold nor warm", c.PrefixCache))
@@ -222,4 +232,70 @@ func cyclic[T any](src []T, offset, n int) []T {
 		out = append(out, src[(offset+i)%len(src)])
 	}
 	return out
+}
+
+// checkWarmPrefix refuses a warm prefix of n tokens that is not shorter
+// than the declared ISL of lengths (SyntheticConfig.WarmPrefixTokens),
+// naming both values and how to fix it.
+func checkWarmPrefix(n int, lengths LengthSampler) error {
+	var isl int
+	var spec, fix string
+	switch l := lengths.(type) {
+	case Data:
+		isl = l.declaredPromptTokens()
+		spec = fmt.Sprintf("--data %s declares %d-token prompts", l.String(), isl)
+		switch {
+		case l.PromptTokensMax > 0 && l.PromptTokensMax < max(l.PromptTokens, l.PromptTokensMin):
+			spec += " (capped by prompt_tokens_max)"
+			fix = "raise prompt_tokens_max"
+		case l.PromptTokensMin > l.PromptTokens:
+			spec += " (raised to prompt_tokens_min)"
+			fix = "raise prompt_tokens_min"
+		default:
+			fix = "raise prompt_tokens"
+		}
+		fix += " above " + strconv.Itoa(n)
+	case SequenceDistribution:
+		if len(l.Entries) == 0 {
+			return nil
+		}
+		k := l.shortestEntry()
+		isl = l.Entries[k].ISL
+		spec = fmt.Sprintf("--sequence-distribution %q has an entry of %d-token prompts (entry %d), its shortest", l.String(), isl, k+1)
+		fix = fmt.Sprintf("raise that entry's ISL above %d", n)
+	default:
+		return nil
+	}
+	if n < isl {
+		return nil
+	}
+	use := "use --prefix-cache cold"
+	if isl > 1 {
+		use = fmt.Sprintf("use warm:N with N below %d (at most warm:%d)", isl, isl-1)
+	}
+	return fmt.Errorf("--prefix-cache warm:%d: the shared prefix (%d tokens) must be shorter than the ISL of every request, but %s: %s, or %s",
+		n, n, spec, use, fix)
+}
+
+// declaredPromptTokens is the ISL d declares: prompt_tokens clamped to
+// [max(prompt_tokens_min, 1), prompt_tokens_max], the length every
+// request has without a stdev and the centre of the draws with one.
+func (d Data) declaredPromptTokens() int {
+	n := max(d.PromptTokens, d.PromptTokensMin, 1)
+	if d.PromptTokensMax > 0 {
+		n = min(n, d.PromptTokensMax)
+	}
+	return n
+}
+
+// shortestEntry is the index of the entry with the smallest ISL (the
+// first of equals).
+func (sd SequenceDistribution) shortestEntry() int {
+	k := 0
+	for i, e := range sd.Entries {
+		if e.ISL < sd.Entries[k].ISL {
+			k = i
+		}
+	}
+	return k
 }

@@ -219,6 +219,72 @@ func TestSyntheticConfigValidate(t *testing.T) {
 	}
 }
 
+// TestWarmPrefixBelowISL: a warm prefix as long as the declared ISL would
+// make every prompt all shared prefix; Validate refuses it, naming the
+// flag, both values and the fix.
+func TestWarmPrefixBelowISL(t *testing.T) {
+	sd := func(s string) SequenceDistribution {
+		t.Helper()
+		d, err := ParseSequenceDistribution(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	tests := []struct {
+		name    string
+		lengths LengthSampler
+		warm    int
+		want    []string // in the error; none: valid
+	}{
+		{"below", Data{PromptTokens: 256, OutputTokens: 8}, 255, nil},
+		{"equal", Data{PromptTokens: 256, OutputTokens: 8}, 256,
+			[]string{"--prefix-cache warm:256", "--data prompt_tokens=256,output_tokens=8", "declares 256-token prompts", "at most warm:255", "raise prompt_tokens above 256"}},
+		{"above", Data{PromptTokens: 64, OutputTokens: 8}, 1000,
+			[]string{"warm:1000", "declares 64-token prompts", "at most warm:63", "raise prompt_tokens above 1000"}},
+		{"one-token prompts", Data{PromptTokens: 1, OutputTokens: 8}, 1,
+			[]string{"declares 1-token prompts", "use --prefix-cache cold"}},
+		{"capped by max", Data{PromptTokens: 256, PromptTokensStdev: 20, PromptTokensMax: 100, OutputTokens: 8}, 128,
+			[]string{"declares 100-token prompts (capped by prompt_tokens_max)", "at most warm:99", "raise prompt_tokens_max above 128"}},
+		{"raised by min", Data{PromptTokens: 64, PromptTokensMin: 200, OutputTokens: 8}, 150, nil},
+		{"raised by min, too short", Data{PromptTokens: 64, PromptTokensMin: 100, OutputTokens: 8}, 150,
+			[]string{"declares 100-token prompts (raised to prompt_tokens_min)", "raise prompt_tokens_min above 150"}},
+		// A stdev's tail below the prefix is allowed (those prompts are all
+		// shared prefix); the declared ISL is what must exceed it.
+		{"stdev tail", Data{PromptTokens: 200, PromptTokensStdev: 80, PromptTokensMin: 1, OutputTokens: 16}, 32, nil},
+		{"sequence below minimum", sd("64|10,32|8:70;256|40,128|20:30"), 63, nil},
+		{"sequence at minimum", sd("256|40,128|20:30;64|10,32|8:70"), 64,
+			[]string{"--prefix-cache warm:64", "--sequence-distribution", "64-token prompts (entry 2)", "at most warm:63", "raise that entry's ISL above 64"}},
+		{"sequence above maximum", sd("64,32;256,128"), 300, []string{"warm:300", "64-token prompts (entry 1)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := SyntheticConfig{Lengths: tt.lengths, PrefixCache: PrefixWarm, WarmPrefixTokens: tt.warm}.Validate()
+			if len(tt.want) == 0 {
+				if err != nil {
+					t.Fatalf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("Validate() = nil, want an error with %q", tt.want)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+			if _, nerr := NewSynthetic(SyntheticConfig{Lengths: tt.lengths, PrefixCache: PrefixWarm, WarmPrefixTokens: tt.warm}); nerr == nil {
+				t.Error("NewSynthetic accepted the config Validate refuses")
+			}
+		})
+	}
+	// Cold takes no length, so there is nothing to compare.
+	if err := (SyntheticConfig{Lengths: Data{PromptTokens: 4, OutputTokens: 1}}).Validate(); err != nil {
+		t.Errorf("cold: %v", err)
+	}
+}
+
 func TestReadDataset(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {

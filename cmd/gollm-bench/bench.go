@@ -148,15 +148,26 @@ func (b *bench) parse(fs *pflag.FlagSet) error {
 	if f.data != "" && f.sequenceDistribution != "" && fs.Changed("data") {
 		bad(errors.New("--data and --sequence-distribution both set lengths: give one"))
 	}
+	var lengths workload.LengthSampler
 	if f.sequenceDistribution != "" {
-		if _, err := workload.ParseSequenceDistribution(f.sequenceDistribution); err != nil {
+		if sd, err := workload.ParseSequenceDistribution(f.sequenceDistribution); err != nil {
+			bad(err)
+		} else {
+			lengths = sd
+		}
+	} else if d, err := workload.ParseData(f.data); err != nil {
+		bad(err)
+	} else {
+		lengths = d
+	}
+	if pc, warmN, err := parsePrefixCache(f.prefixCache); err != nil {
+		bad(err)
+	} else if lengths != nil && f.dataset == "" {
+		// Checked here, with the lengths, so that a warm prefix as long
+		// as the prompts is refused before any request is sent.
+		if err := (workload.SyntheticConfig{Lengths: lengths, PrefixCache: pc, WarmPrefixTokens: warmN}).Validate(); err != nil {
 			bad(err)
 		}
-	} else if _, err := workload.ParseData(f.data); err != nil {
-		bad(err)
-	}
-	if _, _, err := parsePrefixCache(f.prefixCache); err != nil {
-		bad(err)
 	}
 	if _, err := parseKV("header", f.headers); err != nil {
 		bad(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/peer"
+	"github.com/gollm-bench/gollm-bench/report"
 	"github.com/gollm-bench/gollm-bench/results"
 )
 
@@ -40,7 +41,7 @@ func runCompare(_ context.Context, e env, args []string) error {
 		sides[i] = r
 	}
 	c := peer.Compare(sides[0], sides[1])
-	if err := peer.WriteText(e.stdout, c); err != nil {
+	if err := report.WriteComparison(e.stdout, c); err != nil {
 		return err
 	}
 	for _, r := range sides {

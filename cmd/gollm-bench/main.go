@@ -44,7 +44,7 @@ func commands() []command {
 		{"run", "one profile at one or more levels (no knee search)", runRun},
 		{"mock-server", "OpenAI-compatible simulated server (vLLM-like), for trying and testing", runMockServer},
 		{"report", "re-render a results dir: console, csv, html, json (no network)", runReport},
-		{"aggregate", "scorecard rows of results dirs -> one CSV", runAggregate},
+		{"aggregate", "scorecard rows of results dirs -> results/scorecard-aggregate.csv", runAggregate},
 		{"pareto", "Pareto frontier (CPM, Wh/tok, TTFT P99) under an SLO", runPareto},
 		{"compare", "two results (ours, GuideLLM or AIPerf JSON) side by side", runCompare},
 		{"merge", "shards of one distributed run -> one result (exact HDR merge)", runMerge},

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -323,6 +324,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--slo", "tfft_p99<=5ms"}, "unknown metric"},
 		{[]string{"run", "--rate", "1", "--data", "prompt_tokens=x"}, "prompt_tokens"},
 		{[]string{"run", "--rate", "1", "--prefix-cache", "warm"}, "warm:256"},
+		{[]string{"run", "--rate", "1", "--data", "prompt_tokens=32,output_tokens=8", "--prefix-cache", "warm:32"}, "--prefix-cache warm:32"},
 		{[]string{"run", "--profile", "concurrent"}, "needs --rate"},
 		{[]string{"run", "--profile", "bogus"}, "--profile"},
 		{[]string{"run", "--warmup", "5x"}, "--warmup"},
@@ -337,6 +339,51 @@ func TestBadInput(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr, tt.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 mentioning %q", tt.args, code, stderr, tt.want)
 		}
+	}
+}
+
+// TestWarmPrefixRefusedBeforeSending: --prefix-cache warm:N with N not
+// below the ISL is a usage error (exit 2) naming the flag, both values and
+// the fix, and the target never sees a request (not even GET /v1/models).
+func TestWarmPrefixRefusedBeforeSending(t *testing.T) {
+	var hits atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.Error(w, "no request should reach the target", http.StatusTeapot)
+	}))
+	t.Cleanup(ts.Close)
+	for _, tt := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"equal to prompt_tokens", []string{"--data", "prompt_tokens=256,output_tokens=8", "--prefix-cache", "warm:256"},
+			[]string{"--prefix-cache warm:256", "256-token prompts", "at most warm:255"}},
+		{"above prompt_tokens", []string{"--data", "prompt_tokens=64,output_tokens=8", "--prefix-cache", "warm:512"},
+			[]string{"--prefix-cache warm:512", "64-token prompts", "at most warm:63"}},
+		{"above the default --data", []string{"--prefix-cache", "warm:300"},
+			[]string{"--prefix-cache warm:300", "256-token prompts"}},
+		{"at the smallest entry of a sequence distribution", []string{"--sequence-distribution", "512,64:50;128,64:50", "--prefix-cache", "warm:128"},
+			[]string{"--prefix-cache warm:128", "--sequence-distribution", "128-token prompts (entry 2)", "at most warm:127"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, cmd := range []string{"run", "sweep"} {
+				args := append([]string{cmd, "--target", ts.URL, "--profile", "constant", "--rate", "1", "--max-requests", "2",
+					"--energy", "none", "--output-dir", t.TempDir()}, tt.args...)
+				code, stdout, stderr := cli(t, context.Background(), args...)
+				if code != exitUsage {
+					t.Fatalf("%s: exit %d, want 2\n%s\n%s", cmd, code, stdout, stderr)
+				}
+				for _, w := range tt.want {
+					if !strings.Contains(stderr, w) {
+						t.Errorf("%s: stderr %q lacks %q", cmd, stderr, w)
+					}
+				}
+			}
+			if n := hits.Load(); n != 0 {
+				t.Errorf("the target got %d requests before the refusal", n)
+			}
+		})
 	}
 }
 
@@ -381,20 +428,52 @@ func TestReportOtherMachine(t *testing.T) {
 	}
 }
 
-// TestCompareFixtures: compare prints the values stored in GuideLLM and
-// AIPerf result files.
-func TestCompareFixtures(t *testing.T) {
+// TestCompare: compare prints one aligned table of rounded figures in the
+// console report's units, matched levels first and each level only one
+// side has in rows labelled "only in A" or "only in B", "-" on the other
+// side (golden files: exact output, every figure comes from the files).
+func TestCompare(t *testing.T) {
 	peers := filepath.Join("..", "..", "testdata", "peers")
-	code, stdout, stderr := cli(t, context.Background(), "compare",
-		filepath.Join(peers, "guidellm-v0.5.0.dev0-concurrent4-qwen3-4b-4req.json"),
-		filepath.Join(peers, "aiperf-0.8.0-mock-nonstreaming-c4-profile_export_aiperf.json"))
-	if code != exitOK {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
-	for _, want := range []string{"172.633", "165.595"} { // GuideLLM TTFT p99 172.633 ms, output 165.595 tok/s
-		if !strings.Contains(stdout, want) {
-			t.Errorf("compare output lacks %s:\n%s", want, stdout)
-		}
+	ours := filepath.Join("..", "..", "testdata", "report", "run-from-another-machine")
+	// More than 3 significant figures after a decimal point, as the raw
+	// files' 55.6814 or 172.633.
+	longFloat := regexp.MustCompile(`\b(?:[1-9][0-9]*\.[0-9]{3,}|0\.0*[1-9][0-9]{3,})\b`)
+	for _, tt := range []struct {
+		name, a, b string
+		want       []string
+	}{
+		// GuideLLM TTFT p99 172.633 ms, output 165.595 tok/s; AIPerf ran
+		// non-streaming (no TTFT) and defines throughput differently (*).
+		{"guidellm-aiperf", filepath.Join(peers, "guidellm-v0.5.0.dev0-concurrent4-qwen3-4b-4req.json"),
+			filepath.Join(peers, "aiperf-0.8.0-mock-nonstreaming-c4-profile_export_aiperf.json"),
+			[]string{"TTFT p99 (ms)     173          -         -", "output tok/s      166  1,022,443   6,174 *"}},
+		// Our concurrency sweep 1..16 against AIPerf at 16: four levels only in A.
+		{"ours-aiperf", ours, filepath.Join(peers, "aiperf-0.11.0-vllm-qwen3-4b-c16-profile_export_aiperf.json"),
+			[]string{"\nconcurrency 16  ", "\nonly in A: concurrency 1 (level 0)  TTFT p50 (ms)", "\nonly in A: concurrency 8 (level 3)  "}},
+		// vLLM's sweep summary holds a second concurrency-2 run: only in B.
+		{"vllm-sweep", filepath.Join(peers, "vllm-bench-serve-v0.25.1-cpu-opt125m-c2.json"),
+			filepath.Join(peers, "vllm-bench-sweep-serve-v0.25.1-cpu-opt125m-seqs4-c2-summary.json"),
+			[]string{"\nonly in B: concurrency 2 (concurrent 2 @20260818-021338)  TTFT p50 (ms)     -  38.2     -"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := cli(t, context.Background(), "compare", tt.a, tt.b)
+			if code != exitOK {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			golden(t, "compare-"+tt.name+".golden", stdout)
+			for _, w := range tt.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("compare output lacks %q:\n%s", w, stdout)
+				}
+			}
+			_, body, _ := strings.Cut(stdout, "\n\n") // past the A: and B: lines (file names, versions)
+			if m := longFloat.FindString(body); m != "" {
+				t.Errorf("unrounded figure %q in:\n%s", m, body)
+			}
+			if strings.Contains(body, "unmatched") {
+				t.Errorf("loose 'unmatched' lines instead of labelled rows:\n%s", body)
+			}
+		})
 	}
 }
 
@@ -413,6 +492,59 @@ func TestAggregateAndPareto(t *testing.T) {
 	code, stdout, stderr := cli(t, context.Background(), "pareto", src, "--slo", "ttft_p99<=500ms")
 	if code != exitOK || !strings.Contains(stdout, "frontier") {
 		t.Errorf("pareto: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestAggregateOutput: by default aggregate writes into the results tree,
+// results/scorecard-aggregate.csv (SPEC §10), not the current folder, and
+// says where; --output-dir moves it, -o names a file or '-' (stdout).
+func TestAggregateOutput(t *testing.T) {
+	src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "scorecards", "results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd := t.TempDir()
+	t.Chdir(wd) // the default is relative to the working folder
+	for _, tt := range []struct {
+		name     string
+		args     []string
+		wantFile string // relative to wd; "" for stdout
+	}{
+		{"default", nil, filepath.Join("results", "scorecard-aggregate.csv")},
+		{"output-dir", []string{"--output-dir", "out/agg"}, filepath.Join("out", "agg", "scorecard-aggregate.csv")},
+		{"output file", []string{"-o", "mine.csv"}, "mine.csv"},
+		{"stdout", []string{"-o", "-"}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := cli(t, context.Background(), append([]string{"aggregate", src}, tt.args...)...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if tt.wantFile == "" {
+				if !strings.Contains(stdout, "cpm_eur_1m") {
+					t.Errorf("stdout is not the CSV:\n%s", stdout)
+				}
+				return
+			}
+			b, err := os.ReadFile(filepath.Join(wd, tt.wantFile))
+			if err != nil || !strings.Contains(string(b), "cpm_eur_1m") {
+				t.Errorf("%s: %v\n%s", tt.wantFile, err, b)
+			}
+			if !strings.Contains(stderr, "-> "+tt.wantFile) {
+				t.Errorf("stderr %q does not name the file written, %s", stderr, tt.wantFile)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(wd, "scorecard-aggregate.csv")); err == nil {
+		t.Error("aggregate wrote scorecard-aggregate.csv into the current folder")
+	}
+	code, _, stderr := cli(t, context.Background(), "aggregate", src, "-o", "x.csv", "--output-dir", "d")
+	if code != exitUsage || !strings.Contains(stderr, "give one") {
+		t.Errorf("-o with --output-dir: exit %d, %q; want 2", code, stderr)
+	}
+	_, _, stderr = cli(t, context.Background(), "aggregate", "--help")
+	if !strings.Contains(stderr, "results/scorecard-aggregate.csv") {
+		t.Errorf("help does not say where aggregate writes:\n%s", stderr)
 	}
 }
 

@@ -108,12 +108,16 @@ func writeScorecard(dir string, sc scorecard.Scorecard) error {
 	return errors.Join(scorecard.Write(f, sc), f.Close())
 }
 
+// aggregateFile is the name of `aggregate`'s CSV (SPEC §10).
+const aggregateFile = "scorecard-aggregate.csv"
+
 func runAggregate(_ context.Context, e env, args []string) error {
 	fs := pflag.NewFlagSet("aggregate", pflag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	out := fs.StringP("output", "o", "scorecard-aggregate.csv", "CSV file to write ('-' for standard output)")
+	outDir := fs.String("output-dir", "results", "folder to write "+aggregateFile+" in, as run and sweep write results/<run-id>/ (created if need be; an earlier "+aggregateFile+" there is replaced)")
+	out := fs.StringP("output", "o", "", "CSV file to write instead ('-' for standard output)")
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: gollm-bench aggregate DIR... [-o FILE]\n\nOne CSV row per scorecard.json found in the results folders.\n\n%s", fs.FlagUsages())
+		fmt.Fprintf(e.stderr, "usage: gollm-bench aggregate DIR... [--output-dir DIR | -o FILE]\n\nOne CSV row per scorecard.json found in the results folders, written to\nOUTPUT-DIR/%s (default results/%s) unless -o names a file.\n\n%s", aggregateFile, aggregateFile, fs.FlagUsages())
 	}
 	if err := fs.Parse(args); err != nil {
 		return usageErr(err)
@@ -122,6 +126,12 @@ func runAggregate(_ context.Context, e env, args []string) error {
 		fs.Usage()
 		return usageErr(errors.New("give at least one results folder, e.g. results/"))
 	}
+	if fs.Changed("output") && fs.Changed("output-dir") {
+		return usageErr(errors.New("--output and --output-dir both say where to write: give one"))
+	}
+	if *out == "" && *outDir == "" {
+		return usageErr(errors.New("--output-dir is empty: give a folder, e.g. --output-dir results"))
+	}
 	cards, err := readScorecards(e, fs.Args())
 	if err != nil {
 		return err
@@ -129,14 +139,21 @@ func runAggregate(_ context.Context, e env, args []string) error {
 	if *out == "-" {
 		return scorecard.WriteCSV(e.stdout, cards)
 	}
-	f, err := os.Create(*out)
+	path := *out
+	if path == "" {
+		if err := os.MkdirAll(*outDir, 0o755); err != nil {
+			return fmt.Errorf("--output-dir: %w", err)
+		}
+		path = filepath.Join(*outDir, aggregateFile)
+	}
+	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	if err := errors.Join(scorecard.WriteCSV(f, cards), f.Close()); err != nil {
-		return err
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	fmt.Fprintf(e.stderr, "%d scorecards -> %s\n", len(cards), *out)
+	fmt.Fprintf(e.stderr, "%d scorecards -> %s\n", len(cards), path)
 	return nil
 }
 
