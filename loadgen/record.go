@@ -55,6 +55,7 @@ type Record struct {
 
 	ScheduledAt    time.Duration `json:"scheduled_at"`               // intended send time (open loop) or slot-free time (closed loop)
 	SentAt         time.Duration `json:"sent_at"`                    // just before the HTTP request was handed to the transport
+	WroteAt        time.Duration `json:"wrote_at,omitempty"`         // request headers and body written to the connection (net/http/httptrace WroteRequest)
 	HeadersAt      time.Duration `json:"headers_at,omitempty"`       // response headers received
 	FirstTokenAt   time.Duration `json:"first_token_at,omitempty"`   // first chunk carrying generated text (content, reasoning or tool call)
 	FirstContentAt time.Duration `json:"first_content_at,omitempty"` // first chunk carrying non-reasoning content

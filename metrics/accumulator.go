@@ -109,9 +109,9 @@ func (c Config) Validate() error {
 type Accumulator struct {
 	cfg Config
 
-	ttft, ttftCorr, ttfot, itl, icl, e2e, lag *hdrhistogram.Histogram
-	ttftAdj, e2eAdj                           *hdrhistogram.Histogram
-	perChunk, isl, osl                        *hdrhistogram.Histogram
+	ttft, ttftCorr, ttfot, itl, icl, e2e, lag, send *hdrhistogram.Histogram
+	ttftAdj, e2eAdj                                 *hdrhistogram.Histogram
+	perChunk, isl, osl                              *hdrhistogram.Histogram
 
 	counts       RequestCounts
 	outTokens    float64 // output tokens arriving in the window (scaled to usage)
@@ -149,6 +149,7 @@ func NewAccumulator(cfg Config) *Accumulator {
 		icl:      newLatencyHistogram(),
 		e2e:      newLatencyHistogram(),
 		lag:      newLatencyHistogram(),
+		send:     newLatencyHistogram(),
 		ttftAdj:  newLatencyHistogram(),
 		e2eAdj:   newLatencyHistogram(),
 		perChunk: newTokenHistogram(),
@@ -176,6 +177,7 @@ func failed(s loadgen.Status) bool { return s == loadgen.StatusError || s == loa
 //     tokens per chunk and the achieved ISL/OSL: requests sent in the
 //     window that finished ok;
 //   - scheduling lag: every request sent in the window, whatever its outcome;
+//   - send overhead: the same, if the request was written (WroteAt set);
 //   - error-adjusted TTFT and E2E: the ok ones plus one +Inf per failure
 //     sent in the window;
 //   - output throughput: every token-carrying chunk that arrived in the
@@ -210,6 +212,9 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 	}
 	a.counts.Sent++
 	recordLatency(a.lag, rec.SentAt-rec.ScheduledAt)
+	if rec.WroteAt > 0 {
+		recordLatency(a.send, rec.WroteAt-rec.SentAt)
+	}
 	switch {
 	case ok:
 		a.counts.OK++
@@ -340,6 +345,7 @@ func (a *Accumulator) Summary() Summary {
 		ICL:               distributionOf(a.icl, UnitMS),
 		E2E:               distributionOf(a.e2e, UnitMS),
 		Lag:               distributionOf(a.lag, UnitMS),
+		SendOverhead:      distributionOf(a.send, UnitMS),
 		TTFTErrorAdjusted: distributionOf(a.ttftAdj, UnitMS),
 		E2EErrorAdjusted:  distributionOf(a.e2eAdj, UnitMS),
 		TokensPerChunk:    distributionOf(a.perChunk, UnitTokens),

@@ -473,3 +473,23 @@ func TestSummaryRepeatable(t *testing.T) {
 		t.Error("Summary is not repeatable")
 	}
 }
+
+// TestSendOverhead checks the send-overhead population: requests sent in
+// the window that were written (WroteAt set), whatever their outcome.
+func TestSendOverhead(t *testing.T) {
+	recs := paced(10, ms(1), ms(50))
+	for i, r := range recs {
+		r.WroteAt = r.SentAt + time.Duration(i+1)*100*time.Microsecond // 0.1 … 1.0 ms
+	}
+	recs[9].Status, recs[9].ErrorKind = loadgen.StatusError, loadgen.ErrorHTTP // written, then failed: counted
+	recs[8].WroteAt = 0                                                       // never written (connect failure): not counted
+	late := &loadgen.Record{Seq: 10, SentAt: 20 * time.Second, WroteAt: 20*time.Second + ms(9), DoneAt: 21 * time.Second, Status: loadgen.StatusOK}
+	cfg := Config{Profile: loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 1}, Window: Window{Start: 0, End: 10 * time.Second}, MinSamples: -1}
+	s := summarize(cfg, append(recs, late)...).SendOverhead
+	if s.Count != 9 {
+		t.Errorf("send overhead count %d, want 9 (written and sent in the window)", s.Count)
+	}
+	if !near(s.Max, 1.0) || !near(s.Min, 0.1) {
+		t.Errorf("send overhead min/max %v/%v ms, want 0.1/1.0", s.Min, s.Max)
+	}
+}

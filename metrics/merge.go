@@ -75,6 +75,7 @@ func MergeSummaries(parts ...Summary) (Summary, error) {
 			{&s.ICL, p.ICL, "icl"},
 			{&s.E2E, p.E2E, "e2e"},
 			{&s.Lag, p.Lag, "scheduling_lag"},
+			{&s.SendOverhead, p.SendOverhead, "send_overhead"},
 			{&s.TTFTErrorAdjusted, p.TTFTErrorAdjusted, "ttft_error_adjusted"},
 			{&s.E2EErrorAdjusted, p.E2EErrorAdjusted, "e2e_error_adjusted"},
 			{&s.TokensPerChunk, p.TokensPerChunk, "tokens_per_chunk"},

@@ -76,6 +76,7 @@ type Summary struct {
 	ICL           Distribution `json:"icl_ms"`            // every gap between token-carrying chunks, pooled (vLLM's "ITL")
 	E2E           Distribution `json:"e2e_ms"`            // last_token_at − sent_at
 	Lag           Distribution `json:"scheduling_lag_ms"` // sent_at − scheduled_at, every request sent in the window (wrk2)
+	SendOverhead  Distribution `json:"send_overhead_ms"`  // wrote_at − sent_at: the client's own time to get a request onto the wire (connection, encoding, write, and waiting for a CPU), every request sent in the window that was written
 
 	// Error-adjusted distributions: the ok requests' values plus one +Inf
 	// per failed request sent in the window (Distribution.Inf counts them).

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -271,7 +272,14 @@ func (c *Client) Do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 
 // do runs the HTTP exchange.
 func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Request, rec *loadgen.Record, st *streamState) {
-	defer func() { rec.DoneAt = clock.Now() }()
+	// wrote is set by the transport's writing goroutine, which may call
+	// WroteRequest after the response has arrived: it is read once the
+	// exchange is over, and per request, not in the pooled streamState.
+	var wrote atomic.Int64
+	defer func() {
+		rec.DoneAt = clock.Now()
+		rec.WroteAt = time.Duration(wrote.Load())
+	}()
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if d := c.cfg.requestTimeout; d > 0 {
@@ -286,6 +294,11 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	}
 	rctx = httptrace.WithClientTrace(rctx, &httptrace.ClientTrace{
 		GotConn: func(info httptrace.GotConnInfo) { st.reused = info.Reused },
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			if info.Err == nil {
+				wrote.Store(int64(clock.Now()))
+			}
+		},
 	})
 	body, err := c.body(req)
 	if err != nil {

@@ -295,6 +295,12 @@ func check(t *testing.T, rec *loadgen.Record, w want) {
 // checkTimes asserts that the times that happened are ordered.
 func checkTimes(t *testing.T, rec *loadgen.Record) {
 	t.Helper()
+	switch {
+	case rec.Status == loadgen.StatusOK && rec.WroteAt == 0:
+		t.Error("wrote_at unset on an ok request")
+	case rec.WroteAt != 0 && (rec.WroteAt < rec.SentAt || rec.WroteAt > rec.DoneAt):
+		t.Errorf("wrote_at %v outside [sent_at %v, done_at %v]", rec.WroteAt, rec.SentAt, rec.DoneAt)
+	}
 	prev, prevName := rec.SentAt, "sent_at"
 	for _, p := range []struct {
 		name string
