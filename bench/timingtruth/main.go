@@ -1,38 +1,56 @@
 // Command timingtruth measures gollm-bench's timing error against the
 // mock server's ground truth (issue 7, item 1.2; run by
-// bench/timing-truth.sh). For each stream count N it runs the mock
-// (fixed scheduler: TTFT 20 ms, ITL 5 ms, 16 tokens) with WithGroundTruth
-// and the real client stack (openai.Client driven by loadgen.Generator,
-// closed loop with N concurrent streams) in one process, then matches each
-// record with the server's trace of the same prompt and reports, over
-// every request but each stream's first, which dials its connection (ms):
+// bench/timing-truth.sh). For each stream count N it drives the mock
+// (fixed scheduler, --ttft, --itl) with the real client stack
+// (openai.Client driven by loadgen.Generator, closed loop with N concurrent
+// streams, --osl tokens each), then matches each record with the server's
+// trace of the same prompt and reports, over every request but each
+// stream's first, which dials its connection (ms):
 //
-//   - TTFT error = client TTFT (first token − sent) − server TTFT (first
-//     token flush − handler entry): the request's trip to the handler plus
-//     the delay in reading the first token.
+//   - TTFT error = client TTFT (first token − sent_at) − true TTFT (server
+//     flush of the first token − wrote_at, when the request was on the
+//     wire) = send overhead + the first chunk's delay: what the client
+//     adds to the TTFT it reports.
 //   - ITL error = |client ITL − server ITL|, ITL = (E2E − TTFT)/(OSL − 1) on
 //     both sides (SPEC §5, AIPerf's definition).
 //   - chunk delay = client arrival stamp − server flush stamp, every token
-//     chunk: the pure receive-side error.
+//     chunk: the receive side's error.
+//   - send overhead = wrote_at − sent_at: the client's time to put the
+//     request on the wire (encode, connection, write, wait for a CPU).
+//   - server pre-handler = handler entry − wrote_at: the server's time to
+//     read and route the request before its own clock starts. It is
+//     server latency that the client rightly includes in TTFT; a ground
+//     truth that starts at the handler would count it as client error.
 //
 // Each N runs --reps times; the table shows the median over runs of each
-// run's p50 and p99 (nearest rank). Client and mock share the process and
-// both cores (the ground truth needs one monotonic clock), so the figures
-// include the server's own load.
+// run's p50 and p99 (nearest rank).
+//
+// The mock runs in the same process (default) or, in split mode, in
+// another one (--serve on one side, --server on the other, each pinned to
+// its own CPU by the script); the two compare CLOCK_MONOTONIC stamps,
+// which every process on the machine shares.
 //
 // Usage: timingtruth [--streams 16,64,256] [--per-stream 40] [--reps 3]
+//
+//	[--ttft 20ms] [--itl 5ms] [--osl 16] [--server URL | --serve ADDR]
 package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"os/signal"
+	"runtime/pprof"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -46,16 +64,17 @@ func main() {
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const osl = 16
-
 // tagged is a Workload whose prompt starts with a unique tag per Seq, so a
 // record can be matched with the server's trace by prompt.
-type tagged struct{ nonce string }
+type tagged struct {
+	nonce string
+	osl   int // max_tokens, tokens
+}
 
 func (w tagged) Request(seq int64) (loadgen.Request, error) {
 	return loadgen.Request{
 		Prompt:    fmt.Sprintf("%s-%d %s", w.nonce, seq, strings.Repeat("w ", 15)),
-		MaxTokens: osl,
+		MaxTokens: w.osl,
 	}, nil
 }
 
@@ -65,36 +84,144 @@ type memSink struct{ recs []*loadgen.Record }
 func (s *memSink) Write(r *loadgen.Record) error { s.recs = append(s.recs, r); return nil }
 
 // errs holds the per-request errors of one run, ms.
-type errs struct{ ttft, itl, chunk []float64 }
+type errs struct {
+	ttft, itl, chunk []float64 // the errors (see the package comment)
+	send, handler    []float64 // send overhead and server pre-handler time, the parts of TTFT before the server's clock starts
+}
 
-func measure(ctx context.Context, streams, requests int, nonce string) (errs, error) {
-	var out errs
-	srv, err := mockserver.New(mockserver.Config{
-		Scheduler: mockserver.SchedulerFixed, TTFT: 20 * time.Millisecond, ITL: 5 * time.Millisecond,
+// trace is the server's ground truth for one request: its TTFT and ITL as
+// the server saw them, and each token chunk's flush time in CLOCK_MONOTONIC
+// ns (see monoClock), comparable across processes.
+type trace struct {
+	Prompt    string        `json:"prompt"`
+	TTFT      time.Duration `json:"ttft_ns"`
+	ITL       time.Duration `json:"itl_ns"`
+	ArrivalNS int64         `json:"arrival_ns"`
+	ChunkNS   []int64       `json:"chunk_ns"`
+}
+
+func traceOf(mc monoClock, tr mockserver.RequestTrace) trace {
+	t := trace{Prompt: tr.Prompt, TTFT: tr.TTFT(), ITL: tr.ITL(), ArrivalNS: mc.ns(tr.Arrival)}
+	for _, at := range tr.ChunkTimes {
+		t.ChunkNS = append(t.ChunkNS, mc.ns(at))
+	}
+	return t
+}
+
+// serverTiming is the mock's fixed TTFT and ITL.
+type serverTiming struct{ ttft, itl time.Duration }
+
+// newMock returns the mock of every run: the fixed scheduler at t, with its
+// ground truth kept.
+func newMock(t serverTiming) (*mockserver.Server, error) {
+	return mockserver.New(mockserver.Config{
+		Scheduler: mockserver.SchedulerFixed, TTFT: t.ttft, ITL: t.itl,
 	}, mockserver.WithGroundTruth())
+}
+
+// truthHandler serves the mock's ground truth as JSON traces whose prompt
+// starts with the query's prefix (GET /truth?prefix=P), for a client in
+// another process.
+func truthHandler(srv *mockserver.Server, mc monoClock) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		prefix := r.URL.Query().Get("prefix")
+		var out []trace
+		for _, tr := range srv.GroundTruth() {
+			if strings.HasPrefix(tr.Prompt, prefix) {
+				out = append(out, traceOf(mc, tr))
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(out)
+	})
+}
+
+// serve runs the mock and its /truth endpoint on addr until ctx is done
+// (split mode's server side).
+func serve(ctx context.Context, addr string, t serverTiming, stderr io.Writer) error {
+	mc, err := newMonoClock()
 	if err != nil {
-		return out, err
+		return err
+	}
+	srv, err := newMock(t)
+	if err != nil {
+		return err
 	}
 	defer srv.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	mux := http.NewServeMux()
+	mux.Handle("/truth", truthHandler(srv, mc))
+	mux.Handle("/", srv.Handler())
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stderr, "timingtruth: serving the mock and /truth on", ln.Addr())
+	hs := &http.Server{Handler: mux}
+	go func() {
+		<-ctx.Done()
+		_ = hs.Close()
+	}()
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// truthFrom fetches the traces of one run from a split-mode server.
+func truthFrom(ctx context.Context, base, prefix string) ([]trace, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/truth?prefix="+url.QueryEscape(prefix), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := (&http.Client{}).Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s/truth: %s", base, resp.Status)
+	}
+	var out []trace
+	return out, json.NewDecoder(resp.Body).Decode(&out)
+}
+
+// measure runs streams closed-loop streams for requests requests against
+// server (split mode) or an in-process mock (server empty), and returns the
+// errors against the ground truth.
+func measure(ctx context.Context, server string, t serverTiming, osl, streams, requests int, nonce string) (errs, error) {
+	var out errs
+	mc, err := newMonoClock()
 	if err != nil {
 		return out, err
 	}
-	hs := &http.Server{Handler: srv.Handler()}
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	defer func() {
-		_ = hs.Close()
-		<-done
-	}()
+	base := server
+	var srv *mockserver.Server
+	if server == "" {
+		if srv, err = newMock(t); err != nil {
+			return out, err
+		}
+		defer srv.Close()
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return out, err
+		}
+		hs := &http.Server{Handler: srv.Handler()}
+		done := make(chan error, 1)
+		go func() { done <- hs.Serve(ln) }()
+		defer func() {
+			_ = hs.Close()
+			<-done
+		}()
+		base = "http://" + ln.Addr().String()
+	}
 
-	client, err := openai.New("http://"+ln.Addr().String(), openai.WithModel(mockserver.DefaultModel),
+	client, err := openai.New(base, openai.WithModel(mockserver.DefaultModel),
 		openai.WithMaxConcurrency(streams))
 	if err != nil {
 		return out, err
 	}
 	clock := loadgen.NewClock(time.Now())
-	w := tagged{nonce: nonce}
+	w := tagged{nonce: nonce, osl: osl}
 	gen := loadgen.New(client, w, loadgen.WithClock(clock))
 	var sink memSink
 	res, err := gen.Run(ctx, 0, loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: streams},
@@ -105,8 +232,16 @@ func measure(ctx context.Context, streams, requests int, nonce string) (errs, er
 	if res.OK != int64(requests) {
 		return out, fmt.Errorf("%d streams: %d of %d requests ok", streams, res.OK, requests)
 	}
-	truth := map[string]mockserver.RequestTrace{}
-	for _, tr := range srv.GroundTruth() {
+	var traces []trace
+	if srv != nil {
+		for _, tr := range srv.GroundTruth() {
+			traces = append(traces, traceOf(mc, tr))
+		}
+	} else if traces, err = truthFrom(ctx, server, nonce+"-"); err != nil {
+		return out, err
+	}
+	truth := map[string]trace{}
+	for _, tr := range traces {
 		truth[tr.Prompt] = tr
 	}
 	for _, rec := range sink.recs {
@@ -118,16 +253,25 @@ func measure(ctx context.Context, streams, requests int, nonce string) (errs, er
 		if !ok {
 			return out, fmt.Errorf("seq %d: no ground truth for its prompt", rec.Seq)
 		}
-		if len(rec.ChunkTimes) != len(tr.ChunkTimes) || rec.OutputTokens != osl {
-			return out, fmt.Errorf("seq %d: %d chunks, %d tokens; the server sent %d chunks", rec.Seq, len(rec.ChunkTimes), rec.OutputTokens, len(tr.ChunkTimes))
+		if len(rec.ChunkTimes) != len(tr.ChunkNS) || rec.OutputTokens != w.osl {
+			return out, fmt.Errorf("seq %d: %d chunks, %d tokens; the server sent %d chunks", rec.Seq, len(rec.ChunkTimes), rec.OutputTokens, len(tr.ChunkNS))
 		}
+		if rec.WroteAt == 0 {
+			return out, fmt.Errorf("seq %d: no wrote_at stamp", rec.Seq)
+		}
+		wrote := mc.ns(clock.Start().Add(rec.WroteAt))
 		for k, at := range rec.ChunkTimes {
-			out.chunk = append(out.chunk, ms(clock.Start().Add(at).Sub(tr.ChunkTimes[k])))
+			out.chunk = append(out.chunk, ms(time.Duration(mc.ns(clock.Start().Add(at))-tr.ChunkNS[k])))
 		}
+		// The server's TTFT as the client should see it starts when the
+		// request was on the wire (wrote_at), not at the handler's entry:
+		// the time in between is the server's, not an error.
 		ttft, _ := rec.TTFT()
-		out.ttft = append(out.ttft, ms(ttft-tr.TTFT()))
+		out.ttft = append(out.ttft, ms(ttft-time.Duration(tr.ChunkNS[0]-wrote)))
+		out.send = append(out.send, ms(rec.WroteAt-rec.SentAt))
+		out.handler = append(out.handler, ms(time.Duration(tr.ArrivalNS-wrote)))
 		itl := (rec.E2E() - ttft) / time.Duration(rec.OutputTokens-1)
-		out.itl = append(out.itl, math.Abs(ms(itl-tr.ITL())))
+		out.itl = append(out.itl, math.Abs(ms(itl-tr.ITL)))
 	}
 	return out, nil
 }
@@ -157,27 +301,62 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	perStream := fs.Int("per-stream", 40, "requests per stream per run")
 	reps := fs.Int("reps", 3, "runs per stream count")
 	goal := fs.Float64("goal-ms", 0.5, "p99 error goal at the largest stream count, ms")
+	serveAddr := fs.String("serve", "", "split mode, server side: serve the mock and its ground truth on this loopback address (e.g. 127.0.0.1:18395) until killed")
+	server := fs.String("server", "", "split mode, client side: measure against a --serve process at this base URL (e.g. http://127.0.0.1:18395) instead of an in-process mock")
+	ttft := fs.Duration("ttft", 20*time.Millisecond, "the mock's fixed TTFT (in-process mock, or the --serve side)")
+	itl := fs.Duration("itl", 5*time.Millisecond, "the mock's fixed ITL (in-process mock, or the --serve side)")
+	osl := fs.Int("osl", 16, "output tokens per request (max_tokens), at least 2")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	fmt.Fprintln(stdout, "| streams | requests/run | TTFT error p50 (ms) | TTFT error p99 (ms) | ITL error p50 (ms) | ITL error p99 (ms) | chunk delay p50 (ms) | chunk delay p99 (ms) |")
-	fmt.Fprintln(stdout, "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	if *osl < 2 {
+		fmt.Fprintf(stderr, "timingtruth: --osl %d: ITL needs at least 2 output tokens\n", *osl)
+		return 2
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "timingtruth: --cpuprofile:", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if *serveAddr != "" {
+		ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		if err := serve(ctx, *serveAddr, serverTiming{*ttft, *itl}, stderr); err != nil {
+			fmt.Fprintln(stderr, "timingtruth:", err)
+			return 1
+		}
+		return 0
+	}
+	fmt.Fprintln(stdout, "| streams | requests/run | TTFT error p50 (ms) | TTFT error p99 (ms) | ITL error p50 (ms) | ITL error p99 (ms) | chunk delay p50 (ms) | chunk delay p99 (ms) | send overhead p50 (ms) | send overhead p99 (ms) | server pre-handler p50 (ms) | server pre-handler p99 (ms) |")
+	fmt.Fprintln(stdout, "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	var lastTTFT99, lastITL99 float64
 	for _, n := range *streams {
-		var t50, t99, i50, i99, c50, c99 []float64
+		// q[k] holds, for figure k, each run's p50 and p99.
+		var q [5][2][]float64
 		for r := range *reps {
-			e, err := measure(ctx, n, n**perStream, fmt.Sprintf("truth%d-%d", n, r))
+			e, err := measure(ctx, *server, serverTiming{*ttft, *itl}, *osl, n, n**perStream, fmt.Sprintf("truth%d-%d", n, r))
 			if err != nil {
 				fmt.Fprintln(stderr, "timingtruth:", err)
 				return 1
 			}
-			t50, t99 = append(t50, quantile(e.ttft, 0.5)), append(t99, quantile(e.ttft, 0.99))
-			i50, i99 = append(i50, quantile(e.itl, 0.5)), append(i99, quantile(e.itl, 0.99))
-			c50, c99 = append(c50, quantile(e.chunk, 0.5)), append(c99, quantile(e.chunk, 0.99))
+			for k, xs := range [][]float64{e.ttft, e.itl, e.chunk, e.send, e.handler} {
+				q[k][0] = append(q[k][0], quantile(xs, 0.5))
+				q[k][1] = append(q[k][1], quantile(xs, 0.99))
+			}
 		}
-		fmt.Fprintf(stdout, "| %d | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", n, n**perStream,
-			median(t50), median(t99), median(i50), median(i99), median(c50), median(c99))
-		lastTTFT99, lastITL99 = median(t99), median(i99)
+		fmt.Fprintf(stdout, "| %d | %d |", n, n**perStream)
+		for k := range q {
+			fmt.Fprintf(stdout, " %.3f | %.3f |", median(q[k][0]), median(q[k][1]))
+		}
+		fmt.Fprintln(stdout)
+		lastTTFT99, lastITL99 = median(q[0][1]), median(q[1][1])
 	}
 	last := (*streams)[len(*streams)-1]
 	for _, g := range []struct {
