@@ -27,24 +27,25 @@ func newFineTimer() (fineTimer, error) {
 	return &timerfd{fd: fd, f: os.NewFile(uintptr(fd), "timerfd")}, nil
 }
 
-// sleep arms the timer d from now (re-arming also clears an expiry left
-// from an earlier sleep that the deadline ended) and reads it. A read
-// deadline of d runs beside it on the runtime timer: when every P is busy
-// the poller looks at the timerfd less often than the runtime checks its
-// timers, and whichever fires first ends the sleep. Both fire after d, so
-// the sleep is never short.
+// sleep arms the timer d + fineSlack from now (re-arming also clears an
+// expiry left from an earlier sleep) and reads it, with a read deadline of
+// d on the runtime timer beside it. Whichever fires first ends the sleep;
+// if the deadline does, the timer is disarmed before it expires, so that
+// it wakes no thread. Both fire after d, so the sleep is never short.
 func (t *timerfd) sleep(d time.Duration) error {
-	t.spec.Value = unix.NsecToTimespec(int64(d))
+	t.spec.Value = unix.NsecToTimespec(int64(d + fineSlack))
 	if err := unix.TimerfdSettime(t.fd, 0, &t.spec, nil); err != nil {
 		return err
 	}
 	if err := t.f.SetReadDeadline(time.Now().Add(d)); err != nil {
 		return err
 	}
-	if _, err := t.f.Read(t.buf[:]); err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
-		return err
+	_, err := t.f.Read(t.buf[:])
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		t.spec.Value = unix.Timespec{}
+		return unix.TimerfdSettime(t.fd, 0, &t.spec, nil)
 	}
-	return nil
+	return err
 }
 
 func (t *timerfd) close() error { return t.f.Close() }

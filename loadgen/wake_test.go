@@ -109,3 +109,50 @@ func BenchmarkWakerLateness(b *testing.B) {
 func newBubbled(r Requester, w Workload, opts ...Option) *Generator {
 	return New(r, w, append([]Option{WithFineTimer(false)}, opts...)...)
 }
+
+// TestWakerFineOnlyForSparseArrivals: the fine timer serves arrivals whose
+// moving-average gap is at least fineMinGap, and leaves denser ones to the
+// runtime timer's batching.
+func TestWakerFineOnlyForSparseArrivals(t *testing.T) {
+	w := newWaker(NewClock(time.Now()), false)
+	defer w.close()
+	w.fine = &brokenFine{} // never slept on: only the decision is tested
+	at := time.Duration(0)
+	uses := func(n int, gap time.Duration) (fine int) {
+		for range n {
+			at += gap
+			if w.useFine(at) {
+				fine++
+			}
+		}
+		return fine
+	}
+	if got := uses(1, 0); got != 1 {
+		t.Errorf("first arrival: fine timer used %d times, want 1", got)
+	}
+	if got := uses(200, 250*time.Microsecond); got != 0 {
+		t.Errorf("4,000 req/s: fine timer used for %d of 200 arrivals, want 0", got)
+	}
+	// Back to 500 req/s: the average climbs past fineMinGap within a few
+	// dozen arrivals, and stays there.
+	uses(60, 2*time.Millisecond)
+	if got := uses(100, 2*time.Millisecond); got != 100 {
+		t.Errorf("500 req/s: fine timer used for %d of 100 arrivals, want 100", got)
+	}
+	// A Poisson-like mix averaging 1,000 req/s keeps it.
+	mix := []time.Duration{100 * time.Microsecond, 300 * time.Microsecond, 700 * time.Microsecond, 1200 * time.Microsecond, 2700 * time.Microsecond}
+	fine := 0
+	for i := range 500 {
+		at += mix[i%len(mix)]
+		if w.useFine(at) {
+			fine++
+		}
+	}
+	if fine != 500 {
+		t.Errorf("1,000 req/s mix: fine timer used for %d of 500 arrivals, want 500", fine)
+	}
+	w.fine = nil
+	if w.useFine(at + time.Second) {
+		t.Error("fine timer used without one")
+	}
+}
