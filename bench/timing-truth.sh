@@ -44,7 +44,7 @@ out=$(
   echo "### Timing truth run, $(date -u +%Y-%m-%d)"
   echo
   echo "$header_machine"
-  echo "- Mock: \`timingtruth --serve\` (fixed scheduler, WithGroundTruth) on CPU $SERVER_CPU; client: openai.Client + loadgen.Generator, closed loop with N streams, on CPU $CLIENT_CPU; the two processes compare CLOCK_MONOTONIC stamps. Each stream's first request, which dials, is excluded. $REPS runs per row, median of the per-run p50 and p99 shown. Send delay = server handler entry − client SentAt; TTFT error = send delay + first-chunk delay. Load average after: $(loadavg)."
+  echo "- Mock: \`timingtruth --serve\` (fixed scheduler, WithGroundTruth) on CPU $SERVER_CPU; client: openai.Client + loadgen.Generator, closed loop with N streams, on CPU $CLIENT_CPU; the two processes compare CLOCK_MONOTONIC stamps. Each stream's first request, which dials, is excluded. $REPS runs per row, median of the per-run p50 and p99 shown. TTFT error = client TTFT − (server flush of the first token − client wrote_at) = send overhead + the first chunk's delay; send overhead = wrote_at − sent_at (the client's); server pre-handler = handler entry − wrote_at (the server's, excluded from the error). Load average after: $(loadavg)."
   echo "- Command: \`STREAMS=$STREAMS REPS=$REPS STRESS_PER_STREAM=$STRESS_PER_STREAM DECODE_PER_STREAM=$DECODE_PER_STREAM bench/timing-truth.sh\`"
   echo
   echo "Stress: TTFT 20 ms, ITL 5 ms, 16 tokens, $STRESS_PER_STREAM requests per stream per run."
