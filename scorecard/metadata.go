@@ -67,7 +67,8 @@ type Metadata struct {
 	// ISLBasis says what ISLTokens counts: "prompt" (the prompt text in the
 	// served tokenizer) or "chat_template" (server usage, template included).
 	ISLBasis string `json:"isl_basis,omitempty"`
-	// PrefixCache is "cold" or "warm:N" (--prefix-cache).
+	// PrefixCache is "cold" or "warm:N" (--prefix-cache), or "dataset" for
+	// a --dataset's prompts, which are sent unchanged.
 	PrefixCache string `json:"prefix_cache,omitempty"`
 	// Seed seeds everything random; nil when unknown (0 is a valid seed).
 	Seed *uint64 `json:"seed,omitempty"`

@@ -160,6 +160,9 @@ func (b *bench) parse(fs *pflag.FlagSet) error {
 	} else {
 		lengths = d
 	}
+	if f.dataset != "" && fs.Changed("prefix-cache") {
+		bad(fmt.Errorf("--prefix-cache %s with --dataset: the dataset's prompts are sent as they are, so their prefix-cache state is the dataset's; drop --prefix-cache, or use --data for synthetic prompts whose prefix sharing gollm-bench controls", f.prefixCache))
+	}
 	if pc, warmN, err := parsePrefixCache(f.prefixCache); err != nil {
 		bad(err)
 	} else if lengths != nil && f.dataset == "" {
@@ -419,6 +422,16 @@ func (b *bench) newWorkload() error {
 }
 
 // parsePrefixCache parses --prefix-cache cold | warm:N.
+// prefixCacheState is the prefix-cache state the run declares: the
+// --prefix-cache value for synthetic prompts, "dataset" for a --dataset's
+// prompts, which gollm-bench sends unchanged and so does not control.
+func (b *bench) prefixCacheState() string {
+	if b.f.dataset != "" {
+		return "dataset"
+	}
+	return b.f.prefixCache
+}
+
 func parsePrefixCache(s string) (workload.PrefixCache, int, error) {
 	mode, n, hasN := strings.Cut(s, ":")
 	switch workload.PrefixCache(mode) {
@@ -592,7 +605,7 @@ func (b *bench) result(res sweep.Result) results.Run {
 			Command: cmd, Target: redactURL(b.target), Endpoint: f.endpoint, Model: b.model,
 			Stream: !f.noStream, IgnoreEOS: !f.noIgnoreEOS, Profile: f.profile, Rates: b.levels,
 			MaxConcurrency: f.maxConcurrency, Seed: f.seed, Data: f.data, SequenceDistribution: f.sequenceDistribution,
-			Dataset: f.dataset, PrefixCache: f.prefixCache, Warmup: b.warmup.String(), Cooldown: b.cooldown.String(),
+			Dataset: f.dataset, PrefixCache: b.prefixCacheState(), Warmup: b.warmup.String(), Cooldown: b.cooldown.String(),
 			MaxSeconds: f.maxSeconds, MaxRequests: f.maxRequests, MaxErrors: f.maxErrors,
 			RequestTimeoutS: f.requestTimeout.Seconds(), IdleTimeoutS: f.idleTimeout.Seconds(),
 			MaxLagMs: msOf(b.runnerMaxLag()), SLO: b.obj.String(), MinSamples: f.minSamples, Energy: f.energy, Labels: labels,

@@ -212,6 +212,36 @@ func TestScorecardAuditable(t *testing.T) {
 	}
 }
 
+// TestDatasetPrefixCacheState: a --dataset's prompts are sent as they are,
+// so the run declares its prefix-cache state "dataset", not the default
+// "cold" it does not control.
+func TestDatasetPrefixCacheState(t *testing.T) {
+	cfg, _ := mockserver.Preset("instant")
+	s, err := mockserver.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(func() { ts.Close(); s.Close() })
+	dir := t.TempDir()
+	data := filepath.Join(dir, "prompts.jsonl")
+	if err := os.WriteFile(data, []byte(`{"prompt": "the same words every time", "output_tokens": 4}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := cli(t, context.Background(), "run", "--target", ts.URL, "--profile", "concurrent", "--rate", "1",
+		"--max-requests", "3", "--dataset", data, "--energy", "none", "--max-lag", lenientLag, "--output-dir", dir, "--run-id", "ds")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	sc, err := scorecard.Read(filepath.Join(dir, "ds", results.ScorecardJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sc.Metadata.PrefixCache; got != "dataset" {
+		t.Errorf("scorecard prefix_cache %q, want \"dataset\"", got)
+	}
+}
+
 // TestFaultsRecorded: each mock fault gives the right status and error
 // kind in requests.jsonl, and no record is lost.
 func TestFaultsRecorded(t *testing.T) {
@@ -325,6 +355,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--rate", "1", "--data", "prompt_tokens=x"}, "prompt_tokens"},
 		{[]string{"run", "--rate", "1", "--prefix-cache", "warm"}, "warm:256"},
 		{[]string{"run", "--rate", "1", "--data", "prompt_tokens=32,output_tokens=8", "--prefix-cache", "warm:32"}, "--prefix-cache warm:32"},
+		{[]string{"run", "--rate", "1", "--dataset", "prompts.jsonl", "--prefix-cache", "warm:8"}, "--prefix-cache warm:8 with --dataset"},
 		{[]string{"run", "--profile", "concurrent"}, "needs --rate"},
 		{[]string{"run", "--profile", "bogus"}, "--profile"},
 		{[]string{"run", "--warmup", "5x"}, "--warmup"},

@@ -37,7 +37,7 @@ func (b *bench) scorecardFor(ctx context.Context, run results.Run) scorecard.Sco
 		Endpoint:      f.endpoint,
 		LoadMode:      f.profile,
 		Profile:       f.profile,
-		PrefixCache:   f.prefixCache,
+		PrefixCache:   b.prefixCacheState(),
 		Seed:          &seed,
 		Labels:        labels,
 		TargetURL:     scorecard.RedactURL(b.target),
