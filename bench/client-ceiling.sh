@@ -181,7 +181,7 @@ out=$(
   echo "### Client ceiling run, $(date -u +%Y-%m-%d)"
   echo
   echo "$header_machine"
-  echo "- Server: bench/sseserver pinned to CPU $SERVER_CPU (TTFT ${TTFT_MS} ms, ITL 5 ms, 16 tokens; the server's TTFT p99 column is what it served in the same run, from the end of the request to the first token's write, all requests); each client pinned to CPU $CLIENT_CPU, and both cut off what is in flight at the end of a run (gollm-bench with `--drain-timeout 0`, as the Python client does), so completed tokens compare like with like; Poisson, seed 42 (the same arrival plan for both clients: the Python client replays loadgen.PoissonPacer), ${DURATION} s per run, $REPS runs per cell, medians shown; load average (1 min) during the runs: $la_range."
+  echo "- Server: bench/sseserver pinned to CPU $SERVER_CPU (TTFT ${TTFT_MS} ms, ITL 5 ms, 16 tokens; the server's TTFT p99 column is what it served in the same run, from the end of the request to the first token's write, all requests); each client pinned to CPU $CLIENT_CPU, and both cut off what is in flight at the end of a run (gollm-bench with \`--drain-timeout 0\`, as the Python client does), so completed tokens compare like with like; Poisson, seed 42 (the same arrival plan for both clients: the Python client replays loadgen.PoissonPacer), ${DURATION} s per run, $REPS runs per cell, medians shown; load average (1 min) during the runs: $la_range."
   echo "- Server ceilings (wrk -t1 -c1000, ${WRK_SECONDS} s, median of $REPS): bench/sseserver **$(fmt "$sse_ceiling" 0) req/s**, the mock (\`mock-server --preset fast\`) $(fmt "$mock_ceiling" 0) req/s."
   echo "- Command: \`RATES=\"$RATES\" DURATION=$DURATION REPS=$REPS OVERLOAD_RATES=\"$OVERLOAD_RATES\" bench/client-ceiling.sh\`"
   echo
