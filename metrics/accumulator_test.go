@@ -482,7 +482,7 @@ func TestSendOverhead(t *testing.T) {
 		r.WroteAt = r.SentAt + time.Duration(i+1)*100*time.Microsecond // 0.1 … 1.0 ms
 	}
 	recs[9].Status, recs[9].ErrorKind = loadgen.StatusError, loadgen.ErrorHTTP // written, then failed: counted
-	recs[8].WroteAt = 0                                                       // never written (connect failure): not counted
+	recs[8].WroteAt = 0                                                        // never written (connect failure): not counted
 	late := &loadgen.Record{Seq: 10, SentAt: 20 * time.Second, WroteAt: 20*time.Second + ms(9), DoneAt: 21 * time.Second, Status: loadgen.StatusOK}
 	cfg := Config{Profile: loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 1}, Window: Window{Start: 0, End: 10 * time.Second}, MinSamples: -1}
 	s := summarize(cfg, append(recs, late)...).SendOverhead
