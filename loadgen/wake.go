@@ -84,28 +84,32 @@ func newWaker(clock Clock, fine bool) *waker {
 // or ctx is done, and reports whether it got to at. It returns at once if
 // at has passed.
 func (w *waker) until(ctx context.Context, at time.Duration) bool {
-	fine := w.useFine(at)
-	wait := at - w.clock.Now()
-	if fine {
-		wait -= fineSpan
+	if !w.useFine(at) {
+		return w.coarseUntil(ctx, at)
 	}
-	if wait > 0 {
+	if !w.coarseUntil(ctx, at-fineSpan) {
+		return false
+	}
+	// At most fineSpan left: short enough not to watch ctx.
+	for left := at - w.clock.Now(); left > 0; left = at - w.clock.Now() {
+		if err := w.fine.sleep(left); err != nil {
+			w.fine.close()
+			w.fine = nil
+			return w.coarseUntil(ctx, at)
+		}
+	}
+	return ctx.Err() == nil
+}
+
+// coarseUntil is until on the runtime timer alone.
+func (w *waker) coarseUntil(ctx context.Context, at time.Duration) bool {
+	if wait := at - w.clock.Now(); wait > 0 {
 		w.coarse.Reset(wait)
 		select {
 		case <-w.coarse.C:
 		case <-ctx.Done():
 			w.coarse.Stop()
 			return false
-		}
-	}
-	if fine {
-		// At most fineSpan left: short enough not to watch ctx.
-		for left := at - w.clock.Now(); left > 0; left = at - w.clock.Now() {
-			if err := w.fine.sleep(left); err != nil {
-				w.fine.close()
-				w.fine = nil
-				return w.until(ctx, at)
-			}
 		}
 	}
 	return ctx.Err() == nil
