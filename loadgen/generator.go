@@ -40,7 +40,8 @@ type Generator struct {
 	shardSet      bool // WithShard was given: its Count must be >= 1
 
 	running  atomic.Bool
-	nextSeq  int64 // owned by the running Run
+	current  atomic.Pointer[level] // the level in progress, for Stop
+	nextSeq  int64                 // owned by the running Run
 	progress progressCounters
 }
 
@@ -181,7 +182,9 @@ func (g *Generator) Run(ctx context.Context, level int, p Profile, lim Limits, s
 	l.share = share
 	defer l.cancelAll()
 	g.progress.reset(level)
+	g.current.Store(l)
 	l.run(sink)
+	g.current.Store(nil)
 	g.nextSeq += l.planned
 
 	res.Start, res.End = l.start, l.end
@@ -207,6 +210,23 @@ func (g *Generator) Run(ctx context.Context, level int, p Profile, lim Limits, s
 		err = fmt.Errorf("loadgen: level %d: %w", level, l.workloadErr)
 	}
 	return res, err
+}
+
+// Stop ends the level in progress as if Limits.MaxDuration had elapsed
+// now: nothing more is scheduled, requests in flight may finish within the
+// drain timeout (WithDrainTimeout; without one they are cancelled at once,
+// as incomplete), and the measured window ends now (less the cooldown).
+// The level's StopReason is StopRequested unless it had already stopped.
+// A caller uses it to end a level once it has measured enough, e.g. when
+// its precision targets are met. Stop reports false when no level is
+// running. It is safe to call from any goroutine.
+func (g *Generator) Stop() bool {
+	l := g.current.Load()
+	if l == nil {
+		return false
+	}
+	l.requestStop()
+	return true
 }
 
 // level is the state of one Run.
@@ -256,6 +276,12 @@ type level struct {
 	sinkErr error
 
 	end time.Duration
+
+	// stopAt is when Generator.Stop ended scheduling (0: it was not
+	// called); drainTimer cancels what is still in flight a drain timeout
+	// later. Both are guarded by mu.
+	stopAt     time.Duration
+	drainTimer *time.Timer
 }
 
 // slot is one scheduled request: its index k in the level's whole plan
@@ -281,6 +307,11 @@ func (g *Generator) newLevel(ctx context.Context, num int, p Profile, lim Limits
 }
 
 func (l *level) cancelAll() {
+	l.mu.Lock()
+	if l.drainTimer != nil {
+		l.drainTimer.Stop()
+	}
+	l.mu.Unlock()
 	l.schedCancel(errStop)
 	l.reqTimeout()
 	l.reqCancel(errStop)
@@ -298,6 +329,23 @@ func (l *level) stop(reason StopReason, cancelInflight bool) {
 	l.schedCancel(errStop)
 	if cancelInflight {
 		l.reqCancel(errStop)
+	}
+}
+
+// requestStop is Generator.Stop for this level.
+func (l *level) requestStop() {
+	now := l.g.clock.Now()
+	l.mu.Lock()
+	first := l.stopAt == 0 && l.schedCtx.Err() == nil
+	if first {
+		l.stopAt = now
+		if d := l.g.drain; d > 0 {
+			l.drainTimer = time.AfterFunc(d, func() { l.reqCancel(errStop) })
+		}
+	}
+	l.mu.Unlock()
+	if first {
+		l.stop(StopRequested, l.g.drain == 0)
 	}
 }
 
@@ -402,7 +450,14 @@ func (l *level) window() Window {
 	if d := l.lim.MaxDuration; d > 0 && l.start+d < end {
 		end = l.start + d
 	}
-	w := Window{Start: l.start + l.lim.Warmup, End: end - l.lim.Cooldown}
+	if l.stopAt > 0 && l.stopAt < end {
+		end = l.stopAt // Stop: the tail that drains after it is not measured load
+	}
+	length := end - l.start
+	w := Window{
+		Start: l.start + l.lim.Warmup + time.Duration(l.lim.WarmupFraction*float64(length)),
+		End:   end - l.lim.Cooldown - time.Duration(l.lim.CooldownFraction*float64(length)),
+	}
 	if nw := l.lim.WarmupRequests; nw > 0 {
 		if l.warmupSet {
 			w.Start = l.warmupAt

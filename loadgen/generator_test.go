@@ -617,3 +617,76 @@ func BenchmarkRun(b *testing.B) {
 		})
 	}
 }
+
+// TestStop ends a 10-second level after 3 s: nothing more is scheduled,
+// requests in flight drain, and the window (with its shares trimmed from
+// the actual length) ends at the stop.
+func TestStop(t *testing.T) {
+	for _, mode := range []Mode{ModeConstant, ModeConcurrent} {
+		t.Run(string(mode), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				g := newBubbled(newFake(250*time.Millisecond), okWorkload, WithDrainTimeout(time.Second))
+				if g.Stop() {
+					t.Error("Stop with no level running reported true")
+				}
+				p := Profile{Mode: mode, Rate: 10, Concurrency: 2}
+				lim := Limits{MaxDuration: 10 * time.Second, WarmupFraction: 0.1, CooldownFraction: 0.1}
+				go func() {
+					time.Sleep(3 * time.Second)
+					if !g.Stop() {
+						t.Error("Stop during the level reported false")
+					}
+					g.Stop() // a second call changes nothing
+				}()
+				var sink MemorySink
+				res, err := g.Run(t.Context(), 0, p, lim, &sink)
+				if err != nil {
+					t.Fatal(err)
+				}
+				recs := sink.Records()
+				checkComplete(t, res, recs)
+				if res.StopReason != StopRequested {
+					t.Errorf("stop reason %q, want %q", res.StopReason, StopRequested)
+				}
+				for _, r := range recs {
+					if r.ScheduledAt > 3*time.Second {
+						t.Errorf("seq %d scheduled at %v, after the stop", r.Seq, r.ScheduledAt)
+					}
+				}
+				if n := countStatus(recs, StatusOK); n != len(recs) {
+					t.Errorf("%d of %d ok: requests in flight should drain", n, len(recs))
+				}
+				if want := (Window{Start: 300 * time.Millisecond, End: 2700 * time.Millisecond}); res.Window != want {
+					t.Errorf("window %+v, want %+v (10 %% of 3 s each side)", res.Window, want)
+				}
+			})
+		})
+	}
+}
+
+func TestStopWithoutDrainCancels(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newBubbled(newFake(2*time.Second), okWorkload)
+		go func() { time.Sleep(time.Second); g.Stop() }()
+		var sink MemorySink
+		res, err := g.Run(t.Context(), 0, Profile{Mode: ModeConcurrent, Concurrency: 3}, Limits{MaxDuration: time.Minute}, &sink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Cancelled != 3 || res.End != time.Second {
+			t.Errorf("cancelled %d, end %v: want the 3 in flight cut off at 1s", res.Cancelled, res.End)
+		}
+	})
+}
+
+func TestLimitsFractions(t *testing.T) {
+	for _, l := range []Limits{
+		{MaxDuration: time.Second, WarmupFraction: 0.5},
+		{MaxDuration: time.Second, CooldownFraction: -0.1},
+		{MaxDuration: time.Second, WarmupFraction: 0.1, Warmup: time.Millisecond},
+	} {
+		if l.Validate() == nil {
+			t.Errorf("%+v accepted", l)
+		}
+	}
+}

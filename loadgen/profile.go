@@ -57,6 +57,12 @@ type Limits struct {
 	WarmupRequests   int64         `json:"warmup_requests,omitempty"`
 	Cooldown         time.Duration `json:"cooldown_ns,omitempty"`
 	CooldownRequests int64         `json:"cooldown_requests,omitempty"`
+	// WarmupFraction and CooldownFraction trim a share of the level's
+	// scheduling time instead, each in [0, 0.5): applied when the level
+	// ends, to its actual length (Generator.Stop can end it before
+	// MaxDuration).
+	WarmupFraction   float64 `json:"warmup_fraction,omitempty"`
+	CooldownFraction float64 `json:"cooldown_fraction,omitempty"`
 }
 
 // Validate reports every problem with p at once (errors.Join), naming the
@@ -117,6 +123,18 @@ func (l Limits) Validate() error {
 	}
 	if l.Cooldown > 0 && l.CooldownRequests > 0 {
 		errs = append(errs, errors.New("limits: cooldown is either a duration or a request count (--cooldown 5s or --cooldown 20), not both"))
+	}
+	for _, f := range []struct {
+		name      string
+		v         float64
+		otherwise bool
+	}{{"warmup", l.WarmupFraction, l.Warmup > 0 || l.WarmupRequests > 0}, {"cooldown", l.CooldownFraction, l.Cooldown > 0 || l.CooldownRequests > 0}} {
+		switch {
+		case !(f.v >= 0 && f.v < 0.5):
+			errs = append(errs, fmt.Errorf("limits: %s fraction %v must be in [0, 0.5)", f.name, f.v))
+		case f.v > 0 && f.otherwise:
+			errs = append(errs, fmt.Errorf("limits: %s is a share, a duration or a request count, not two of them", f.name))
+		}
 	}
 	if l.MaxDuration > 0 && l.Warmup+l.Cooldown >= l.MaxDuration {
 		errs = append(errs, fmt.Errorf("limits: warmup %v + cooldown %v leave no measured window in --max-seconds %v", l.Warmup, l.Cooldown, l.MaxDuration))
