@@ -77,7 +77,7 @@ func TestDrainBetweenLevels(t *testing.T) {
 			}
 			r, err := harness.New(harness.Config{
 				Requester: srv, Workload: w, Clock: loadgen.NewClock(time.Now()),
-				Limits: loadgen.Limits{MaxDuration: 2 * time.Second}, MinSamples: -1, SettleProbe: tt.drain,
+				Limits: loadgen.Limits{MaxDuration: 2 * time.Second}, SettleProbe: tt.drain,
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -34,8 +34,7 @@ func Example() {
 	obj, _ := slo.Parse("ttft_p99<=1s,error_rate<=1%")
 	r, err := harness.New(harness.Config{
 		Requester: client, Workload: w, Clock: clock, Objective: obj,
-		Limits:     loadgen.Limits{MaxRequests: 40},
-		MinSamples: -1,
+		Limits: loadgen.Limits{MaxRequests: 40},
 	})
 	if err != nil {
 		panic(err)

@@ -64,9 +64,8 @@ func TestTimingTruth(t *testing.T) {
 	}
 	r, err := harness.New(harness.Config{
 		Requester: client, Workload: w, Clock: clock,
-		Limits:     loadgen.Limits{MaxRequests: 512},
-		MinSamples: -1,
-		Log:        log,
+		Limits: loadgen.Limits{MaxRequests: 512},
+		Log:    log,
 	})
 	if err != nil {
 		t.Fatal(err)

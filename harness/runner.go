@@ -52,9 +52,6 @@ type Config struct {
 	// MaxLag is the scheduling-lag p99 above which a level is
 	// client-limited (default Objective.MaxLag()).
 	MaxLag time.Duration
-	// MinSamples is the request count below which p99 is flagged
-	// unreliable (default metrics.DefaultMinSamples; < 0 turns it off).
-	MinSamples int
 	// Log receives every record, each level's records once its window is
 	// known. Nil keeps nothing on disk (records live in memory per level).
 	Log *RecordLog
@@ -254,7 +251,6 @@ func (r *Runner) RunLevel(ctx context.Context, level int, p loadgen.Profile) (me
 		Profile:      share,
 		Window:       metrics.Window{Start: res.Window.Start, End: res.Window.End},
 		MaxLag:       r.cfg.MaxLag,
-		MinSamples:   r.cfg.MinSamples,
 		CPUSeconds:   res.ClientCPU.Seconds(),
 		WallSeconds:  res.Duration().Seconds(),
 		CapReached:   res.Queued > 0,

@@ -9,15 +9,13 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/stats"
 )
 
 // Defaults applied by NewAccumulator to zero Config fields (SPEC §5).
 const (
 	// DefaultMaxLag is the scheduling-lag p99 threshold without an SLO.
 	DefaultMaxLag = 10 * time.Millisecond
-	// DefaultMinSamples is the successful-request count below which a
-	// level's p99 is flagged unreliable.
-	DefaultMinSamples = 1000
 )
 
 // Thresholds of the client-health and data-quality checks.
@@ -47,12 +45,10 @@ type Config struct {
 	// with an SLO the caller passes 5 % of its tightest latency term.
 	MaxLag time.Duration
 	// Good is the per-request goodput predicate (every per-request SLO
-	// latency threshold met), called only for ok requests sent in the
-	// window. Nil means no SLO: goodput stays zero.
+	// latency threshold met), called for ok requests that were sent in the
+	// window or delivered tokens inside it. Nil means no SLO: goodput
+	// stays zero.
 	Good func(*loadgen.Record) bool
-	// MinSamples is the ok-request count below which a "few_samples"
-	// warning is raised. Zero means DefaultMinSamples; negative disables it.
-	MinSamples int
 	// CPUSeconds is the client process's CPU time (user+sys) during the
 	// level, s, and WallSeconds the level's wall time, s; both from the level
 	// runner (0 = unknown).
@@ -121,6 +117,12 @@ type Accumulator struct {
 	goodTokens   float64
 	validWindow  bool
 	windowLength time.Duration
+
+	// batches cuts the window into SubWindows equal parts for the
+	// batch-means intervals of the rates; scratch holds one record's
+	// tokens per sub-window while it is added.
+	batches Batches
+	scratch [SubWindows]float64
 }
 
 // NewAccumulator returns an empty Accumulator for the level cfg describes,
@@ -130,12 +132,6 @@ type Accumulator struct {
 func NewAccumulator(cfg Config) *Accumulator {
 	if cfg.MaxLag <= 0 {
 		cfg.MaxLag = DefaultMaxLag
-	}
-	if cfg.MinSamples == 0 {
-		cfg.MinSamples = DefaultMinSamples
-	}
-	if cfg.MinSamples < 0 {
-		cfg.MinSamples = 0
 	}
 	if cfg.TargetRate == 0 && cfg.Profile.Mode.OpenLoop() {
 		cfg.TargetRate = cfg.Profile.Rate
@@ -159,6 +155,7 @@ func NewAccumulator(cfg Config) *Accumulator {
 
 		validWindow:  cfg.Window.End > cfg.Window.Start,
 		windowLength: cfg.Window.End - cfg.Window.Start,
+		batches:      newBatches(),
 	}
 }
 
@@ -196,11 +193,30 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 		rec.InWindow = w.Contains(rec.SentAt)
 	}
 	ok := rec.Status == loadgen.StatusOK
-
+	in := 0.0
 	if a.validWindow {
-		a.outTokens += tokensInWindow(rec, w)
+		in = a.tokensInWindow(rec)
+	}
+	// Good is asked once, for the ok requests that count toward goodput in
+	// req/s (sent in the window) or in tok/s (tokens in the window).
+	good := ok && a.cfg.Good != nil && (rec.InWindow || in > 0) && a.cfg.Good(rec)
+	if a.validWindow {
+		a.outTokens += in
+		if good && in > 0 {
+			// Goodput counts the tokens of good requests that arrived in
+			// the window, whenever the request was sent: a request sent in
+			// the warmup that streams into the window counts, and one sent
+			// near the window's end counts for its tokens that arrived
+			// before the end. So goodput ≤ throughput, with equality when
+			// every request is good, whatever the window's length.
+			a.goodTokens += in
+			a.addScratch(a.batches.GoodputTokens)
+		}
+		a.addScratch(a.batches.OutputTokens)
+		a.clearScratch()
 		if ok && w.Contains(rec.DoneAt) {
 			a.counts.Completed++
+			a.batches.Completed[a.subWindow(rec.DoneAt)]++
 		}
 		if from, to := max(rec.SentAt, w.Start), min(rec.DoneAt, w.End); to > from {
 			a.busy += to - from
@@ -271,13 +287,11 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 	if rec.RequestedOutputTokens > 0 && rec.OutputTokens < rec.RequestedOutputTokens {
 		a.counts.OSLShort++
 	}
-	if a.cfg.Good != nil && a.cfg.Good(rec) {
+	if good {
 		a.goodReqs++
-		// Like the throughput, goodput counts the tokens that arrived in
-		// the window: a good request sent near the window's end delivers
-		// some of its tokens after it, and counting those would let
-		// goodput exceed the throughput it is a part of.
-		a.goodTokens += tokensInWindow(rec, w)
+		if a.validWindow {
+			a.batches.GoodRequests[a.subWindow(rec.SentAt)]++
+		}
 	}
 }
 
@@ -292,65 +306,105 @@ func chunkTokens(rec *loadgen.Record, i int) int64 {
 	return 1
 }
 
-// tokensInWindow counts rec's output tokens whose chunk arrived inside w.
-// When the chunk counts sum to something other than rec.OutputTokens (the
-// server's usage, or the local tokenizer's count), each chunk's share is
-// scaled so that the request's total equals OutputTokens. A record without
-// chunk times (non-streaming) has all its tokens arrive at LastTokenAt, or
-// DoneAt when that is unset.
-func tokensInWindow(rec *loadgen.Record, w Window) float64 {
+// tokensInWindow counts rec's output tokens whose chunk arrived inside the
+// window, and leaves them, per sub-window, in a.scratch (the caller adds
+// the scratch to the batches it belongs to and clears it). When the chunk
+// counts sum to something other than rec.OutputTokens (the server's usage,
+// or the local tokenizer's count), each chunk's share is scaled so that
+// the request's total equals OutputTokens. A record without chunk times
+// (non-streaming) has all its tokens arrive at LastTokenAt, or DoneAt when
+// that is unset.
+func (a *Accumulator) tokensInWindow(rec *loadgen.Record) float64 {
+	w := a.cfg.Window
 	if len(rec.ChunkTimes) == 0 {
 		t := rec.LastTokenAt
 		if t == 0 {
 			t = rec.DoneAt
 		}
 		if rec.OutputTokens > 0 && w.Contains(t) {
+			a.scratch[a.subWindow(t)] = float64(rec.OutputTokens)
 			return float64(rec.OutputTokens)
 		}
 		return 0
 	}
 	var sum, in int64
+	sub, edge := -1, time.Duration(0) // the sub-window of the last chunk, and its end
 	for i, t := range rec.ChunkTimes {
 		k := chunkTokens(rec, i)
 		sum += k
-		if w.Contains(t) {
-			in += k
+		if !w.Contains(t) {
+			continue
 		}
+		in += k
+		if sub < 0 || t >= edge {
+			// Chunk times rise within a record: the sub-window is looked
+			// up only when a chunk crosses into the next one.
+			sub = a.subWindow(t)
+			edge = a.subWindowEnd(sub)
+		}
+		a.scratch[sub] += float64(k)
 	}
 	if in == 0 {
 		return 0
 	}
 	if rec.OutputTokens > 0 && sum > 0 && sum != int64(rec.OutputTokens) {
-		return float64(in) * float64(rec.OutputTokens) / float64(sum)
+		scale := float64(rec.OutputTokens) / float64(sum)
+		for i := range a.scratch {
+			a.scratch[i] *= scale
+		}
+		return float64(in) * scale
 	}
 	return float64(in)
 }
+
+// subWindow is the index of the sub-window of the window holding t, which
+// must lie in the window (its end belongs to the last sub-window).
+func (a *Accumulator) subWindow(t time.Duration) int {
+	i := int(int64(t-a.cfg.Window.Start) * SubWindows / int64(a.windowLength))
+	return min(max(i, 0), SubWindows-1)
+}
+
+// subWindowEnd is the first instant after sub-window i.
+func (a *Accumulator) subWindowEnd(i int) time.Duration {
+	// The smallest t with subWindow(t) > i.
+	return a.cfg.Window.Start + time.Duration((int64(i+1)*int64(a.windowLength)+SubWindows-1)/SubWindows)
+}
+
+// addScratch adds the scratch's tokens per sub-window to dst.
+func (a *Accumulator) addScratch(dst []float64) {
+	for i, v := range a.scratch {
+		dst[i] += v
+	}
+}
+
+func (a *Accumulator) clearScratch() { a.scratch = [SubWindows]float64{} }
 
 // Summary returns the level's Summary from the records added so far.
 // Rates are per second of window; latencies are in ms.
 func (a *Accumulator) Summary() Summary {
 	c := a.cfg
+	memo := rankMemo{}
 	s := Summary{
 		Level:         c.Level,
 		Profile:       c.Profile,
 		Window:        c.Window,
 		WindowSeconds: max(c.Window.Seconds(), 0),
 		Requests:      a.counts,
-		MinSamples:    c.MinSamples,
+		Confidence:    stats.Confidence,
 
-		TTFT:              distributionOf(a.ttft, UnitMS),
-		TTFTCorrected:     distributionOf(a.ttftCorr, UnitMS),
-		TTFOT:             distributionOf(a.ttfot, UnitMS),
-		ITL:               distributionOf(a.itl, UnitMS),
-		ICL:               distributionOf(a.icl, UnitMS),
-		E2E:               distributionOf(a.e2e, UnitMS),
-		Lag:               distributionOf(a.lag, UnitMS),
-		SendOverhead:      distributionOf(a.send, UnitMS),
-		TTFTErrorAdjusted: distributionOf(a.ttftAdj, UnitMS),
-		E2EErrorAdjusted:  distributionOf(a.e2eAdj, UnitMS),
-		TokensPerChunk:    distributionOf(a.perChunk, UnitTokens),
-		PromptTokens:      distributionOf(a.isl, UnitTokens),
-		OutputTokens:      distributionOf(a.osl, UnitTokens),
+		TTFT:              distributionOf(a.ttft, UnitMS, memo),
+		TTFTCorrected:     distributionOf(a.ttftCorr, UnitMS, memo),
+		TTFOT:             distributionOf(a.ttfot, UnitMS, memo),
+		ITL:               distributionOf(a.itl, UnitMS, memo),
+		ICL:               distributionOf(a.icl, UnitMS, memo),
+		E2E:               distributionOf(a.e2e, UnitMS, memo),
+		Lag:               distributionOf(a.lag, UnitMS, memo),
+		SendOverhead:      distributionOf(a.send, UnitMS, memo),
+		TTFTErrorAdjusted: distributionOf(a.ttftAdj, UnitMS, memo),
+		E2EErrorAdjusted:  distributionOf(a.e2eAdj, UnitMS, memo),
+		TokensPerChunk:    distributionOf(a.perChunk, UnitTokens, memo),
+		PromptTokens:      distributionOf(a.isl, UnitTokens, memo),
+		OutputTokens:      distributionOf(a.osl, UnitTokens, memo),
 	}
 	s.Requests.ErrorKinds = make(map[string]int64, len(a.counts.ErrorKinds))
 	for k, v := range a.counts.ErrorKinds {
@@ -382,7 +436,9 @@ func (a *Accumulator) Summary() Summary {
 		s.Goodput.RequestsPerSecond = float64(a.goodReqs) / sec
 		s.Goodput.OutputTokensPerSecond = a.goodTokens / sec
 		s.Client.AchievedRate = float64(a.counts.Sent) / sec
+		s.Batches = a.batches.clone()
 	}
+	setIntervals(&s)
 	assessClient(&s, c.CapReached)
 	s.Warnings = deriveWarnings(&s)
 	return s

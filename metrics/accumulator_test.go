@@ -74,7 +74,7 @@ func TestLatencyDefinitions(t *testing.T) {
 	r.FirstTokenAt, r.LastTokenAt = ms(1100), ms(1200)
 	r.FirstContentAt = ms(1150) // reasoning before
 	r.DoneAt = ms(1250)         // a trailing usage frame does not stretch E2E
-	s := summarize(Config{Window: tenSeconds, MinSamples: -1}, r)
+	s := summarize(Config{Window: tenSeconds}, r)
 
 	for _, tc := range []struct {
 		name string
@@ -170,7 +170,7 @@ func TestWindowPopulations(t *testing.T) {
 	cut.DoneAt = ms(20000)
 
 	recs := []*loadgen.Record{before, inside, after, lateFail, cut}
-	s := summarize(Config{Window: w, MinSamples: -1}, recs...)
+	s := summarize(Config{Window: w}, recs...)
 
 	wantIn := []bool{false, true, false, true, true}
 	for i, r := range recs {
@@ -235,8 +235,17 @@ func TestTokensInWindow(t *testing.T) {
 		{"none inside", loadgen.Record{ChunkTimes: []time.Duration{ms(10)}, ChunkTokens: []int32{1}, OutputTokens: 5}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := tokensInWindow(&tc.rec, w); got != tc.want {
+			a := NewAccumulator(Config{Window: w})
+			got := a.tokensInWindow(&tc.rec)
+			if got != tc.want {
 				t.Errorf("got %v tokens, want %v", got, tc.want)
+			}
+			var perSub float64
+			for _, v := range a.scratch {
+				perSub += v
+			}
+			if math.Abs(perSub-tc.want) > 1e-9 {
+				t.Errorf("sub-windows hold %v tokens, want %v", perSub, tc.want)
 			}
 		})
 	}
@@ -255,7 +264,7 @@ func TestErrorAdjusted(t *testing.T) {
 		{"no failures", 100, 0, 5, false, false, false, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := NewAccumulator(Config{Window: tenSeconds, MinSamples: -1})
+			a := NewAccumulator(Config{Window: tenSeconds})
 			seq := int64(0)
 			for range tc.ok {
 				a.Add(stream(seq, float64(seq), 20, 10, 1, 1))
@@ -375,7 +384,7 @@ func TestClientHealth(t *testing.T) {
 		{"closed loop has no target", Config{Profile: loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 4}}, paced(10, ms(1), ms(50)), false, false, 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.cfg.Window, tc.cfg.MinSamples = w, -1
+			tc.cfg.Window = w
 			s := summarize(tc.cfg, tc.recs...)
 			c := s.Client
 			if c.ClientLimited != tc.limited || c.Capped != tc.cap {
@@ -419,14 +428,12 @@ func TestDataWarnings(t *testing.T) {
 		warn  string
 		match string // a substring of the first warning's message
 	}{
-		{"default 1000 samples", Config{Level: 3}, paced(10, 0, ms(5)), WarnFewSamples, "fewer than 1000 requests in level 3: p99 unreliable"},
-		{"enough samples", Config{MinSamples: 10}, paced(10, 0, ms(5)), "", ""},
-		{"check disabled", Config{MinSamples: -1}, paced(1, 0, ms(5)), "", ""},
+		{"few samples are not a warning here: intervals say it", Config{Level: 3}, paced(10, 0, ms(5)), "", ""},
 		{"nothing sent", Config{}, nil, WarnNoRequests, "no request"},
 		{"empty window", Config{Window: Window{Start: time.Second, End: time.Second}}, nil, WarnEmptyWindow + "," + WarnNoRequests, "empty"},
-		{"counts disagree by 2 %", Config{MinSamples: -1}, []*loadgen.Record{mismatch(100, 102), mismatch(100, 101), mismatch(100, 0)},
+		{"counts disagree by 2 %", Config{}, []*loadgen.Record{mismatch(100, 102), mismatch(100, 101), mismatch(100, 0)},
 			WarnTokenCountMismatch, "on 1 of 2 requests"},
-		{"short output", Config{MinSamples: -1}, []*loadgen.Record{short(100, 128), short(128, 128), short(5, 0)}, WarnOSLShort, "1 of 3 ok requests"},
+		{"short output", Config{}, []*loadgen.Record{short(100, 128), short(128, 128), short(5, 0)}, WarnOSLShort, "1 of 3 ok requests"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.cfg.Window == (Window{}) {
@@ -484,7 +491,7 @@ func TestSendOverhead(t *testing.T) {
 	recs[9].Status, recs[9].ErrorKind = loadgen.StatusError, loadgen.ErrorHTTP // written, then failed: counted
 	recs[8].WroteAt = 0                                                        // never written (connect failure): not counted
 	late := &loadgen.Record{Seq: 10, SentAt: 20 * time.Second, WroteAt: 20*time.Second + ms(9), DoneAt: 21 * time.Second, Status: loadgen.StatusOK}
-	cfg := Config{Profile: loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 1}, Window: Window{Start: 0, End: 10 * time.Second}, MinSamples: -1}
+	cfg := Config{Profile: loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 1}, Window: Window{Start: 0, End: 10 * time.Second}}
 	s := summarize(cfg, append(recs, late)...).SendOverhead
 	if s.Count != 9 {
 		t.Errorf("send overhead count %d, want 9 (written and sent in the window)", s.Count)

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/gollm-bench/gollm-bench/loadgen"
 )
 
@@ -44,5 +46,58 @@ func BenchmarkLiveAdd(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		l.Add(r)
+	}
+}
+
+// levelOf100k returns 100,000 records and a function that makes an empty
+// accumulator for their level.
+func levelOf100k() ([]*loadgen.Record, func() *Accumulator) {
+	recs := randomRecords(rand.New(rand.NewPCG(9, 9)), 100_000)
+	end := recs[len(recs)-1].DoneAt
+	return recs, func() *Accumulator {
+		return NewAccumulator(Config{Window: Window{Start: end / 10, End: end * 9 / 10},
+			Good: func(r *loadgen.Record) bool { d, _ := r.TTFT(); return d < 150*time.Millisecond }})
+	}
+}
+
+// BenchmarkAccumulateLevel is the whole accumulation of a level of
+// 100,000 records: every Add, then Summary, intervals included (the
+// denominator of goal P6, docs/performance.md).
+func BenchmarkAccumulateLevel(b *testing.B) {
+	recs, level := levelOf100k()
+	b.ReportAllocs()
+	for b.Loop() {
+		a := level()
+		for _, r := range recs {
+			a.Add(r)
+		}
+		_ = a.Summary()
+	}
+}
+
+// BenchmarkLevelIntervals is the interval work of Summary for the same
+// level: the order-statistic ranks and their values for the five reported
+// percentiles and the mean of every distribution, then the Wilson and
+// batch-means intervals (the numerator of goal P6; the sub-window counts
+// that batch means need are kept by Add, whose cost BenchmarkAdd shows).
+func BenchmarkLevelIntervals(b *testing.B) {
+	recs, level := levelOf100k()
+	a := level()
+	for _, r := range recs {
+		a.Add(r)
+	}
+	s := a.Summary()
+	hs := []*hdrhistogram.Histogram{a.ttft, a.ttftCorr, a.ttfot, a.itl, a.icl, a.e2e, a.lag, a.send, a.ttftAdj, a.e2eAdj, a.perChunk, a.isl, a.osl}
+	b.ReportAllocs()
+	for b.Loop() {
+		memo := rankMemo{}
+		for _, h := range hs {
+			if h.TotalCount() == 0 {
+				continue
+			}
+			answerQuantiles(h, []quantileQuery{{p: 50}, {p: 90}, {p: 95}, {p: 99}, {p: 99.9}}, memo)
+			meanInterval(h, 1, 1, false)
+		}
+		setIntervals(&s)
 	}
 }

@@ -44,7 +44,7 @@
 // # Warnings
 //
 // Caveats are data: Summary.Warnings carries one Warning per problem
-// (codes WarnFewSamples, WarnClientLimited, WarnCapped,
+// (codes WarnClientLimited, WarnCapped,
 // WarnTokenCountMismatch, WarnOSLShort, WarnNoRequests, WarnEmptyWindow,
 // WarnHighErrorRate, WarnShardWindowsDiffer), and every report shows them.
 //

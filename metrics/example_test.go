@@ -13,12 +13,11 @@ import (
 func Example() {
 	ms := func(x int) time.Duration { return time.Duration(x) * time.Millisecond }
 	acc := metrics.NewAccumulator(metrics.Config{
-		Level:      0,
-		Profile:    loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 2},
-		Window:     metrics.Window{Start: 0, End: 2 * time.Second},
-		MaxLag:     ms(10),
-		MinSamples: 4,
-		Good:       func(r *loadgen.Record) bool { t, _ := r.TTFT(); return t <= ms(100) },
+		Level:   0,
+		Profile: loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 2},
+		Window:  metrics.Window{Start: 0, End: 2 * time.Second},
+		MaxLag:  ms(10),
+		Good:    func(r *loadgen.Record) bool { t, _ := r.TTFT(); return t <= ms(100) },
 	})
 	for i := range 4 {
 		sent := ms(500 * i)
@@ -44,7 +43,6 @@ func Example() {
 	// TTFT p50 90 ms, ITL p50 120 ms, error-adjusted TTFT p99 +Inf ms
 	// goodput 2 requests, 1.0 req/s
 	// P[TTFT <= 100 ms] = 0.67
-	// few_samples
 	// high_error_rate
 }
 

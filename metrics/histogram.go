@@ -9,6 +9,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/gollm-bench/gollm-bench/stats"
 )
 
 // Units of a Distribution.
@@ -87,7 +89,8 @@ func isInf(h *hdrhistogram.Histogram, unit string, v int64) bool {
 
 // distributionOf summarises h. Every figure comes from the histogram, so
 // the summary of merged histograms equals the merge of summaries exactly.
-func distributionOf(h *hdrhistogram.Histogram, unit string) Distribution {
+// memo, which may be nil, is shared by the distributions of one summary.
+func distributionOf(h *hdrhistogram.Histogram, unit string, memo rankMemo) Distribution {
 	d := Distribution{Unit: unit, Count: h.TotalCount()}
 	if d.Count == 0 {
 		return d
@@ -116,8 +119,13 @@ func distributionOf(h *hdrhistogram.Histogram, unit string) Distribution {
 		d.Mean = h.Mean() / f
 		d.Std = h.StdDev() / f
 	}
-	ps := h.ValueAtPercentilesSlice([]float64{50, 90, 95, 99, 99.9})
-	d.P50, d.P90, d.P95, d.P99, d.P999 = conv(ps[0]), conv(ps[1]), conv(ps[2]), conv(ps[3]), conv(ps[4])
+	d.MeanCI = meanInterval(h, d.Mean, d.Std, d.Inf > 0)
+	as := answerQuantiles(h, []quantileQuery{{p: 50}, {p: 90}, {p: 95}, {p: 99}, {p: 99.9}}, memo)
+	d.P50, d.P50CI = convertAnswer(h, unit, as[0])
+	d.P90, d.P90CI = convertAnswer(h, unit, as[1])
+	d.P95, d.P95CI = convertAnswer(h, unit, as[2])
+	d.P99, d.P99CI = convertAnswer(h, unit, as[3])
+	d.P999, d.P999CI = convertAnswer(h, unit, as[4])
 	enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	if err == nil {
 		d.Histogram = string(enc)
@@ -173,7 +181,7 @@ func Merge(a, b Distribution) (Distribution, error) {
 			return Distribution{}, fmt.Errorf("metrics: merge dropped %d out-of-range values", dropped)
 		}
 	}
-	return distributionOf(h, unit), nil
+	return distributionOf(h, unit, nil), nil
 }
 
 // Percentile returns the p-th percentile (0 ≤ p ≤ 100, e.g. 75 or 99.9) of
@@ -266,31 +274,42 @@ func (f *jsonFloat) UnmarshalJSON(b []byte) error {
 
 // distributionJSON mirrors Distribution with Inf-safe floats.
 type distributionJSON struct {
-	Unit      string    `json:"unit"`
-	Count     int64     `json:"count"`
-	Mean      jsonFloat `json:"mean"`
-	Std       jsonFloat `json:"std"`
-	Min       jsonFloat `json:"min"`
-	Max       jsonFloat `json:"max"`
-	P50       jsonFloat `json:"p50"`
-	P90       jsonFloat `json:"p90"`
-	P95       jsonFloat `json:"p95"`
-	P99       jsonFloat `json:"p99"`
-	P999      jsonFloat `json:"p99_9"`
-	Inf       int64     `json:"inf,omitempty"`
-	Histogram string    `json:"histogram,omitempty"`
+	Unit      string          `json:"unit"`
+	Count     int64           `json:"count"`
+	Mean      jsonFloat       `json:"mean"`
+	Std       jsonFloat       `json:"std"`
+	Min       jsonFloat       `json:"min"`
+	Max       jsonFloat       `json:"max"`
+	P50       jsonFloat       `json:"p50"`
+	P90       jsonFloat       `json:"p90"`
+	P95       jsonFloat       `json:"p95"`
+	P99       jsonFloat       `json:"p99"`
+	P999      jsonFloat       `json:"p99_9"`
+	MeanCI    *stats.Interval `json:"mean_ci,omitempty"`
+	P50CI     *stats.Interval `json:"p50_ci,omitempty"`
+	P90CI     *stats.Interval `json:"p90_ci,omitempty"`
+	P95CI     *stats.Interval `json:"p95_ci,omitempty"`
+	P99CI     *stats.Interval `json:"p99_ci,omitempty"`
+	P999CI    *stats.Interval `json:"p99_9_ci,omitempty"`
+	Inf       int64           `json:"inf,omitempty"`
+	Histogram string          `json:"histogram,omitempty"`
 }
 
 // MarshalJSON encodes d with the keys of its struct tags; a +Inf figure
 // (error-adjusted distributions) is written as the string "inf", a NaN as
-// null.
+// null. The intervals are written when d has samples, an unbounded side
+// as null.
 func (d Distribution) MarshalJSON() ([]byte, error) {
-	return json.Marshal(distributionJSON{
+	j := distributionJSON{
 		Unit: d.Unit, Count: d.Count,
 		Mean: jsonFloat(d.Mean), Std: jsonFloat(d.Std), Min: jsonFloat(d.Min), Max: jsonFloat(d.Max),
 		P50: jsonFloat(d.P50), P90: jsonFloat(d.P90), P95: jsonFloat(d.P95), P99: jsonFloat(d.P99), P999: jsonFloat(d.P999),
 		Inf: d.Inf, Histogram: d.Histogram,
-	})
+	}
+	if d.Count > 0 {
+		j.MeanCI, j.P50CI, j.P90CI, j.P95CI, j.P99CI, j.P999CI = &d.MeanCI, &d.P50CI, &d.P90CI, &d.P95CI, &d.P99CI, &d.P999CI
+	}
+	return json.Marshal(j)
 }
 
 // UnmarshalJSON decodes what MarshalJSON writes ("inf" back to +Inf).
@@ -305,5 +324,25 @@ func (d *Distribution) UnmarshalJSON(b []byte) error {
 		P50: float64(j.P50), P90: float64(j.P90), P95: float64(j.P95), P99: float64(j.P99), P999: float64(j.P999),
 		Inf: j.Inf, Histogram: j.Histogram,
 	}
+	for _, c := range []struct {
+		dst *stats.Interval
+		src *stats.Interval
+	}{{&d.MeanCI, j.MeanCI}, {&d.P50CI, j.P50CI}, {&d.P90CI, j.P90CI}, {&d.P95CI, j.P95CI}, {&d.P99CI, j.P99CI}, {&d.P999CI, j.P999CI}} {
+		if c.src != nil {
+			*c.dst = *c.src
+		}
+	}
 	return nil
+}
+
+// LatencyDistribution summarises latencies into a Distribution exactly as
+// the Accumulator does (an HDR histogram in µs, 3 significant digits, with
+// every figure and interval read from it). Latencies are clamped to
+// [0, 1 h].
+func LatencyDistribution(latencies []time.Duration) Distribution {
+	h := newLatencyHistogram()
+	for _, d := range latencies {
+		recordLatency(h, d)
+	}
+	return distributionOf(h, UnitMS, nil)
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/stats"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -29,7 +30,7 @@ func latencies(inf int, samples ...float64) Distribution {
 	for range inf {
 		recordInf(h)
 	}
-	return distributionOf(h, UnitMS)
+	return distributionOf(h, UnitMS, nil)
 }
 
 func TestPercentileAndFraction(t *testing.T) {
@@ -91,7 +92,7 @@ func TestMerge(t *testing.T) {
 	if m2, err := Merge(Distribution{}, a); err != nil || !reflect.DeepEqual(m2, a) {
 		t.Errorf("merge with zero value = %+v, %v", m2, err)
 	}
-	tok := distributionOf(newTokenHistogram(), UnitTokens)
+	tok := distributionOf(newTokenHistogram(), UnitTokens, nil)
 	for _, tc := range []struct {
 		name string
 		a, b Distribution
@@ -222,15 +223,36 @@ func TestMergeShardsEqualsWhole(t *testing.T) {
 			t.Errorf("%s: whole %v, merged %v", r.name, r.whole, r.part)
 		}
 	}
+	// Intervals: Wilson's are exact, the batch-means ones equal up to float
+	// rounding (their sub-window counts add).
+	if whole.ErrorRateCI != merged.ErrorRateCI || whole.Goodput.FractionCI != merged.Goodput.FractionCI {
+		t.Errorf("Wilson intervals: whole %v %v, merged %v %v", whole.ErrorRateCI, whole.Goodput.FractionCI, merged.ErrorRateCI, merged.Goodput.FractionCI)
+	}
+	if whole.Batches.Used != merged.Batches.Used {
+		t.Errorf("batches used: whole %d, merged %d", whole.Batches.Used, merged.Batches.Used)
+	}
+	for _, c := range []struct {
+		name          string
+		whole, merged stats.Interval
+	}{
+		{"output tok/s", whole.OutputTokensPerSecondCI, merged.OutputTokensPerSecondCI},
+		{"req/s", whole.RequestsPerSecondCI, merged.RequestsPerSecondCI},
+		{"goodput tok/s", whole.Goodput.OutputTokensPerSecondCI, merged.Goodput.OutputTokensPerSecondCI},
+		{"goodput req/s", whole.Goodput.RequestsPerSecondCI, merged.Goodput.RequestsPerSecondCI},
+	} {
+		if c.whole.IsZero() || math.Abs(c.whole.Lo-c.merged.Lo) > 1e-9*c.whole.Hi || math.Abs(c.whole.Hi-c.merged.Hi) > 1e-9*c.whole.Hi {
+			t.Errorf("%s interval: whole %v, merged %v", c.name, c.whole, c.merged)
+		}
+	}
 	if merged.Client.PeakInFlight < whole.Client.PeakInFlight {
 		t.Errorf("merged peak %d below the whole's %d: not an upper bound", merged.Client.PeakInFlight, whole.Client.PeakInFlight)
 	}
 }
 
 func TestMergeSummariesWindowsAndErrors(t *testing.T) {
-	a := summarize(Config{Window: Window{Start: 0, End: 10 * time.Second}, MinSamples: -1}, paced(10, 0, ms(5))...)
+	a := summarize(Config{Window: Window{Start: 0, End: 10 * time.Second}}, paced(10, 0, ms(5))...)
 	a.Warnings = append(a.Warnings, Warning{Code: "tokenizer_guess", Level: 0, Message: "kept"})
-	b := summarize(Config{Window: Window{Start: time.Second, End: 12 * time.Second}, MinSamples: -1}, paced(10, 0, ms(5))...)
+	b := summarize(Config{Window: Window{Start: time.Second, End: 12 * time.Second}}, paced(10, 0, ms(5))...)
 	m, err := MergeSummaries(a, b)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,9 @@ import (
 //     Window is their hull and a "shard_windows_differ" warning says so;
 //   - the profile's Rate, Concurrency and MaxConcurrency add (each shard ran
 //     its share); PeakInFlight adds (an upper bound);
+//   - the per-sub-window counts (Batches) add, and every interval is
+//     recomputed from the merged histograms and counts, so it equals the
+//     interval one process would have computed from all records;
 //   - ErrorRate, AchievedRatio, client flags and derived warnings are
 //     recomputed from the merged figures; other warnings are kept once.
 //
@@ -26,6 +29,7 @@ func MergeSummaries(parts ...Summary) (Summary, error) {
 		return Summary{}, errors.New("metrics: no summaries to merge")
 	}
 	s := parts[0]
+	s.Batches = parts[0].Batches.clone()
 	s.Requests.ErrorKinds = map[string]int64{}
 	for k, v := range parts[0].Requests.ErrorKinds {
 		s.Requests.ErrorKinds[k] = v
@@ -47,7 +51,6 @@ func MergeSummaries(parts ...Summary) (Summary, error) {
 		s.Profile.Rate += p.Profile.Rate
 		s.Profile.Concurrency += p.Profile.Concurrency
 		s.Profile.MaxConcurrency += p.Profile.MaxConcurrency
-		s.MinSamples = max(s.MinSamples, p.MinSamples)
 
 		r, q := &s.Requests, p.Requests
 		r.Scheduled += q.Scheduled
@@ -98,6 +101,7 @@ func MergeSummaries(parts ...Summary) (Summary, error) {
 		s.Goodput.Requests += p.Goodput.Requests
 		s.Goodput.RequestsPerSecond += p.Goodput.RequestsPerSecond
 		s.Goodput.OutputTokensPerSecond += p.Goodput.OutputTokensPerSecond
+		s.Batches.add(p.Batches)
 
 		c, d := &s.Client, p.Client
 		c.TargetRate += d.TargetRate
@@ -119,6 +123,7 @@ func MergeSummaries(parts ...Summary) (Summary, error) {
 	if n := s.Requests.OK + s.Requests.Failed; n > 0 {
 		s.ErrorRate = float64(s.Requests.Failed) / float64(n)
 	}
+	setIntervals(&s)
 	assessClient(&s, capped)
 
 	warnings := deriveWarnings(&s)

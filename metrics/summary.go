@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/stats"
 )
 
 // Window is a level's measured window [Start, End] (SPEC §5), as offsets
@@ -36,6 +37,19 @@ type Distribution struct {
 	P95   float64 `json:"p95"`
 	P99   float64 `json:"p99"`
 	P999  float64 `json:"p99_9"`
+	// MeanCI and the PxxCI fields are the 95 % confidence intervals
+	// (stats.Confidence) of Mean and of each percentile, in Unit: for a
+	// percentile, the distribution-free interval between two order
+	// statistics (stats.QuantileRanks), read from the histogram; for the
+	// mean, Student's t. A side that no sample bounds is ±Inf, written as
+	// null in JSON ("unbounded"): the p99 of fewer than 299 samples has no
+	// upper bound. docs/statistics.md has the methods.
+	MeanCI stats.Interval `json:"mean_ci"`
+	P50CI  stats.Interval `json:"p50_ci"`
+	P90CI  stats.Interval `json:"p90_ci"`
+	P95CI  stats.Interval `json:"p95_ci"`
+	P99CI  stats.Interval `json:"p99_ci"`
+	P999CI stats.Interval `json:"p99_9_ci"`
 	// Inf counts the values recorded as +Inf: failed requests in the
 	// error-adjusted distributions, 0 elsewhere. When Inf > 0, Mean, Std and
 	// Max are +Inf, and so is every percentile that lands on a failure. JSON
@@ -47,7 +61,7 @@ type Distribution struct {
 }
 
 // Warning is a caveat attached to a result. Warnings are data: every report
-// shows them. Code is stable and machine-readable (e.g. "few_samples",
+// shows them. Code is stable and machine-readable (e.g. "client_limited",
 // "client_limited", "token_count_mismatch"); Message is for people.
 type Warning struct {
 	Code    string `json:"code"`
@@ -65,8 +79,13 @@ type Summary struct {
 	WindowSeconds float64 `json:"window_s"`
 
 	Requests RequestCounts `json:"requests"`
-	// ErrorRate = failed / (failed + ok) among requests sent in the window (0..1).
-	ErrorRate float64 `json:"error_rate"`
+	// ErrorRate = failed / (failed + ok) among requests sent in the window
+	// (0..1), with its Wilson score interval.
+	ErrorRate   float64        `json:"error_rate"`
+	ErrorRateCI stats.Interval `json:"error_rate_ci"`
+	// Confidence is the confidence level of every interval in the
+	// summary: stats.Confidence (0.95).
+	Confidence float64 `json:"confidence"`
 
 	// Latency distributions, ms (definitions in SPEC §5 and on each field).
 	TTFT          Distribution `json:"ttft_ms"`           // first_token_at − sent_at
@@ -94,16 +113,19 @@ type Summary struct {
 	TotalTokensPerSecond  float64 `json:"total_tok_s"`    // input + output
 	RequestsPerSecond     float64 `json:"req_s"`          // requests completed ok in the window / window
 	MeanConcurrency       float64 `json:"mean_in_flight"` // time-weighted mean of requests in flight over the window
+	// OutputTokensPerSecondCI and RequestsPerSecondCI are the batch-means
+	// intervals of the two rates (see Batches), tokens/s and req/s.
+	OutputTokensPerSecondCI stats.Interval `json:"output_tok_s_ci,omitzero"`
+	RequestsPerSecondCI     stats.Interval `json:"req_s_ci,omitzero"`
+
+	// Batches holds the per-sub-window counts behind the rates' intervals.
+	Batches Batches `json:"batches"`
 
 	// Goodput counts only requests that succeeded and met every per-request
 	// SLO threshold (DistServe, vLLM, AIPerf). Zero without an SLO.
 	Goodput Goodput `json:"goodput"`
 
 	Client ClientHealth `json:"client"`
-
-	// MinSamples is the number of successful requests below which the level
-	// carries a "few_samples" warning (p99 unreliable); 0 disables it.
-	MinSamples int `json:"min_samples"`
 
 	Warnings []Warning `json:"warnings,omitempty"`
 }
@@ -131,12 +153,24 @@ type RequestCounts struct {
 	OSLShort int64 `json:"osl_short"`
 }
 
-// Goodput is request-level goodput over the window: requests sent in the
-// window that finished ok and passed Config.Good.
+// Goodput is request-level goodput (DistServe, vLLM, AIPerf): the
+// requests that finished ok and met every per-request SLO threshold
+// (Config.Good). In req/s it counts the good requests sent in the window;
+// in tokens/s, the output tokens that arrived in the window from good
+// requests, whenever they were sent (requests running when the window
+// closes drain and are judged when they end). So goodput ≤ output
+// throughput, equal when every request is good.
 type Goodput struct {
-	Requests              int64   `json:"requests"`     // requests that met every per-request threshold
+	Requests              int64   `json:"requests"`     // good requests sent in the window
 	RequestsPerSecond     float64 `json:"req_s"`        // Requests / window, req/s
-	OutputTokensPerSecond float64 `json:"output_tok_s"` // those requests' OutputTokens / window, tokens/s
+	OutputTokensPerSecond float64 `json:"output_tok_s"` // output tokens of good requests arriving in the window / window, tokens/s
+	// Fraction is Requests / (ok + failed) among requests sent in the
+	// window (0..1), with its Wilson score interval.
+	Fraction   float64        `json:"good_fraction"`
+	FractionCI stats.Interval `json:"good_fraction_ci,omitzero"`
+	// The batch-means intervals of the two rates (see Summary.Batches).
+	RequestsPerSecondCI     stats.Interval `json:"req_s_ci,omitzero"`
+	OutputTokensPerSecondCI stats.Interval `json:"output_tok_s_ci,omitzero"`
 }
 
 // ClientHealth tells whether the load generator kept up (SPEC §5).

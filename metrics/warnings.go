@@ -12,8 +12,6 @@ const (
 	WarnEmptyWindow = "empty_window"
 	// WarnNoRequests: no request was sent inside the window.
 	WarnNoRequests = "no_requests_in_window"
-	// WarnFewSamples: fewer ok requests than Summary.MinSamples; p99 unreliable.
-	WarnFewSamples = "few_samples"
 	// WarnClientLimited: the load generator fell behind (SPEC §5).
 	WarnClientLimited = "client_limited"
 	// WarnCapped: the shortfall came from MaxConcurrency (SPEC §5, §6).
@@ -33,7 +31,7 @@ const (
 // so that MergeSummaries recomputes it rather than copies it.
 func isDerived(code string) bool {
 	switch code {
-	case WarnEmptyWindow, WarnNoRequests, WarnFewSamples, WarnClientLimited, WarnCapped,
+	case WarnEmptyWindow, WarnNoRequests, WarnClientLimited, WarnCapped,
 		WarnTokenCountMismatch, WarnOSLShort, WarnHighErrorRate:
 		return true
 	}
@@ -84,11 +82,8 @@ func deriveWarnings(s *Summary) []Warning {
 	if s.WindowSeconds <= 0 {
 		add(WarnEmptyWindow, "level %d: the measured window is empty (%v .. %v): no rates", s.Level, s.Window.Start, s.Window.End)
 	}
-	switch {
-	case r.Sent == 0:
+	if r.Sent == 0 {
 		add(WarnNoRequests, "level %d: no request was sent inside the measured window", s.Level)
-	case s.MinSamples > 0 && r.OK < int64(s.MinSamples):
-		add(WarnFewSamples, "fewer than %d requests in level %d: p99 unreliable (%d succeeded in the window)", s.MinSamples, s.Level, r.OK)
 	}
 	if s.Client.ClientLimited {
 		add(WarnClientLimited, "level %d is client-limited: %s; latencies and rates describe the client, not the server", s.Level, s.Client.Reason)

@@ -215,7 +215,7 @@ func fixtureRun(t testing.TB) results.Run {
 			Tokenizer: "/models/qwen3-4b/tokenizer.json", TokenizerSHA256: "aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4",
 			ISLMeaning: "prompt tokens in the served tokenizer, without the chat template", PrefixCache: "cold",
 			Warmup: "5s", Cooldown: "5s", MaxSeconds: 70, RequestTimeoutS: 300, IdleTimeoutS: 60, MaxLagMs: 25,
-			SLO: "ttft_p99<=500ms,itl_p95<=50ms", MinSamples: 200, Energy: "none",
+			SLO: "ttft_p99<=500ms,itl_p95<=50ms", Energy: "none",
 		},
 		Metadata: scorecard.Metadata{
 			Engine: "vllm-0.9.1", Precision: "fp8", Hardware: "1xH100-SXM-80GB",
@@ -258,7 +258,7 @@ func anotherMachineRun(t testing.TB) results.Run {
 		StartedAt: start, FinishedAt: start.Add(6 * time.Minute),
 		Config: results.Config{Command: "sweep", Target: "http://127.0.0.7:8000", Endpoint: "chat", Model: "meta-llama/Llama-3.1-8B-Instruct", Stream: true,
 			Profile: "concurrent", Rates: []float64{1, 2, 4, 8, 16}, Seed: 7, SequenceDistribution: "512|50,256|20:100", PrefixCache: "cold",
-			Warmup: "10", Cooldown: "0s", MaxSeconds: 60, RequestTimeoutS: 300, IdleTimeoutS: 60, MaxLagMs: 10, SLO: "ttft_p99<=2s,error_rate<=1%", MinSamples: 200},
+			Warmup: "10", Cooldown: "0s", MaxSeconds: 60, RequestTimeoutS: 300, IdleTimeoutS: 60, MaxLagMs: 10, SLO: "ttft_p99<=2s,error_rate<=1%"},
 		Result: res, Timelines: tls,
 	}
 }

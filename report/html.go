@@ -269,7 +269,7 @@ func configRows(run results.Run) []kv {
 		{"dataset", c.Dataset}, {"prefix cache", c.PrefixCache}, {"warmup", c.Warmup}, {"cooldown", c.Cooldown},
 		{"max seconds", num(c.MaxSeconds)}, {"max requests", fmt.Sprint(c.MaxRequests)}, {"max errors", fmt.Sprint(c.MaxErrors)},
 		{"request timeout (s)", num(c.RequestTimeoutS)}, {"idle timeout (s)", num(c.IdleTimeoutS)}, {"max lag (ms)", num(c.MaxLagMs)},
-		{"min samples", fmt.Sprint(c.MinSamples)}, {"energy", c.Energy},
+		{"energy", c.Energy},
 		{"tool", strings.TrimSpace(run.Tool.Name + " " + run.Tool.Version + " " + run.Tool.Commit + " " + run.Tool.Go)},
 		{"sweep stop reason", string(run.Result.StopReason)},
 	}

@@ -81,7 +81,6 @@ type Config struct {
 	IdleTimeoutS    float64           `json:"idle_timeout_s"`
 	MaxLagMs        float64           `json:"max_lag_ms"`
 	SLO             string            `json:"slo,omitempty"`
-	MinSamples      int               `json:"min_samples"`
 	Energy          string            `json:"energy,omitempty"`
 	Labels          map[string]string `json:"labels,omitempty"`
 	// Shard is "i/n" when this run is shard i of a distributed run of n

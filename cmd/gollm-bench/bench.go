@@ -244,10 +244,6 @@ func (b *bench) setup(ctx context.Context) error {
 		b.mock = m
 		b.target = m.URL
 		fmt.Fprintf(b.e.stderr, "*** no --target given: measuring the BUILT-IN MOCK server (preset %q) at %s ***\n*** these figures describe the simulator, not a real inference server ***\n", f.mockPreset, m.URL)
-		if !f.changed["min-samples"] {
-			f.minSamples = 100
-			fmt.Fprintln(b.e.stderr, "*** demo: --min-samples lowered to 100 for the mock (p99 on fewer than 1,000 samples is indicative only) ***")
-		}
 		if !f.changed["max-lag"] {
 			// The mock shares this process's cores with the client, so
 			// its own work shows up as scheduling lag.
@@ -289,7 +285,6 @@ func (b *bench) setup(ctx context.Context) error {
 		Cooldown:    b.cooldown,
 		Objective:   b.obj,
 		MaxLag:      maxLag,
-		MinSamples:  f.minSamples,
 		Drain:       f.drain,
 		Log:         b.log,
 		Telemetry:   b.sources,
@@ -527,7 +522,6 @@ func (b *bench) plan() sweep.Plan {
 		KneeTolerance:  f.kneeTolerance,
 		MaxLevels:      f.maxLevels,
 		EarlyStop:      f.earlyStop,
-		MinSamples:     f.minSamples,
 	}
 	switch f.profile {
 	case "poisson":
@@ -608,7 +602,7 @@ func (b *bench) result(res sweep.Result) results.Run {
 			Dataset: f.dataset, PrefixCache: b.prefixCacheState(), Warmup: b.warmup.String(), Cooldown: b.cooldown.String(),
 			MaxSeconds: f.maxSeconds, MaxRequests: f.maxRequests, MaxErrors: f.maxErrors,
 			RequestTimeoutS: f.requestTimeout.Seconds(), IdleTimeoutS: f.idleTimeout.Seconds(),
-			MaxLagMs: msOf(b.runnerMaxLag()), SLO: b.obj.String(), MinSamples: f.minSamples, Energy: f.energy, Labels: labels,
+			MaxLagMs: msOf(b.runnerMaxLag()), SLO: b.obj.String(), Energy: f.energy, Labels: labels,
 		},
 	}
 	if f.sequenceDistribution != "" {

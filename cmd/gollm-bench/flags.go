@@ -136,7 +136,8 @@ func (f *benchFlags) register(fs *pflag.FlagSet, sweep bool) {
 	fs.DurationVar(&f.maxLag, "max-lag", 0, "scheduling-lag p99 above which a level is client-limited (default 5% of the tightest SLO latency, or 10ms)")
 
 	fs.StringVar(&f.slo, "slo", "", `service-level objective, e.g. "ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%"`)
-	fs.IntVar(&f.minSamples, "min-samples", 1000, "warn when a level has fewer requests in its window (p99 unreliable)")
+	fs.IntVar(&f.minSamples, "min-samples", 0, "no effect: replaced by the confidence intervals every figure carries (see --precision)")
+	_ = fs.MarkDeprecated("min-samples", "every figure now carries a 95% confidence interval and verdicts say when more requests are needed; use --precision to extend levels until decided")
 
 	fs.StringVar(&f.energy, "energy", "auto", "GPU energy source: auto|nvml|dcgm=URL|prometheus=URL|none")
 	fs.StringVar(&f.energyFilter, "energy-filter", "", "keep GPUs whose labels match, e.g. Hostname=gpu-node-01,namespace=inference")

@@ -66,7 +66,7 @@ func summarizeShard(t *testing.T, recs []loadgen.Record, p loadgen.Profile, s lo
 	if err != nil {
 		t.Fatal(err)
 	}
-	acc := metrics.NewAccumulator(metrics.Config{Level: 0, Profile: share, Window: w, Good: obj.Good, MinSamples: 100,
+	acc := metrics.NewAccumulator(metrics.Config{Level: 0, Profile: share, Window: w, Good: obj.Good,
 		CPUSeconds: 1, WallSeconds: 12, MaxLag: obj.MaxLag()})
 	var mine []loadgen.Record
 	for _, r := range recs {
