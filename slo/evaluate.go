@@ -8,17 +8,47 @@ import (
 	"strings"
 
 	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/stats"
+)
+
+// Outcome is a three-valued verdict: a figure measured with uncertainty
+// can satisfy a threshold, violate it, or not yet tell.
+type Outcome string
+
+// Outcomes of a term and of a level.
+const (
+	// OutcomePass: the whole confidence interval satisfies the threshold.
+	OutcomePass Outcome = "pass"
+	// OutcomeFail: the whole confidence interval violates the threshold.
+	OutcomeFail Outcome = "fail"
+	// OutcomeInconclusive: the interval straddles the threshold (or the
+	// figure could not be measured): more requests are needed to decide.
+	OutcomeInconclusive Outcome = "inconclusive"
 )
 
 // TermResult is one term's outcome at one level.
 type TermResult struct {
 	Term Term `json:"term"`
-	// Measured is the level's value in the term's unit (ms, fraction or
-	// tokens/s); NaN when it could not be measured (then Pass is false and
-	// Note says why).
+	// Measured is the level's estimate in the term's unit (ms, fraction or
+	// tokens/s); NaN when it could not be measured (Note says why). A
+	// latency term measures the error-adjusted statistic: each failed
+	// request counts as +Inf (see Term.Measure), so it can be +Inf.
 	Measured float64 `json:"measured"`
-	Pass     bool    `json:"pass"`
-	Note     string  `json:"note,omitempty"`
+	// Interval is the 95 % confidence interval of Measured (stats.Confidence).
+	Interval stats.Interval `json:"interval"`
+	// Outcome decides the term from Interval: pass when the whole interval
+	// satisfies the threshold, fail when the whole interval violates it,
+	// inconclusive otherwise.
+	Outcome Outcome `json:"outcome"`
+	// Pass is Outcome == OutcomePass.
+	Pass bool `json:"pass"`
+	// MoreRequests estimates, for an inconclusive term, how many more
+	// requests in the window would likely decide it, if the data kept
+	// their shape (stats.QuantileSamplesToDecide and its kin); 0 when the
+	// term is decided or no estimate exists (the estimate sits on the
+	// threshold).
+	MoreRequests int64  `json:"more_requests,omitempty"`
+	Note         string `json:"note,omitempty"`
 }
 
 // Ratio says how far Measured is from the threshold, in the failing
@@ -48,98 +78,245 @@ func (r TermResult) Ratio() float64 {
 	return t / m
 }
 
-// Verdict is the SLO outcome of one level (SPEC §6): it passes when every
-// term holds, the level is not client-limited, and at least one request
-// succeeded.
+// Verdict is the SLO outcome of one level.
+//
+// The level's Outcome is fail when it had no successful request in its
+// window, or when some term failed; inconclusive when it is client-limited
+// (its latencies describe the client, so nothing about the server is
+// decided) or when some term is inconclusive; pass otherwise. Only a pass
+// counts as passing, and only a fail counts as failing: the knee search
+// treats an inconclusive level as neither.
 type Verdict struct {
+	Outcome Outcome `json:"outcome"`
+	// Pass is Outcome == OutcomePass.
 	Pass  bool         `json:"pass"`
 	Terms []TermResult `json:"terms,omitempty"`
-	// Failing lists the canonical form of each violated term, e.g. "ttft_p99<=500ms".
+	// Failing lists the canonical form of each failed term, e.g. "ttft_p99<=500ms".
 	Failing []string `json:"failing,omitempty"`
-	// ClientLimited copies Summary.Client.ClientLimited: such a level never passes.
+	// Undecided lists the canonical form of each inconclusive term.
+	Undecided []string `json:"undecided,omitempty"`
+	// ClientLimited copies Summary.Client.ClientLimited: such a level is
+	// inconclusive unless it failed for want of any success.
 	ClientLimited bool `json:"client_limited,omitempty"`
 	// NoSuccess is set when the level had no successful request in its window.
 	NoSuccess bool `json:"no_success,omitempty"`
-	// Reason explains a failure for people; empty when Pass.
+	// Reason explains a fail or an inconclusive verdict for people; empty
+	// on a pass.
 	Reason string `json:"reason,omitempty"`
 }
 
+// Decided reports whether the verdict is a pass or a fail.
+func (v Verdict) Decided() bool { return v.Outcome == OutcomePass || v.Outcome == OutcomeFail }
+
 // Evaluate judges one level's Summary against o. It reads only s.
 //
-// Measured values: latency terms use the level's distributions in ms: the
-// stored statistic (Mean, P50, P90, P95, P99, P999; p100 = Max) or, for any
-// other percentile, the encoded histogram. error_rate uses s.ErrorRate and
-// output_tps uses s.OutputTokensPerSecond. Error-adjusted distributions are
-// not used: failures are judged by error_rate.
-//
-// The ttft rule (SPEC §5, "corrected is what the SLO uses when the client
-// fell behind"): for open-loop profiles whose TTFTCorrected has samples,
-// ttft is the larger of the TTFT and TTFT-corrected statistic; otherwise
-// plain TTFT. Corrected is never below plain per request, and the two
-// agree while the client keeps schedule, so this only bites when arrivals
-// were late (client lag, or queueing behind --max-concurrency): then the
-// user saw the corrected latency, as wrk2 argues. ttft_corrected always
-// uses TTFTCorrected.
-//
-// A client-limited level (s.Client.ClientLimited) fails with the client's
-// reason, and so does a level with zero successful requests, whatever the
-// terms say. The empty Objective passes any level that is neither.
+// Each term is measured with its confidence interval (Term.Measure) and
+// decided three ways: pass when the whole interval satisfies the
+// threshold, fail when the whole interval violates it, inconclusive
+// otherwise, with an estimate of the requests that would decide it.
+// Failures count: a latency term judges the error-adjusted statistic, in
+// which each failed request sent in the window is a +Inf latency, so a
+// level where 33 % of requests failed fails ttft_p99 whatever its
+// successful requests did, while one failure in 10,000 leaves a p99 to be
+// judged on the rest. A level with no successful request fails, and a
+// client-limited one is inconclusive, whatever the terms say. The empty
+// Objective passes every other level.
 func (o Objective) Evaluate(s metrics.Summary) Verdict {
-	v := Verdict{Pass: true, ClientLimited: s.Client.ClientLimited}
+	v := Verdict{Outcome: OutcomePass, ClientLimited: s.Client.ClientLimited}
+	var fails, undecided []string
+	for _, t := range o.Terms {
+		r := t.Judge(s)
+		v.Terms = append(v.Terms, r)
+		switch r.Outcome {
+		case OutcomeFail:
+			v.Failing = append(v.Failing, t.String())
+			fails = append(fails, failReason(r))
+		case OutcomeInconclusive:
+			v.Undecided = append(v.Undecided, t.String())
+			undecided = append(undecided, undecidedReason(r))
+		}
+	}
 	var reasons []string
-	if s.Client.ClientLimited {
-		v.Pass = false
+	switch {
+	case s.Requests.OK == 0:
+		v.Outcome, v.NoSuccess = OutcomeFail, true
+		reasons = append(reasons, "no successful request in the window")
+		reasons = append(reasons, fails...)
+	case s.Client.ClientLimited:
+		v.Outcome = OutcomeInconclusive
 		r := "client-limited: the load generator fell behind, so latencies are not the server's"
 		if s.Client.Reason != "" {
 			r += " (" + s.Client.Reason + ")"
 		}
 		reasons = append(reasons, r)
+	case len(fails) > 0:
+		v.Outcome = OutcomeFail
+		reasons = fails
+	case len(undecided) > 0:
+		v.Outcome = OutcomeInconclusive
+		reasons = undecided
 	}
-	if s.Requests.OK == 0 {
-		v.Pass = false
-		v.NoSuccess = true
-		reasons = append(reasons, "no successful request in the window")
-	}
-	for _, t := range o.Terms {
-		r := evaluateTerm(s, t)
-		v.Terms = append(v.Terms, r)
-		if !r.Pass {
-			v.Pass = false
-			v.Failing = append(v.Failing, t.String())
-			reasons = append(reasons, failReason(r))
-		}
-	}
+	v.Pass = v.Outcome == OutcomePass
 	v.Reason = strings.Join(reasons, "; ")
 	return v
 }
 
-func evaluateTerm(s metrics.Summary, t Term) TermResult {
-	r := TermResult{Term: t}
-	var err error
+// Measurement is a term's statistic measured at one level.
+type Measurement struct {
+	// Value is the estimate in the term's unit (ms, fraction, tokens/s);
+	// NaN when it could not be measured (Err says why).
+	Value float64
+	// Interval is its 95 % confidence interval.
+	Interval stats.Interval
+	// Samples is the population the estimate stands on: requests (or
+	// chunks, for icl) including the failures counted as +Inf; for
+	// output_tps, the requests sent in the window.
+	Samples int64
+	// Failures is the number of failed requests counted as +Inf (latency
+	// terms only).
+	Failures int64
+	// Note says which reading was used, e.g. the coordinated-omission
+	// correction or the failures counted.
+	Note string
+	Err  error
+}
+
+// Measure reads t's statistic and its interval from s:
+//   - latency terms read the distribution of their metric (ttft, itl, …),
+//     error-adjusted: each of the s.Requests.Failed failures sent in the
+//     window counts as one more sample at +Inf (so a p99 is +Inf once more
+//     than 1 % failed, and a mean is +Inf after any failure). The interval
+//     is the distribution-free one from order statistics (Student's t for
+//     a mean). For ttft under an open-loop profile the larger of TTFT and
+//     TTFT corrected is read ("corrected is what the SLO uses when the
+//     client fell behind", as wrk2 argues); they agree while the client
+//     keeps schedule. p100 (the maximum) has no upper bound.
+//   - error_rate reads s.ErrorRate with its Wilson interval;
+//   - output_tps reads s.OutputTokensPerSecond with its batch-means
+//     interval.
+func (t Term) Measure(s metrics.Summary) Measurement {
 	switch t.Metric {
 	case MetricErrorRate:
-		r.Measured = s.ErrorRate
+		return Measurement{Value: s.ErrorRate, Interval: s.ErrorRateCI, Samples: s.Requests.OK + s.Requests.Failed}
 	case MetricOutputTPS:
-		r.Measured = s.OutputTokensPerSecond
+		ci := s.OutputTokensPerSecondCI
+		if ci.IsZero() && s.OutputTokensPerSecond != 0 {
+			ci = stats.Unbounded()
+		}
+		return Measurement{Value: s.OutputTokensPerSecond, Interval: ci, Samples: s.Requests.Sent}
 	case MetricTTFT:
-		r.Measured, err = statistic(s.TTFT, t)
+		m := t.measureLatency(s.TTFT, s.Requests)
 		if s.Profile.Mode.OpenLoop() && s.TTFTCorrected.Count > 0 {
-			c, cerr := statistic(s.TTFTCorrected, t)
-			if cerr == nil && (err != nil || c > r.Measured) {
-				r.Measured, err = c, nil
-				r.Note = "TTFT corrected for coordinated omission (open loop)"
+			c := t.measureLatency(s.TTFTCorrected, s.Requests)
+			if c.Err == nil && (m.Err != nil || c.Value > m.Value) {
+				c.Note = joinNotes("TTFT corrected for coordinated omission (open loop)", c.Note)
+				return c
 			}
 		}
-	default:
-		r.Measured, err = statistic(latencyDistribution(s, t.Metric), t)
+		return m
 	}
-	if err != nil {
-		r.Measured = math.NaN()
-		r.Note = err.Error()
+	return t.measureLatency(latencyDistribution(s, t.Metric), s.Requests)
+}
+
+// measureLatency is Measure for one latency distribution with the failed
+// requests of r counted as +Inf.
+func (t Term) measureLatency(d metrics.Distribution, r metrics.RequestCounts) Measurement {
+	failures := r.Failed
+	m := Measurement{Samples: d.Count + failures, Failures: failures}
+	if failures > 0 {
+		m.Note = fmt.Sprintf("failures counted as +inf: %d of %d requests failed", failures, r.OK+failures)
+	}
+	switch {
+	case m.Samples == 0:
+		m.Value, m.Interval, m.Err = math.NaN(), stats.Unbounded(), fmt.Errorf("no samples")
+	case t.Mean && failures > 0:
+		m.Value, m.Interval = math.Inf(1), stats.Interval{Lo: math.Inf(1), Hi: math.Inf(1)}
+	case t.Mean:
+		m.Value, m.Interval = d.Mean, d.MeanCI
+	case t.Percentile >= 100:
+		// The maximum: the largest sample bounds it from below only.
+		m.Value = d.Max
+		if failures > 0 {
+			m.Value = math.Inf(1)
+		}
+		m.Interval = stats.Interval{Lo: m.Value, Hi: math.Inf(1)}
+	default:
+		v, ci, err := d.Quantile(t.Percentile, failures)
+		if err != nil {
+			m.Value, m.Interval, m.Err = math.NaN(), stats.Unbounded(), fmt.Errorf("p%s needs the histogram: %w", formatNumber(t.Percentile), err)
+			break
+		}
+		m.Value, m.Interval = v, ci
+	}
+	return m
+}
+
+// Judge measures t at one level and decides it (see Evaluate).
+func (t Term) Judge(s metrics.Summary) TermResult {
+	m := t.Measure(s)
+	r := TermResult{Term: t, Measured: m.Value, Interval: m.Interval, Note: m.Note}
+	if m.Err != nil {
+		r.Measured, r.Outcome = math.NaN(), OutcomeInconclusive
+		r.Note = joinNotes(r.Note, m.Err.Error())
 		return r
 	}
-	r.Pass = t.Op.Holds(r.Measured, t.Threshold)
+	r.Outcome = t.decide(m.Interval)
+	r.Pass = r.Outcome == OutcomePass
+	if r.Outcome == OutcomeInconclusive {
+		r.MoreRequests = t.moreRequests(s, m)
+	}
 	return r
+}
+
+// decide compares a whole interval with the threshold.
+func (t Term) decide(ci stats.Interval) Outcome {
+	th := t.Threshold
+	if t.Op.upper() {
+		switch {
+		case t.Op.Holds(ci.Hi, th):
+			return OutcomePass
+		case !t.Op.Holds(ci.Lo, th) && !math.IsNaN(ci.Lo) && !math.IsInf(ci.Lo, -1):
+			return OutcomeFail
+		}
+		return OutcomeInconclusive
+	}
+	switch {
+	case t.Op.Holds(ci.Lo, th):
+		return OutcomePass
+	case !t.Op.Holds(ci.Hi, th) && !math.IsNaN(ci.Hi) && !math.IsInf(ci.Hi, 1):
+		return OutcomeFail
+	}
+	return OutcomeInconclusive
+}
+
+// moreRequests estimates how many more requests would decide an
+// inconclusive term; 0 when there is no estimate.
+func (t Term) moreRequests(s metrics.Summary, m Measurement) int64 {
+	n := m.Samples
+	var need int64
+	switch {
+	case t.Metric == MetricErrorRate:
+		need = stats.WilsonSamplesToDecide(m.Value, t.Threshold, stats.Confidence, n)
+	case t.Metric == MetricOutputTPS:
+		half := max(m.Interval.Hi-m.Value, m.Value-m.Interval.Lo)
+		need = stats.MeanSamplesToDecide(n, half, m.Value-t.Threshold)
+	case t.Mean:
+		half := max(m.Interval.Hi-m.Value, m.Value-m.Interval.Lo)
+		need = stats.MeanSamplesToDecide(n, half, m.Value-t.Threshold)
+	case t.Percentile >= 100:
+		return 0 // a maximum is never bounded above
+	default:
+		d := latencyDistribution(s, t.Metric)
+		if t.Metric == MetricTTFT && strings.Contains(m.Note, "corrected") {
+			d = s.TTFTCorrected
+		}
+		q := d.FractionAtOrBelowWithFailures(t.Threshold, m.Failures)
+		need = stats.QuantileSamplesToDecide(t.Percentile/100, q, stats.Confidence, n)
+	}
+	if need <= n {
+		return 0
+	}
+	return need - n
 }
 
 // latencyDistribution returns the Summary's distribution for a latency metric.
@@ -161,32 +338,91 @@ func latencyDistribution(s metrics.Summary, m Metric) metrics.Distribution {
 	return metrics.Distribution{}
 }
 
-// failReason describes one violated term for people.
+func joinNotes(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
+}
+
+// formatValue formats a measured value or bound of t for people: "412ms",
+// "0.37%", "1,200 tok/s"; "unbounded" for an open side.
+func (t Term) formatValue(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "unmeasured"
+	case math.IsInf(v, 1):
+		if t.Metric.Latency() {
+			return "inf"
+		}
+		return "unbounded"
+	case math.IsInf(v, -1):
+		return "unbounded"
+	case t.Metric.Latency():
+		return fmt.Sprintf("%.4gms", v)
+	case t.Metric == MetricErrorRate:
+		return fmt.Sprintf("%.3g%%", v*100)
+	}
+	return fmt.Sprintf("%.4g tok/s", v)
+}
+
+// intervalText formats an interval for a reason: "[412ms, unbounded]";
+// "[inf, inf]" when the figure itself is infinite (failures).
+func (t Term) intervalText(ci stats.Interval) string {
+	if math.IsInf(ci.Lo, 1) {
+		return "[inf, inf]"
+	}
+	lo := t.formatValue(ci.Lo)
+	if math.IsInf(ci.Lo, -1) {
+		lo = "unbounded"
+	}
+	hi := t.formatValue(ci.Hi)
+	if math.IsInf(ci.Hi, 1) {
+		hi = "unbounded"
+	}
+	return "[" + lo + ", " + hi + "]"
+}
+
+// failReason describes one failed term for people.
 func failReason(r TermResult) string {
+	t := r.Term
+	s := fmt.Sprintf("%s = %s %s, wanted %s%s", t.Name(), t.formatValue(r.Measured), t.intervalText(r.Interval), t.Op, t.ValueString())
+	if r.Note != "" {
+		s += " (" + r.Note + ")"
+	}
+	return s
+}
+
+// undecidedReason describes one inconclusive term for people.
+func undecidedReason(r TermResult) string {
 	t := r.Term
 	if math.IsNaN(r.Measured) {
 		return fmt.Sprintf("%s not measured: %s", t.Name(), r.Note)
 	}
-	var got string
-	switch {
-	case t.Metric.Latency():
-		got = fmt.Sprintf("%.4gms", r.Measured)
-	case t.Metric == MetricErrorRate:
-		got = fmt.Sprintf("%.4g%%", r.Measured*100)
-	default:
-		got = fmt.Sprintf("%.4g tok/s", r.Measured)
+	s := fmt.Sprintf("%s = %s %s straddles %s%s", t.Name(), t.formatValue(r.Measured), t.intervalText(r.Interval), t.Op, t.ValueString())
+	if r.Note != "" {
+		s += " (" + r.Note + ")"
 	}
-	return fmt.Sprintf("%s = %s, wanted %s%s", t.Name(), got, t.Op, t.ValueString())
+	if r.MoreRequests > 0 {
+		s += fmt.Sprintf(": about %d more requests would decide it", r.MoreRequests)
+	}
+	return s
 }
 
 // termResultJSON is TermResult on the wire: JSON has no NaN or infinity,
 // so an unmeasured value is written as null and an infinite one (a level
 // whose every request failed, error-adjusted) as the string "inf".
 type termResultJSON struct {
-	Term     Term            `json:"term"`
-	Measured json.RawMessage `json:"measured"`
-	Pass     bool            `json:"pass"`
-	Note     string          `json:"note,omitempty"`
+	Term         Term            `json:"term"`
+	Measured     json.RawMessage `json:"measured"`
+	Interval     *stats.Interval `json:"interval,omitempty"`
+	Outcome      Outcome         `json:"outcome,omitempty"`
+	Pass         bool            `json:"pass"`
+	MoreRequests int64           `json:"more_requests,omitempty"`
+	Note         string          `json:"note,omitempty"`
 }
 
 // MarshalJSON implements json.Marshaler.
@@ -202,16 +438,31 @@ func (r TermResult) MarshalJSON() ([]byte, error) {
 	default:
 		m = strconv.AppendFloat(nil, r.Measured, 'g', -1, 64)
 	}
-	return json.Marshal(termResultJSON{Term: r.Term, Measured: m, Pass: r.Pass, Note: r.Note})
+	w := termResultJSON{Term: r.Term, Measured: m, Outcome: r.Outcome, Pass: r.Pass, MoreRequests: r.MoreRequests, Note: r.Note}
+	if !r.Interval.IsZero() {
+		w.Interval = &r.Interval
+	}
+	return json.Marshal(w)
 }
 
-// UnmarshalJSON implements json.Unmarshaler.
+// UnmarshalJSON implements json.Unmarshaler. A result written before
+// verdicts had three values (no "outcome") is read as pass or fail from
+// its "pass" field.
 func (r *TermResult) UnmarshalJSON(b []byte) error {
 	var w termResultJSON
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*r = TermResult{Term: w.Term, Pass: w.Pass, Note: w.Note, Measured: math.NaN()}
+	*r = TermResult{Term: w.Term, Pass: w.Pass, Outcome: w.Outcome, MoreRequests: w.MoreRequests, Note: w.Note, Measured: math.NaN()}
+	if w.Interval != nil {
+		r.Interval = *w.Interval
+	}
+	if r.Outcome == "" {
+		r.Outcome = OutcomeFail
+		if r.Pass {
+			r.Outcome = OutcomePass
+		}
+	}
 	switch s := string(w.Measured); s {
 	case "", "null":
 	case `"inf"`:
@@ -224,6 +475,24 @@ func (r *TermResult) UnmarshalJSON(b []byte) error {
 			return fmt.Errorf("slo: term result measured %s: %w", s, err)
 		}
 		r.Measured = v
+	}
+	return nil
+}
+
+// UnmarshalJSON reads a Verdict; one written before verdicts had three
+// values (no "outcome") is read as pass or fail from its "pass" field.
+func (v *Verdict) UnmarshalJSON(b []byte) error {
+	type plain Verdict
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*v = Verdict(p)
+	if v.Outcome == "" {
+		v.Outcome = OutcomeFail
+		if v.Pass {
+			v.Outcome = OutcomePass
+		}
 	}
 	return nil
 }

@@ -7,33 +7,20 @@ import (
 	"testing"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/stats"
 )
 
 // dist builds a latency Distribution from values in ms the way the metrics
-// accumulator does: an HDR histogram in µs, 3 significant digits, encoded.
+// accumulator does.
 func dist(t testing.TB, ms ...float64) metrics.Distribution {
 	t.Helper()
-	h := hdrhistogram.New(1, 3_600_000_000, 3)
-	for _, v := range ms {
-		if err := h.RecordValue(int64(math.Round(v * 1000))); err != nil {
-			t.Fatal(err)
-		}
+	ds := make([]time.Duration, len(ms))
+	for i, v := range ms {
+		ds[i] = time.Duration(math.Round(v * float64(time.Millisecond)))
 	}
-	enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := func(p float64) float64 { return float64(h.ValueAtPercentile(p)) / 1000 }
-	return metrics.Distribution{
-		Unit: "ms", Count: h.TotalCount(), Mean: h.Mean() / 1000, Std: h.StdDev() / 1000,
-		Min: float64(h.Min()) / 1000, Max: float64(h.Max()) / 1000,
-		P50: q(50), P90: q(90), P95: q(95), P99: q(99), P999: q(99.9),
-		Histogram: string(enc),
-	}
+	return metrics.LatencyDistribution(ds)
 }
 
 // ramp returns n values 1, 2, ..., n ms.
@@ -59,66 +46,90 @@ func TestEvaluate(t *testing.T) {
 	open := loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 10}
 	base := func(p loadgen.Profile) metrics.Summary {
 		return metrics.Summary{
-			Profile:               p,
-			Requests:              metrics.RequestCounts{Sent: 1000, OK: 1000},
-			TTFT:                  dist(t, ramp(1000)...), // p99 ≈ 990 ms
-			ITL:                   dist(t, ramp(100)...),  // p95 ≈ 95 ms
-			E2E:                   dist(t, ramp(1000)...),
-			OutputTokensPerSecond: 1200,
+			Profile:                 p,
+			Requests:                metrics.RequestCounts{Sent: 1000, OK: 1000},
+			ErrorRateCI:             stats.Wilson(0, 1000, stats.Confidence),
+			TTFT:                    dist(t, ramp(1000)...), // p99 ≈ 990 ms, interval ≈ [985, 999]
+			ITL:                     dist(t, ramp(100)...),  // p95 ≈ 95 ms, interval ≈ [90, 99]
+			E2E:                     dist(t, ramp(1000)...),
+			OutputTokensPerSecond:   1200,
+			OutputTokensPerSecondCI: stats.Interval{Lo: 1100, Hi: 1300},
 		}
 	}
+	failing := func(p loadgen.Profile, ok, failed int64) metrics.Summary {
+		s := base(p)
+		s.Requests = metrics.RequestCounts{Sent: ok + failed, OK: ok, Failed: failed}
+		s.ErrorRate = float64(failed) / float64(ok+failed)
+		s.ErrorRateCI = stats.Wilson(failed, ok+failed, stats.Confidence)
+		return s
+	}
 	tests := []struct {
-		name     string
-		slo      string
-		summary  func() metrics.Summary
-		pass     bool
-		failing  []string
-		reason   string  // substring
-		measured float64 // of the first term, if not NaN-checked
+		name      string
+		slo       string
+		summary   func() metrics.Summary
+		outcome   Outcome
+		failing   []string
+		undecided []string
+		reason    string  // substring
+		measured  float64 // of the first term, if not NaN-checked
 	}{
 		{
-			name: "all pass", slo: "ttft_p99<=1000ms,itl_p95<=96ms,error_rate<=0.5%,output_tps>=1000",
-			summary: func() metrics.Summary { return base(closed) }, pass: true, measured: 990,
+			name: "all pass", slo: "ttft_p99<=1000ms,itl_p95<=100ms,error_rate<=0.5%,output_tps>=1000",
+			summary: func() metrics.Summary { return base(closed) }, outcome: OutcomePass, measured: 990,
 		},
 		{
-			name: "one fails", slo: "ttft_p99<=500ms,itl_p95<=96ms",
-			summary: func() metrics.Summary { return base(closed) }, failing: []string{"ttft_p99<=500ms"},
-			reason: "ttft_p99 = 990.2ms, wanted <=500ms", measured: 990,
+			name: "one fails", slo: "ttft_p99<=500ms,itl_p95<=100ms",
+			summary: func() metrics.Summary { return base(closed) }, outcome: OutcomeFail, failing: []string{"ttft_p99<=500ms"},
+			reason: "ttft_p99 = 990.2ms [", measured: 990,
 		},
 		{
-			name: "strict bound", slo: "ttft_p99<990ms",
-			summary: func() metrics.Summary { return base(closed) }, failing: []string{"ttft_p99<990ms"}, measured: 990,
+			name: "the interval straddles the threshold", slo: "itl_p95<=96ms",
+			summary: func() metrics.Summary { return base(closed) }, outcome: OutcomeInconclusive, undecided: []string{"itl_p95<=96ms"},
+			reason: "straddles <=96ms: about", measured: 95,
+		},
+		{
+			name: "strict bound fails when the whole interval is at or above it", slo: "ttft_p99<984ms",
+			summary: func() metrics.Summary { return base(closed) }, outcome: OutcomeFail, failing: []string{"ttft_p99<984ms"}, measured: 990,
+		},
+		{
+			name: "strict bound passes when the whole interval is below it", slo: "ttft_p99<1001ms",
+			summary: func() metrics.Summary { return base(closed) }, outcome: OutcomePass, measured: 990,
 		},
 		{
 			name: "percentile from histogram", slo: "ttft_p75<=800ms",
-			summary: func() metrics.Summary { return base(closed) }, pass: true, measured: 750,
+			summary: func() metrics.Summary { return base(closed) }, outcome: OutcomePass, measured: 750,
 		},
 		{
 			name: "mean", slo: "e2e_mean<=400ms",
-			summary: func() metrics.Summary { return base(closed) }, failing: []string{"e2e_mean<=400ms"}, measured: 500.5,
+			summary: func() metrics.Summary { return base(closed) }, outcome: OutcomeFail, failing: []string{"e2e_mean<=400ms"}, measured: 500.5,
 		},
 		{
 			name: "error rate", slo: "error_rate<=0.5%",
+			summary: func() metrics.Summary { return failing(closed, 980, 20) },
+			outcome: OutcomeFail, failing: []string{"error_rate<=0.5%"}, reason: "error_rate = 2% [1.3", measured: 0.02,
+		},
+		{
+			name: "no failure in 100 requests does not prove 0.5 %", slo: "error_rate<=0.5%",
 			summary: func() metrics.Summary {
 				s := base(closed)
-				s.ErrorRate = 0.02
+				s.Requests.OK, s.Requests.Sent, s.ErrorRateCI = 100, 100, stats.Wilson(0, 100, stats.Confidence)
 				return s
 			},
-			failing: []string{"error_rate<=0.5%"}, reason: "error_rate = 2%, wanted <=0.5%", measured: 0.02,
+			outcome: OutcomeInconclusive, undecided: []string{"error_rate<=0.5%"}, reason: "more requests would decide it", measured: 0,
 		},
 		{
 			name: "output tps lower bound", slo: "output_tps>=1500",
-			summary: func() metrics.Summary { return base(closed) }, failing: []string{"output_tps>=1500"}, measured: 1200,
+			summary: func() metrics.Summary { return base(closed) }, outcome: OutcomeFail, failing: []string{"output_tps>=1500"}, measured: 1200,
 		},
 		{
-			name: "client-limited never passes", slo: "ttft_p99<=1000ms",
+			name: "client-limited is inconclusive", slo: "ttft_p99<=1000ms",
 			summary: func() metrics.Summary {
 				s := base(open)
 				s.Client.ClientLimited = true
 				s.Client.Reason = "achieved 91% of target rate"
 				return s
 			},
-			reason: "client-limited", measured: 990,
+			outcome: OutcomeInconclusive, reason: "client-limited", measured: 990,
 		},
 		{
 			name: "zero ok fails", slo: "",
@@ -127,15 +138,15 @@ func TestEvaluate(t *testing.T) {
 				s.Requests.OK = 0
 				return s
 			},
-			reason: "no successful request", measured: math.NaN(),
+			outcome: OutcomeFail, reason: "no successful request", measured: math.NaN(),
 		},
 		{
 			name: "empty objective passes", slo: "",
-			summary: func() metrics.Summary { return base(closed) }, pass: true, measured: math.NaN(),
+			summary: func() metrics.Summary { return base(closed) }, outcome: OutcomePass, measured: math.NaN(),
 		},
 		{
 			name: "no samples", slo: "ttfot_p99<=500ms",
-			summary: func() metrics.Summary { return base(closed) }, failing: []string{"ttfot_p99<=500ms"},
+			summary: func() metrics.Summary { return base(closed) }, outcome: OutcomeInconclusive, undecided: []string{"ttfot_p99<=500ms"},
 			reason: "ttfot_p99 not measured: no samples", measured: math.NaN(),
 		},
 		{
@@ -145,7 +156,7 @@ func TestEvaluate(t *testing.T) {
 				s.TTFTCorrected = dist(t, ramp(2000)...) // p99 ≈ 1980 ms
 				return s
 			},
-			failing: []string{"ttft_p99<=1000ms"}, measured: 1980,
+			outcome: OutcomeFail, failing: []string{"ttft_p99<=1000ms"}, measured: 1980,
 		},
 		{
 			name: "closed loop ignores corrected", slo: "ttft_p99<=1000ms",
@@ -154,7 +165,7 @@ func TestEvaluate(t *testing.T) {
 				s.TTFTCorrected = dist(t, ramp(2000)...)
 				return s
 			},
-			pass: true, measured: 990,
+			outcome: OutcomePass, measured: 990,
 		},
 		{
 			name: "ttft_corrected term", slo: "ttft_corrected_p99<=1000ms",
@@ -163,26 +174,61 @@ func TestEvaluate(t *testing.T) {
 				s.TTFTCorrected = dist(t, ramp(2000)...)
 				return s
 			},
-			failing: []string{"ttft_corrected_p99<=1000ms"}, measured: 1980,
+			outcome: OutcomeFail, failing: []string{"ttft_corrected_p99<=1000ms"}, measured: 1980,
 		},
 		{
-			name: "missing histogram for odd percentile", slo: "ttft_p75<=800ms",
+			name: "missing histogram", slo: "ttft_p75<=800ms",
 			summary: func() metrics.Summary {
 				s := base(closed)
 				s.TTFT.Histogram = ""
 				return s
 			},
-			failing: []string{"ttft_p75<=800ms"}, reason: "needs the histogram", measured: math.NaN(),
+			outcome: OutcomeInconclusive, undecided: []string{"ttft_p75<=800ms"}, reason: "needs the histogram", measured: math.NaN(),
+		},
+		{
+			// What was seen against a real llama.cpp server restarted
+			// mid-run: 33 % of the requests failed and the level passed
+			// an SLO without an error_rate term. Failures count as +Inf
+			// latencies, so the p99 is +Inf.
+			name: "a third of the requests failed", slo: "ttft_p99<=2000ms,itl_p95<=100ms",
+			summary: func() metrics.Summary { return failing(closed, 670, 330) },
+			outcome: OutcomeFail, failing: []string{"ttft_p99<=2000ms", "itl_p95<=100ms"},
+			reason: "failures counted as +inf: 330 of 1000 requests failed", measured: math.Inf(1),
+		},
+		{
+			name: "one failure in 10,000 leaves the p99 to the rest", slo: "ttft_p99<=1000ms",
+			summary: func() metrics.Summary {
+				s := failing(closed, 9999, 1)
+				s.TTFT = dist(t, append(ramp(1000), make([]float64, 8999)...)...)
+				return s
+			},
+			outcome: OutcomePass, measured: 901,
+		},
+		{
+			// What was seen: `run` judged ttft_p99 on 16 requests and
+			// printed PASS. With fewer than 299 samples no rank bounds
+			// the p99 from above.
+			name: "p99 of 16 requests is undecided", slo: "ttft_p99<=10s",
+			summary: func() metrics.Summary {
+				s := base(closed)
+				s.Requests = metrics.RequestCounts{Sent: 16, OK: 16}
+				s.TTFT = dist(t, ramp(16)...)
+				return s
+			},
+			outcome: OutcomeInconclusive, undecided: []string{"ttft_p99<=10000ms"}, reason: "unbounded] straddles <=10000ms: about 283 more requests", measured: 16,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := mustParse(t, tt.slo).Evaluate(tt.summary())
-			if v.Pass != tt.pass {
-				t.Errorf("Pass = %v, want %v (reason %q)", v.Pass, tt.pass, v.Reason)
+			if v.Outcome != tt.outcome || v.Pass != (tt.outcome == OutcomePass) {
+				t.Errorf("Outcome = %s (pass %v), want %s (reason %q)", v.Outcome, v.Pass, tt.outcome, v.Reason)
 			}
 			if strings.Join(v.Failing, ",") != strings.Join(tt.failing, ",") {
 				t.Errorf("Failing = %q, want %q", v.Failing, tt.failing)
+			}
+			if strings.Join(v.Undecided, ",") != strings.Join(tt.undecided, ",") {
+				t.Errorf("Undecided = %q, want %q", v.Undecided, tt.undecided)
 			}
 			if !strings.Contains(v.Reason, tt.reason) {
 				t.Errorf("Reason = %q, want it to contain %q", v.Reason, tt.reason)
@@ -192,7 +238,8 @@ func TestEvaluate(t *testing.T) {
 			}
 			if len(v.Terms) > 0 {
 				got := v.Terms[0].Measured
-				if math.IsNaN(tt.measured) != math.IsNaN(got) || (!math.IsNaN(got) && math.Abs(got-tt.measured) > tt.measured*0.002) {
+				if math.IsNaN(tt.measured) != math.IsNaN(got) || (!math.IsNaN(got) && !math.IsInf(got, 0) && math.Abs(got-tt.measured) > tt.measured*0.002) ||
+					(math.IsInf(tt.measured, 1) != math.IsInf(got, 1)) {
 					t.Errorf("Measured = %v, want %v", got, tt.measured)
 				}
 			}

@@ -2,10 +2,12 @@ package slo_test
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/slo"
+	"github.com/gollm-bench/gollm-bench/stats"
 )
 
 func ExampleParse() {
@@ -27,18 +29,24 @@ func ExampleParse() {
 
 func ExampleObjective_Evaluate() {
 	o, _ := slo.Parse("ttft_p99<=500ms,error_rate<=1%")
+	// 990 requests with TTFTs of 1 to 990 ms and 10 failures.
+	ttft := make([]time.Duration, 990)
+	for i := range ttft {
+		ttft[i] = time.Duration(i+1) * time.Millisecond
+	}
 	s := metrics.Summary{
-		Profile:   loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 8},
-		Requests:  metrics.RequestCounts{Sent: 1000, OK: 990, Failed: 10},
-		ErrorRate: 0.01,
-		TTFT:      metrics.Distribution{Unit: "ms", Count: 990, P99: 640},
+		Profile:     loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 8},
+		Requests:    metrics.RequestCounts{Sent: 1000, OK: 990, Failed: 10},
+		ErrorRate:   0.01,
+		ErrorRateCI: stats.Wilson(10, 1000, stats.Confidence),
+		TTFT:        metrics.LatencyDistribution(ttft),
 	}
 	v := o.Evaluate(s)
-	fmt.Println(v.Pass, v.Failing)
+	fmt.Println(v.Outcome, v.Failing, v.Undecided)
 	fmt.Println(v.Reason)
 	// Output:
-	// false [ttft_p99<=500ms]
-	// ttft_p99 = 640ms, wanted <=500ms
+	// fail [ttft_p99<=500ms] [error_rate<=1%]
+	// ttft_p99 = 990.2ms [984.6ms, unbounded], wanted <=500ms (failures counted as +inf: 10 of 1000 requests failed)
 }
 
 func ExampleObjective_Good() {

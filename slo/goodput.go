@@ -1,6 +1,7 @@
 package slo
 
 import (
+	"math"
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
@@ -121,12 +122,8 @@ func SeedGoodput(s metrics.Summary, ttftMs, itlMs float64) float64 {
 	if s.Profile.Mode.OpenLoop() && s.TTFTCorrected.Count > 0 && s.TTFTCorrected.Histogram != "" {
 		ttft = s.TTFTCorrected
 	}
-	pt, err := cdf(ttft, ttftMs)
-	if err != nil {
-		return 0
-	}
-	pi, err := cdf(s.ITL, itlMs)
-	if err != nil {
+	pt, pi := ttft.FractionAtOrBelow(ttftMs), s.ITL.FractionAtOrBelow(itlMs)
+	if math.IsNaN(pt) || math.IsNaN(pi) {
 		return 0
 	}
 	return s.OutputTokensPerSecond * pt * pi

@@ -3,6 +3,7 @@ package sweep_test
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
@@ -23,10 +24,14 @@ func toyServer(_ context.Context, level int, p loadgen.Profile) (metrics.Summary
 	if p.Mode == loadgen.ModeThroughput || rps > 12.5 {
 		ttft = 5000
 	}
+	samples := make([]time.Duration, 600)
+	for i := range samples {
+		samples[i] = time.Duration(ttft*float64(i+1)/600) * time.Millisecond
+	}
 	return metrics.Summary{
 		Level: level, Profile: p, WindowSeconds: 60,
 		Requests:              metrics.RequestCounts{Sent: 600, OK: 600},
-		TTFT:                  metrics.Distribution{Unit: "ms", Count: 600, P99: ttft},
+		TTFT:                  metrics.LatencyDistribution(samples),
 		RequestsPerSecond:     rps,
 		OutputTokensPerSecond: rps * 256,
 		Goodput:               metrics.Goodput{Requests: 600, RequestsPerSecond: rps, OutputTokensPerSecond: rps * 256},

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
@@ -8,19 +9,39 @@ import (
 	"github.com/gollm-bench/gollm-bench/slo"
 )
 
-// kneePoint reports whether a level counts in the knee search: complete,
-// not the throughput probe of a rate sweep, and not client-limited. A
-// client-limited level does not pass (SPEC §6), but it does not fail
-// either: its figures describe the client, not the server, so it is
-// inconclusive and brackets nothing.
+// kneeCandidate reports whether a level belongs to the knee search at all:
+// complete, and not the throughput probe of a rate sweep.
+func kneeCandidate(l LevelOutcome, kind Kind) bool {
+	if l.Partial {
+		return false
+	}
+	return !(kind == KindRate && l.Profile.Mode == loadgen.ModeThroughput)
+}
+
+// kneePoint reports whether a level counts in the knee search: a candidate
+// whose verdict is decided. An inconclusive level (an SLO term whose
+// interval straddles its threshold, or a client-limited level, whose
+// figures describe the client) neither passes nor fails: it brackets
+// nothing, and the knee line names it.
 func kneePoint(l LevelOutcome, kind Kind) bool {
-	if l.Partial || l.Verdict.ClientLimited {
-		return false
+	return kneeCandidate(l, kind) && l.Verdict.Decided()
+}
+
+// undecidedLevels lists the indexes of the knee candidates whose verdict
+// is inconclusive, in load order.
+func undecidedLevels(levels []LevelOutcome, kind Kind) []int {
+	var idx []int
+	for i, l := range levels {
+		if kneeCandidate(l, kind) && !l.Verdict.Decided() {
+			idx = append(idx, i)
+		}
 	}
-	if kind == KindRate && l.Profile.Mode == loadgen.ModeThroughput {
-		return false
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(levels[a].OfferedLoad, levels[b].OfferedLoad) })
+	out := make([]int, len(idx))
+	for i, j := range idx {
+		out[i] = levels[j].Index
 	}
-	return true
+	return out
 }
 
 // kneeState is the knee search's view of the levels so far; indexes are

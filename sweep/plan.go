@@ -21,6 +21,9 @@ const (
 	// KindConcurrency is the AIPerf-style concurrency sweep over Plan.Rates
 	// read as closed-loop concurrencies (--profile concurrent --rate 1,2,4,...).
 	KindConcurrency Kind = "concurrency"
+	// KindLevels runs Plan.Levels as given, in order, each judged against
+	// the Objective, with no knee search (`gollm-bench run`).
+	KindLevels Kind = "levels"
 )
 
 // Defaults applied to zero Plan fields.
@@ -29,7 +32,6 @@ const (
 	DefaultKneeTolerance   = 0.05 // relative bracket width (hi−lo)/hi at which bisection stops
 	DefaultBisectLevels    = 8    // bisection levels allowed beyond the grid when MaxLevels is 0
 	DefaultEarlyStopFactor = 2.0  // a term measured beyond 2× its threshold is a wide failure
-	DefaultMinSamples      = 100  // fewer successful requests than this make p99 unreliable
 )
 
 // Plan says which levels a sweep runs and how it searches for the knee. It
@@ -55,6 +57,9 @@ type Plan struct {
 	MaxConcurrency int `json:"max_concurrency,omitempty"`
 	// Seed seeds Poisson arrivals; every level uses it.
 	Seed uint64 `json:"seed,omitempty"`
+	// Levels are the profiles of a KindLevels plan, run in this order;
+	// required for KindLevels, unused otherwise.
+	Levels []loadgen.Profile `json:"levels,omitempty"`
 
 	// Objective is the SLO each level is judged against. Without one the
 	// sweep runs the grid only and reports no knee.
@@ -75,10 +80,6 @@ type Plan struct {
 	EarlyStop bool `json:"early_stop,omitempty"`
 	// EarlyStopFactor is the wide-failure ratio (default DefaultEarlyStopFactor; > 1).
 	EarlyStopFactor float64 `json:"early_stop_factor,omitempty"`
-	// MinSamples is the number of successful requests below which a level
-	// gets a "few_samples" warning, unless its Summary already carries one
-	// (default DefaultMinSamples).
-	MinSamples int `json:"min_samples,omitempty"`
 }
 
 // Validate reports every problem of p at once (errors.Join), each naming
@@ -88,8 +89,20 @@ func (p Plan) Validate() error {
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("sweep: "+format, args...)) }
 	switch p.Kind {
 	case "", KindRate, KindConcurrency:
+		if len(p.Levels) > 0 {
+			bad("Plan.Levels is set for a %q plan: it is for Kind %q only", p.Kind, KindLevels)
+		}
+	case KindLevels:
+		if len(p.Levels) == 0 {
+			bad("Plan.Levels is empty: a %q plan runs the profiles it lists", KindLevels)
+		}
+		for i, l := range p.Levels {
+			if err := l.Validate(); err != nil {
+				bad("Plan.Levels[%d]: %v", i, err)
+			}
+		}
 	default:
-		bad("Plan.Kind %q is unknown: use %q or %q", p.Kind, KindRate, KindConcurrency)
+		bad("Plan.Kind %q is unknown: use %q, %q or %q", p.Kind, KindRate, KindConcurrency, KindLevels)
 	}
 	switch p.RateMode {
 	case "", loadgen.ModeConstant, loadgen.ModePoisson:
@@ -125,9 +138,6 @@ func (p Plan) Validate() error {
 	if p.EarlyStopFactor != 0 && !(p.EarlyStopFactor > 1) {
 		bad("Plan.EarlyStopFactor = %v: use a ratio above 1, e.g. 2, or 0 for the default", p.EarlyStopFactor)
 	}
-	if p.MinSamples < 0 {
-		bad("Plan.MinSamples = %d: use 0 for the default (%d) or a positive count", p.MinSamples, DefaultMinSamples)
-	}
 	return errors.Join(errs...)
 }
 
@@ -148,9 +158,6 @@ func (p Plan) withDefaults() Plan {
 	if p.EarlyStopFactor == 0 {
 		p.EarlyStopFactor = DefaultEarlyStopFactor
 	}
-	if p.MinSamples == 0 {
-		p.MinSamples = DefaultMinSamples
-	}
 	if p.MaxLevels == 0 {
 		p.MaxLevels = p.gridSize() + DefaultBisectLevels
 	}
@@ -159,6 +166,9 @@ func (p Plan) withDefaults() Plan {
 
 // gridSize is the number of grid levels the plan asks for.
 func (p Plan) gridSize() int {
+	if p.Kind == KindLevels {
+		return len(p.Levels)
+	}
 	if len(p.Rates) > 0 {
 		return len(p.Rates)
 	}

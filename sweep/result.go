@@ -72,10 +72,10 @@ type Knee struct {
 	BracketLo float64 `json:"bracket_lo"`
 	BracketHi float64 `json:"bracket_hi,omitempty"`
 	Reached   bool    `json:"reached"`
-	// Goodput is the knee level's request-level goodput (Summary.Goodput).
+	// Goodput is the knee level's request-level goodput (Summary.Goodput):
+	// its tokens/s is the scorecard's goodput_tok_s.
 	Goodput metrics.Goodput `json:"goodput"`
-	// OutputTokPerSec is the knee level's output throughput, tokens/s: the
-	// scorecard's goodput_tok_s (SPEC §7).
+	// OutputTokPerSec is the knee level's output throughput, tokens/s.
 	OutputTokPerSec float64 `json:"output_tok_s"`
 	// SeedGoodputTokPerSec is slo.SeedGoodput at the knee with the SLO's
 	// ttft and itl thresholds, tokens/s; 0 without both terms.
@@ -94,23 +94,36 @@ type Result struct {
 	// reached, knee below range, few samples, client-limited, early stop,
 	// non-monotonic verdicts, level budget, interrupted); no duplicates.
 	Warnings []metrics.Warning `json:"warnings,omitempty"`
+	// Undecided lists, in load order, the levels of the knee search whose
+	// verdict was inconclusive: an SLO term whose interval straddled its
+	// threshold, or a client-limited level. They neither pass nor bracket
+	// the knee; the knee line names them.
+	Undecided []int `json:"undecided_levels,omitempty"`
 	// Partial is set when the sweep was interrupted or its runner failed.
 	Partial    bool       `json:"partial,omitempty"`
 	StopReason StopReason `json:"stop_reason"`
 }
 
-// Exit codes (SPEC §2) that ExitCode returns.
+// Exit codes that ExitCode returns (README, "Exit codes").
 const (
 	ExitOK        = 0
 	ExitSLOFailed = 3
 	ExitPartial   = 4
+	// ExitUndecided: no level failed the SLO but the ones that mattered
+	// were inconclusive: their intervals straddle a threshold, so more
+	// requests (--precision, longer levels) are needed to decide.
+	ExitUndecided = 5
 )
 
-// ExitCode maps the result to the process exit code (SPEC §2): ExitPartial
-// when interrupted; ExitSLOFailed when an Objective was given and no
-// complete level passed it; ExitOK otherwise (a knee was found, or every
-// level passed, or there was no Objective). Runtime and usage failures (1,
-// 2) are the caller's: Run's error tells them apart.
+// ExitCode maps the result to the process exit code: ExitPartial when
+// interrupted. Without an Objective, ExitOK. For a sweep (KindRate,
+// KindConcurrency): ExitOK when some complete level passed (a knee was
+// found), otherwise ExitSLOFailed when every level decided failed and
+// ExitUndecided when some were inconclusive. For fixed levels
+// (KindLevels, `gollm-bench run`): ExitSLOFailed when any complete level
+// failed, otherwise ExitUndecided when any was inconclusive, otherwise
+// ExitOK. Runtime and usage failures (1, 2) are the caller's: Run's error
+// tells them apart.
 func (r Result) ExitCode() int {
 	if r.Partial {
 		return ExitPartial
@@ -118,10 +131,34 @@ func (r Result) ExitCode() int {
 	if r.Objective.IsZero() || len(r.Levels) == 0 {
 		return ExitOK
 	}
+	var pass, fail, undecided bool
 	for _, l := range r.Levels {
-		if !l.Partial && l.Verdict.Pass {
-			return ExitOK
+		if l.Partial {
+			continue
 		}
+		switch l.Verdict.Outcome {
+		case slo.OutcomePass:
+			pass = true
+		case slo.OutcomeFail:
+			fail = true
+		default:
+			undecided = true
+		}
+	}
+	if r.Kind == KindLevels {
+		switch {
+		case fail:
+			return ExitSLOFailed
+		case undecided:
+			return ExitUndecided
+		}
+		return ExitOK
+	}
+	switch {
+	case pass:
+		return ExitOK
+	case undecided:
+		return ExitUndecided
 	}
 	return ExitSLOFailed
 }

@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/slo"
+	"github.com/gollm-bench/gollm-bench/stats"
 )
 
 // LevelRunner runs one load level and summarises it. The integrator
@@ -120,7 +124,7 @@ func (s *sweeper) run(ctx context.Context) error {
 	if err := s.grid(ctx); err != nil {
 		return err
 	}
-	if s.plan.Objective.IsZero() || s.plan.NoBisect {
+	if s.plan.Objective.IsZero() || s.plan.NoBisect || s.plan.Kind == KindLevels {
 		return nil
 	}
 	if err := s.extend(ctx); err != nil || s.spent {
@@ -158,9 +162,9 @@ func (s *sweeper) extend(ctx context.Context) error {
 		if err != nil || s.spent {
 			return err
 		}
-		if out.Verdict.ClientLimited {
+		if !out.Verdict.Decided() {
 			s.warn("extend_inconclusive", out.Index, fmt.Sprintf(
-				"the search above the grid stopped: level %d (%s) was client-limited", out.Index, formatLoad(next, s.unit())))
+				"the search above the grid stopped: level %d (%s) was %s", out.Index, formatLoad(next, s.unit()), undecidedWhy(out)))
 			return nil
 		}
 	}
@@ -172,6 +176,13 @@ func (s *sweeper) grid(ctx context.Context) error {
 	p := s.plan
 	var loads []float64
 	switch {
+	case p.Kind == KindLevels:
+		for _, prof := range p.Levels {
+			if _, err := s.level(ctx, PhaseGrid, prof); err != nil || s.spent {
+				return err
+			}
+		}
+		return nil
 	case p.Kind == KindConcurrency || len(p.Rates) > 0:
 		loads = slices.Clone(p.Rates)
 		slices.Sort(loads)
@@ -240,10 +251,14 @@ func (s *sweeper) bisect(ctx context.Context) error {
 		if err != nil || s.spent {
 			return err
 		}
-		if out.Verdict.ClientLimited {
+		if !out.Verdict.Decided() {
+			fix := "measure longer levels (--max-seconds, or --precision to extend undecided levels)"
+			if out.Verdict.ClientLimited {
+				fix = "free the client machine or raise --max-lag"
+			}
 			s.warn("bisect_inconclusive", out.Index, fmt.Sprintf(
-				"bisection stopped: level %d (%s) was client-limited, so it cannot narrow the bracket; free the client machine or raise --max-lag",
-				out.Index, formatLoad(mid, s.unit())))
+				"bisection stopped: level %d (%s) was %s, so it cannot narrow the bracket; %s",
+				out.Index, formatLoad(mid, s.unit()), undecidedWhy(out), fix))
 			return nil
 		}
 	}
@@ -284,14 +299,10 @@ func (s *sweeper) level(ctx context.Context, phase Phase, p loadgen.Profile) (Le
 		s.opts.progress(Event{Type: LevelStart, Index: idx, Phase: phase, Profile: p})
 	}
 	sum, err := s.runner.RunLevel(ctx, idx, p)
-	out := LevelOutcome{Index: idx, Phase: phase, Profile: p, Summary: sum, Unit: s.unit()}
-	switch {
-	case p.Mode == loadgen.ModeConcurrent:
-		out.OfferedLoad = float64(p.Concurrency)
-	case p.Mode.OpenLoop():
-		out.OfferedLoad = p.Rate
-	default:
-		out.OfferedLoad = sum.RequestsPerSecond
+	out := LevelOutcome{Index: idx, Phase: phase, Profile: p, Summary: sum}
+	out.OfferedLoad, out.Unit = OfferedLoad(p, sum)
+	if s.plan.Kind != KindLevels {
+		out.Unit = s.unit() // one unit along a sweep's axis
 	}
 	out.Verdict = s.plan.Objective.Evaluate(sum)
 	if err != nil {
@@ -344,17 +355,26 @@ func (s *sweeper) trackEarlyStop(out LevelOutcome) {
 	}
 }
 
-// wide reports whether a level failed by a wide margin.
+// wide reports whether a level failed by a wide margin: no success, or a
+// failed term measured beyond EarlyStopFactor × its threshold.
 func (s *sweeper) wide(out LevelOutcome) bool {
 	if out.Verdict.NoSuccess {
 		return true
 	}
 	for _, t := range out.Verdict.Terms {
-		if t.Ratio() > s.plan.EarlyStopFactor {
+		if t.Outcome == slo.OutcomeFail && t.Ratio() > s.plan.EarlyStopFactor {
 			return true
 		}
 	}
 	return false
+}
+
+// undecidedWhy says why a level's verdict is inconclusive, for warnings.
+func undecidedWhy(out LevelOutcome) string {
+	if out.Verdict.ClientLimited {
+		return "client-limited"
+	}
+	return "undecided (" + strings.Join(out.Verdict.Undecided, ", ") + ")"
 }
 
 func (s *sweeper) warn(code string, level int, msg string) {
@@ -362,7 +382,9 @@ func (s *sweeper) warn(code string, level int, msg string) {
 }
 
 // levelWarnings copies a level's Summary warnings and adds the sweep's
-// per-level ones that the Summary does not already carry.
+// per-level ones: a client-limited level, each SLO term left undecided
+// (with its interval and the requests likely to decide it), and the
+// headline percentiles (TTFT p99, ITL p95) whose interval is unbounded.
 func (s *sweeper) levelWarnings(out LevelOutcome) {
 	has := map[string]bool{}
 	for _, w := range out.Summary.Warnings {
@@ -370,18 +392,77 @@ func (s *sweeper) levelWarnings(out LevelOutcome) {
 		has[w.Code] = true
 		s.res.Warnings = append(s.res.Warnings, w)
 	}
-	if ok := out.Summary.Requests.OK; ok < int64(s.plan.MinSamples) && !has["few_samples"] {
-		s.res.Warnings = append(s.res.Warnings, metrics.Warning{Code: "few_samples", Level: out.Index, Message: fmt.Sprintf(
-			"fewer than %d successful requests in level %d (%d): p99 is unreliable; raise --max-requests or --max-seconds",
-			s.plan.MinSamples, out.Index, ok)})
+	add := func(code, msg string) {
+		s.res.Warnings = append(s.res.Warnings, metrics.Warning{Code: code, Level: out.Index, Message: msg})
 	}
-	if out.Verdict.ClientLimited && !has["client_limited"] {
-		msg := fmt.Sprintf("client-limited at level %d (%s): the load generator fell behind, so the level cannot pass", out.Index, describe(out.Profile))
+	if out.Verdict.ClientLimited && !has[metrics.WarnClientLimited] {
+		msg := fmt.Sprintf("client-limited at level %d (%s): the load generator fell behind, so the level is undecided", out.Index, describe(out.Profile))
 		if r := out.Summary.Client.Reason; r != "" {
 			msg += ": " + r
 		}
-		s.res.Warnings = append(s.res.Warnings, metrics.Warning{Code: "client_limited", Level: out.Index, Message: msg})
+		add(metrics.WarnClientLimited, msg)
 	}
+	judged := map[string]bool{}
+	for _, r := range out.Verdict.Terms {
+		judged[r.Term.Name()] = true
+		if r.Outcome != slo.OutcomeInconclusive || out.Verdict.ClientLimited {
+			continue
+		}
+		add(WarnUndecided, fmt.Sprintf("level %d: %s undecided: %s", out.Index, r.Term, describeInterval(r.Term, r.Measured, r.Interval, r.MoreRequests)))
+	}
+	for _, h := range headline() {
+		if judged[h.Name()] || out.Summary.Requests.OK == 0 {
+			continue
+		}
+		r := h.Judge(out.Summary)
+		if r.Interval.Bounded() || math.IsNaN(r.Measured) {
+			continue
+		}
+		more := stats.MinSamplesForUpperBound(h.Percentile/100, stats.Confidence) - (out.Summary.Requests.OK + out.Summary.Requests.Failed)
+		add(WarnUnbounded, fmt.Sprintf("level %d: %s %s", out.Index, h.Name(), describeInterval(h, r.Measured, r.Interval, max(more, 0))))
+	}
+}
+
+// headline is the percentiles every level reports with an interval
+// warning when they cannot be bounded: TTFT p99 and ITL p95, the
+// scorecard's latency figures.
+func headline() []slo.Term {
+	return []slo.Term{
+		{Metric: slo.MetricTTFT, Percentile: 99, Op: slo.OpLE},
+		{Metric: slo.MetricITL, Percentile: 95, Op: slo.OpLE},
+	}
+}
+
+// describeInterval says where a statistic stands: "interval [412,
+// unbounded] ms: about 310 more requests would bound it".
+func describeInterval(t slo.Term, v float64, ci stats.Interval, more int64) string {
+	unit := ""
+	scale := 1.0
+	switch {
+	case t.Metric.Latency():
+		unit = " ms"
+	case t.Metric == slo.MetricErrorRate:
+		unit, scale = " %", 100
+	case t.Metric == slo.MetricOutputTPS:
+		unit = " tok/s"
+	}
+	side := func(x float64) string {
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			if math.IsInf(x, 1) && math.IsInf(ci.Lo, 1) {
+				return "inf"
+			}
+			return "unbounded"
+		}
+		return strconv.FormatFloat(x*scale, 'g', 4, 64)
+	}
+	s := fmt.Sprintf("%s%s, interval [%s, %s]%s", side(v), unit, side(ci.Lo), side(ci.Hi), unit)
+	switch {
+	case more > 0 && !ci.Bounded():
+		s += fmt.Sprintf(": about %d more requests would bound it", more)
+	case more > 0:
+		s += fmt.Sprintf(": about %d more requests would decide it", more)
+	}
+	return s
 }
 
 // finish computes the knee and the run-wide warnings.
@@ -392,6 +473,10 @@ func (s *sweeper) finish() {
 	}
 	if s.plan.Objective.IsZero() {
 		return
+	}
+	s.res.Undecided = undecidedLevels(s.res.Levels, s.plan.Kind)
+	if s.plan.Kind == KindLevels {
+		return // no knee search
 	}
 	k := kneeOf(s.res.Levels, s.plan.Kind)
 	if k.points == 0 {
@@ -420,6 +505,11 @@ func (s *sweeper) finish() {
 	}
 	if x, y, ok := s.plan.Objective.SeedThresholds(); ok {
 		knee.SeedGoodputTokPerSec = seedGoodput(lv.Summary, x, y)
+		if g := knee.Goodput.OutputTokensPerSecond; g > 0 && math.Abs(knee.SeedGoodputTokPerSec-g) > 0.1*g {
+			s.warn(WarnGoodputFormulaDisagrees, lv.Index, fmt.Sprintf(
+				"at the knee (level %d) request-level goodput is %.4g tok/s and the seed formula (output tok/s × P[TTFT ≤ x] × P[ITL ≤ y]) gives %.4g tok/s, %.0f %% apart: TTFT and ITL are not independent under load, or failures and incomplete requests weigh in; the scorecard uses request-level goodput",
+				lv.Index, g, knee.SeedGoodputTokPerSec, 100*math.Abs(knee.SeedGoodputTokPerSec-g)/g))
+		}
 	}
 	if k.fail >= 0 {
 		knee.BracketHi = s.res.Levels[k.fail].OfferedLoad
@@ -429,6 +519,21 @@ func (s *sweeper) finish() {
 			"knee not reached: every level passed the SLO up to %s; safe capacity unknown (raise the rates)", formatLoad(lv.OfferedLoad, unit)))
 	}
 	s.res.Knee = knee
+}
+
+// OfferedLoad is a level's load on the knee axis and its unit, the one
+// definition every command uses: the target rate of an open-loop level
+// (req/s), the concurrency of a concurrent level, and the measured request
+// rate of a synchronous or throughput level (req/s), whose load is
+// whatever the server sustained.
+func OfferedLoad(p loadgen.Profile, s metrics.Summary) (float64, string) {
+	switch {
+	case p.Mode == loadgen.ModeConcurrent:
+		return float64(p.Concurrency), UnitConcurrency
+	case p.Mode.OpenLoop():
+		return p.Rate, UnitReqPerSec
+	}
+	return s.RequestsPerSecond, UnitReqPerSec
 }
 
 // describe names a profile for messages.

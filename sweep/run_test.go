@@ -8,12 +8,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/slo"
+	"github.com/gollm-bench/gollm-bench/stats"
 )
 
 // server is a fake LevelRunner modelling a server with a known capacity:
@@ -58,7 +60,8 @@ func (f *server) RunLevel(ctx context.Context, level int, p loadgen.Profile) (me
 	s := metrics.Summary{
 		Level: level, Profile: p, WindowSeconds: 60,
 		Requests:              metrics.RequestCounts{Scheduled: ok, Sent: ok, OK: ok},
-		TTFT:                  metrics.Distribution{Unit: "ms", Count: ok, P50: ttft / 2, P90: ttft * 0.8, P95: ttft * 0.9, P99: ttft, P999: ttft * 1.1, Mean: ttft / 2, Max: ttft * 1.2},
+		ErrorRateCI:           stats.Wilson(0, ok, stats.Confidence),
+		TTFT:                  spread(ok, ttft),
 		RequestsPerSecond:     rps,
 		OutputTokensPerSecond: rps * 256,
 		Goodput:               metrics.Goodput{Requests: ok, RequestsPerSecond: rps, OutputTokensPerSecond: rps * 256},
@@ -72,6 +75,17 @@ func (f *server) RunLevel(ctx context.Context, level int, p loadgen.Profile) (me
 		}
 	}
 	return s, nil
+}
+
+// spread is a TTFT distribution of n values evenly between p99/2 and p99
+// ms, whose p99 is about p99.
+func spread(n int64, p99 float64) metrics.Distribution {
+	ds := make([]time.Duration, n)
+	for i := range ds {
+		ms := p99/2 + p99/2*float64(i+1)/float64(n)
+		ds[i] = time.Duration(ms * float64(time.Millisecond))
+	}
+	return metrics.LatencyDistribution(ds)
 }
 
 func objective(t *testing.T, s string) slo.Objective {
@@ -271,7 +285,7 @@ func TestEarlyStop(t *testing.T) {
 	srv = &server{capacity: 5, syncRate: 2, thrRate: 15, base: 100}
 	srv.mutate = func(_ int, p loadgen.Profile, s *metrics.Summary) {
 		if p.Rate > 5 {
-			s.TTFT.P99 = 750
+			s.TTFT = spread(s.Requests.OK, 750)
 		}
 	}
 	res, _ = Run(context.Background(), plan, srv)
@@ -409,12 +423,10 @@ func TestClientLimitedAndFewSamples(t *testing.T) {
 				s.Warnings = append(s.Warnings, metrics.Warning{Code: "client_limited", Level: level, Message: "already"})
 			}
 		}
-		if level == 2 {
-			s.Requests.OK = 40
-		}
-		if level == 3 {
-			s.Requests.OK = 40
-			s.Warnings = append(s.Warnings, metrics.Warning{Code: "few_samples", Level: level, Message: "already"})
+		if level == 2 || level == 3 {
+			// 40 requests cannot bound a p99: the level is undecided.
+			s.Requests.OK, s.Requests.Sent = 40, 40
+			s.TTFT = spread(40, 100)
 		}
 	}
 	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms"), NoBisect: true}, srv)
@@ -426,13 +438,16 @@ func TestClientLimitedAndFewSamples(t *testing.T) {
 		count[fmt.Sprintf("%s@%d", w.Code, w.Level)]++
 	}
 	// Rates: 3.625 (2), 5.25 (3), 6.875, 8.5, 10.125, 11.75 (7), 13.375 (8), 15 (9).
-	for _, c := range []string{"few_samples@2", "few_samples@3", "client_limited@7", "client_limited@8", "client_limited@9"} {
+	for _, c := range []string{"undecided@2", "undecided@3", "client_limited@7", "client_limited@8", "client_limited@9"} {
 		if count[c] != 1 {
 			t.Errorf("warning %s appears %d times, want once; all: %v", c, count[c], codes(res.Warnings))
 		}
 	}
-	// Client-limited levels are inconclusive: they neither pass nor
-	// bracket the knee, so the highest pass is not a reached knee.
+	if !slices.Equal(res.Undecided, []int{2, 3, 7, 8, 9}) {
+		t.Errorf("undecided levels %v, want [2 3 7 8 9]", res.Undecided)
+	}
+	// Client-limited and undecided levels are inconclusive: they neither
+	// pass nor bracket the knee, so the highest pass is not a reached knee.
 	if k := res.Knee; k == nil || k.OfferedLoad != 10.125 || k.BracketHi != 0 || k.Reached {
 		t.Errorf("knee %+v, want 10.125 (not reached) below the client-limited levels", k)
 	}
@@ -445,7 +460,7 @@ func TestNonMonotonic(t *testing.T) {
 	srv := &server{capacity: 8, syncRate: 2, thrRate: 15, base: 100}
 	srv.mutate = func(_ int, p loadgen.Profile, s *metrics.Summary) {
 		if p.Rate == 13.375 {
-			s.TTFT.P99 = 100 // a lucky pass above the knee
+			s.TTFT = spread(s.Requests.OK, 100) // a lucky pass above the knee
 		}
 	}
 	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms")}, srv)
@@ -536,11 +551,12 @@ func TestSeedGoodputAtKnee(t *testing.T) {
 		t.Errorf("seed goodput %v, output %v", k.SeedGoodputTokPerSec, k.OutputTokPerSec)
 	}
 
-	// Without histograms the itl term cannot be measured: every level fails.
+	// Without ITL samples the itl term cannot be measured: the levels
+	// below capacity are undecided, those above fail, and there is no knee.
 	srv = &server{capacity: 12.5, syncRate: 2, thrRate: 15, base: 100}
 	res, _ = Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms,itl_p95<=50ms"), NoBisect: true}, srv)
-	if res.Knee != nil || res.ExitCode() != ExitSLOFailed {
-		t.Errorf("knee %+v exit %d", res.Knee, res.ExitCode())
+	if res.Knee != nil || res.ExitCode() != ExitUndecided {
+		t.Errorf("knee %+v exit %d, want none and %d", res.Knee, res.ExitCode(), ExitUndecided)
 	}
 }
 
@@ -561,8 +577,10 @@ func TestPlanValidate(t *testing.T) {
 		{"negative rate", Plan{Rates: []float64{1, -2}}, []string{"Plan.Rates[1]"}},
 		{"NaN rate", Plan{Rates: []float64{math.NaN()}}, []string{"Plan.Rates[0]"}},
 		{"N and rates", Plan{N: 5, Rates: []float64{1}}, []string{"not both"}},
-		{"everything at once", Plan{N: -3, KneeTolerance: 1.5, MaxLevels: -1, EarlyStopFactor: 0.5, MinSamples: -1, MaxConcurrency: -2},
-			[]string{"Plan.N", "Plan.KneeTolerance", "Plan.MaxLevels", "Plan.EarlyStopFactor", "Plan.MinSamples", "Plan.MaxConcurrency"}},
+		{"everything at once", Plan{N: -3, KneeTolerance: 1.5, MaxLevels: -1, EarlyStopFactor: 0.5, MaxConcurrency: -2},
+			[]string{"Plan.N", "Plan.KneeTolerance", "Plan.MaxLevels", "Plan.EarlyStopFactor", "Plan.MaxConcurrency"}},
+		{"levels without profiles", Plan{Kind: KindLevels}, []string{"Plan.Levels is empty"}},
+		{"levels on a rate sweep", Plan{Levels: []loadgen.Profile{{Mode: loadgen.ModeSynchronous, Concurrency: 1}}}, []string{"Plan.Levels is set"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -625,5 +643,118 @@ func TestExtendStopsOnClientLimited(t *testing.T) {
 	}
 	if !hasCode(res.Warnings, "extend_inconclusive") {
 		t.Errorf("warnings %v, want extend_inconclusive", codes(res.Warnings))
+	}
+}
+
+// TestUndecidedLevelsNamedAndSkipped: levels whose SLO term straddles its
+// threshold neither pass nor bracket the knee, bisection stops on one, and
+// the result names them.
+func TestUndecidedLevelsNamedAndSkipped(t *testing.T) {
+	srv := &server{capacity: 8, syncRate: 2, thrRate: 15, base: 100}
+	srv.mutate = func(level int, p loadgen.Profile, s *metrics.Summary) {
+		if p.Rate > 6 && p.Rate < 9 {
+			// Between 6 and 9 req/s only 100 requests: a p99 with no
+			// upper bound, whatever its value.
+			s.Requests.OK, s.Requests.Sent = 100, 100
+			s.TTFT = spread(100, 100)
+		}
+	}
+	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms")}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Grid: 3.625, 5.25 pass; 6.875, 8.5 undecided; 10.125 and above
+	// fail; the bisection's first level, 7.69 (level 10), is undecided too.
+	// They are listed in load order.
+	if !slices.Equal(res.Undecided, []int{4, 10, 5}) {
+		t.Errorf("undecided %v, want [4 10 5] (6.875, 7.69 and 8.5 req/s)", res.Undecided)
+	}
+	k := res.Knee
+	if k == nil || k.OfferedLoad < 5.25 || k.OfferedLoad > 6 || !k.Reached {
+		t.Fatalf("knee %+v, want between 5.25 and 6 req/s, reached", k)
+	}
+	// Bisection between 5.25 and 10.125 probes 7.69 (undecided) and stops.
+	if !hasCode(res.Warnings, "bisect_inconclusive") {
+		t.Errorf("no bisect_inconclusive warning: %v", codes(res.Warnings))
+	}
+	if !hasCode(res.Warnings, WarnUndecided) {
+		t.Errorf("no %s warning: %v", WarnUndecided, codes(res.Warnings))
+	}
+	for _, w := range res.Warnings {
+		if w.Code == WarnUndecided && !strings.Contains(w.Message, "unbounded] ms: about") {
+			t.Errorf("undecided warning %q lacks the interval and the requests needed", w.Message)
+		}
+	}
+	if res.ExitCode() != ExitOK {
+		t.Errorf("exit %d: a knee was found", res.ExitCode())
+	}
+}
+
+func TestNoPassButUndecidedExits5(t *testing.T) {
+	srv := &server{capacity: 1e9, syncRate: 2, thrRate: 15, base: 100, ok: 50}
+	res, _ := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms"), NoBisect: true}, srv)
+	if res.Knee != nil || res.ExitCode() != ExitUndecided {
+		t.Errorf("knee %+v exit %d, want none and %d", res.Knee, res.ExitCode(), ExitUndecided)
+	}
+	for _, w := range res.Warnings {
+		if w.Code == WarnUnbounded {
+			t.Errorf("ttft_p99 is an SLO term: its undecided warning is enough, got %q", w.Message)
+		}
+	}
+}
+
+func TestFixedLevels(t *testing.T) {
+	srv := &server{capacity: 10, syncRate: 2, thrRate: 15, base: 100}
+	levels := []loadgen.Profile{
+		{Mode: loadgen.ModeSynchronous, Concurrency: 1},
+		{Mode: loadgen.ModeConcurrent, Concurrency: 8},
+		{Mode: loadgen.ModePoisson, Rate: 20},
+	}
+	res, err := Run(context.Background(), Plan{Kind: KindLevels, Levels: levels, Objective: objective(t, "ttft_p99<=500ms")}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(srv.calls, levels) {
+		t.Errorf("ran %v, want exactly %v", srv.calls, levels)
+	}
+	want := []struct {
+		load float64
+		unit string
+		out  slo.Outcome
+	}{{2, UnitReqPerSec, slo.OutcomePass}, {8, UnitConcurrency, slo.OutcomePass}, {20, UnitReqPerSec, slo.OutcomeFail}}
+	for i, w := range want {
+		l := res.Levels[i]
+		if l.OfferedLoad != w.load || l.Unit != w.unit || l.Verdict.Outcome != w.out {
+			t.Errorf("level %d: %v %s %s, want %v %s %s", i, l.OfferedLoad, l.Unit, l.Verdict.Outcome, w.load, w.unit, w.out)
+		}
+	}
+	if res.Knee != nil {
+		t.Errorf("fixed levels have no knee: %+v", res.Knee)
+	}
+	if res.ExitCode() != ExitSLOFailed {
+		t.Errorf("exit %d: a requested level failed", res.ExitCode())
+	}
+	// Only undecided: exit 5; all pass: exit 0.
+	res, _ = Run(context.Background(), Plan{Kind: KindLevels, Levels: levels[:1], Objective: objective(t, "ttft_p99<=500ms")}, &server{capacity: 10, syncRate: 2, base: 100, ok: 50})
+	if res.ExitCode() != ExitUndecided {
+		t.Errorf("undecided level: exit %d, want %d", res.ExitCode(), ExitUndecided)
+	}
+	res, _ = Run(context.Background(), Plan{Kind: KindLevels, Levels: levels[:2], Objective: objective(t, "ttft_p99<=500ms")}, &server{capacity: 10, syncRate: 2, base: 100})
+	if res.ExitCode() != ExitOK {
+		t.Errorf("passing levels: exit %d", res.ExitCode())
+	}
+}
+
+func TestGoodputFormulaDisagrees(t *testing.T) {
+	srv := &server{capacity: 12.5, syncRate: 2, thrRate: 15, base: 100}
+	srv.mutate = func(_ int, p loadgen.Profile, s *metrics.Summary) {
+		s.ITL = spread(s.Requests.OK, 20)
+		// Request-level goodput at half the throughput, while every TTFT
+		// and ITL is within its threshold: the seed formula says all.
+		s.Goodput.OutputTokensPerSecond = s.OutputTokensPerSecond / 2
+	}
+	res, _ := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms,itl_p95<=50ms"), NoBisect: true}, srv)
+	if res.Knee == nil || !hasCode(res.Warnings, WarnGoodputFormulaDisagrees) {
+		t.Errorf("knee %+v, warnings %v: want %s", res.Knee, codes(res.Warnings), WarnGoodputFormulaDisagrees)
 	}
 }
