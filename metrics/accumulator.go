@@ -211,6 +211,9 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 		return
 	}
 	a.counts.Sent++
+	if rec.UsageRejected != "" {
+		a.counts.UsageRejected++
+	}
 	recordLatency(a.lag, rec.SentAt-rec.ScheduledAt)
 	if rec.WroteAt > 0 {
 		recordLatency(a.send, rec.WroteAt-rec.SentAt)
