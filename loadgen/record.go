@@ -7,8 +7,8 @@ type Status string
 
 // Request outcomes, as written in the record's "status" field.
 const (
-	StatusOK        Status = "ok"        // the stream ended normally (finish reason, [DONE] or clean EOF)
-	StatusError     Status = "error"     // HTTP error, error object in the stream, connection failure
+	StatusOK        Status = "ok"        // the response ended normally (finish reason, [DONE] or clean EOF) after at least one token
+	StatusError     Status = "error"     // HTTP error, error object in the stream, connection failure, a 200 without tokens
 	StatusTimeout   Status = "timeout"   // request or idle-gap timeout fired
 	StatusCancelled Status = "cancelled" // the run was interrupted before the request finished
 )
@@ -29,6 +29,19 @@ const (
 	ErrorCancelled   ErrorKind = "cancelled"       // the run's context was cancelled
 	ErrorPanic       ErrorKind = "panic"           // a panic while handling the request, recovered
 	ErrorWorkload    ErrorKind = "workload"        // the Workload could not build the request; the level stops
+
+	// ErrorNotSSE: a 2xx answer to a streaming request whose body is not
+	// an event stream: its first non-blank line is not an SSE field or
+	// comment (an HTML page, a JSON object, plain text), or it is empty
+	// and not labelled text/event-stream. ErrorMessage holds the
+	// Content-Type and the body's first bytes, quoted.
+	ErrorNotSSE ErrorKind = "not_sse"
+	// ErrorEmptyResponse: a 2xx response that carried no generated token:
+	// an event stream that ended ([DONE] or EOF) without a token-carrying
+	// chunk and without an error (a stream of `data: null` events, say),
+	// or a non-streaming body without generated text. A response with no
+	// tokens is never a success.
+	ErrorEmptyResponse ErrorKind = "empty_response"
 )
 
 // TokenSource says where a token count came from.
@@ -86,6 +99,14 @@ type Record struct {
 	LocalPromptTokens     int `json:"local_prompt_tokens,omitempty"`     // our tokenizer's count of the prompt
 	LocalOutputTokens     int `json:"local_output_tokens,omitempty"`     // our tokenizer's count of the output text
 	RequestedOutputTokens int `json:"requested_output_tokens,omitempty"` // max_tokens sent
+
+	// UsageRejected says which members of the server's usage object were
+	// impossible and left unused, with their values and why, e.g.
+	// "usage.completion_tokens -7 is negative". Empty when usage was
+	// absent or plausible. A rejected count is not stored in
+	// ServerPromptTokens/ServerOutputTokens, and PromptTokens/OutputTokens
+	// fall back to the next source.
+	UsageRejected string `json:"usage_rejected,omitempty"`
 
 	FinishReason string `json:"finish_reason,omitempty"`
 	ConnReused   bool   `json:"conn_reused"`

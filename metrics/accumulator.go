@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -227,6 +228,9 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 		return
 	}
 	a.counts.Sent++
+	if rec.UsageRejected != "" {
+		a.counts.UsageRejected++
+	}
 	recordLatency(a.lag, rec.SentAt-rec.ScheduledAt)
 	if rec.WroteAt > 0 {
 		recordLatency(a.send, rec.WroteAt-rec.SentAt)
@@ -271,9 +275,7 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 	for i := 1; i < len(rec.ChunkTimes); i++ {
 		recordLatency(a.icl, rec.ChunkTimes[i]-rec.ChunkTimes[i-1])
 	}
-	for i := range rec.ChunkTimes {
-		recordTokens(a.perChunk, chunkTokens(rec, i))
-	}
+	recordChunkTokens(a.perChunk, rec)
 	recordTokens(a.isl, int64(rec.PromptTokens))
 	recordTokens(a.osl, int64(rec.OutputTokens))
 
@@ -304,6 +306,40 @@ func chunkTokens(rec *loadgen.Record, i int) int64 {
 		return max(int64(rec.ChunkTokens[i]), 0)
 	}
 	return 1
+}
+
+// recordChunkTokens records the token count of each of rec's chunks in h,
+// scaled, like tokensInWindow, to rec.OutputTokens (the server's usage, or
+// the local tokenizer's count) when the chunk counts sum to something else.
+// The histogram holds whole tokens, so the scaled counts are apportioned:
+// chunk i gets ⌊T·Cᵢ/S⌋ − ⌊T·Cᵢ₋₁/S⌋ tokens, where Cᵢ is the running sum
+// of the chunk counts up to chunk i, S their total and T = OutputTokens.
+// Every chunk's count is within one token of its exact share, and the
+// request's counts sum to T exactly, so the mean tokens per chunk is exact:
+// 8 tokens over 4 chunks record 2, 2, 2, 2; 8 over 3 record 2, 3, 3.
+func recordChunkTokens(h *hdrhistogram.Histogram, rec *loadgen.Record) {
+	var sum int64
+	for i := range rec.ChunkTimes {
+		sum += chunkTokens(rec, i)
+	}
+	total := int64(rec.OutputTokens)
+	if total <= 0 || sum <= 0 || total == sum {
+		for i := range rec.ChunkTimes {
+			recordTokens(h, chunkTokens(rec, i))
+		}
+		return
+	}
+	var run, prev int64
+	for i := range rec.ChunkTimes {
+		run += chunkTokens(rec, i)
+		// run·total/sum in 128 bits, so that no records file can make it
+		// overflow; the quotient is at most total.
+		hi, lo := bits.Mul64(uint64(run), uint64(total))
+		q, _ := bits.Div64(hi, lo, uint64(sum))
+		next := int64(q)
+		recordTokens(h, next-prev)
+		prev = next
+	}
 }
 
 // tokensInWindow counts rec's output tokens whose chunk arrived inside the

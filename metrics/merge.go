@@ -62,6 +62,7 @@ func MergeSummaries(parts ...Summary) (Summary, error) {
 		r.TokenCountsCompared += q.TokenCountsCompared
 		r.TokenCountMismatches += q.TokenCountMismatches
 		r.OSLShort += q.OSLShort
+		r.UsageRejected += q.UsageRejected
 		for k, v := range q.ErrorKinds {
 			r.ErrorKinds[k] += v
 		}

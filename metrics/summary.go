@@ -151,6 +151,10 @@ type RequestCounts struct {
 	// OSLShort counts ok requests sent in the window whose OutputTokens fell
 	// short of RequestedOutputTokens (ignore_eos not honoured, or a stop).
 	OSLShort int64 `json:"osl_short"`
+	// UsageRejected counts requests sent in the window, whatever their
+	// outcome, whose server usage held an impossible count that the client
+	// rejected (loadgen.Record.UsageRejected).
+	UsageRejected int64 `json:"usage_rejected,omitempty"`
 }
 
 // Goodput is request-level goodput (DistServe, vLLM, AIPerf): the

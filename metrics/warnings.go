@@ -25,6 +25,10 @@ const (
 	// WarnShardWindowsDiffer: MergeSummaries added rates of shards whose
 	// windows were not the same.
 	WarnShardWindowsDiffer = "shard_windows_differ"
+	// WarnUsageRejected: the server's usage object held impossible token
+	// counts (negative, beyond any context window, not a whole number),
+	// which were not used.
+	WarnUsageRejected = "usage_rejected"
 )
 
 // isDerived reports whether code is computed from a Summary's own fields,
@@ -32,7 +36,7 @@ const (
 func isDerived(code string) bool {
 	switch code {
 	case WarnEmptyWindow, WarnNoRequests, WarnClientLimited, WarnCapped,
-		WarnTokenCountMismatch, WarnOSLShort, WarnHighErrorRate:
+		WarnTokenCountMismatch, WarnOSLShort, WarnHighErrorRate, WarnUsageRejected:
 		return true
 	}
 	return false
@@ -97,6 +101,10 @@ func deriveWarnings(s *Summary) []Warning {
 	}
 	if r.OSLShort > 0 {
 		add(WarnOSLShort, "level %d: %d of %d ok requests returned fewer output tokens than requested (ignore_eos not honoured?)", s.Level, r.OSLShort, r.OK)
+	}
+	if r.UsageRejected > 0 {
+		add(WarnUsageRejected, "level %d: the server's usage held impossible token counts on %d of %d requests (see usage_rejected in requests.jsonl); they were not used (each count fell back to its next source)",
+			s.Level, r.UsageRejected, r.Sent)
 	}
 	if s.ErrorRate > HighErrorRate {
 		add(WarnHighErrorRate, "level %d: %.1f %% of requests failed (%d of %d)", s.Level, 100*s.ErrorRate, r.Failed, r.Failed+r.OK)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
+	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -89,8 +91,34 @@ type chunk struct {
 // usage is the token usage object of a response (OpenAI "usage").
 type usage struct {
 	present    bool
-	prompt     int // usage.prompt_tokens, tokens
-	completion int // usage.completion_tokens, tokens
+	prompt     count // usage.prompt_tokens
+	completion count // usage.completion_tokens
+}
+
+// count is one token count of a usage object as the server sent it; the
+// client judges it (Client.finish) before using it.
+type count struct {
+	set bool   // the member was present and not null
+	n   int64  // its value, tokens, when it is a whole number
+	bad string // the value's JSON text (at most 32 bytes) when it is not a whole number that fits an int64 (a string, 7.5, 1e30...)
+}
+
+// parseCount reads one usage member's raw JSON value. A whole number
+// written as a float (8.0, 1e3) is accepted up to 2^53.
+func parseCount(raw []byte) count {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return count{}
+	}
+	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+		return count{set: true, n: n}
+	}
+	if raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9' {
+		if f, err := strconv.ParseFloat(string(raw), 64); err == nil && f == math.Trunc(f) && math.Abs(f) <= 1<<53 {
+			return count{set: true, n: int64(f)}
+		}
+	}
+	return count{set: true, bad: string(prefix(raw, 32))}
 }
 
 // decode parses one data payload into c. It tries an allocation-free scanner
@@ -106,9 +134,14 @@ func (c *chunk) decode(data []byte) error {
 // slowDecode parses data with encoding/json.
 func (c *chunk) slowDecode(data []byte) error {
 	var v struct {
-		Choices []chunkChoice   `json:"choices"`
-		Usage   *goopenai.Usage `json:"usage"`
-		Error   rawJSON         `json:"error"`
+		Choices []chunkChoice `json:"choices"`
+		Usage   *struct {
+			// Raw, so that a negative, fractional or string count is
+			// seen and judged rather than skipped as a type error.
+			PromptTokens     json.RawMessage `json:"prompt_tokens"`
+			CompletionTokens json.RawMessage `json:"completion_tokens"`
+		} `json:"usage"`
+		Error rawJSON `json:"error"`
 	}
 	c.Choices, c.Usage, c.Error = c.Choices[:0], usage{}, nil
 	if err := json.Unmarshal(data, &v); err != nil {
@@ -122,7 +155,7 @@ func (c *chunk) slowDecode(data []byte) error {
 	c.Choices = append(c.Choices, v.Choices...)
 	c.Error = v.Error
 	if v.Usage != nil {
-		c.Usage = usage{present: true, prompt: v.Usage.PromptTokens, completion: v.Usage.CompletionTokens}
+		c.Usage = usage{present: true, prompt: parseCount(v.Usage.PromptTokens), completion: parseCount(v.Usage.CompletionTokens)}
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -56,6 +57,18 @@ const maxErrorMessage = 512
 
 // maxBody bounds a non-streaming response or an error body read, in bytes.
 const maxBody = 64 << 20
+
+// maxBodyQuote bounds the bytes of an unexpected body quoted in
+// Record.ErrorMessage (not_sse).
+const maxBodyQuote = 160
+
+// MaxUsageTokens is the largest token count, in tokens, the client accepts
+// from a server's usage object: 2^24 = 16,777,216, beyond the context
+// window of any model. A count above it, a negative one, one that is not a
+// whole number, or usage.completion_tokens 0 when generated text arrived,
+// is impossible: the client notes it in Record.UsageRejected and does not
+// use it.
+const MaxUsageTokens = 1 << 24
 
 // New returns a Client for the server at baseURL ("http://host:port", with
 // or without a trailing "/v1"). The defaults are: completions endpoint,
@@ -236,6 +249,9 @@ type streamState struct {
 	finish []byte
 	usage  usage
 	reused bool
+	// delivered counts the token-carrying chunks of a stream, or is 1 for
+	// a non-streaming body that carried generated text.
+	delivered int
 }
 
 // Do sends req and fills rec (loadgen.Requester). It sets rec.SentAt only
@@ -247,7 +263,7 @@ func (c *Client) Do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	if st == nil {
 		st = &streamState{}
 	}
-	st.text, st.finish, st.usage, st.reused = st.text[:0], st.finish[:0], usage{}, false
+	st.text, st.finish, st.usage, st.reused, st.delivered = st.text[:0], st.finish[:0], usage{}, false, 0
 	defer func() {
 		if p := recover(); p != nil {
 			rec.Status, rec.ErrorKind = loadgen.StatusError, loadgen.ErrorPanic
@@ -341,11 +357,13 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 		c.readBody(ctx, rctx, r, rec, st)
 		return
 	}
-	c.readStream(ctx, rctx, clock, r, rec, st)
+	c.readStream(ctx, rctx, clock, r, resp.Header.Get("Content-Type"), rec, st)
 }
 
 // readStream consumes an SSE stream, timing every token-carrying chunk.
-func (c *Client) readStream(ctx, rctx context.Context, clock loadgen.Clock, r io.Reader, rec *loadgen.Record, st *streamState) {
+// ctype is the response's Content-Type. A body that is not an event stream
+// fails with ErrorNotSSE, a stream without a token with ErrorEmptyResponse.
+func (c *Client) readStream(ctx, rctx context.Context, clock loadgen.Clock, r io.Reader, ctype string, rec *loadgen.Record, st *streamState) {
 	if n := rec.RequestedOutputTokens + 1; cap(rec.ChunkTimes) < n && n <= 1<<16 {
 		rec.ChunkTimes = make([]time.Duration, 0, n)
 		rec.ChunkTokens = make([]int32, 0, n)
@@ -353,16 +371,23 @@ func (c *Client) readStream(ctx, rctx context.Context, clock loadgen.Clock, r io
 	rec.ChunkTimes, rec.ChunkTokens = rec.ChunkTimes[:0], rec.ChunkTokens[:0]
 	st.sse.reset(r)
 	defer st.sse.reset(nil)
+	events, end := 0, "EOF"
 	for {
 		data, err := st.sse.next()
 		now := clock.Now()
 		if err == io.EOF {
 			break
 		}
+		if err == errNotSSE {
+			c.fail(rec, loadgen.StatusError, loadgen.ErrorNotSSE, fmt.Sprintf("HTTP %d body is not an event stream (Content-Type %q): %s",
+				rec.HTTPStatus, ctype, quoteBody(st.sse.notSSE())))
+			return
+		}
 		if err != nil {
 			c.failErr(ctx, rctx, rec, err, false)
 			return
 		}
+		events++
 		data = bytes.TrimSpace(data)
 		if len(data) == 0 {
 			continue
@@ -370,13 +395,57 @@ func (c *Client) readStream(ctx, rctx context.Context, clock loadgen.Clock, r io
 		if string(data) == "[DONE]" {
 			// Read the end of the body so the connection can be reused.
 			_, _ = io.Copy(io.Discard, io.LimitReader(r, 64<<10))
+			end = "[DONE]"
 			break
 		}
 		if err := c.chunk(now, data, rec, st); err != nil {
 			return
 		}
 	}
-	rec.Status = loadgen.StatusOK
+	switch {
+	case st.delivered > 0:
+		rec.Status = loadgen.StatusOK
+	case !st.sse.started && !isEventStream(ctype):
+		c.fail(rec, loadgen.StatusError, loadgen.ErrorNotSSE, fmt.Sprintf("HTTP %d with an empty body (Content-Type %q), not an event stream", rec.HTTPStatus, ctype))
+	default:
+		c.fail(rec, loadgen.StatusError, loadgen.ErrorEmptyResponse, fmt.Sprintf("the stream ended (%s) after %d events, none carrying a token%s", end, events, c.claims(st)))
+	}
+}
+
+// isEventStream reports whether a Content-Type names text/event-stream.
+func isEventStream(ctype string) bool {
+	mt, _, _ := strings.Cut(ctype, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "text/event-stream")
+}
+
+// claims describes what a response without tokens said about itself: its
+// finish reason and usage.completion_tokens, if any.
+func (c *Client) claims(st *streamState) string {
+	var b strings.Builder
+	if len(st.finish) > 0 {
+		fmt.Fprintf(&b, ", finish_reason %s", st.finish)
+	}
+	switch u := st.usage.completion; {
+	case u.bad != "":
+		fmt.Fprintf(&b, ", usage.completion_tokens %s", u.bad)
+	case u.set:
+		fmt.Fprintf(&b, ", usage.completion_tokens %d", u.n)
+	}
+	return b.String()
+}
+
+// quoteBody quotes the first maxBodyQuote bytes of an unexpected body as a
+// Go string literal: one line, control bytes and invalid UTF-8 escaped,
+// "…" after it when the body was longer.
+func quoteBody(b []byte) string {
+	if len(b) <= maxBodyQuote {
+		return strconv.Quote(string(b))
+	}
+	cut := maxBodyQuote
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return strconv.Quote(string(b[:cut])) + "…"
 }
 
 // chunk handles one data payload; a non-nil error means the request failed
@@ -393,6 +462,7 @@ func (c *Client) chunk(now time.Duration, data []byte, rec *loadgen.Record, st *
 	}
 	k := st.ch.classify()
 	if k.token {
+		st.delivered++
 		n := k.tokens
 		if count := c.cfg.countTokens; count != nil {
 			before := len(st.text)
@@ -428,6 +498,10 @@ func (c *Client) readBody(ctx, rctx context.Context, r io.Reader, rec *loadgen.R
 		c.failErr(ctx, rctx, rec, err, false)
 		return
 	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		c.fail(rec, loadgen.StatusError, loadgen.ErrorEmptyResponse, fmt.Sprintf("HTTP %d with an empty body", rec.HTTPStatus))
+		return
+	}
 	if err := st.ch.decode(b); err != nil {
 		c.fail(rec, loadgen.StatusError, loadgen.ErrorDecode, fmt.Sprintf("response body %q: %v", prefix(b, 128), err))
 		return
@@ -443,16 +517,35 @@ func (c *Client) readBody(ctx, rctx context.Context, r io.Reader, rec *loadgen.R
 		st.finish = append(st.finish[:0], fr...)
 	}
 	st.usage = st.ch.Usage
+	if !st.ch.classify().token {
+		c.fail(rec, loadgen.StatusError, loadgen.ErrorEmptyResponse, fmt.Sprintf("the response body carried no generated text%s: %s", c.claims(st), quoteBody(b)))
+		return
+	}
+	st.delivered = 1
 	rec.Status = loadgen.StatusOK
 }
 
-// finish fills the token counts and their sources (SPEC §4, §5).
+// finish fills the token counts and their sources (SPEC §4, §5). The
+// server's usage counts are judged first (usageCount): an impossible one is
+// noted in rec.UsageRejected and not used. The server's output count is
+// used only when tokens were delivered: a response without any counts 0.
 func (c *Client) finish(req *loadgen.Request, rec *loadgen.Record, st *streamState) {
 	if len(st.finish) > 0 {
 		rec.FinishReason = rawJSON(st.finish).str()
 	}
-	if st.usage.present {
-		rec.ServerPromptTokens, rec.ServerOutputTokens = st.usage.prompt, st.usage.completion
+	prompt, promptOK, promptNote := usageCount("prompt_tokens", st.usage.prompt, 0)
+	out, outOK, outNote := usageCount("completion_tokens", st.usage.completion, st.delivered)
+	switch {
+	case promptNote != "" && outNote != "":
+		rec.UsageRejected = promptNote + "; " + outNote
+	default:
+		rec.UsageRejected = promptNote + outNote
+	}
+	if promptOK {
+		rec.ServerPromptTokens = prompt
+	}
+	if outOK {
+		rec.ServerOutputTokens = out
 	}
 	if c.cfg.countTokens != nil {
 		rec.LocalOutputTokens = c.cfg.countTokens(string(st.text))
@@ -461,8 +554,8 @@ func (c *Client) finish(req *loadgen.Request, rec *loadgen.Record, st *streamSta
 		rec.LocalPromptTokens = req.PromptTokens
 	}
 	switch {
-	case st.usage.present:
-		rec.OutputTokens, rec.OutputTokensSource = st.usage.completion, loadgen.SourceServer
+	case outOK && st.delivered > 0:
+		rec.OutputTokens, rec.OutputTokensSource = out, loadgen.SourceServer
 	case c.cfg.countTokens != nil:
 		rec.OutputTokens, rec.OutputTokensSource = rec.LocalOutputTokens, loadgen.SourceTokenizer
 	case c.cfg.stream:
@@ -475,14 +568,35 @@ func (c *Client) finish(req *loadgen.Request, rec *loadgen.Record, st *streamSta
 		rec.OutputTokens, rec.OutputTokensSource = 0, loadgen.SourceNone
 	}
 	switch {
-	case st.usage.present && st.usage.prompt > 0:
-		rec.PromptTokens, rec.PromptTokensSource = st.usage.prompt, loadgen.SourceServer
+	case promptOK && prompt > 0:
+		rec.PromptTokens, rec.PromptTokensSource = prompt, loadgen.SourceServer
 	case req.PromptTokens > 0:
 		rec.PromptTokens, rec.PromptTokensSource = req.PromptTokens, req.PromptTokensSource
 		if rec.PromptTokensSource == loadgen.SourceNone {
 			rec.PromptTokensSource = loadgen.SourceDataset
 		}
 	}
+}
+
+// usageCount judges one member of the server's usage object. ok is false
+// when the member is absent or impossible; note says why it was rejected
+// ("" when absent or accepted). delivered is the number of token-carrying
+// chunks (1 for a non-streaming body with text): a completion count of 0
+// beside delivered text is impossible.
+func usageCount(name string, c count, delivered int) (n int, ok bool, note string) {
+	switch {
+	case !c.set:
+		return 0, false, ""
+	case c.bad != "":
+		return 0, false, fmt.Sprintf("usage.%s %s is not a token count", name, c.bad)
+	case c.n < 0:
+		return 0, false, fmt.Sprintf("usage.%s %d is negative", name, c.n)
+	case c.n > MaxUsageTokens:
+		return 0, false, fmt.Sprintf("usage.%s %d exceeds %d, longer than any context window", name, c.n, MaxUsageTokens)
+	case c.n == 0 && delivered > 0 && name == "completion_tokens":
+		return 0, false, fmt.Sprintf("usage.%s is 0 but generated text arrived", name)
+	}
+	return int(c.n), true, ""
 }
 
 // fail records a failure, keeping the first one.

@@ -41,7 +41,7 @@ func text(s string) string {
 // script is a scripted server response.
 type script struct {
 	status int      // 0: 200
-	ctype  string   // "": text/event-stream
+	ctype  string   // "": text/event-stream; "none": no Content-Type
 	frames []string // written one by one, flushed between
 	reset  bool     // after the frames, hijack the connection and reset it
 	stall  bool     // after the frames, block until the client goes away
@@ -75,11 +75,14 @@ func serve(t testing.TB, s script) (url string, body func() []byte) {
 			conn.Close()
 			return
 		}
-		ct := s.ctype
-		if ct == "" {
-			ct = "text/event-stream"
+		switch s.ctype {
+		case "":
+			w.Header().Set("Content-Type", "text/event-stream")
+		case "none":
+			w.Header()["Content-Type"] = nil // no sniffing either
+		default:
+			w.Header().Set("Content-Type", s.ctype)
 		}
-		w.Header().Set("Content-Type", ct)
 		if s.status != 0 {
 			w.WriteHeader(s.status)
 		}
@@ -109,7 +112,8 @@ type want struct {
 	prompt    int
 	promptSrc loadgen.TokenSource
 	finish    string
-	local     int // LocalOutputTokens
+	local     int    // LocalOutputTokens
+	rejected  string // substring of UsageRejected ("": it must be empty)
 	tokens    []int32
 	// firstContent is the index in ChunkTimes of the first content chunk
 	// (-1: none).
@@ -265,6 +269,9 @@ func check(t *testing.T, rec *loadgen.Record, w want) {
 	}
 	if rec.PromptTokens != w.prompt || rec.PromptTokensSource != w.promptSrc {
 		t.Errorf("prompt tokens %d (%s), want %d (%s)", rec.PromptTokens, rec.PromptTokensSource, w.prompt, w.promptSrc)
+	}
+	if w.rejected == "" && rec.UsageRejected != "" || !strings.Contains(rec.UsageRejected, w.rejected) {
+		t.Errorf("usage rejected %q, want %q", rec.UsageRejected, w.rejected)
 	}
 	if rec.LocalOutputTokens != w.local {
 		t.Errorf("local output tokens %d, want %d", rec.LocalOutputTokens, w.local)

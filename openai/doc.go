@@ -21,7 +21,10 @@
 // OSL prefers the server's usage.completion_tokens, then the local
 // tokenizer on the concatenated output text, then the sum of ChunkTokens;
 // ISL prefers usage.prompt_tokens, then the count the workload declared.
-// The Record names the source of each.
+// The Record names the source of each. A usage count that cannot be true
+// (negative, above MaxUsageTokens, not a whole number, or a completion
+// count of 0 beside generated text) is not used: Record.UsageRejected says
+// which and why, and the count falls back to the next source.
 //
 // # Failures
 //
@@ -31,6 +34,17 @@
 // the tokens received; the whole-request and idle-gap timeouts are
 // ErrorTimeout and ErrorIdleTimeout; the run's cancellation is
 // ErrorCancelled; a panic is recovered as ErrorPanic.
+//
+// A 2xx response is a success only if it delivered at least one token. A
+// streaming request's body is read as an event stream when its first
+// non-blank line is an SSE field (data, event, id, retry) or comment,
+// whatever its Content-Type; anything else (an HTML page, a JSON object,
+// plain text, or an empty body not labelled text/event-stream) is
+// ErrorNotSSE, with the Content-Type and the body's first bytes quoted in
+// the message. A stream that ends without a token-carrying chunk and
+// without an error is ErrorEmptyResponse: events such as `data: null`,
+// {"choices":null} and {"error":null} carry neither a token nor an error.
+// A non-streaming body without generated text is ErrorEmptyResponse too.
 //
 // # Hot path
 //

@@ -36,17 +36,20 @@ func FuzzSSE(f *testing.F) {
 		"data: \xe4\xbd\n\ndata: \xa0\n\n",
 		"\r\n\r\n\n",
 		"data",
+		"<!DOCTYPE html>\n<html>",
+		"\xef\xbb\xbfdata: x\n\n",
+		"\n\n{\"choices\":null}",
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, stream []byte) {
 		whole, err := events(bytes.NewReader(stream))
-		if err != nil {
+		if err != nil && err != errNotSSE {
 			t.Fatal(err)
 		}
-		split, err := events(iotest.OneByteReader(bytes.NewReader(stream)))
-		if err != nil {
-			t.Fatal(err)
+		split, err2 := events(iotest.OneByteReader(bytes.NewReader(stream)))
+		if err2 != err {
+			t.Fatalf("whole reads end in %v, byte by byte in %v", err, err2)
 		}
 		if fmt.Sprintf("%q", whole) != fmt.Sprintf("%q", split) {
 			t.Errorf("whole reads %q, byte by byte %q", whole, split)
@@ -73,6 +76,7 @@ func FuzzChunkDecode(f *testing.F) {
 		`{"choices":[{"delta":{"cont\u0065nt":"x"}}],"choices":null}`,
 		`{"choices":[{"message":{"content":"a\ud83d\ude00\n"}}]}`,
 		`[1,2]`, `null`, `{"usage":{"prompt_tokens":1e3}}`,
+		`{"choices":null}`, `{"error":null}`, `{"usage":{"completion_tokens":-7,"prompt_tokens":"8"}}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -116,11 +116,11 @@ func (c *chunk) scanUsage(s *scanner) bool {
 		switch string(key) {
 		case "prompt_tokens":
 			n, ok := s.int()
-			c.Usage.prompt = n
+			c.Usage.prompt = count{set: true, n: int64(n)}
 			return ok
 		case "completion_tokens":
 			n, ok := s.int()
-			c.Usage.completion = n
+			c.Usage.completion = count{set: true, n: int64(n)}
 			return ok
 		}
 		return !nearKey(key, "prompt_tokens", "completion_tokens") && s.skip()

@@ -18,6 +18,16 @@ const sseMaxLine = 64 << 20
 // errSSELineTooLong is returned by sseReader.next for a line over sseMaxLine.
 var errSSELineTooLong = errors.New("sse: line longer than 64 MiB")
 
+// errNotSSE is returned by sseReader.next when the first non-blank line of
+// the stream is neither a comment nor one of the fields data, event, id and
+// retry: the body is something else (an HTML page, a JSON object, text).
+// sseReader.notSSE returns the body's first bytes.
+var errNotSSE = errors.New("sse: not an event stream")
+
+// utf8BOM is the byte order mark an event stream may start with (WHATWG
+// HTML §9.2.5: it is skipped).
+const utf8BOM = "\xef\xbb\xbf"
+
 // sseReader reads Server-Sent Events (WHATWG HTML §9.2) from a byte stream
 // and returns the data of each event. It accepts "data:" with or without the
 // space, "\n", "\r\n" and "\r" line ends, comment lines (": ping"), "event:",
@@ -36,6 +46,11 @@ type sseReader struct {
 	has  bool   // a data line was seen for the event being assembled
 	err  error  // sticky read error (io.EOF at the end)
 	cr   bool   // the previous line ended in '\r': skip a leading '\n'
+	// started is set once a non-blank line was seen, and only if it was
+	// an SSE line (a comment or a known field); badAt is the offset in buf
+	// of a first line that was not.
+	started bool
+	badAt   int
 }
 
 // reset points s at a new stream, keeping its buffers.
@@ -45,14 +60,42 @@ func (s *sseReader) reset(r io.Reader) {
 	}
 	s.r, s.st, s.end = r, 0, 0
 	s.data, s.has, s.err, s.cr = s.data[:0], false, nil, false
+	s.started, s.badAt = false, 0
+}
+
+// notSSE returns the body's bytes read so far from its first non-blank
+// line on, after next returned errNotSSE. The slice is valid until the
+// next reset.
+func (s *sseReader) notSSE() []byte { return s.buf[s.badAt:s.end] }
+
+// isSSELine reports whether line, the first non-blank line of a stream,
+// is a comment or one of the fields an event stream uses.
+func isSSELine(line []byte) bool {
+	if line[0] == ':' {
+		return true
+	}
+	field := line
+	if i := bytes.IndexByte(line, ':'); i >= 0 {
+		field = line[:i]
+	}
+	switch string(field) {
+	case "data", "event", "id", "retry":
+		return true
+	}
+	return false
 }
 
 // next returns the data of the next event. The slice is valid until the next
 // call. At the end of the stream it returns io.EOF; an event left
 // unterminated by EOF is still returned first (servers that end on a
-// single "\n" are common). Any other read error is returned as is, after
+// single "\n" are common). When the first non-blank line (after an
+// optional byte order mark) is not an SSE line, it returns errNotSSE
+// without reading further. Any other read error is returned as is, after
 // which the reader is spent.
 func (s *sseReader) next() ([]byte, error) {
+	if s.err == errNotSSE {
+		return nil, errNotSSE
+	}
 	for {
 		line, ok, err := s.line()
 		if err != nil {
@@ -71,6 +114,18 @@ func (s *sseReader) next() ([]byte, error) {
 				return s.data, nil
 			}
 			continue
+		}
+		if !s.started {
+			line = bytes.TrimPrefix(line, []byte(utf8BOM))
+			if len(line) == 0 {
+				continue
+			}
+			if !isSSELine(line) {
+				s.badAt = cap(s.buf) - cap(line) // line is a slice of buf
+				s.err = errNotSSE
+				return nil, errNotSSE
+			}
+			s.started = true
 		}
 		if line[0] == ':' { // comment
 			continue

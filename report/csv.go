@@ -35,6 +35,7 @@ func LevelsCSVColumns() []string {
 	return append(cols,
 		"lag_p99_ms", "output_tok_s", "input_tok_s", "total_tok_s", "req_s", "mean_in_flight",
 		"goodput_req_s", "goodput_tok_s", "achieved_ratio", "client_limited", "capped", "partial", "pass", "failing",
+		"tokens_per_chunk_mean",
 	)
 }
 
@@ -84,6 +85,7 @@ func levelRow(l sweep.LevelOutcome) []string {
 		numOrEmpty(s.Client.AchievedRatio),
 		strconv.FormatBool(s.Client.ClientLimited), strconv.FormatBool(s.Client.Capped), strconv.FormatBool(l.Partial),
 		strconv.FormatBool(l.Verdict.Pass), strings.Join(l.Verdict.Failing, ";"),
+		dnum(s.TokensPerChunk, s.TokensPerChunk.Mean),
 	)
 }
 

@@ -42,6 +42,15 @@ func fmtDist(d metrics.Distribution, v float64) string {
 	return fmtMs(v)
 }
 
+// fmtTokens formats a token count statistic of d (a mean: up to 3
+// significant figures), or "-" when d has no samples.
+func fmtTokens(d metrics.Distribution, v float64) string {
+	if d.Count == 0 {
+		return "-"
+	}
+	return fmtRate(v)
+}
+
 // fmtRate formats a rate (tokens/s, req/s): whole units with thousands
 // separators from 100 up, else up to 3 significant figures.
 func fmtRate(v float64) string {

@@ -105,7 +105,7 @@ func buildPage(run results.Run, opts HTMLOptions) (page, error) {
 		Command: shellJoin(run.Command),
 		Knee:    kneeLines(res),
 		Partial: partialLine(run),
-		Levels:  levelTable(res),
+		Levels:  withTokensPerChunk(levelTable(res), res),
 	}
 	if run.RunID == "" {
 		p.Title = "gollm-bench report"
@@ -149,6 +149,24 @@ func buildPage(run results.Run, opts HTMLOptions) (page, error) {
 	}
 	p.Config = configRows(run)
 	return p, nil
+}
+
+// withTokensPerChunk adds the mean tokens per chunk after the output
+// rates of the levels table (the page has room the console lacks).
+func withTokensPerChunk(t *table, res sweep.Result) *table {
+	at := len(t.cols)
+	for i, c := range t.cols {
+		if c.group == "out" {
+			at = i + 1
+		}
+	}
+	t.cols = slices.Insert(t.cols, at, column{group: "out", name: "tok/chunk", right: true})
+	for i, l := range res.Levels {
+		if i < len(t.rows) && at <= len(t.rows[i]) {
+			t.rows[i] = slices.Insert(t.rows[i], at, fmtTokens(l.Summary.TokensPerChunk, l.Summary.TokensPerChunk.Mean))
+		}
+	}
+	return t
 }
 
 // figures draws every plot; a plot without data is listed in missing.

@@ -60,7 +60,9 @@
 // inject the faults of ParseFault's grammar (HTTP errors, an error inside
 // a 200 stream, a disconnect after K chunks, slow headers, a stall,
 // several tokens per chunk, role-only and usage-only chunks, no [DONE],
-// "data:" without a space, CRLF, comment lines).
+// "data:" without a space, CRLF, comment lines, and answers a broken
+// server or proxy gives: a 200 with an HTML, JSON, text or empty body,
+// streams of null events, an impossible usage count).
 //
 // # Ground truth
 //

@@ -48,7 +48,37 @@ type Fault struct {
 	// CRLF ends lines with \r\n; Comments writes a `: ping` comment line
 	// before every event.
 	NoDone, NoSpace, CRLF, Comments bool
+	// Body, when set, answers HTTP 200 at once with a body that is not a
+	// response, whatever "stream" asked: BodyHTML, BodyJSON, BodyText or
+	// BodyEmpty.
+	Body string
+	// Event, when set, is written as the data of every chunk event of a
+	// stream (token, role, finish and usage chunks; `[DONE]` is kept),
+	// and as the whole body of a non-streaming response: EventNull,
+	// EventChoicesNull or EventErrorNull. Such a stream carries no token.
+	Event string
+	// UsageCompletion, when UsageCompletionSet, is sent as
+	// usage.completion_tokens instead of the true count (any integer, so
+	// that negative and absurd values can be sent); total_tokens follows.
+	UsageCompletion    int
+	UsageCompletionSet bool
 }
+
+// Bodies of the body=KIND fault (Fault.Body).
+const (
+	BodyHTML  = "html"  // text/html: a proxy's sign-in page
+	BodyJSON  = "json"  // application/json: {"status":"ok"}, not a completion
+	BodyText  = "text"  // text/plain: "OK\n"
+	BodyEmpty = "empty" // no body and no Content-Type
+)
+
+// Event payloads of the data-null, choices-null and error-null faults
+// (Fault.Event).
+const (
+	EventNull        = `null`
+	EventChoicesNull = `{"choices":null}`
+	EventErrorNull   = `{"error":null}`
+)
 
 // ParseFault parses a fault spec: items separated by commas, spaces
 // ignored, case-insensitive. DUR is a Go duration (250ms, 2s); K and N are
@@ -70,6 +100,12 @@ type Fault struct {
 //	no-space             "data:{...}" without the space
 //	crlf                 \r\n line ends
 //	comments             a ": ping" comment line before every event
+//	body=KIND            HTTP 200 at once with a non-response body; KIND is
+//	                     html, json ({"status":"ok"}), text ("OK") or empty
+//	data-null            every chunk event is `data: null` (no token)
+//	choices-null         every chunk event is `data: {"choices":null}`
+//	error-null           every chunk event is `data: {"error":null}`
+//	usage-completion=N   usage.completion_tokens is N (any integer)
 //
 // Every bad item is reported (errors.Join), with its 1-based column.
 // ParseFault is safe for concurrent use.
@@ -190,6 +226,28 @@ func (f *Fault) applyItem(item string) error {
 	case "comments":
 		f.Comments = true
 		err = noArg()
+	case "body":
+		switch arg {
+		case BodyHTML, BodyJSON, BodyText, BodyEmpty:
+			f.Body = arg
+		default:
+			return fmt.Errorf("needs one of html, json, text, empty, e.g. body=html")
+		}
+	case "data-null":
+		f.Event = EventNull
+		err = noArg()
+	case "choices-null":
+		f.Event = EventChoicesNull
+		err = noArg()
+	case "error-null":
+		f.Event = EventErrorNull
+		err = noArg()
+	case "usage-completion":
+		n, perr := strconv.Atoi(arg)
+		if !hasArg || perr != nil {
+			return fmt.Errorf("needs an integer, e.g. usage-completion=-7")
+		}
+		f.UsageCompletion, f.UsageCompletionSet = n, true
 	default:
 		code, ok := strings.CutPrefix(name, "http-")
 		if !ok {

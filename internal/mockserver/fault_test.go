@@ -23,6 +23,17 @@ func TestParseFault(t *testing.T) {
 		{"tokens-per-chunk=3,role-early,role-only", Fault{TokensPerChunk: 3, RoleEarly: true, RoleOnly: 1}, ""},
 		{"usage-only,no-usage,usage-in-finish,no-done,no-space,crlf,comments",
 			Fault{UsageOnly: true, NoUsage: true, UsageInFinish: true, NoDone: true, NoSpace: true, CRLF: true, Comments: true}, ""},
+		{"body=html", Fault{Body: BodyHTML}, ""},
+		{"BODY=Empty, data-null", Fault{Body: BodyEmpty, Event: EventNull}, ""},
+		{"choices-null", Fault{Event: EventChoicesNull}, ""},
+		{"error-null", Fault{Event: EventErrorNull}, ""},
+		{"usage-completion=-7", Fault{UsageCompletion: -7, UsageCompletionSet: true}, ""},
+		{"usage-completion=0", Fault{UsageCompletionSet: true}, ""},
+		{"body", Fault{}, "needs one of html, json, text, empty"},
+		{"body=xml", Fault{}, "needs one of"},
+		{"data-null=1", Fault{}, "takes no value"},
+		{"usage-completion", Fault{}, "needs an integer"},
+		{"usage-completion=1.5", Fault{}, "needs an integer"},
 		{"http-200", Fault{}, `column 1: "http-200": status "200"`},
 		{"crlf,,bogus", Fault{}, `column 7: "bogus": unknown fault`},
 		{"crlf=1", Fault{}, "takes no value"},
@@ -58,7 +69,7 @@ func TestParseFault(t *testing.T) {
 }
 
 func FuzzParseFault(f *testing.F) {
-	for _, s := range []string{"http-429", "stall=1s@2,crlf", "tokens-per-chunk=4", "disconnect-after=0", ",,", "role-only=3"} {
+	for _, s := range []string{"http-429", "stall=1s@2,crlf", "tokens-per-chunk=4", "disconnect-after=0", ",,", "role-only=3", "body=json", "usage-completion=-7", "data-null"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {

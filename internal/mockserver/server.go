@@ -409,6 +409,27 @@ func writeError(w http.ResponseWriter, status int, text bool, msg string) {
 	w.Write(appendErrorJSON(nil, status, msg))
 }
 
+// writeBody answers HTTP 200 with the body of the body=KIND fault.
+func writeBody(w http.ResponseWriter, kind string) {
+	var ctype, body string
+	switch kind {
+	case BodyHTML:
+		ctype = "text/html; charset=utf-8"
+		body = "<!DOCTYPE html>\n<html><head><title>Sign in</title></head>\n<body><h1>Sign in to continue</h1><form action=\"/login\"></form></body></html>\n"
+	case BodyJSON:
+		ctype, body = "application/json", `{"status":"ok"}`
+	case BodyText:
+		ctype, body = "text/plain; charset=utf-8", "OK\n"
+	}
+	if ctype == "" { // BodyEmpty: no Content-Type, and nothing to sniff one from
+		w.Header()["Content-Type"] = nil
+	} else {
+		w.Header().Set("Content-Type", ctype)
+	}
+	w.WriteHeader(http.StatusOK)
+	io.WriteString(w, body)
+}
+
 func appendErrorJSON(b []byte, status int, msg string) []byte {
 	typ := strings.ReplaceAll(http.StatusText(status), " ", "")
 	if typ == "" {
@@ -477,6 +498,11 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool
 	}
 	if f.HTTPStatus != 0 {
 		fail(f.HTTPStatus, f.HTTPText, fmt.Sprintf("mockserver: injected HTTP %d (%s)", f.HTTPStatus, FaultHeader))
+		return
+	}
+	if f.Body != "" {
+		tr.Status, tr.Error = http.StatusOK, "body="+f.Body+" (injected)"
+		writeBody(w, f.Body)
 		return
 	}
 	ctx := r.Context()

@@ -411,6 +411,11 @@ func TestFaults(t *testing.T) {
 				t.Errorf("body %q", r.body)
 			}
 		}},
+		{"usage-completion=-7", func(t *testing.T, r reply, s summary) {
+			if s.usage == nil || s.usage.Usage.CompletionTokens != -7 || s.tokenChunks != 6 {
+				t.Errorf("usage %+v, %d tokens; want completion_tokens -7 after 6 tokens", s.usage, s.tokenChunks)
+			}
+		}},
 		{"slow-headers=30ms, stall=20ms@2", func(t *testing.T, r reply, s summary) {
 			if r.status != 200 || s.tokenChunks != 6 || !s.done {
 				t.Errorf("status %d, %d tokens", r.status, s.tokenChunks)
@@ -425,6 +430,44 @@ func TestFaults(t *testing.T) {
 				s = summarize(t, r.body)
 			}
 			tt.check(t, r, s)
+		})
+	}
+	for _, tt := range []struct{ fault, ctype, body string }{
+		{"body=html", "text/html; charset=utf-8", "<!DOCTYPE html>"},
+		{"body=json", "application/json", `{"status":"ok"}`},
+		{"body=text", "text/plain; charset=utf-8", "OK\n"},
+		{"body=empty", "", ""},
+	} {
+		t.Run(tt.fault, func(t *testing.T) {
+			for _, stream := range []string{"true", "false"} {
+				r := post(t, url, "/v1/completions", `{"prompt":"x","max_tokens":2,"stream":`+stream+`}`, FaultHeader, tt.fault)
+				if r.status != 200 || r.header.Get("Content-Type") != tt.ctype || !strings.HasPrefix(string(r.body), tt.body) || tt.body == "" && len(r.body) > 0 {
+					t.Errorf("stream %s: status %d, Content-Type %q, body %q", stream, r.status, r.header.Get("Content-Type"), r.body)
+				}
+			}
+		})
+	}
+	for _, tt := range []struct{ fault, data string }{
+		{"data-null", "null"},
+		{"choices-null", `{"choices":null}`},
+		{"error-null", `{"error":null}`},
+	} {
+		t.Run(tt.fault, func(t *testing.T) {
+			r := post(t, url, "/v1/chat/completions", body, FaultHeader, tt.fault)
+			evs := events(r.body)
+			// role + 6 tokens (the last with finish) + usage, then [DONE].
+			if r.status != 200 || len(evs) != 9 || evs[8] != "[DONE]" {
+				t.Fatalf("status %d, events %q", r.status, evs)
+			}
+			for _, e := range evs[:8] {
+				if e != tt.data {
+					t.Errorf("event %q, want %q", e, tt.data)
+				}
+			}
+			r = post(t, url, "/v1/completions", `{"prompt":"x","max_tokens":2}`, FaultHeader, tt.fault)
+			if r.status != 200 || string(r.body) != tt.data {
+				t.Errorf("non-streaming: status %d, body %q; want %q", r.status, r.body, tt.data)
+			}
 		})
 	}
 	t.Run("usage-only without include_usage", func(t *testing.T) {

@@ -83,6 +83,9 @@ func (g *generation) head(b []byte) []byte {
 
 func (g *generation) appendUsage(b []byte) []byte {
 	out := int64(g.q.produced.Load())
+	if g.f.UsageCompletionSet {
+		out = int64(g.f.UsageCompletion)
+	}
 	b = append(b, `"usage":{"prompt_tokens":`...)
 	b = appendInt(b, int64(g.tr.PromptTokens))
 	b = append(b, `,"total_tokens":`...)
@@ -92,10 +95,20 @@ func (g *generation) appendUsage(b []byte) []byte {
 	return append(b, '}')
 }
 
+// chunkEvent appends a chunk event whose data is built by payload, or is
+// Fault.Event when that is set.
+func (g *generation) chunkEvent(payload func([]byte) []byte) {
+	if g.f.Event != "" {
+		g.event(func(b []byte) []byte { return append(b, g.f.Event...) })
+		return
+	}
+	g.event(payload)
+}
+
 // chunk appends a one-choice chunk: role-only when role, else the text of
 // tokens [from, to); finish and usage when given.
 func (g *generation) chunk(role bool, from, to int, finish string, usage bool) {
-	g.event(func(b []byte) []byte {
+	g.chunkEvent(func(b []byte) []byte {
 		b = g.head(b)
 		b = append(b, `[{"index":0,`...)
 		if g.chat {
@@ -212,7 +225,9 @@ func (g *generation) stream(ctx context.Context) {
 				finish = g.p.finish
 			}
 			g.chunk(false, written, written+n, finish, last && usageInFinish)
-			g.pending = append(g.pending, n)
+			if g.f.Event == "" { // else no token was sent
+				g.pending = append(g.pending, n)
+			}
 			written += n
 			chunks++
 		}
@@ -238,7 +253,7 @@ func (g *generation) stream(ctx context.Context) {
 		g.chunk(false, 0, 0, g.p.finish, usageInFinish) // EOS: empty text, finish "stop"
 	}
 	if (g.usage || g.f.UsageOnly) && !g.f.NoUsage && !g.f.UsageInFinish {
-		g.event(func(b []byte) []byte {
+		g.chunkEvent(func(b []byte) []byte {
 			b = g.head(b)
 			b = append(b, "[],"...)
 			b = g.appendUsage(b)
@@ -251,6 +266,9 @@ func (g *generation) stream(ctx context.Context) {
 	if err := g.flush(); err != nil {
 		g.tr.Error = err.Error()
 		return
+	}
+	if g.f.Event != "" {
+		g.tr.Error = "no token sent (injected)"
 	}
 	g.finish()
 }
@@ -276,6 +294,13 @@ func (g *generation) whole(ctx context.Context) {
 	if g.f.ErrorInStream {
 		g.tr.Status, g.tr.Error = http.StatusInternalServerError, "error (injected)"
 		writeError(g.w, http.StatusInternalServerError, false, "mockserver: injected error")
+		return
+	}
+	if g.f.Event != "" {
+		g.w.Header().Set("Content-Type", "application/json")
+		g.w.WriteHeader(http.StatusOK)
+		g.tr.Status, g.tr.HeadersAt, g.tr.Error = http.StatusOK, time.Now(), "no text (injected)"
+		g.w.Write([]byte(g.f.Event))
 		return
 	}
 	b := g.buf[:0]
