@@ -79,6 +79,12 @@ type Config struct {
 	// level's), so that metrics.MergeSummaries of all shards gives the
 	// whole level.
 	Shard loadgen.Shard
+	// Precision, when set, makes each level (but a throughput probe) run
+	// until its precision targets are met and every SLO term is decided,
+	// or its Limits are reached (see precisionMonitor).
+	Precision slo.Precision
+	// Repeat runs each level this many times and pools them (0 or 1: once).
+	Repeat int
 	// SettleProbe, when true, makes a level that follows one whose requests were
 	// cut off at its end (LevelResult.Cancelled > 0) first send one probe
 	// request (a one-word prompt, max_tokens 1) and wait for its answer. A server that keeps
@@ -96,8 +102,11 @@ const DrainWarnAfter = time.Second
 
 // Progress is a live snapshot of the level in progress.
 type Progress struct {
-	Level   int
-	Profile loadgen.Profile
+	Level int
+	// Repeat is the 0-based run of a repeated level, of Repeats runs
+	// (Repeats is 1 without Config.Repeat).
+	Repeat, Repeats int
+	Profile         loadgen.Profile
 	Elapsed time.Duration
 	// Expected is the level's planned length (0 when it is request-bound
 	// and the rate is unknown).
@@ -106,6 +115,9 @@ type Progress struct {
 	Live     metrics.LiveStats
 	// Final is true on the last call for a level, when it has ended.
 	Final bool
+	// Precision is the live state of a precision-driven level
+	// (Config.Precision), nil otherwise.
+	Precision *PrecisionProgress
 }
 
 // Telemetry reads side measurements (GPU energy, engine metrics) over a
@@ -117,12 +129,17 @@ type Telemetry interface {
 	End(ctx context.Context, level int) (any, error)
 }
 
-// Level is everything measured at one level.
+// Level is everything measured at one level, or at one run of a repeated
+// level.
 type Level struct {
-	Result    loadgen.LevelResult `json:"result"`
-	Summary   metrics.Summary     `json:"summary"`
+	Result loadgen.LevelResult `json:"result"`
+	// Repeat is the 0-based run of a repeated level (Config.Repeat).
+	Repeat  int             `json:"repeat,omitempty"`
+	Summary metrics.Summary `json:"summary"`
 	Timeline  metrics.Timeline    `json:"timeline"`
 	Telemetry any                 `json:"telemetry,omitempty"`
+	// Precision is where a precision-driven level stood when it ended.
+	Precision *PrecisionProgress `json:"-"`
 }
 
 // Runner runs levels; it implements sweep.LevelRunner. Levels run one at a
@@ -207,19 +224,91 @@ func (r *Runner) limitsFor() loadgen.Limits {
 	return lim
 }
 
-// RunLevel runs one level and returns its summary. On interruption it
-// returns the partial level's summary with the error, so nothing measured
-// is lost.
+// RunLevel runs one level and returns its summary. With Config.Repeat > 1
+// it runs the level that many times, one after the other (Poisson
+// arrivals reseeded for each run, see RepeatSeed), and returns the pooled
+// summary (metrics.PoolRepeats) with the spread between the runs. On
+// interruption it returns the partial level's summary with the error, so
+// nothing measured is lost.
 func (r *Runner) RunLevel(ctx context.Context, level int, p loadgen.Profile) (metrics.Summary, error) {
+	n := max(r.cfg.Repeat, 1)
+	if n == 1 {
+		s, _, err := r.runOnce(ctx, level, p, 0)
+		return s, err
+	}
+	var runs []metrics.Summary
+	var errs []error
+	for i := range n {
+		rp := p
+		rp.Seed = RepeatSeed(p.Seed, i)
+		s, res, err := r.runOnce(ctx, level, rp, i)
+		if res.Scheduled > 0 || err == nil {
+			runs = append(runs, s)
+		}
+		if err != nil {
+			errs = append(errs, err)
+			break
+		}
+	}
+	if len(runs) == 0 {
+		return metrics.Summary{}, errors.Join(errs...)
+	}
+	pooled, err := metrics.PoolRepeats(runs...)
+	if err != nil {
+		return runs[len(runs)-1], errors.Join(append(errs, err)...)
+	}
+	pooled.Profile = runs[0].Profile
+	pooled.Profile.Seed = p.Seed
+	pooled.Repeats = repeatSpread(r.cfg.Objective, runs, pooled)
+	pooled.Warnings = append(pooled.Warnings, repeatWarnings(level, pooled.Repeats)...)
+	return pooled, errors.Join(errs...)
+}
+
+// RepeatSeed is the seed of run i of a repeated level whose profile has
+// seed: the same seed for run 0, and for later runs a seed derived from it
+// (a SplitMix64 step of seed + i), so that every run's arrivals are
+// reproducible from --seed yet independent of each other.
+func RepeatSeed(seed uint64, i int) uint64 {
+	if i == 0 {
+		return seed
+	}
+	z := seed + uint64(i)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// runOnce runs one level (or one run of a repeated level) end to end.
+func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repeat int) (metrics.Summary, loadgen.LevelResult, error) {
 	lim := r.limitsFor()
+	precise := !r.cfg.Precision.IsZero() && p.Mode != loadgen.ModeThroughput
+	if precise {
+		// A precision-driven level may stop before MaxDuration: its shares
+		// of warmup and cooldown apply to the length it actually ran.
+		lim.Warmup, lim.Cooldown = r.cfg.Warmup.Duration, r.cfg.Cooldown.Duration
+		if lim.MaxDuration > 0 {
+			lim.WarmupFraction, lim.CooldownFraction = r.cfg.Warmup.Fraction, r.cfg.Cooldown.Fraction
+		}
+	}
 	drained := r.drain(ctx, level)
 	spool, err := r.cfg.Log.spool(level)
 	if err != nil {
-		return metrics.Summary{}, err
+		return metrics.Summary{}, loadgen.LevelResult{}, err
 	}
 	defer spool.discard()
 	live := metrics.NewLive()
-	sink := loadgen.Tee(spool, loadgen.SinkFunc(func(rec *loadgen.Record) error { live.Add(rec); return nil }))
+	var monitor *precisionMonitor
+	if precise {
+		monitor = newPrecisionMonitor(r.cfg.Precision, r.cfg.Objective, p, lim, r.cfg.Clock.Now())
+	}
+	sink := loadgen.SinkFunc(func(rec *loadgen.Record) error {
+		rec.Repeat = repeat
+		live.Add(rec)
+		if monitor != nil {
+			monitor.Add(rec)
+		}
+		return spool.Write(rec)
+	})
 
 	drain := r.cfg.Drain
 	if p.Mode == loadgen.ModeThroughput {
@@ -239,9 +328,11 @@ func (r *Runner) RunLevel(ctx context.Context, level int, p loadgen.Profile) (me
 	r.gen = gen
 	r.genMu.Unlock()
 	tele := startTelemetry(ctx, r.cfg.Telemetry, level, lim)
-	stopProgress := r.watchProgress(ctx, level, p, lim, live)
+	stopProgress := r.watchProgress(ctx, level, repeat, p, lim, live, monitor)
+	stopPrecision := r.watchPrecision(ctx, gen, monitor)
 	res, runErr := gen.Run(ctx, level, p, lim, sink)
 	r.nextSeq = gen.NextSeq()
+	stopPrecision()
 	stopProgress()
 	telemetry, teleErr := tele.finish()
 
@@ -279,11 +370,47 @@ func (r *Runner) RunLevel(ctx context.Context, level int, p loadgen.Profile) (me
 	}
 	summary.Warnings = append(summary.Warnings, drained...)
 	r.abandoned = res.Cancelled
-	lv := Level{Result: res, Summary: summary, Timeline: timeline.Timeline(), Telemetry: telemetry}
+	lv := Level{Result: res, Repeat: repeat, Summary: summary, Timeline: timeline.Timeline(), Telemetry: telemetry}
+	if monitor != nil {
+		st := monitor.progress()
+		lv.Precision = &st
+	}
 	r.mu.Lock()
 	r.levels = append(r.levels, lv)
 	r.mu.Unlock()
-	return summary, errors.Join(runErr, replayErr)
+	return summary, res, errors.Join(runErr, replayErr)
+}
+
+// watchPrecision checks a precision-driven level every ProgressEvery and
+// stops it once it has measured enough (see precisionMonitor). The
+// returned function stops the watch and waits for it.
+func (r *Runner) watchPrecision(ctx context.Context, gen *loadgen.Generator, m *precisionMonitor) (stop func()) {
+	if m == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(r.cfg.ProgressEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if m.check(r.cfg.Clock.Now()).Met {
+					gen.Stop()
+					return
+				}
+			}
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+	}
 }
 
 // drain sends a probe request when Config.SettleProbe is set and the previous level
@@ -311,7 +438,7 @@ func (r *Runner) drain(ctx context.Context, level int) []metrics.Warning {
 
 // watchProgress calls Config.Progress periodically until the returned
 // function is called; it waits for the goroutine to stop.
-func (r *Runner) watchProgress(ctx context.Context, level int, p loadgen.Profile, lim loadgen.Limits, live *metrics.Live) (stop func()) {
+func (r *Runner) watchProgress(ctx context.Context, level, repeat int, p loadgen.Profile, lim loadgen.Limits, live *metrics.Live, monitor *precisionMonitor) (stop func()) {
 	if r.cfg.Progress == nil {
 		return func() {}
 	}
@@ -327,7 +454,13 @@ func (r *Runner) watchProgress(ctx context.Context, level int, p loadgen.Profile
 		r.genMu.Lock()
 		gen := r.gen
 		r.genMu.Unlock()
-		r.cfg.Progress(Progress{Level: level, Profile: p, Elapsed: r.cfg.Clock.Now() - start, Expected: expected, Load: gen.Progress(), Live: live.Stats(), Final: final})
+		pr := Progress{Level: level, Repeat: repeat, Repeats: max(r.cfg.Repeat, 1), Profile: p, Elapsed: r.cfg.Clock.Now() - start,
+			Expected: expected, Load: gen.Progress(), Live: live.Stats(), Final: final}
+		if monitor != nil {
+			st := monitor.progress()
+			pr.Precision = &st
+		}
+		r.cfg.Progress(pr)
 	}
 	go func() {
 		defer wg.Done()

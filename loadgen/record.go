@@ -65,6 +65,9 @@ const (
 type Record struct {
 	Seq   int64 `json:"seq"`   // 0-based index in the run's arrival plan
 	Level int   `json:"level"` // 0-based index of the load level (sweep step)
+	// Repeat is the 0-based run of a level run several times (--repeat);
+	// 0, and omitted, otherwise.
+	Repeat int `json:"repeat,omitempty"`
 
 	ScheduledAt    time.Duration `json:"scheduled_at"`               // intended send time (open loop) or slot-free time (closed loop)
 	SentAt         time.Duration `json:"sent_at"`                    // just before the HTTP request was handed to the transport

@@ -90,22 +90,10 @@ func batchCount(windowS, e2eMedianS float64) int {
 // clamped at 0 (a rate is not negative). The mean of the batch rates
 // equals the rate over the whole window.
 func rateInterval(counts []float64, n int, windowS float64) stats.Interval {
-	if len(counts) == 0 || n < 2 || !(windowS > 0) || len(counts)%n != 0 {
+	if n < 2 || !(windowS > 0) {
 		return stats.Interval{}
 	}
-	per := len(counts) / n
-	batchS := windowS / float64(n)
-	rates := make([]float64, n)
-	for i := range n {
-		var sum float64
-		for _, c := range counts[i*per : (i+1)*per] {
-			sum += c
-		}
-		rates[i] = sum / batchS
-	}
-	ci := stats.MeanInterval(rates, stats.Confidence)
-	ci.Lo = max(ci.Lo, 0)
-	return ci
+	return pooledRateInterval(batchRates(counts, n, windowS))
 }
 
 // setIntervals fills the intervals of s's rates and fractions from its

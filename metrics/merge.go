@@ -67,25 +67,7 @@ func MergeSummaries(parts ...Summary) (Summary, error) {
 			r.ErrorKinds[k] += v
 		}
 
-		for _, m := range []struct {
-			dst *Distribution
-			src Distribution
-			key string
-		}{
-			{&s.TTFT, p.TTFT, "ttft"},
-			{&s.TTFTCorrected, p.TTFTCorrected, "ttft_corrected"},
-			{&s.TTFOT, p.TTFOT, "ttfot"},
-			{&s.ITL, p.ITL, "itl"},
-			{&s.ICL, p.ICL, "icl"},
-			{&s.E2E, p.E2E, "e2e"},
-			{&s.Lag, p.Lag, "scheduling_lag"},
-			{&s.SendOverhead, p.SendOverhead, "send_overhead"},
-			{&s.TTFTErrorAdjusted, p.TTFTErrorAdjusted, "ttft_error_adjusted"},
-			{&s.E2EErrorAdjusted, p.E2EErrorAdjusted, "e2e_error_adjusted"},
-			{&s.TokensPerChunk, p.TokensPerChunk, "tokens_per_chunk"},
-			{&s.PromptTokens, p.PromptTokens, "prompt_tokens"},
-			{&s.OutputTokens, p.OutputTokens, "output_tokens"},
-		} {
+		for _, m := range s.distributions(&p) {
 			d, err := Merge(*m.dst, m.src)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("part %d: %s: %w", i, m.key, err))
@@ -143,4 +125,31 @@ func MergeSummaries(parts ...Summary) (Summary, error) {
 	}
 	s.Warnings = warnings
 	return s, nil
+}
+
+// distributionPair is one distribution of a summary being merged (dst)
+// and the same distribution of another part (src).
+type distributionPair struct {
+	dst *Distribution
+	src Distribution
+	key string
+}
+
+// distributions pairs each of s's distributions with p's.
+func (s *Summary) distributions(p *Summary) []distributionPair {
+	return []distributionPair{
+		{&s.TTFT, p.TTFT, "ttft"},
+		{&s.TTFTCorrected, p.TTFTCorrected, "ttft_corrected"},
+		{&s.TTFOT, p.TTFOT, "ttfot"},
+		{&s.ITL, p.ITL, "itl"},
+		{&s.ICL, p.ICL, "icl"},
+		{&s.E2E, p.E2E, "e2e"},
+		{&s.Lag, p.Lag, "scheduling_lag"},
+		{&s.SendOverhead, p.SendOverhead, "send_overhead"},
+		{&s.TTFTErrorAdjusted, p.TTFTErrorAdjusted, "ttft_error_adjusted"},
+		{&s.E2EErrorAdjusted, p.E2EErrorAdjusted, "e2e_error_adjusted"},
+		{&s.TokensPerChunk, p.TokensPerChunk, "tokens_per_chunk"},
+		{&s.PromptTokens, p.PromptTokens, "prompt_tokens"},
+		{&s.OutputTokens, p.OutputTokens, "output_tokens"},
+	}
 }

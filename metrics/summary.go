@@ -127,6 +127,10 @@ type Summary struct {
 
 	Client ClientHealth `json:"client"`
 
+	// Repeats is the spread between runs of a level run several times
+	// (--repeat); nil otherwise.
+	Repeats *Repeats `json:"repeats,omitempty"`
+
 	Warnings []Warning `json:"warnings,omitempty"`
 }
 

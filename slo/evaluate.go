@@ -194,7 +194,27 @@ type Measurement struct {
 //   - error_rate reads s.ErrorRate with its Wilson interval;
 //   - output_tps reads s.OutputTokensPerSecond with its batch-means
 //     interval.
+//
+// For a level run several times (s.Repeats), the interval is the wider of
+// the pooled within-run one and the between-run one.
 func (t Term) Measure(s metrics.Summary) Measurement {
+	m := t.measure(s)
+	// A repeated level: judge with the wider of the pooled within-run
+	// interval and the between-run one.
+	name := t.Name()
+	if t.Metric == MetricOutputTPS {
+		name = metrics.FigureOutputTokS
+	}
+	if f, ok := s.Repeats.Figure(name); ok && m.Err == nil {
+		if w := m.Interval.Wider(f.Between); w != m.Interval {
+			m.Interval = w
+			m.Note = joinNotes(m.Note, fmt.Sprintf("between-run interval of %d runs", s.Repeats.Runs))
+		}
+	}
+	return m
+}
+
+func (t Term) measure(s metrics.Summary) Measurement {
 	switch t.Metric {
 	case MetricErrorRate:
 		return Measurement{Value: s.ErrorRate, Interval: s.ErrorRateCI, Samples: s.Requests.OK + s.Requests.Failed}

@@ -1,0 +1,245 @@
+package harness
+
+import (
+	"math"
+	"sync"
+	"time"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/slo"
+	"github.com/gollm-bench/gollm-bench/stats"
+)
+
+// Precision-driven levels (Config.Precision). While such a level runs, a
+// monitor keeps, for every finished request, its send time and the
+// latencies that the precision targets and the SLO's latency terms name
+// (48 bytes a request: the memory --precision costs), and every
+// Config.ProgressEvery rebuilds the level's provisional summary over the
+// window as it stands (warmup and cooldown trimmed from the time so far).
+// The level stops (loadgen.Generator.Stop) once every SLO term that can be
+// judged live is decided and, unless the level already fails, every
+// precision target is met; the bound is the level's MaxDuration or
+// MaxRequests. The final figures and verdict come from the whole level as
+// always: the live check only decides when to stop. icl and output_tps
+// terms are not judged live (icl pools chunk gaps, and a rate needs the
+// whole window); they are decided at the end.
+
+// latencyMetric indexes the latencies a precisionRow keeps.
+type latencyMetric int
+
+const (
+	latTTFT latencyMetric = iota
+	latTTFTCorrected
+	latITL
+	latE2E
+	latTTFOT
+	latencyMetrics
+)
+
+// precisionRow is what the monitor keeps of one finished request.
+type precisionRow struct {
+	k      int64 // index in the level's plan (Seq − first Seq)
+	sentAt time.Duration
+	ok     bool
+	failed bool                           // error or timeout
+	lat    [latencyMetrics]time.Duration // −1 when the request has none
+}
+
+// precisionMonitor watches one precision-driven level. Add and check may
+// run on different goroutines.
+type precisionMonitor struct {
+	precision slo.Precision
+	objective slo.Objective
+	profile   loadgen.Profile
+	lim       loadgen.Limits
+	start     time.Duration
+
+	mu       sync.Mutex
+	firstSeq int64
+	seqSet   bool
+	rows     []precisionRow
+	last     PrecisionProgress
+}
+
+// PrecisionProgress is the live state of a precision-driven level, for
+// the progress line.
+type PrecisionProgress struct {
+	// Targets are the precision targets as measured so far.
+	Targets []slo.PrecisionStatus
+	// Undecided lists the SLO terms still inconclusive.
+	Undecided []string
+	// Failing is set once some SLO term has failed: precision is then not
+	// pursued further.
+	Failing bool
+	// ETA estimates the time until every target is met and every term
+	// decided, at the current rate of requests; 0 when unknown.
+	ETA time.Duration
+	// Met is true once the level may stop.
+	Met bool
+}
+
+func newPrecisionMonitor(p slo.Precision, o slo.Objective, prof loadgen.Profile, lim loadgen.Limits, start time.Duration) *precisionMonitor {
+	return &precisionMonitor{precision: p, objective: o, profile: prof, lim: lim, start: start}
+}
+
+// Add keeps what the check needs of rec.
+func (m *precisionMonitor) Add(rec *loadgen.Record) {
+	row := precisionRow{sentAt: rec.SentAt, ok: rec.Status == loadgen.StatusOK,
+		failed: rec.Status == loadgen.StatusError || rec.Status == loadgen.StatusTimeout}
+	for i := range row.lat {
+		row.lat[i] = -1
+	}
+	if row.ok {
+		if ttft, has := rec.TTFT(); has {
+			row.lat[latTTFT] = ttft
+			row.lat[latTTFTCorrected] = rec.FirstTokenAt - rec.ScheduledAt
+		}
+		if osl := rec.OutputTokens; osl >= 2 && rec.FirstTokenAt != 0 && rec.LastTokenAt != 0 {
+			row.lat[latITL] = time.Duration(math.Round(float64(rec.LastTokenAt-rec.FirstTokenAt) / float64(osl-1)))
+		}
+		row.lat[latE2E] = rec.E2E()
+		if rec.FirstContentAt != 0 {
+			row.lat[latTTFOT] = rec.FirstContentAt - rec.SentAt
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.seqSet || rec.Seq < m.firstSeq {
+		// Records finish out of order; the smallest Seq seen is close to
+		// the level's first, which only the request-count trims need.
+		m.firstSeq, m.seqSet = rec.Seq, true
+	}
+	row.k = rec.Seq
+	m.rows = append(m.rows, row)
+}
+
+// check rebuilds the provisional summary at now and decides whether the
+// level may stop.
+func (m *precisionMonitor) check(now time.Duration) PrecisionProgress {
+	m.mu.Lock()
+	rows := m.rows
+	first := m.firstSeq
+	m.mu.Unlock()
+
+	elapsed := now - m.start
+	ws := m.start + m.lim.Warmup + time.Duration(m.lim.WarmupFraction*float64(elapsed))
+	we := now - m.lim.Cooldown - time.Duration(m.lim.CooldownFraction*float64(elapsed))
+	s := metrics.Summary{Profile: m.profile}
+	var lats [latencyMetrics][]time.Duration
+	for _, r := range rows[:len(rows):len(rows)] {
+		if r.sentAt < ws || r.sentAt > we || r.k-first < m.lim.WarmupRequests {
+			continue
+		}
+		s.Requests.Sent++
+		switch {
+		case r.ok:
+			s.Requests.OK++
+			for i, v := range r.lat {
+				if v >= 0 {
+					lats[i] = append(lats[i], v)
+				}
+			}
+		case r.failed:
+			s.Requests.Failed++
+		}
+	}
+	if n := s.Requests.OK + s.Requests.Failed; n > 0 {
+		s.ErrorRate = float64(s.Requests.Failed) / float64(n)
+	}
+	s.ErrorRateCI = stats.Wilson(s.Requests.Failed, s.Requests.OK+s.Requests.Failed, stats.Confidence)
+	need := m.needed()
+	for i, d := range []*metrics.Distribution{&s.TTFT, &s.TTFTCorrected, &s.ITL, &s.E2E, &s.TTFOT} {
+		if need[i] {
+			*d = metrics.LatencyDistribution(lats[i])
+		}
+	}
+
+	var p PrecisionProgress
+	p.Targets = m.precision.Check(s)
+	allMet := true
+	for _, st := range p.Targets {
+		allMet = allMet && st.Met
+	}
+	var moreRequests int64
+	for _, t := range m.objective.Terms {
+		if t.Metric == slo.MetricICL || t.Metric == slo.MetricOutputTPS {
+			continue
+		}
+		switch r := t.Judge(s); r.Outcome {
+		case slo.OutcomeFail:
+			p.Failing = true
+		case slo.OutcomeInconclusive:
+			p.Undecided = append(p.Undecided, t.String())
+			moreRequests = max(moreRequests, r.MoreRequests)
+		}
+	}
+	n := s.Requests.OK + s.Requests.Failed
+	p.Met = n > 0 && len(p.Undecided) == 0 && (p.Failing || allMet)
+	if !p.Met && n > 0 && we > ws {
+		rate := float64(s.Requests.Sent) / (we - ws).Seconds() // requests entering the window per second
+		for _, st := range p.Targets {
+			if !st.Met {
+				moreRequests = max(moreRequests, samplesToMeet(st)-st.Samples)
+			}
+		}
+		if rate > 0 && moreRequests > 0 {
+			// The window grows by 1 − trims of each second the level runs.
+			share := max(1-m.lim.WarmupFraction-m.lim.CooldownFraction, 0.1)
+			p.ETA = time.Duration(float64(moreRequests) / rate / share * float64(time.Second))
+		}
+	}
+	m.mu.Lock()
+	m.last = p
+	m.mu.Unlock()
+	return p
+}
+
+// progress returns the last check's state.
+func (m *precisionMonitor) progress() PrecisionProgress {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.last
+}
+
+// needed says which latency distributions the targets and terms read.
+func (m *precisionMonitor) needed() [latencyMetrics]bool {
+	var need [latencyMetrics]bool
+	mark := func(metric slo.Metric) {
+		switch metric {
+		case slo.MetricTTFT:
+			need[latTTFT] = true
+			need[latTTFTCorrected] = m.profile.Mode.OpenLoop()
+		case slo.MetricTTFTCorrected:
+			need[latTTFTCorrected] = true
+		case slo.MetricITL:
+			need[latITL] = true
+		case slo.MetricE2E:
+			need[latE2E] = true
+		case slo.MetricTTFOT:
+			need[latTTFOT] = true
+		}
+	}
+	for _, t := range m.precision.Targets {
+		mark(t.Term.Metric)
+	}
+	for _, t := range m.objective.Terms {
+		mark(t.Metric)
+	}
+	return need
+}
+
+// samplesToMeet estimates the samples a target needs: its half-width
+// shrinks as 1/√n; an unbounded interval first needs the sample size that
+// bounds the percentile.
+func samplesToMeet(st slo.PrecisionStatus) int64 {
+	n := max(st.Samples, 1)
+	if math.IsInf(st.RelativeHalfWidth, 1) || math.IsNaN(st.RelativeHalfWidth) {
+		if t := st.Target.Term; !t.Mean {
+			return max(stats.MinSamplesForUpperBound(t.Percentile/100, stats.Confidence), 2*n)
+		}
+		return 2 * n
+	}
+	r := st.RelativeHalfWidth / st.Target.Fraction
+	return int64(math.Ceil(float64(n) * r * r))
+}
