@@ -42,7 +42,7 @@ type precisionRow struct {
 	k      int64 // index in the level's plan (Seq − first Seq)
 	sentAt time.Duration
 	ok     bool
-	failed bool                           // error or timeout
+	failed bool                          // error or timeout
 	lat    [latencyMetrics]time.Duration // −1 when the request has none
 }
 

@@ -107,7 +107,7 @@ type Progress struct {
 	// (Repeats is 1 without Config.Repeat).
 	Repeat, Repeats int
 	Profile         loadgen.Profile
-	Elapsed time.Duration
+	Elapsed         time.Duration
 	// Expected is the level's planned length (0 when it is request-bound
 	// and the rate is unknown).
 	Expected time.Duration
@@ -134,10 +134,10 @@ type Telemetry interface {
 type Level struct {
 	Result loadgen.LevelResult `json:"result"`
 	// Repeat is the 0-based run of a repeated level (Config.Repeat).
-	Repeat  int             `json:"repeat,omitempty"`
-	Summary metrics.Summary `json:"summary"`
-	Timeline  metrics.Timeline    `json:"timeline"`
-	Telemetry any                 `json:"telemetry,omitempty"`
+	Repeat    int              `json:"repeat,omitempty"`
+	Summary   metrics.Summary  `json:"summary"`
+	Timeline  metrics.Timeline `json:"timeline"`
+	Telemetry any              `json:"telemetry,omitempty"`
 	// Precision is where a precision-driven level stood when it ended.
 	Precision *PrecisionProgress `json:"-"`
 }
