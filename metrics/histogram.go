@@ -340,9 +340,19 @@ func (d *Distribution) UnmarshalJSON(b []byte) error {
 // every figure and interval read from it). Latencies are clamped to
 // [0, 1 h].
 func LatencyDistribution(latencies []time.Duration) Distribution {
+	return ErrorAdjustedDistribution(latencies, 0)
+}
+
+// ErrorAdjustedDistribution is LatencyDistribution with failures more
+// samples at +Inf, as the Accumulator builds TTFTErrorAdjusted and
+// E2EErrorAdjusted.
+func ErrorAdjustedDistribution(latencies []time.Duration, failures int64) Distribution {
 	h := newLatencyHistogram()
 	for _, d := range latencies {
 		recordLatency(h, d)
+	}
+	for range failures {
+		recordInf(h)
 	}
 	return distributionOf(h, UnitMS, nil)
 }

@@ -9,11 +9,13 @@ import (
 	"github.com/gollm-bench/gollm-bench/sweep"
 )
 
-// WriteConsole writes the end-of-run text report (SPEC §10): a header
-// naming the run, one table row per level (load, request counts, TTFT,
-// ITL and E2E percentiles in ms, output tokens/s, req/s, scheduling-lag
-// p99, client flags and the SLO verdict with its failing terms), the knee
-// line, every warning, and "PARTIAL: interrupted" for an interrupted run.
+// WriteConsole writes the end-of-run text report: a header naming the
+// run, one table row per level (load, request counts, TTFT, ITL and E2E
+// percentiles in ms with the 95 % intervals of TTFT p99 and ITL p95,
+// output and goodput tokens/s with theirs, req/s, scheduling-lag p99,
+// client flags and the SLO verdict with its deciding terms), the knee
+// line, the warnings grouped by code, and "PARTIAL: interrupted" for an
+// interrupted run.
 // An error-adjusted TTFT p99 column (SPEC §5: each failure counts as +Inf,
 // shown as "inf") appears when some level has failures. Output is
 // deterministic: it depends on run only. Safe for concurrent use (it only
@@ -39,8 +41,8 @@ func WriteConsole(w io.Writer, run results.Run) error {
 	}
 	if ws := run.Result.Warnings; len(ws) > 0 {
 		fmt.Fprintf(&b, "\nwarnings (%d):\n", len(ws))
-		for _, w := range ws {
-			b.WriteString("  " + warningLine(w) + "\n")
+		for _, line := range groupedWarningLines(ws) {
+			b.WriteString("  " + line + "\n")
 		}
 	}
 	if p := partialLine(run); p != "" {
@@ -73,6 +75,10 @@ func headerLine(run results.Run) string {
 }
 
 // levelTable builds the per-level table shared by the console and HTML.
+// The figures that decide (TTFT p99, ITL p95, output and goodput
+// tokens/s) carry their 95 % intervals, and every estimate is rounded to
+// the precision its interval supports; the rest of each distribution, and
+// every interval, is in run.json and levels.csv.
 func levelTable(res sweep.Result) *table {
 	errAdj := false
 	for _, l := range res.Levels {
@@ -81,37 +87,44 @@ func levelTable(res sweep.Result) *table {
 	cols := []column{
 		{name: "lvl", right: true}, {name: "phase"}, {name: "profile"}, {name: "load", right: true},
 		{group: "requests", name: "ok", right: true}, {group: "requests", name: "fail", right: true}, {group: "requests", name: "inc", right: true},
-		{group: "TTFT ms", name: "p50", right: true}, {group: "TTFT ms", name: "p90", right: true}, {group: "TTFT ms", name: "p95", right: true}, {group: "TTFT ms", name: "p99", right: true},
+		{group: "TTFT ms", name: "p50", right: true}, {group: "TTFT ms", name: "p99 [95% CI]", right: true},
 	}
 	if errAdj {
 		cols = append(cols, column{group: "TTFT ms", name: "p99 (err-adj)", right: true})
 	}
 	cols = append(cols,
-		column{group: "ITL ms", name: "p50", right: true}, column{group: "ITL ms", name: "p90", right: true}, column{group: "ITL ms", name: "p95", right: true}, column{group: "ITL ms", name: "p99", right: true},
-		column{group: "E2E ms", name: "p50", right: true}, column{group: "E2E ms", name: "p90", right: true}, column{group: "E2E ms", name: "p95", right: true}, column{group: "E2E ms", name: "p99", right: true},
-		column{group: "out", name: "tok/s", right: true}, column{group: "out", name: "req/s", right: true},
+		column{group: "ITL ms", name: "p50", right: true}, column{group: "ITL ms", name: "p95 [95% CI]", right: true},
+		column{group: "E2E ms", name: "p50", right: true}, column{group: "E2E ms", name: "p99", right: true},
+		column{group: "output", name: "tok/s [95% CI]", right: true}, column{group: "output", name: "req/s", right: true},
+		column{name: "goodput tok/s", right: true},
 		column{group: "lag ms", name: "p99", right: true},
 		column{name: "flags"}, column{name: "verdict"},
 	)
+	withSLO := !res.Objective.IsZero()
 	t := &table{cols: cols}
 	for _, l := range res.Levels {
 		s := l.Summary
 		row := []string{
 			fmt.Sprint(l.Index), string(l.Phase), describeProfile(l.Profile), fmtLoad(l.OfferedLoad, l.Unit),
 			thousands(float64(s.Requests.OK), 0), thousands(float64(s.Requests.Failed), 0), thousands(float64(s.Requests.Incomplete), 0),
-			fmtDist(s.TTFT, s.TTFT.P50), fmtDist(s.TTFT, s.TTFT.P90), fmtDist(s.TTFT, s.TTFT.P95), fmtDist(s.TTFT, s.TTFT.P99),
+			fmtDistRounded(s.TTFT, s.TTFT.P50, s.TTFT.P50CI), fmtDistCI(s.TTFT, s.TTFT.P99, s.TTFT.P99CI),
 		}
 		if errAdj {
 			cell := ""
 			if s.Requests.Failed > 0 {
-				cell = fmtDist(s.TTFTErrorAdjusted, s.TTFTErrorAdjusted.P99)
+				cell = fmtDistRounded(s.TTFTErrorAdjusted, s.TTFTErrorAdjusted.P99, s.TTFTErrorAdjusted.P99CI)
 			}
 			row = append(row, cell)
 		}
+		goodput := "-"
+		if withSLO {
+			goodput = fmtEstimate(s.Goodput.OutputTokensPerSecond, s.Goodput.OutputTokensPerSecondCI)
+		}
 		row = append(row,
-			fmtDist(s.ITL, s.ITL.P50), fmtDist(s.ITL, s.ITL.P90), fmtDist(s.ITL, s.ITL.P95), fmtDist(s.ITL, s.ITL.P99),
-			fmtDist(s.E2E, s.E2E.P50), fmtDist(s.E2E, s.E2E.P90), fmtDist(s.E2E, s.E2E.P95), fmtDist(s.E2E, s.E2E.P99),
-			fmtRate(s.OutputTokensPerSecond), fmtRate(s.RequestsPerSecond),
+			fmtDistRounded(s.ITL, s.ITL.P50, s.ITL.P50CI), fmtDistCI(s.ITL, s.ITL.P95, s.ITL.P95CI),
+			fmtDistRounded(s.E2E, s.E2E.P50, s.E2E.P50CI), fmtDistRounded(s.E2E, s.E2E.P99, s.E2E.P99CI),
+			fmtEstimate(s.OutputTokensPerSecond, s.OutputTokensPerSecondCI), fmtRate(s.RequestsPerSecond),
+			goodput,
 			fmtDist(s.Lag, s.Lag.P99),
 			levelFlags(l), verdictText(res, l),
 		)

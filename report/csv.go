@@ -10,12 +10,17 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/slo"
+	"github.com/gollm-bench/gollm-bench/stats"
 	"github.com/gollm-bench/gollm-bench/sweep"
 )
 
-// LevelsCSVColumns is the header of levels.csv, in order. Names carry
-// their unit (_ms, _s, _req_s, _tok_s). The order is stable: columns are
-// only ever appended.
+// LevelsCSVColumns is the fixed part of the header of levels.csv, in
+// order. Names carry their unit (_ms, _s, _req_s, _tok_s); _lo and _hi
+// columns hold the bounds of the 95 % interval, empty when unbounded. The
+// order is stable: columns are only ever appended. After them come, for
+// each latency percentile the run's SLO names beyond TTFT p99 and ITL p95,
+// its value and bounds (e.g. e2e_p99_ms, e2e_p99_lo_ms, e2e_p99_hi_ms).
 func LevelsCSVColumns() []string {
 	cols := []string{
 		"level", "phase", "mode", "concurrency", "rate_req_s", "max_concurrency", "offered_load", "unit", "window_s",
@@ -36,7 +41,25 @@ func LevelsCSVColumns() []string {
 		"lag_p99_ms", "output_tok_s", "input_tok_s", "total_tok_s", "req_s", "mean_in_flight",
 		"goodput_req_s", "goodput_tok_s", "achieved_ratio", "client_limited", "capped", "partial", "pass", "failing",
 		"tokens_per_chunk_mean",
+		"ttft_p99_lo_ms", "ttft_p99_hi_ms", "itl_p95_lo_ms", "itl_p95_hi_ms",
+		"output_tok_s_lo", "output_tok_s_hi", "goodput_tok_s_lo", "goodput_tok_s_hi", "error_rate_lo", "error_rate_hi",
+		"outcome", "undecided",
 	)
+}
+
+// sloColumns are the latency percentiles the SLO names beyond the fixed
+// TTFT p99 and ITL p95 columns, in the SLO's order, once each.
+func sloColumns(obj slo.Objective) []slo.Term {
+	seen := map[string]bool{"ttft_p99": true, "itl_p95": true}
+	var out []slo.Term
+	for _, t := range obj.Terms {
+		if !t.Metric.Latency() || t.Mean || seen[t.Name()] {
+			continue
+		}
+		seen[t.Name()] = true
+		out = append(out, t)
+	}
+	return out
 }
 
 // WriteLevelsCSV writes levels.csv: LevelsCSVColumns, then one row per
@@ -46,11 +69,25 @@ func LevelsCSVColumns() []string {
 // failing joins the violated SLO terms with ';'. Safe for concurrent use.
 func WriteLevelsCSV(w io.Writer, run results.Run) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(LevelsCSVColumns()); err != nil {
+	extra := sloColumns(run.Result.Objective)
+	header := LevelsCSVColumns()
+	for _, t := range extra {
+		header = append(header, t.Name()+"_ms", t.Name()+"_lo_ms", t.Name()+"_hi_ms")
+	}
+	if err := cw.Write(header); err != nil {
 		return fmt.Errorf("report: levels.csv: %w", err)
 	}
 	for _, l := range run.Result.Levels {
-		if err := cw.Write(levelRow(l)); err != nil {
+		row := levelRow(l)
+		for _, t := range extra {
+			m := t.Measure(l.Summary)
+			if m.Err != nil {
+				row = append(row, "", "", "")
+				continue
+			}
+			row = append(row, num(m.Value), bound(m.Interval.Lo), bound(m.Interval.Hi))
+		}
+		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("report: levels.csv: %w", err)
 		}
 	}
@@ -86,7 +123,36 @@ func levelRow(l sweep.LevelOutcome) []string {
 		strconv.FormatBool(s.Client.ClientLimited), strconv.FormatBool(s.Client.Capped), strconv.FormatBool(l.Partial),
 		strconv.FormatBool(l.Verdict.Pass), strings.Join(l.Verdict.Failing, ";"),
 		dnum(s.TokensPerChunk, s.TokensPerChunk.Mean),
+		dbound(s.TTFT, s.TTFT.P99CI.Lo), dbound(s.TTFT, s.TTFT.P99CI.Hi), dbound(s.ITL, s.ITL.P95CI.Lo), dbound(s.ITL, s.ITL.P95CI.Hi),
+		ibound(s.OutputTokensPerSecondCI.Lo, s.OutputTokensPerSecondCI), ibound(s.OutputTokensPerSecondCI.Hi, s.OutputTokensPerSecondCI),
+		ibound(s.Goodput.OutputTokensPerSecondCI.Lo, s.Goodput.OutputTokensPerSecondCI), ibound(s.Goodput.OutputTokensPerSecondCI.Hi, s.Goodput.OutputTokensPerSecondCI),
+		ibound(s.ErrorRateCI.Lo, s.ErrorRateCI), ibound(s.ErrorRateCI.Hi, s.ErrorRateCI),
+		string(l.Verdict.Outcome), strings.Join(l.Verdict.Undecided, ";"),
 	)
+}
+
+// bound formats an interval bound: "" when unbounded (±Inf).
+func bound(v float64) string {
+	if math.IsInf(v, 0) {
+		return ""
+	}
+	return num(v)
+}
+
+// dbound is bound for a distribution's interval, "" when d has no samples.
+func dbound(d metrics.Distribution, v float64) string {
+	if d.Count == 0 {
+		return ""
+	}
+	return bound(v)
+}
+
+// ibound is bound, "" when the interval was not computed.
+func ibound(v float64, ci stats.Interval) string {
+	if ci.IsZero() {
+		return ""
+	}
+	return bound(v)
 }
 
 // num formats v exactly (shortest representation); "inf"/"-inf" for

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"os"
+	"time"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
@@ -9,21 +10,28 @@ import (
 	"github.com/gollm-bench/gollm-bench/report"
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/slo"
+	"github.com/gollm-bench/gollm-bench/stats"
 	"github.com/gollm-bench/gollm-bench/sweep"
 )
 
-// ExampleWriteConsole prints the final table of a one-level run.
+// ExampleWriteConsole prints the final table of a one-level run: 120
+// requests cannot bound a p99 from above, so the verdict is inconclusive
+// and says how many more requests would decide it.
 func ExampleWriteConsole() {
 	obj, _ := slo.Parse("ttft_p99<=500ms")
+	ttft := make([]time.Duration, 120)
+	for i := range ttft {
+		ttft[i] = time.Duration(30+i) * time.Millisecond
+	}
 	s := metrics.Summary{
 		Requests:              metrics.RequestCounts{Sent: 120, OK: 120},
-		TTFT:                  metrics.Distribution{Unit: "ms", Count: 120, P50: 41.2, P90: 70.4, P95: 88, P99: 131},
-		OutputTokensPerSecond: 486.4, RequestsPerSecond: 1.9,
+		TTFT:                  metrics.LatencyDistribution(ttft),
+		OutputTokensPerSecond: 486.4, OutputTokensPerSecondCI: stats.Interval{Lo: 471.2, Hi: 501.9}, RequestsPerSecond: 1.9,
 	}
 	run := results.Run{
 		RunID:  "demo",
 		Config: results.Config{Command: "run", Model: "m"},
-		Result: sweep.Result{Objective: obj, Levels: []sweep.LevelOutcome{{
+		Result: sweep.Result{Kind: sweep.KindLevels, Objective: obj, Levels: []sweep.LevelOutcome{{
 			Phase: sweep.PhaseGrid, Profile: loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 1},
 			OfferedLoad: 1, Unit: sweep.UnitConcurrency, Summary: s, Verdict: obj.Evaluate(s),
 		}}},
@@ -33,9 +41,9 @@ func ExampleWriteConsole() {
 	// gollm-bench run: run demo, model m, 1 level(s)
 	// slo: ttft_p99<=500ms
 	//
-	//                                          requests        TTFT ms                ITL ms              E2E ms              out           lag ms
-	// lvl  phase  profile                load   ok  fail  inc   p50   p90   p95  p99  p50  p90  p95  p99  p50  p90  p95  p99  tok/s  req/s     p99  flags  verdict
-	//   0  grid   concurrent 1  concurrency 1  120     0    0  41.2  70.4  88.0  131    -    -    -    -    -    -    -    -    486    1.9       -         PASS
+	//                                          requests        TTFT ms                        ITL ms             E2E ms    output                                lag ms
+	// lvl  phase  profile                load   ok  fail  inc  p50              p99 [95% CI]  p50  p95 [95% CI]  p50  p99  tok/s [95% CI]  req/s  goodput tok/s     p99  flags  verdict
+	//   0  grid   concurrent 1  concurrency 1  120     0    0   89  148.1 [145.9, unbounded]    -             -    -    -  486 [471, 502]    1.9              0       -         INCONCLUSIVE ttft_p99<=500ms
 	//
 	// knee: not searched (gollm-bench run judges each level; gollm-bench sweep finds the knee); see the verdicts
 }

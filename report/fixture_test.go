@@ -7,13 +7,12 @@ import (
 	"testing"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/scorecard"
 	"github.com/gollm-bench/gollm-bench/slo"
+	"github.com/gollm-bench/gollm-bench/stats"
 	"github.com/gollm-bench/gollm-bench/sweep"
 )
 
@@ -26,29 +25,23 @@ var (
 // metrics Accumulator, so the renderer gets realistic, self-consistent
 // summaries (percentiles that agree with their encoded histograms).
 
-// distOf summarises latency samples (ms) the way metrics does: an HDR
-// histogram of µs with 3 significant digits, encoded.
+// distOf summarises latency samples (ms) the way metrics does, intervals
+// included.
 func distOf(t testing.TB, ms []float64) metrics.Distribution {
-	h := hdrhistogram.New(1, 2*int64(time.Hour/time.Microsecond), 3)
-	for _, v := range ms {
-		if err := h.RecordValue(int64(math.Round(v * 1000))); err != nil {
-			t.Fatal(err)
-		}
+	ds := make([]time.Duration, len(ms))
+	for i, v := range ms {
+		ds[i] = time.Duration(math.Round(v*1000)) * time.Microsecond
 	}
-	d := metrics.Distribution{Unit: "ms", Count: h.TotalCount()}
-	if d.Count == 0 {
-		return d
+	return metrics.LatencyDistribution(ds)
+}
+
+// adjOf is the error-adjusted distribution of samples (ms) with failures.
+func adjOf(ms []float64, failures int64) metrics.Distribution {
+	ds := make([]time.Duration, len(ms))
+	for i, v := range ms {
+		ds[i] = time.Duration(math.Round(v*1000)) * time.Microsecond
 	}
-	d.Mean, d.Std = round3(h.Mean()/1000), round3(h.StdDev()/1000)
-	d.Min, d.Max = float64(h.Min())/1000, float64(h.Max())/1000
-	d.P50, d.P90, d.P95 = float64(h.ValueAtPercentile(50))/1000, float64(h.ValueAtPercentile(90))/1000, float64(h.ValueAtPercentile(95))/1000
-	d.P99, d.P999 = float64(h.ValueAtPercentile(99))/1000, float64(h.ValueAtPercentile(99.9))/1000
-	enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.Histogram = string(enc)
-	return d
+	return metrics.ErrorAdjustedDistribution(ds, failures)
 }
 
 func tokenDist(mean float64, n int64) metrics.Distribution {
@@ -94,12 +87,7 @@ func buildLevel(t testing.TB, idx int, sp levelSpec, obj slo.Objective) (sweep.L
 			icl = append(icl, logn(sp.itlMedian, 0.35))
 		}
 	}
-	ttftAdj := append([]float64(nil), ttft...)
-	e2eAdj := append([]float64(nil), e2e...)
-	for range sp.failed {
-		ttftAdj = append(ttftAdj, 2*3600*1000) // the +Inf sentinel
-		e2eAdj = append(e2eAdj, 2*3600*1000)
-	}
+
 	window := fixtureWindow
 	if sp.partial {
 		window = 21.5
@@ -112,7 +100,7 @@ func buildLevel(t testing.TB, idx int, sp levelSpec, obj slo.Objective) (sweep.L
 		WindowSeconds: window,
 		Requests:      metrics.RequestCounts{Scheduled: sent + 20, Sent: sent, OK: sp.ok, Failed: sp.failed, Incomplete: sp.incomplete},
 		TTFT:          distOf(t, ttft), TTFTCorrected: distOf(t, ttftC), ITL: distOf(t, itl), ICL: distOf(t, icl), E2E: distOf(t, e2e), Lag: distOf(t, lag),
-		TTFTErrorAdjusted: distOf(t, ttftAdj), E2EErrorAdjusted: distOf(t, e2eAdj),
+		TTFTErrorAdjusted: adjOf(ttft, sp.failed), E2EErrorAdjusted: adjOf(e2e, sp.failed),
 		TokensPerChunk: tokenDist(1, sp.ok*fixtureOSL), PromptTokens: tokenDist(fixtureISL, sp.ok), OutputTokens: tokenDist(fixtureOSL, sp.ok),
 		OutputTokensPerSecond: round3(reqS * fixtureOSL), InputTokensPerSecond: round3(reqS * fixtureISL),
 		TotalTokensPerSecond: round3(reqS * (fixtureOSL + fixtureISL)), RequestsPerSecond: reqS,
@@ -123,6 +111,12 @@ func buildLevel(t testing.TB, idx int, sp levelSpec, obj slo.Objective) (sweep.L
 	if sp.failed+sp.ok > 0 {
 		s.ErrorRate = round3(float64(sp.failed) / float64(sp.failed+sp.ok))
 	}
+	s.Confidence = stats.Confidence
+	s.ErrorRateCI = stats.Wilson(sp.failed, sp.failed+sp.ok, stats.Confidence)
+	// Batch-means intervals of the rates, as the accumulator's over 10
+	// batches would be for a steady level: ±4 %.
+	band := func(v float64) stats.Interval { return stats.Interval{Lo: round3(v * 0.96), Hi: round3(v * 1.04)} }
+	s.OutputTokensPerSecondCI, s.RequestsPerSecondCI = band(s.OutputTokensPerSecond), band(s.RequestsPerSecond)
 	if sp.profile.Mode.OpenLoop() {
 		s.Client.TargetRate = sp.profile.Rate
 		s.Client.AchievedRate = round3(float64(sent) / window)
@@ -135,6 +129,9 @@ func buildLevel(t testing.TB, idx int, sp levelSpec, obj slo.Objective) (sweep.L
 	if !obj.IsZero() {
 		good := int64(float64(sp.ok) * 0.97)
 		s.Goodput = metrics.Goodput{Requests: good, RequestsPerSecond: round3(float64(good) / window), OutputTokensPerSecond: round3(float64(good) / window * fixtureOSL)}
+		s.Goodput.Fraction = float64(good) / float64(sp.ok+sp.failed)
+		s.Goodput.FractionCI = stats.Wilson(good, sp.ok+sp.failed, stats.Confidence)
+		s.Goodput.RequestsPerSecondCI, s.Goodput.OutputTokensPerSecondCI = band(s.Goodput.RequestsPerSecond), band(s.Goodput.OutputTokensPerSecond)
 	}
 	out := sweep.LevelOutcome{
 		Index: idx, Phase: sp.phase, Profile: sp.profile, OfferedLoad: sp.load, Unit: sp.unit,
@@ -171,14 +168,14 @@ func fixtureRun(t testing.TB) results.Run {
 	rate := func(r float64) loadgen.Profile { return loadgen.Profile{Mode: loadgen.ModeConstant, Rate: r} }
 	specs := []levelSpec{
 		{phase: sweep.PhaseGrid, profile: loadgen.Profile{Mode: loadgen.ModeSynchronous, Concurrency: 1}, load: 1.9, unit: sweep.UnitReqPerSec, ttftMedian: 45, itlMedian: 18, ok: 114,
-			warnings: []metrics.Warning{{Code: "few_samples", Level: 0, Message: "fewer than 200 successful requests in level 0 (114): p99 is unreliable; raise --max-requests or --max-seconds"}}},
+			warnings: []metrics.Warning{{Code: "undecided", Level: 0, Message: "level 0: ttft_p99<=500ms undecided: 118 ms, interval [97.3, unbounded] ms: about 185 more requests would bound it"}}},
 		{phase: sweep.PhaseGrid, profile: loadgen.Profile{Mode: loadgen.ModeThroughput, MaxConcurrency: 512}, load: 9.8, unit: sweep.UnitReqPerSec, ttftMedian: 2400, itlMedian: 48, ok: 588, failed: 5, capped: true,
 			warnings: []metrics.Warning{{Code: "token_count_mismatch", Level: 1, Message: "server usage and the local tokenizer disagree by more than 1 % on 3 of 588 requests"}}},
 		{phase: sweep.PhaseGrid, profile: rate(3.9), load: 3.9, unit: sweep.UnitReqPerSec, ttftMedian: 70, itlMedian: 22, ok: 234},
 		{phase: sweep.PhaseGrid, profile: rate(5.9), load: 5.9, unit: sweep.UnitReqPerSec, ttftMedian: 95, itlMedian: 26, ok: 354},
 		{phase: sweep.PhaseGrid, profile: rate(7.8), load: 7.8, unit: sweep.UnitReqPerSec, ttftMedian: 260, itlMedian: 40, ok: 466, failed: 2},
 		{phase: sweep.PhaseBisect, profile: rate(6.85), load: 6.85, unit: sweep.UnitReqPerSec, ttftMedian: 120, itlMedian: 30, ok: 411},
-		{phase: sweep.PhaseBisect, profile: rate(7.4), load: 7.4, unit: sweep.UnitReqPerSec, ttftMedian: 150, itlMedian: 33, ok: 444},
+		{phase: sweep.PhaseBisect, profile: rate(7.4), load: 7.4, unit: sweep.UnitReqPerSec, ttftMedian: 125, itlMedian: 33, ok: 444},
 		{phase: sweep.PhaseBisect, profile: rate(7.6), load: 7.6, unit: sweep.UnitReqPerSec, ttftMedian: 190, itlMedian: 36, ok: 160, incomplete: 14, partial: true},
 	}
 	res := sweep.Result{Kind: sweep.KindRate, Objective: obj, Partial: true, StopReason: sweep.StopInterrupted}
@@ -194,6 +191,7 @@ func fixtureRun(t testing.TB) results.Run {
 	if !res.Levels[6].Verdict.Pass || res.Levels[4].Verdict.Pass {
 		t.Fatalf("fixture: want level 6 to pass and level 4 to fail: %+v / %+v", res.Levels[6].Verdict, res.Levels[4].Verdict)
 	}
+	res.Undecided = sweep.UndecidedLevels(res.Levels, res.Kind)
 	k := res.Levels[6]
 	res.Knee = &sweep.Knee{Level: 6, Profile: k.Profile, OfferedLoad: 7.4, Unit: sweep.UnitReqPerSec, BracketLo: 7.4, BracketHi: 7.8, Reached: true,
 		Goodput: k.Summary.Goodput, OutputTokPerSec: k.Summary.OutputTokensPerSecond, SeedGoodputTokPerSec: round3(k.Summary.OutputTokensPerSecond * 0.96)}
@@ -207,7 +205,7 @@ func fixtureRun(t testing.TB) results.Run {
 		RunID:         "20260616T1200-fp8",
 		Tool:          results.Tool{Name: "gollm-bench", Version: "0.3.0", Commit: "9d08356", Go: "go1.26.8"},
 		Command: []string{"gollm-bench", "sweep", "--target", "http://127.0.0.1:8000", "--api-key", "REDACTED", "--data", "prompt_tokens=512,output_tokens=256",
-			"--slo", "ttft_p99<=500ms,itl_p95<=50ms", "--rate", "5", "--max-seconds", "70", "--warmup", "5s", "--engine", "vllm-0.9.1", "--precision", "fp8", "--run-id", "20260616T1200-fp8"},
+			"--slo", "ttft_p99<=500ms,itl_p95<=50ms", "--rate", "5", "--max-seconds", "70", "--warmup", "5s", "--engine", "vllm-0.9.1", "--model-precision", "fp8", "--run-id", "20260616T1200-fp8"},
 		StartedAt: start, FinishedAt: start.Add(11*time.Minute + 3*time.Second), Partial: true,
 		Config: results.Config{
 			Command: "sweep", Target: "http://127.0.0.1:8000", Endpoint: "completions", Model: "Qwen/Qwen3-4B", Stream: true, IgnoreEOS: true,

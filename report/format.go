@@ -8,6 +8,7 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/stats"
 	"github.com/gollm-bench/gollm-bench/sweep"
 )
 
@@ -153,4 +154,101 @@ func clientFlag(c metrics.ClientHealth) string {
 		return "client-limited"
 	}
 	return ""
+}
+
+// roundingStep is the decimal step an estimate is printed to, given its
+// interval: the interval's larger half-width to one significant figure,
+// or two when that figure is 1, 2 or 3 (so ±0.32 prints to 0.01 and ±99 to
+// 10), as particle physicists round (PDG). Never print a number more
+// precisely than its interval supports. It is 0 when the interval gives no
+// precision (an unbounded side, or a degenerate interval).
+func roundingStep(v float64, ci stats.Interval) float64 {
+	if !ci.Bounded() || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	half := max(ci.Hi-v, v-ci.Lo)
+	if !(half > 0) {
+		return 0
+	}
+	step := math.Pow(10, math.Floor(math.Log10(half)))
+	if half/step < 3.55 {
+		step /= 10
+	}
+	return step
+}
+
+// fmtStep formats v rounded to step (a power of ten), with thousands
+// separators; with step 0, to 3 significant figures.
+func fmtStep(v, step float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "nan"
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsInf(v, -1):
+		return "-inf"
+	}
+	if step == 0 {
+		if v == 0 {
+			return "0"
+		}
+		step = math.Pow(10, math.Floor(math.Log10(math.Abs(v)))-2)
+	}
+	decimals := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
+	return thousands(math.Round(v/step)*step, decimals)
+}
+
+// fmtEstimate formats an estimate with its 95 % interval, each rounded to
+// the precision the interval supports: "459 [446, 559]", "127 [126,
+// unbounded]"; the estimate alone when there is no interval.
+func fmtEstimate(v float64, ci stats.Interval) string {
+	if ci.IsZero() {
+		return fmtStep(v, 0)
+	}
+	step := roundingStep(v, ci)
+	if step == 0 {
+		// One side open: the bounded side sets the precision.
+		switch {
+		case ci.LoBounded() && v-ci.Lo > 0:
+			step = roundingStep(v, stats.Interval{Lo: ci.Lo, Hi: 2*v - ci.Lo})
+		case ci.HiBounded() && ci.Hi-v > 0:
+			step = roundingStep(v, stats.Interval{Lo: 2*v - ci.Hi, Hi: ci.Hi})
+		}
+	}
+	lo, hi := fmtStep(ci.Lo, step), fmtStep(ci.Hi, step)
+	if math.IsInf(ci.Lo, -1) {
+		lo = "unbounded"
+	}
+	if math.IsInf(ci.Hi, 1) && !math.IsInf(ci.Lo, 1) {
+		hi = "unbounded" // an infinite lower bound too means the value is infinite: "inf"
+	}
+	return fmt.Sprintf("%s [%s, %s]", fmtStep(v, step), lo, hi)
+}
+
+// fmtRounded formats an estimate rounded to the precision its interval
+// supports, without the interval: "41", "17.4".
+func fmtRounded(v float64, ci stats.Interval) string {
+	s := fmtEstimate(v, ci)
+	if i := strings.Index(s, " ["); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// fmtDistRounded formats one statistic of d rounded to its interval's
+// precision, or "-" when d has no samples.
+func fmtDistRounded(d metrics.Distribution, v float64, ci stats.Interval) string {
+	if d.Count == 0 {
+		return "-"
+	}
+	return fmtRounded(v, ci)
+}
+
+// fmtDistCI formats one statistic of d with its interval, or "-" when d
+// has no samples.
+func fmtDistCI(d metrics.Distribution, v float64, ci stats.Interval) string {
+	if d.Count == 0 {
+		return "-"
+	}
+	return fmtEstimate(v, ci)
 }

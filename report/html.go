@@ -64,15 +64,15 @@ type verdictRow struct {
 	Level   int
 	Load    string
 	Verdict string
-	Pass    bool
+	Class   string // "pass", "fail" or "inconclusive": the verdict's colour
 	Terms   []termCell
 	Reason  string
 	Partial bool
 }
 
 type termCell struct {
-	Text string
-	Pass bool
+	Text  string
+	Class string // "pass", "fail" or "inconclusive"
 }
 
 type page struct {
@@ -256,24 +256,25 @@ func distValue(d metrics.Distribution, v float64) float64 {
 }
 
 func verdictRowOf(res sweep.Result, l sweep.LevelOutcome) verdictRow {
-	r := verdictRow{Level: l.Index, Load: fmtLoad(l.OfferedLoad, l.Unit), Verdict: verdictText(res, l), Pass: l.Verdict.Pass, Reason: l.Verdict.Reason, Partial: l.Partial}
+	r := verdictRow{Level: l.Index, Load: fmtLoad(l.OfferedLoad, l.Unit), Verdict: verdictText(res, l), Class: string(l.Verdict.Outcome),
+		Reason: l.Verdict.Reason, Partial: l.Partial}
 	for _, t := range l.Verdict.Terms {
 		var got string
 		switch {
 		case math.IsNaN(t.Measured):
 			got = "not measured"
 		case t.Term.Metric.Latency():
-			got = fmtMs(t.Measured) + " ms"
+			got = fmtEstimate(t.Measured, t.Interval) + " ms"
 		case t.Term.Metric == slo.MetricErrorRate:
-			got = fmtPercent(t.Measured)
+			got = fmtEstimate(100*t.Measured, t.Interval.Scale(100)) + " %"
 		default:
-			got = fmtRate(t.Measured) + " tok/s"
+			got = fmtEstimate(t.Measured, t.Interval) + " tok/s"
 		}
-		mark := "✓"
-		if !t.Pass {
-			mark = "✗"
+		mark := map[slo.Outcome]string{slo.OutcomePass: "✓", slo.OutcomeFail: "✗"}[t.Outcome]
+		if mark == "" {
+			mark = "?"
 		}
-		r.Terms = append(r.Terms, termCell{Text: mark + " " + got, Pass: t.Pass})
+		r.Terms = append(r.Terms, termCell{Text: mark + " " + got, Class: string(t.Outcome)})
 	}
 	return r
 }

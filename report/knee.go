@@ -2,58 +2,121 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/slo"
+	"github.com/gollm-bench/gollm-bench/stats"
 	"github.com/gollm-bench/gollm-bench/sweep"
 )
 
-// kneeLines states the knee verdict in words (SPEC §6), from Result.Knee
-// and the sweep's warnings, e.g.
+// kneeLines states the knee verdict in words, from Result.Knee, the
+// undecided levels and the sweep's warnings, e.g.
 //
-//	knee: 7.4 req/s (bracket 7.4–7.8), goodput 3,120 tok/s under ttft_p99<=500ms,itl_p95<=50ms
+//	knee: 7.4 req/s (bracket 7.4–7.8; levels 12, 13 undecided), goodput 3,120 [3,050, 3,190] tok/s under ttft_p99<=500ms
 //
-// The goodput figure is request-level goodput at the knee (SPEC §7,
-// DistServe): the output tokens/s of the requests that met every SLO
-// threshold, the scorecard's goodput_tok_s. The second line gives it in
-// req/s, the knee level's whole output throughput, and the seed formula's
-// cross-check.
+// The goodput figure is request-level goodput at the knee (DistServe):
+// the output tokens/s of the requests that met every SLO threshold, the
+// scorecard's goodput_tok_s, with its batch-means interval. The second
+// line gives it in req/s, the knee level's whole output throughput, and
+// the seed formula's cross-check.
 func kneeLines(res sweep.Result) []string {
 	obj := res.Objective.String()
 	k := res.Knee
 	if res.Objective.IsZero() {
 		return []string{"knee: no SLO given (--slo), so no verdicts and no knee"}
 	}
+	undecided := ""
+	if len(res.Undecided) > 0 {
+		undecided = fmt.Sprintf("%s %s undecided", plural(len(res.Undecided), "level", "levels"), levelList(res.Undecided))
+	}
 	if k == nil {
 		if w, ok := findWarning(res.Warnings, "knee_below_range"); ok {
 			return []string{"knee: below the tested range: " + w.Message}
 		}
-		for _, l := range res.Levels {
-			if !l.Partial && l.Verdict.Pass {
-				return []string{"knee: not searched (gollm-bench run judges each level; gollm-bench sweep finds the knee); see the verdicts"}
-			}
+		if res.Kind == sweep.KindLevels {
+			return []string{"knee: not searched (gollm-bench run judges each level; gollm-bench sweep finds the knee); see the verdicts"}
+		}
+		if undecided != "" {
+			return []string{fmt.Sprintf("knee: undecided: no level passed %s, and %s: their intervals straddle a threshold; longer levels (--max-seconds, --precision) would decide them", obj, undecided)}
 		}
 		return []string{"knee: none: no complete level passed " + obj}
 	}
+	bracket := ""
+	if undecided != "" {
+		bracket = "; " + undecided
+	}
+	goodput := fmtEstimate(k.Goodput.OutputTokensPerSecond, k.Goodput.OutputTokensPerSecondCI)
 	var first string
 	if k.Reached {
-		first = fmt.Sprintf("knee: %s (bracket %s–%s), goodput %s tok/s under %s",
-			fmtLoad(k.OfferedLoad, k.Unit), fmtRate(k.BracketLo), fmtRate(k.BracketHi), fmtRate(k.Goodput.OutputTokensPerSecond), obj)
+		first = fmt.Sprintf("knee: %s (bracket %s–%s%s), goodput %s tok/s under %s",
+			fmtLoad(k.OfferedLoad, k.Unit), fmtRate(k.BracketLo), fmtRate(k.BracketHi), bracket, goodput, obj)
 	} else {
-		first = fmt.Sprintf("knee not reached: safe capacity unknown; every level passed up to %s, goodput %s tok/s under %s",
-			fmtLoad(k.OfferedLoad, k.Unit), fmtRate(k.Goodput.OutputTokensPerSecond), obj)
+		also := ""
+		if undecided != "" {
+			also = " (" + undecided + ")"
+		}
+		first = fmt.Sprintf("knee not reached: safe capacity unknown; every level decided passed up to %s%s, goodput %s tok/s under %s",
+			fmtLoad(k.OfferedLoad, k.Unit), also, goodput, obj)
 	}
 	where := "at the knee"
 	if !k.Reached {
 		where = "at the highest passing level" // a lower bound on capacity, not a knee
 	}
+	out := fmtRate(k.OutputTokPerSec)
+	for _, l := range res.Levels {
+		if l.Index == k.Level {
+			out = fmtEstimate(k.OutputTokPerSec, l.Summary.OutputTokensPerSecondCI)
+		}
+	}
 	second := fmt.Sprintf("  %s (level %d): goodput %s req/s (%s requests met every SLO threshold); output %s tok/s in all",
-		where, k.Level, fmtRate(k.Goodput.RequestsPerSecond), thousands(float64(k.Goodput.Requests), 0), fmtRate(k.OutputTokPerSec))
+		where, k.Level, fmtEstimate(k.Goodput.RequestsPerSecond, k.Goodput.RequestsPerSecondCI),
+		thousands(float64(k.Goodput.Requests), 0), out)
 	if k.SeedGoodputTokPerSec > 0 {
-		second += fmt.Sprintf("; seed formula %s tok/s", fmtRate(k.SeedGoodputTokPerSec))
+		// A cross-check, printed to the precision of the goodput it checks.
+		second += fmt.Sprintf("; seed formula %s tok/s", fmtRounded(k.SeedGoodputTokPerSec,
+			shifted(k.Goodput.OutputTokensPerSecondCI, k.SeedGoodputTokPerSec-k.Goodput.OutputTokensPerSecond)))
 	}
 	return []string{first, second}
+}
+
+// shifted moves an interval by d (to print another figure at its precision).
+func shifted(ci stats.Interval, d float64) stats.Interval {
+	if ci.IsZero() {
+		return ci
+	}
+	return stats.Interval{Lo: ci.Lo + d, Hi: ci.Hi + d}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// levelList formats level indexes compactly, runs of consecutive indexes
+// as ranges, in the order given: "12, 13", "0–9, 12".
+func levelList(levels []int) string {
+	var parts []string
+	for i := 0; i < len(levels); {
+		j := i
+		for j+1 < len(levels) && levels[j+1] == levels[j]+1 {
+			j++
+		}
+		switch {
+		case j-i >= 2:
+			parts = append(parts, fmt.Sprintf("%d–%d", levels[i], levels[j]))
+		case j > i:
+			parts = append(parts, fmt.Sprint(levels[i]), fmt.Sprint(levels[j]))
+		default:
+			parts = append(parts, fmt.Sprint(levels[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
 }
 
 // findWarning returns the first warning with code.
@@ -87,26 +150,73 @@ func partialLine(run results.Run) string {
 }
 
 // verdictText is a level's verdict for a table cell: "PASS", "FAIL
-// ttft_p99<=500ms", "FAIL client-limited", or "-" without an SLO.
+// ttft_p99<=500ms", "INCONCLUSIVE error_rate<=0.5%", "INCONCLUSIVE
+// client-limited", or "-" without an SLO.
 func verdictText(res sweep.Result, l sweep.LevelOutcome) string {
 	v := l.Verdict
-	if v.Pass {
+	switch v.Outcome {
+	case slo.OutcomePass:
 		if res.Objective.IsZero() {
 			return "-"
 		}
 		return "PASS"
+	case slo.OutcomeFail:
+		why := append([]string(nil), v.Failing...)
+		if v.NoSuccess {
+			why = append(why, "no-success")
+		}
+		if len(why) == 0 {
+			return "FAIL"
+		}
+		return "FAIL " + strings.Join(why, ",")
 	}
-	why := append([]string(nil), v.Failing...)
+	why := append([]string(nil), v.Undecided...)
 	if v.ClientLimited {
-		why = append(why, "client-limited")
-	}
-	if v.NoSuccess {
-		why = append(why, "no-success")
+		why = []string{"client-limited"}
 	}
 	if len(why) == 0 {
-		return "FAIL"
+		return "INCONCLUSIVE"
 	}
-	return "FAIL " + strings.Join(why, ",")
+	return "INCONCLUSIVE " + strings.Join(why, ",")
+}
+
+// groupedWarningLines formats warnings one line per code, in order of
+// first appearance: a code seen once is printed as it is; a code seen on
+// several levels names them and shows the message of the last (the
+// highest load seen, usually the one nearest the knee). run.json keeps
+// every warning.
+func groupedWarningLines(ws []metrics.Warning) []string {
+	var order []string
+	groups := map[string][]metrics.Warning{}
+	for _, w := range ws {
+		if _, ok := groups[w.Code]; !ok {
+			order = append(order, w.Code)
+		}
+		groups[w.Code] = append(groups[w.Code], w)
+	}
+	var lines []string
+	for _, code := range order {
+		g := groups[code]
+		if len(g) == 1 {
+			lines = append(lines, warningLine(g[0]))
+			continue
+		}
+		var levels []int
+		seen := map[int]bool{}
+		for _, w := range g {
+			if w.Level >= 0 && !seen[w.Level] {
+				seen[w.Level] = true
+				levels = append(levels, w.Level)
+			}
+		}
+		slices.Sort(levels)
+		where := fmt.Sprintf("%d warnings", len(g))
+		if len(levels) > 0 {
+			where = fmt.Sprintf("%d warnings, %s %s", len(g), plural(len(levels), "level", "levels"), levelList(levels))
+		}
+		lines = append(lines, fmt.Sprintf("%s (%s); last: %s", code, where, g[len(g)-1].Message))
+	}
+	return lines
 }
 
 // levelFlags lists a level's caveats: client-limited or capped, partial.

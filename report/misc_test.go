@@ -10,6 +10,7 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/sweep"
 )
 
 func TestFormat(t *testing.T) {
@@ -56,7 +57,7 @@ func TestConsoleInfinity(t *testing.T) {
 	l.Summary.Requests.Failed = 400
 	l.Summary.TTFTErrorAdjusted.P99 = math.Inf(1)
 	l.Summary.E2EErrorAdjusted.P99 = math.Inf(1)
-	l.Summary.ITL.P99 = math.NaN()
+	l.Summary.ITL.P95 = math.NaN()
 	var buf bytes.Buffer
 	if err := WriteConsole(&buf, run); err != nil {
 		t.Fatal(err)
@@ -91,20 +92,17 @@ func TestConsoleKneeLines(t *testing.T) {
 		want   string
 		absent string // must not appear, or ""
 	}{
-		{"reached", func(*results.Run) {}, "knee: 7.4 req/s (bracket 7.4–7.8), goodput 1,835 tok/s under ttft_p99<=500ms,itl_p95<=50ms\n", ""},
+		{"reached", func(*results.Run) {}, "knee: 7.4 req/s (bracket 7.4–7.8; levels 0, 2 undecided), goodput 1,830 [1,760, 1,910] tok/s under ttft_p99<=500ms,itl_p95<=50ms\n", ""},
+		{"reached, all decided", func(r *results.Run) { r.Result.Undecided = nil }, "knee: 7.4 req/s (bracket 7.4–7.8), goodput 1,830 [1,760, 1,910] tok/s", ""},
 		{"reached level", func(*results.Run) {}, "\n  at the knee (level 6): goodput ", "highest passing"},
 		{"no slo", func(r *results.Run) { r.Result.Objective.Terms = nil; r.Result.Knee = nil }, "knee: no SLO given", ""},
 		{"below range", func(r *results.Run) {
 			r.Result.Knee = nil
 			r.Result.Warnings = append(r.Result.Warnings, warn("knee_below_range", "the first level already fails"))
 		}, "knee: below the tested range: the first level already fails", ""},
-		{"not searched", func(r *results.Run) { r.Result.Knee = nil }, "knee: not searched", ""},
-		{"none", func(r *results.Run) {
-			r.Result.Knee = nil
-			for i := range r.Result.Levels {
-				r.Result.Levels[i].Verdict.Pass = false
-			}
-		}, "knee: none: no complete level passed", ""},
+		{"not searched", func(r *results.Run) { r.Result.Knee, r.Result.Kind = nil, sweep.KindLevels }, "knee: not searched", ""},
+		{"none", func(r *results.Run) { r.Result.Knee, r.Result.Undecided = nil, nil }, "knee: none: no complete level passed", ""},
+		{"undecided", func(r *results.Run) { r.Result.Knee = nil }, "knee: undecided: no level passed ttft_p99<=500ms,itl_p95<=50ms, and levels 0, 2 undecided", ""},
 		{"not reached", notReached, "knee not reached: safe capacity unknown", "at the knee"},
 		{"not reached level", notReached, "\n  at the highest passing level (level 6): goodput ", "at the knee"},
 		{"partial", func(*results.Run) {}, "PARTIAL: interrupted; results cover 8 level(s)\n", ""},

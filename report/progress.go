@@ -19,6 +19,11 @@ type ProgressLine struct {
 	Errors    int64         // of which failed
 	TokPerSec float64       // output tokens/s so far
 	TTFTP99Ms float64       // TTFT p99 so far, ms; 0 before the first token
+	// Run names the run of a repeated level, e.g. "run 2/3"; "" otherwise.
+	Run string
+	// Precision tells a precision-driven level's progress, e.g.
+	// "ttft_p99 ±14% → 10%, undecided error_rate<=0.5%"; "" otherwise.
+	Precision string
 }
 
 // PlainInterval is the least time between two lines when the output is not
@@ -110,6 +115,9 @@ func formatProgress(p ProgressLine) string {
 	if p.Label != "" {
 		b.WriteString(" " + p.Label)
 	}
+	if p.Run != "" {
+		b.WriteString(" " + p.Run)
+	}
 	b.WriteString("  " + clock(p.Elapsed))
 	if p.ETA > 0 {
 		b.WriteString(" ETA " + clock(p.ETA))
@@ -119,6 +127,9 @@ func formatProgress(p ProgressLine) string {
 		b.WriteString(fmtMs(p.TTFTP99Ms) + " ms")
 	} else {
 		b.WriteString("-")
+	}
+	if p.Precision != "" {
+		b.WriteString(" | " + p.Precision)
 	}
 	return b.String()
 }

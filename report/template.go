@@ -78,7 +78,7 @@ th,td{border:1px solid #ddd;padding:.2em .45em}
 th{background:#f4f4f4}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 .scroll{overflow-x:auto}
-.pass{color:#1a7f37;font-weight:bold}.fail{color:#b42318;font-weight:bold}
+.pass{color:#1a7f37;font-weight:bold}.fail{color:#b42318;font-weight:bold}.inconclusive{color:#9a6700;font-weight:bold}
 tr.partialrow td{background:#fdf3f2}
 .missing{color:#b42318;font-weight:bold}
 code,pre{font-family:ui-monospace,"DejaVu Sans Mono","Liberation Mono",monospace;font-size:.9em}
@@ -111,7 +111,7 @@ pre{background:#f6f8fa;padding:.6em;white-space:pre-wrap;word-break:break-all}
 <h2 id="verdicts">SLO verdicts</h2>
 {{if .TermNames}}<div class="scroll"><table>
 <tr><th>level</th><th>load</th><th>verdict</th>{{range .TermNames}}<th>{{.}}</th>{{end}}<th>reason</th></tr>
-{{range .Verdicts}}<tr{{if .Partial}} class="partialrow"{{end}}><td class="num">{{.Level}}{{if .Partial}} (partial){{end}}</td><td class="num">{{.Load}}</td><td class="{{if .Pass}}pass{{else}}fail{{end}}">{{.Verdict}}</td>{{range .Terms}}<td class="num {{if .Pass}}pass{{else}}fail{{end}}">{{.Text}}</td>{{end}}<td>{{.Reason}}</td></tr>
+{{range .Verdicts}}<tr{{if .Partial}} class="partialrow"{{end}}><td class="num">{{.Level}}{{if .Partial}} (partial){{end}}</td><td class="num">{{.Load}}</td><td class="{{.Class}}">{{.Verdict}}</td>{{range .Terms}}<td class="num {{.Class}}">{{.Text}}</td>{{end}}<td>{{.Reason}}</td></tr>
 {{end}}</table></div>{{else}}<p>No SLO was given (--slo): levels have no verdicts.</p>{{end}}
 
 <h2 id="metadata">Mandatory metadata{{if .MetaGaps}} <span class="missing">({{.MetaGaps}} missing: the result is an anecdote, not auditable)</span>{{end}}</h2>
