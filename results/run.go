@@ -70,19 +70,22 @@ type Config struct {
 	TokenizerSHA256      string    `json:"tokenizer_sha256,omitempty"`
 	// ISLMeaning says what the ISL figures count: "prompt tokens in the
 	// served tokenizer, without the chat template" or the server's usage.
-	ISLMeaning      string            `json:"isl_meaning,omitempty"`
-	PrefixCache     string            `json:"prefix_cache"`
-	Warmup          string            `json:"warmup"`
-	Cooldown        string            `json:"cooldown"`
-	MaxSeconds      float64           `json:"max_seconds,omitempty"`
-	MaxRequests     int64             `json:"max_requests,omitempty"`
-	MaxErrors       int64             `json:"max_errors,omitempty"`
-	RequestTimeoutS float64           `json:"request_timeout_s"`
-	IdleTimeoutS    float64           `json:"idle_timeout_s"`
-	MaxLagMs        float64           `json:"max_lag_ms"`
-	SLO             string            `json:"slo,omitempty"`
-	Energy          string            `json:"energy,omitempty"`
-	Labels          map[string]string `json:"labels,omitempty"`
+	ISLMeaning      string  `json:"isl_meaning,omitempty"`
+	PrefixCache     string  `json:"prefix_cache"`
+	Warmup          string  `json:"warmup"`
+	Cooldown        string  `json:"cooldown"`
+	MaxSeconds      float64 `json:"max_seconds,omitempty"`
+	MaxRequests     int64   `json:"max_requests,omitempty"`
+	MaxErrors       int64   `json:"max_errors,omitempty"`
+	RequestTimeoutS float64 `json:"request_timeout_s"`
+	IdleTimeoutS    float64 `json:"idle_timeout_s"`
+	MaxLagMs        float64 `json:"max_lag_ms"`
+	// Precision is --precision as parsed ("ttft_p99:5%"), Repeat --repeat.
+	Precision string            `json:"precision,omitempty"`
+	Repeat    int               `json:"repeat,omitempty"`
+	SLO       string            `json:"slo,omitempty"`
+	Energy    string            `json:"energy,omitempty"`
+	Labels    map[string]string `json:"labels,omitempty"`
 	// Shard is "i/n" when this run is shard i of a distributed run of n
 	// (SPEC §12, --shard); its summaries then describe the shard's share
 	// of each level. Empty otherwise.

@@ -22,7 +22,7 @@ type Metadata struct {
 	Engine string `json:"engine,omitempty"`
 	// ModelRevision is the model's revision: a Hugging Face commit or tag (--model-revision).
 	ModelRevision string `json:"model_revision,omitempty"`
-	// Precision is the weights' (and KV cache's, if it differs) precision, e.g. "fp8" (--precision).
+	// Precision is the weights' (and KV cache's, if it differs) precision, e.g. "fp8" (--model-precision).
 	Precision string `json:"precision,omitempty"`
 	// Tokenizer names the tokenizer used to count and build prompts: a path or HF id (--tokenizer).
 	Tokenizer string `json:"tokenizer,omitempty"`
@@ -103,7 +103,7 @@ func MandatoryFields() []Field {
 	return []Field{
 		{"engine", "--engine", "engine version, e.g. vllm-0.9.1"},
 		{"model_revision", "--model-revision", "model revision (commit or tag)"},
-		{"precision", "--precision", "precision, e.g. fp8"},
+		{"precision", "--model-precision", "precision, e.g. fp8"},
 		{"tokenizer", "--tokenizer", "tokenizer (path or Hugging Face id)"},
 		{"tokenizer_sha256", "", "SHA-256 of tokenizer.json (auto-filled from --tokenizer)"},
 		{"isl_tokens", "--data", "input sequence length, tokens"},

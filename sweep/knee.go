@@ -27,9 +27,10 @@ func kneePoint(l LevelOutcome, kind Kind) bool {
 	return kneeCandidate(l, kind) && l.Verdict.Decided()
 }
 
-// undecidedLevels lists the indexes of the knee candidates whose verdict
-// is inconclusive, in load order.
-func undecidedLevels(levels []LevelOutcome, kind Kind) []int {
+// UndecidedLevels lists the Index of every level of the knee search (a
+// complete level, not a rate sweep's throughput probe) whose verdict is
+// inconclusive, in load order: Result.Undecided.
+func UndecidedLevels(levels []LevelOutcome, kind Kind) []int {
 	var idx []int
 	for i, l := range levels {
 		if kneeCandidate(l, kind) && !l.Verdict.Decided() {

@@ -474,7 +474,7 @@ func (s *sweeper) finish() {
 	if s.plan.Objective.IsZero() {
 		return
 	}
-	s.res.Undecided = undecidedLevels(s.res.Levels, s.plan.Kind)
+	s.res.Undecided = UndecidedLevels(s.res.Levels, s.plan.Kind)
 	if s.plan.Kind == KindLevels {
 		return // no knee search
 	}

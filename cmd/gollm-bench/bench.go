@@ -37,7 +37,8 @@ type bench struct {
 	f                benchFlags
 	args             []string
 	obj              slo.Objective
-	levels           []float64 // --rate parsed
+	precision        slo.Precision // --precision parsed
+	levels           []float64     // --rate parsed
 	warmup, cooldown harness.Trim
 	limits           loadgen.Limits
 	shard            loadgen.Shard // --shard; zero when unsharded
@@ -104,6 +105,17 @@ func (b *bench) parse(fs *pflag.FlagSet) error {
 	var err error
 	if b.obj, err = slo.Parse(f.slo); err != nil {
 		bad(fmt.Errorf("--slo: %w", err))
+	}
+	if b.precision, err = slo.ParsePrecision(f.precision); err != nil {
+		if !strings.Contains(f.precision, ":") {
+			// A model precision (fp8, bf16) given the old way.
+			bad(fmt.Errorf("--precision %q: --precision sets how precisely each level is measured, e.g. ttft_p99:5%%; for the model's numeric precision (metadata) use --model-precision %s", f.precision, f.precision))
+		} else {
+			bad(fmt.Errorf("--precision: %w", err))
+		}
+	}
+	if f.repeat < 1 {
+		bad(fmt.Errorf("--repeat %d: a level runs at least once; give 1 (the default) or more, e.g. --repeat 3", f.repeat))
 	}
 	for _, r := range f.rates {
 		v, perr := strconv.ParseFloat(strings.TrimSpace(r), 64)
@@ -197,10 +209,21 @@ func (b *bench) parse(fs *pflag.FlagSet) error {
 	if n := b.warmup.Requests + b.cooldown.Requests; f.maxRequests > 0 && n >= f.maxRequests {
 		return fmt.Errorf("--warmup %s and --cooldown %s exclude %d requests of --max-requests %d: nothing would be measured; lower them or raise --max-requests", f.warmup, f.cooldown, n, f.maxRequests)
 	}
+	if f.repeat > 1 && f.shard != "" {
+		return fmt.Errorf("--repeat %d with --shard %s: repeats are pooled within one process; run the repeats as separate distributed runs, or drop one flag", f.repeat, f.shard)
+	}
 	if f.maxSeconds == 0 && f.maxRequests == 0 {
 		f.maxSeconds = 30
 		if b.sweep && f.target == "" {
 			f.maxSeconds = 8 // the demo: a knee within a couple of minutes
+		}
+		if !b.precision.IsZero() {
+			// Precision-driven levels stop when measured well enough;
+			// this is only their bound.
+			f.maxSeconds = 120
+			if f.target == "" {
+				f.maxSeconds = 60
+			}
 		}
 	}
 	b.limits = loadgen.Limits{
@@ -284,6 +307,8 @@ func (b *bench) setup(ctx context.Context) error {
 		Warmup:      b.warmup,
 		Cooldown:    b.cooldown,
 		Objective:   b.obj,
+		Precision:   b.precision,
+		Repeat:      f.repeat,
 		MaxLag:      maxLag,
 		Drain:       f.drain,
 		Log:         b.log,
@@ -536,45 +561,10 @@ func (b *bench) plan() sweep.Plan {
 	return p
 }
 
-// runLevels runs the `run` command's levels in order and judges each
-// against the SLO; there is no knee search.
+// runLevels runs the `run` command's levels in order, each judged
+// against the SLO, with no knee search (sweep.KindLevels).
 func (b *bench) runLevels(ctx context.Context) (sweep.Result, error) {
-	res := sweep.Result{Kind: sweep.KindRate, Objective: b.obj, StopReason: sweep.StopCompleted}
-	if b.f.profile == "concurrent" {
-		res.Kind = sweep.KindConcurrency
-	}
-	for i, p := range b.profiles() {
-		s, err := b.runner.RunLevel(ctx, i, p)
-		out := sweep.LevelOutcome{Index: i, Phase: sweep.PhaseGrid, Profile: p, Summary: s, Verdict: b.obj.Evaluate(s)}
-		out.OfferedLoad, out.Unit = offeredLoad(p, s)
-		res.Warnings = append(res.Warnings, s.Warnings...)
-		if err != nil {
-			out.Partial, out.Error = true, err.Error()
-			res.Levels = append(res.Levels, out)
-			res.Partial = ctx.Err() != nil
-			res.StopReason = sweep.StopRunnerError
-			if res.Partial {
-				res.StopReason = sweep.StopInterrupted
-			}
-			return res, err
-		}
-		res.Levels = append(res.Levels, out)
-	}
-	return res, nil
-}
-
-// offeredLoad is a level's offered load: req/s for open loop, concurrency
-// for closed loop.
-func offeredLoad(p loadgen.Profile, s metrics.Summary) (float64, string) {
-	switch p.Mode {
-	case loadgen.ModeConstant, loadgen.ModePoisson:
-		return p.Rate, "req/s"
-	case loadgen.ModeSynchronous:
-		return 1, "concurrency"
-	case loadgen.ModeThroughput:
-		return float64(max(p.MaxConcurrency, loadgen.DefaultThroughputConcurrency)), "concurrency"
-	}
-	return float64(p.Concurrency), "concurrency"
+	return sweep.Run(ctx, sweep.Plan{Kind: sweep.KindLevels, Levels: b.profiles(), Objective: b.obj}, b.runner)
 }
 
 // result assembles run.json.
@@ -602,7 +592,8 @@ func (b *bench) result(res sweep.Result) results.Run {
 			Dataset: f.dataset, PrefixCache: b.prefixCacheState(), Warmup: b.warmup.String(), Cooldown: b.cooldown.String(),
 			MaxSeconds: f.maxSeconds, MaxRequests: f.maxRequests, MaxErrors: f.maxErrors,
 			RequestTimeoutS: f.requestTimeout.Seconds(), IdleTimeoutS: f.idleTimeout.Seconds(),
-			MaxLagMs: msOf(b.runnerMaxLag()), SLO: b.obj.String(), Energy: f.energy, Labels: labels,
+			MaxLagMs: msOf(b.runnerMaxLag()), SLO: b.obj.String(), Precision: b.precision.String(), Repeat: f.repeat,
+			Energy: f.energy, Labels: labels,
 		},
 	}
 	if f.sequenceDistribution != "" {

@@ -16,6 +16,10 @@ const (
 	exitUsage   = 2 // usage or bad input
 	exitSLO     = 3 // the SLO was violated at every level (sweep) or at the requested level (run)
 	exitPartial = 4 // interrupted; results kept and marked partial
+	// exitUndecided: no level failed the SLO, but the levels that matter
+	// were inconclusive (their intervals straddle a threshold): `run` at a
+	// requested level, `sweep` when no level passed.
+	exitUndecided = 5
 )
 
 // exitError carries an exit code on an error. Errors without one are

@@ -50,8 +50,10 @@ type benchFlags struct {
 	maxLag         time.Duration
 	drain          time.Duration
 
-	// SLO and knee.
+	// SLO, knee and statistics.
 	slo           string
+	precision     string
+	repeat        int
 	kneeTolerance float64
 	maxLevels     int
 	minSamples    int
@@ -71,12 +73,12 @@ type benchFlags struct {
 	stabilize     string
 
 	// Metadata.
-	engine        string
-	modelRevision string
-	precision     string
-	hardware      string
-	runID         string
-	labels        []string
+	engine         string
+	modelRevision  string
+	modelPrecision string
+	hardware       string
+	runID          string
+	labels         []string
 
 	// Output.
 	outputDir  string
@@ -136,6 +138,8 @@ func (f *benchFlags) register(fs *pflag.FlagSet, sweep bool) {
 	fs.DurationVar(&f.maxLag, "max-lag", 0, "scheduling-lag p99 above which a level is client-limited (default 5% of the tightest SLO latency, or 10ms)")
 
 	fs.StringVar(&f.slo, "slo", "", `service-level objective, e.g. "ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%"`)
+	fs.StringVar(&f.precision, "precision", "", `run each level until these 95% intervals are this tight relative to their estimate and every SLO term is decided, e.g. "ttft_p99:5%,itl_p95:3%" (bounded by --max-seconds, default 120s with it, 60s on the built-in mock, or --max-requests)`)
+	fs.IntVar(&f.repeat, "repeat", 1, "run each level this many times (seeds derived from --seed) and pool them, with the spread between runs")
 	fs.IntVar(&f.minSamples, "min-samples", 0, "no effect: replaced by the confidence intervals every figure carries (see --precision)")
 	_ = fs.MarkDeprecated("min-samples", "every figure now carries a 95% confidence interval and verdicts say when more requests are needed; use --precision to extend levels until decided")
 
@@ -154,7 +158,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet, sweep bool) {
 
 	fs.StringVar(&f.engine, "engine", "", "metadata: engine and version, e.g. vllm-0.9.1")
 	fs.StringVar(&f.modelRevision, "model-revision", "", "metadata: model revision (commit or tag)")
-	fs.StringVar(&f.precision, "precision", "", "metadata: precision, e.g. fp8, bf16")
+	fs.StringVar(&f.modelPrecision, "model-precision", "", "metadata: the model's numeric precision, e.g. fp8, bf16")
 	fs.StringVar(&f.hardware, "hardware", "", "metadata: hardware, e.g. 4xH100-SXM-80GB (default: from NVML or DCGM when available)")
 	fs.StringVar(&f.runID, "run-id", "", "run id (default: UTC time, e.g. 20260616T120000Z); results go to OUTPUT-DIR/RUN-ID")
 	fs.StringArrayVar(&f.labels, "label", nil, "metadata label K=V (repeatable)")

@@ -187,7 +187,7 @@ func TestScorecardAuditable(t *testing.T) {
 	dir := t.TempDir()
 	code, stdout, stderr := cli(t, context.Background(), "run", "--target", url, "--profile", "concurrent", "--rate", "2",
 		"--max-requests", "20", "--data", "prompt_tokens=64,output_tokens=4", "--tokenizer", tok, "--energy", "none",
-		"--engine", "mock-1", "--model-revision", "abc123", "--precision", "bf16", "--hardware", "1xCPU",
+		"--engine", "mock-1", "--model-revision", "abc123", "--model-precision", "bf16", "--hardware", "1xCPU",
 		"--slo", "ttft_p99<=1s", "--max-lag", lenientLag, "--output-dir", dir, "--run-id", "audit")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -676,7 +676,7 @@ func TestSweepScorecardWithDCGM(t *testing.T) {
 		"--energy", "dcgm=" + dcgm, "--gpu-cost-eur-h", "10.8", "--pue", "1.4", "--grid-gco2-kwh", "40"}
 	dir := t.TempDir()
 	full := append(slices.Clone(common), "--output-dir", dir, "--run-id", "full", "--tokenizer", tok,
-		"--engine", "mock-1", "--model-revision", "r1", "--precision", "bf16")
+		"--engine", "mock-1", "--model-revision", "r1", "--model-precision", "bf16")
 	if code, stdout, stderr := cli(t, context.Background(), full...); code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}

@@ -300,6 +300,9 @@ func mergeShards(parts []shardPart) (results.Run, error) {
 			break
 		}
 	}
+	if !res.Objective.IsZero() {
+		res.Undecided = sweep.UndecidedLevels(res.Levels, res.Kind)
+	}
 	run.Partial = anyPartial
 	run.Result = res
 	return run, nil

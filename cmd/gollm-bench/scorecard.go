@@ -26,7 +26,7 @@ func (b *bench) scorecardFor(ctx context.Context, run results.Run) scorecard.Sco
 	meta := scorecard.Metadata{
 		Engine:        f.engine,
 		ModelRevision: f.modelRevision,
-		Precision:     f.precision,
+		Precision:     f.modelPrecision,
 		Hardware:      f.hardware,
 		ToolVersion:   version,
 		ToolCommit:    commitOrVCS(),
