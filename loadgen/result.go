@@ -13,6 +13,7 @@ const (
 	StopInterrupted   StopReason = "interrupted"    // the caller's context was cancelled (Ctrl-C)
 	StopSinkError     StopReason = "sink_error"     // Sink.Write failed
 	StopWorkloadError StopReason = "workload_error" // Workload.Request failed
+	StopUnreachable   StopReason = "unreachable"    // the first Limits.UnreachableAfter requests all failed to connect
 )
 
 // Window is a level's measured window [Start, End] (SPEC §5), as offsets
