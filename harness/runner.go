@@ -138,6 +138,14 @@ type Level struct {
 	Summary   metrics.Summary  `json:"summary"`
 	Timeline  metrics.Timeline `json:"timeline"`
 	Telemetry any              `json:"telemetry,omitempty"`
+	// ErrorKinds counts the level's failed requests (StatusError and
+	// StatusTimeout) by error kind, over all its records, warmup and
+	// cooldown included; Summary.Requests.ErrorKinds counts the window's
+	// only, and a level stopped early can have an empty window.
+	ErrorKinds map[string]int64 `json:"error_kinds,omitempty"`
+	// ErrorExamples holds the first error message of each kind of
+	// ErrorKinds, in record order.
+	ErrorExamples map[string]string `json:"error_examples,omitempty"`
 	// Precision is where a precision-driven level stood when it ended.
 	Precision *PrecisionProgress `json:"-"`
 }
@@ -204,14 +212,22 @@ func (r *Runner) Levels() []Level {
 
 // limitsFor resolves the trims of a level into loadgen.Limits.
 func (r *Runner) limitsFor() loadgen.Limits {
-	lim := r.cfg.Limits
-	lim.Warmup, lim.WarmupRequests = r.cfg.Warmup.Duration, r.cfg.Warmup.Requests
-	lim.Cooldown, lim.CooldownRequests = r.cfg.Cooldown.Duration, r.cfg.Cooldown.Requests
+	return LevelLimits(r.cfg.Limits, r.cfg.Warmup, r.cfg.Cooldown)
+}
+
+// LevelLimits returns the loadgen.Limits every level of a Runner with
+// these Config fields runs under: lim with warmup and cooldown resolved
+// (a share becomes a duration of lim.MaxDuration or a count of
+// lim.MaxRequests). Call its Validate to check a configuration before
+// anything runs.
+func LevelLimits(lim loadgen.Limits, warmup, cooldown Trim) loadgen.Limits {
+	lim.Warmup, lim.WarmupRequests = warmup.Duration, warmup.Requests
+	lim.Cooldown, lim.CooldownRequests = cooldown.Duration, cooldown.Requests
 	for _, t := range []struct {
 		trim *Trim
 		dur  *time.Duration
 		reqs *int64
-	}{{&r.cfg.Warmup, &lim.Warmup, &lim.WarmupRequests}, {&r.cfg.Cooldown, &lim.Cooldown, &lim.CooldownRequests}} {
+	}{{&warmup, &lim.Warmup, &lim.WarmupRequests}, {&cooldown, &lim.Cooldown, &lim.CooldownRequests}} {
 		if t.trim.Fraction <= 0 {
 			continue
 		}
@@ -354,12 +370,17 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 	cfg.TargetRate = plannedRate(p, lim, r.cfg.Shard, res)
 	acc := metrics.NewAccumulator(cfg)
 	timeline := metrics.NewTimelineBuilder(level, res.Start, res.End, cfg.Window, r.cfg.TimelineBuckets)
+	var errs errorTally
 	replayErr := spool.replay(func(rec *loadgen.Record) error {
 		acc.Add(rec)
 		timeline.Add(rec)
+		errs.add(rec)
 		return r.cfg.Log.write(rec)
 	})
 	summary := acc.Summary()
+	if res.StopReason == loadgen.StopUnreachable {
+		summary.Warnings = append(summary.Warnings, unreachableWarning(level, lim.UnreachableAfter, errs.examples[string(loadgen.ErrorConnect)]))
+	}
 	if w, ok := telemetry.(interface {
 		Warnings(metrics.Summary) []metrics.Warning
 	}); ok && telemetry != nil {
@@ -370,7 +391,8 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 	}
 	summary.Warnings = append(summary.Warnings, drained...)
 	r.abandoned = res.Cancelled
-	lv := Level{Result: res, Repeat: repeat, Summary: summary, Timeline: timeline.Timeline(), Telemetry: telemetry}
+	lv := Level{Result: res, Repeat: repeat, Summary: summary, Timeline: timeline.Timeline(), Telemetry: telemetry,
+		ErrorKinds: errs.kinds, ErrorExamples: errs.examples}
 	if monitor != nil {
 		st := monitor.progress()
 		lv.Precision = &st
@@ -513,4 +535,44 @@ func plannedRate(p loadgen.Profile, lim loadgen.Limits, shard loadgen.Shard, res
 		}
 	}
 	return float64(n) / (win.End - win.Start).Seconds()
+}
+
+// errorTally counts failed records by error kind and keeps the first
+// message of each kind (Level.ErrorKinds, Level.ErrorExamples). Its zero
+// value is ready to use.
+type errorTally struct {
+	kinds    map[string]int64
+	examples map[string]string
+}
+
+func (t *errorTally) add(rec *loadgen.Record) {
+	if rec.Status != loadgen.StatusError && rec.Status != loadgen.StatusTimeout {
+		return
+	}
+	kind := string(rec.ErrorKind)
+	if kind == "" {
+		kind = string(rec.Status)
+	}
+	if t.kinds == nil {
+		t.kinds, t.examples = map[string]int64{}, map[string]string{}
+	}
+	t.kinds[kind]++
+	if _, ok := t.examples[kind]; !ok && rec.ErrorMessage != "" {
+		t.examples[kind] = rec.ErrorMessage
+	}
+}
+
+// WarningUnreachable is the code of the warning on a level stopped by
+// loadgen.Limits.UnreachableAfter.
+const WarningUnreachable = "target_unreachable"
+
+// unreachableWarning says that level stopped because its first n requests
+// all failed to connect, with the first such error, and how to go on.
+func unreachableWarning(level int, n int64, example string) metrics.Warning {
+	if example == "" {
+		example = "no message"
+	}
+	return metrics.Warning{Code: WarningUnreachable, Level: level, Message: fmt.Sprintf(
+		"level %d stopped early: its first %d requests all failed to connect (%s), so none reached the server; check that the server is up at --target (for HTTPS with a private CA, see --ca-cert and --insecure), or give --unreachable-after 0 to keep sending",
+		level, n, example)}
 }

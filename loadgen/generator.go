@@ -143,8 +143,9 @@ var errStop = errors.New("loadgen: level stopped")
 // timeout, WithDrainTimeout) and recorded as StatusCancelled. MaxRequests:
 // after the MaxRequests-th request is scheduled, those in flight are
 // allowed to finish (bounded by MaxDuration, if set). MaxErrors (failed =
-// StatusError or StatusTimeout), a sink error, a workload error and ctx
-// cancellation stop scheduling and cancel requests in flight at once.
+// StatusError or StatusTimeout), UnreachableAfter (the first requests all
+// failed to connect), a sink error, a workload error and ctx cancellation
+// stop scheduling and cancel requests in flight at once.
 // Every scheduled request still gets its record: Written == Scheduled
 // unless the sink failed.
 //
@@ -269,6 +270,8 @@ type level struct {
 
 	late                        int64 // owned by the open-loop scheduler
 	sent, ok, failed, cancelled atomic.Int64
+	unconnected                 atomic.Int64 // requests that failed to connect while connected is false
+	connected                   atomic.Bool  // a request finished that did not fail to connect
 	inFlight, maxInFlight       atomic.Int64 // requests between send and finish, and the most at once
 
 	// Owned by the writer until it returns.
@@ -670,12 +673,13 @@ func (l *level) execute(s slot) {
 	}
 }
 
-// finish counts rec's outcome and applies MaxErrors.
+// finish counts rec's outcome and applies MaxErrors and UnreachableAfter.
 func (l *level) finish(rec *Record, sent bool) {
 	p := &l.g.progress
 	if sent {
 		p.done.Add(1)
 		l.inFlight.Add(-1)
+		l.checkReachable(rec)
 	}
 	p.outputToks.Add(int64(rec.OutputTokens))
 	switch rec.Status {
@@ -694,5 +698,24 @@ func (l *level) finish(rec *Record, sent bool) {
 		if m := l.lim.MaxErrors; m > 0 && n >= m {
 			l.stop(StopMaxErrors, true)
 		}
+	}
+}
+
+// checkReachable applies Limits.UnreachableAfter to a request that was
+// sent: the level stops once its first UnreachableAfter finished requests
+// all failed to connect. A request cut off by the stop itself counts
+// neither way.
+func (l *level) checkReachable(rec *Record) {
+	m := l.lim.UnreachableAfter
+	if m <= 0 || l.connected.Load() {
+		return
+	}
+	switch {
+	case rec.ErrorKind == ErrorConnect:
+		if l.unconnected.Add(1) >= m && !l.connected.Load() {
+			l.stop(StopUnreachable, true)
+		}
+	case rec.Status != StatusCancelled:
+		l.connected.Store(true)
 	}
 }

@@ -337,6 +337,58 @@ func TestMaxErrors(t *testing.T) {
 	})
 }
 
+// connectFake fails every request with ErrorConnect, after 1 ms, until
+// seq reaches upAt (-1: never): a server that is down, or comes up.
+type connectFake struct{ upAt int64 }
+
+func (f connectFake) Do(ctx context.Context, clock Clock, req *Request, rec *Record) {
+	time.Sleep(time.Millisecond)
+	rec.DoneAt = clock.Now()
+	if f.upAt < 0 || req.Seq < f.upAt {
+		rec.Status, rec.ErrorKind, rec.ErrorMessage = StatusError, ErrorConnect, "dial tcp 127.0.0.1:1: connect: connection refused"
+		return
+	}
+	rec.Status, rec.FirstTokenAt, rec.LastTokenAt, rec.OutputTokens = StatusOK, rec.DoneAt, rec.DoneAt, req.MaxTokens
+}
+
+// TestUnreachableAfter: a level whose first requests all fail to connect
+// stops after UnreachableAfter of them (a dead target got 20,388 requests
+// in 2 s before), with every scheduled request recorded; one request that
+// connects turns the check off; 0 never stops.
+func TestUnreachableAfter(t *testing.T) {
+	tests := []struct {
+		name     string
+		upAt     int64
+		p        Profile
+		after    int64
+		stop     StopReason
+		maxSched int64 // at most this many scheduled
+		minSched int64
+	}{
+		{"dead, synchronous", -1, Profile{Mode: ModeSynchronous}, 10, StopUnreachable, 10, 10},
+		{"dead, concurrent 4", -1, Profile{Mode: ModeConcurrent, Concurrency: 4}, 10, StopUnreachable, 14, 10},
+		{"dead, constant", -1, Profile{Mode: ModeConstant, Rate: 100}, 5, StopUnreachable, 6, 5},
+		{"comes up before the limit", 3, Profile{Mode: ModeSynchronous}, 10, StopMaxDuration, 2000, 500},
+		{"off", -1, Profile{Mode: ModeSynchronous}, 0, StopMaxDuration, 2000, 500},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				g := newBubbled(connectFake{upAt: tt.upAt}, okWorkload)
+				var sink MemorySink
+				res, err := g.Run(t.Context(), 0, tt.p, Limits{MaxDuration: time.Second, UnreachableAfter: tt.after}, &sink)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkComplete(t, res, sink.Records())
+				if res.StopReason != tt.stop || res.Scheduled > tt.maxSched || res.Scheduled < tt.minSched {
+					t.Errorf("stop %q after %d scheduled, want %q after %d to %d", res.StopReason, res.Scheduled, tt.stop, tt.minSched, tt.maxSched)
+				}
+			})
+		})
+	}
+}
+
 func TestInterrupt(t *testing.T) {
 	for _, maxConc := range []int{0, 3} {
 		t.Run(fmt.Sprint("max_concurrency=", maxConc), func(t *testing.T) {

@@ -49,6 +49,13 @@ type Limits struct {
 	MaxDuration time.Duration `json:"max_duration_ns,omitempty"` // stop scheduling after this long
 	MaxRequests int64         `json:"max_requests,omitempty"`    // stop after scheduling this many
 	MaxErrors   int64         `json:"max_errors,omitempty"`      // stop once this many requests failed
+	// UnreachableAfter, when > 0, stops the level (StopUnreachable) once
+	// its first UnreachableAfter finished requests all failed to connect
+	// (ErrorConnect: a refused connection, an unknown host, a TLS
+	// handshake or certificate failure; nothing reached the server). One
+	// request that connects turns the check off for the rest of the
+	// level, so a server that goes away mid-level keeps being measured.
+	UnreachableAfter int64 `json:"unreachable_after,omitempty"`
 
 	// Warmup and Cooldown trim the measured window (SPEC §5): either a
 	// duration, or a request count (WarmupRequests: the first N requests are
@@ -111,6 +118,7 @@ func (l Limits) Validate() error {
 	neg("max duration", "--max-seconds", int64(l.MaxDuration))
 	neg("max requests", "--max-requests", l.MaxRequests)
 	neg("max errors", "--max-errors", l.MaxErrors)
+	neg("unreachable after", "--unreachable-after", l.UnreachableAfter)
 	neg("warmup", "--warmup", int64(l.Warmup))
 	neg("warmup requests", "--warmup", l.WarmupRequests)
 	neg("cooldown", "--cooldown", int64(l.Cooldown))
@@ -137,10 +145,10 @@ func (l Limits) Validate() error {
 		}
 	}
 	if l.MaxDuration > 0 && l.Warmup+l.Cooldown >= l.MaxDuration {
-		errs = append(errs, fmt.Errorf("limits: warmup %v + cooldown %v leave no measured window in --max-seconds %v", l.Warmup, l.Cooldown, l.MaxDuration))
+		errs = append(errs, fmt.Errorf("limits: --warmup %v + --cooldown %v leave no measured window in --max-seconds %v: shorten --warmup or --cooldown, or lengthen --max-seconds", l.Warmup, l.Cooldown, l.MaxDuration))
 	}
 	if l.MaxRequests > 0 && l.WarmupRequests+l.CooldownRequests >= l.MaxRequests {
-		errs = append(errs, fmt.Errorf("limits: warmup %d + cooldown %d requests leave no measured window in --max-requests %d", l.WarmupRequests, l.CooldownRequests, l.MaxRequests))
+		errs = append(errs, fmt.Errorf("limits: --warmup %d + --cooldown %d requests leave no measured window in --max-requests %d: shorten --warmup or --cooldown, or raise --max-requests", l.WarmupRequests, l.CooldownRequests, l.MaxRequests))
 	}
 	return errors.Join(errs...)
 }

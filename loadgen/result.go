@@ -14,6 +14,7 @@ const (
 	StopSinkError     StopReason = "sink_error"     // Sink.Write failed
 	StopWorkloadError StopReason = "workload_error" // Workload.Request failed
 	StopRequested     StopReason = "stop_requested" // the caller called Generator.Stop (e.g. precision targets met)
+	StopUnreachable   StopReason = "unreachable"    // the first Limits.UnreachableAfter requests all failed to connect
 )
 
 // Window is a level's measured window [Start, End] (SPEC §5), as offsets

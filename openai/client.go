@@ -98,7 +98,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	}
 	c := &Client{cfg: cfg, base: base, url: base + "/v1/" + string(cfg.endpoint), hc: cfg.httpClient}
 	if c.hc == nil {
-		c.hc = &http.Client{Transport: newTransport(cfg.maxConcurrency)}
+		c.hc = &http.Client{Transport: newTransport(cfg.maxConcurrency, cfg.tls)}
 	}
 	c.header = cfg.header.Clone()
 	c.header.Set("Content-Type", "application/json")
@@ -126,18 +126,30 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 }
 
 // normalizeBase checks a --target URL and strips a trailing "/" and "/v1".
+// Its errors quote the URL without credentials.
 func normalizeBase(raw string) (string, error) {
+	shown := redactUserinfo(raw)
+	if !strings.Contains(raw, "://") {
+		return "", fmt.Errorf("--target %q: no scheme: write http://%s (or https://%s for TLS)", shown, shown, shown)
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "", fmt.Errorf("--target %q: %w", raw, err)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL, which may hold credentials
+		}
+		return "", fmt.Errorf("--target %q: %w; want http://host:port or https://host", shown, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return "", fmt.Errorf("--target %q: want http://host:port or https://host", raw)
+		return "", fmt.Errorf("--target %q: want http://host:port or https://host", shown)
+	}
+	if err := checkPort(u, shown); err != nil {
+		return "", err
 	}
 	path := strings.TrimRight(u.Path, "/")
 	for _, ep := range []string{"/completions", "/chat/completions"} {
 		if strings.HasSuffix(path, "/v1"+ep) {
-			return "", fmt.Errorf("--target %q: give the server's base URL (e.g. %s://%s), not an endpoint; choose the endpoint with --endpoint", raw, u.Scheme, u.Host)
+			return "", fmt.Errorf("--target %q: give the server's base URL (e.g. %s://%s), not an endpoint; choose the endpoint with --endpoint", shown, u.Scheme, u.Host)
 		}
 	}
 	u.Path = strings.TrimSuffix(path, "/v1")
@@ -148,8 +160,9 @@ func normalizeBase(raw string) (string, error) {
 // newTransport returns a keep-alive HTTP/1.1 transport whose pool holds n
 // idle connections per host and never limits connections per host, so the
 // pool cannot cap concurrency (GuideLLM's 100-per-worker cap did). No proxy
-// is used: inject a client with WithHTTPClient for one.
-func newTransport(n int) *http.Transport {
+// is used: inject a client with WithHTTPClient for one. tlsCfg (nil: Go's
+// defaults) verifies an https server.
+func newTransport(n int, tlsCfg *tls.Config) *http.Transport {
 	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 	return &http.Transport{
 		DialContext:           d.DialContext,
@@ -158,6 +171,7 @@ func newTransport(n int) *http.Transport {
 		MaxConnsPerHost:       0, // unlimited
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   10 * time.Second,
+		TLSClientConfig:       tlsCfg,
 		ExpectContinueTimeout: time.Second,
 		DisableCompression:    true, // a gzip layer would batch SSE frames
 		ForceAttemptHTTP2:     false,

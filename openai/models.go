@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	neturl "net/url"
 
 	goopenai "github.com/sashabaranov/go-openai"
 )
@@ -21,7 +22,7 @@ func (c *Client) Models(ctx context.Context) ([]string, error) {
 	}
 	var list goopenai.ModelsList
 	if err := json.Unmarshal(b, &list); err != nil {
-		return nil, fmt.Errorf("GET /v1/models: %w", err)
+		return nil, fmt.Errorf("GET /v1/models: %w: %w", ErrNoModels, err)
 	}
 	ids := make([]string, 0, len(list.Models))
 	for _, m := range list.Models {
@@ -30,10 +31,28 @@ func (c *Client) Models(ctx context.Context) ([]string, error) {
 		}
 	}
 	if len(ids) == 0 {
-		return nil, errors.New("GET /v1/models: the server lists no model; pass --model")
+		return nil, fmt.Errorf("GET /v1/models: %w; pass --model", ErrNoModels)
 	}
 	return ids, nil
 }
+
+// ErrNoModels is wrapped by Models' error when the server answered 2xx
+// but its list holds no model id, or is not an OpenAI model list.
+var ErrNoModels = errors.New("the server lists no model")
+
+// StatusError is a non-2xx answer to one of the Client's own GET requests
+// (Models, Health). Callers tell it from a transport failure (no answer at
+// all) with errors.As.
+type StatusError struct {
+	URL    string // the URL requested, without credentials
+	Status int    // the HTTP status code
+	// Message is "HTTP NNN: " and the body's error message (an OpenAI
+	// error object's, or the body's text).
+	Message string
+}
+
+// Error implements error.
+func (e *StatusError) Error() string { return "GET " + e.URL + ": " + e.Message }
 
 // Health checks GET /health (vLLM, SGLang, llama.cpp): nil when it answers
 // 2xx. It is safe for concurrent use.
@@ -52,17 +71,22 @@ func (c *Client) get(ctx context.Context, url string) ([]byte, error) {
 	req.Header = c.header.Clone()
 	req.Header.Del("Content-Type")
 	req.Header.Set("Accept", "application/json")
+	shown := redactUserinfo(url)
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", url, err)
+		var ue *neturl.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the message without the URL, which may hold credentials
+		}
+		return nil, fmt.Errorf("GET %s: %w", shown, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", url, err)
+		return nil, fmt.Errorf("GET %s: %w", shown, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, fmt.Errorf("GET %s: %s", url, httpErrorMessage(resp.StatusCode, b))
+		return nil, &StatusError{URL: shown, Status: resp.StatusCode, Message: httpErrorMessage(resp.StatusCode, b)}
 	}
 	return b, nil
 }

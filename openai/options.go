@@ -1,8 +1,10 @@
 package openai
 
 import (
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"time"
 )
@@ -54,6 +56,7 @@ type config struct {
 	maxConcurrency int
 	httpClient     *http.Client
 	countTokens    func(text string) int
+	tls            *tls.Config
 }
 
 // WithEndpoint selects completions (the default) or chat.
@@ -80,11 +83,12 @@ func WithAPIKey(key string) Option {
 	return func(c *config) error { c.apiKey = key; return nil }
 }
 
-// WithHeader adds a header to every request (repeatable --header K=V).
+// WithHeader adds a header to every request (repeatable --header K=V). A
+// name or value that cannot be sent is an error (see CheckHeader).
 func WithHeader(key, value string) Option {
 	return func(c *config) error {
-		if key == "" {
-			return fmt.Errorf("--header: empty name (want K=V)")
+		if err := CheckHeader(key, value); err != nil {
+			return err
 		}
 		c.header.Add(key, value)
 		return nil
@@ -153,8 +157,8 @@ func WithStream(on bool) Option {
 // WithTemperature sets "temperature" (default 0).
 func WithTemperature(t float64) Option {
 	return func(c *config) error {
-		if t < 0 {
-			return fmt.Errorf("temperature %g: want >= 0", t)
+		if !(t >= 0) || math.IsInf(t, 0) {
+			return fmt.Errorf("--temperature %g: want a number >= 0, e.g. 0 or 0.7", t)
 		}
 		c.temperature = t
 		return nil

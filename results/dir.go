@@ -61,6 +61,9 @@ func Decode(r io.Reader) (Run, error) {
 	if err != nil {
 		return Run{}, fmt.Errorf("results: read run.json: %w", err)
 	}
+	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) > 0 && t[0] != '{' && json.Valid(b) {
+		return Run{}, fmt.Errorf("results: run.json is not a JSON object (it starts with %q): want the run.json of a gollm-bench run or sweep", t[:1])
+	}
 	var head struct {
 		SchemaVersion *int `json:"schema_version"`
 	}

@@ -63,6 +63,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"not json", "{\n  \"schema_version\": 1,\n  oops\n}", "line 3, column 3", false},
 		{"wrong type", "{\"schema_version\": 1,\n\"run_id\": 5}", "line 2", false},
 		{"empty", ``, "not valid JSON", false},
+		{"array", "[1, 2]\n", "not a JSON object", false},
+		{"string", `"run"`, "not a JSON object", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

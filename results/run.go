@@ -93,6 +93,15 @@ type Config struct {
 	// Shards is the number of shards `gollm-bench merge` combined into
 	// this result (0 for a run that was not merged).
 	Shards int `json:"shards,omitempty"`
+	// UnreachableAfter is --unreachable-after: a level stopped once its
+	// first this-many requests all failed to connect (0: never).
+	UnreachableAfter int64 `json:"unreachable_after,omitempty"`
+	// CACert is the --ca-cert file an https target's certificate was
+	// verified against (besides the system's roots).
+	CACert string `json:"ca_cert,omitempty"`
+	// Insecure is true when --insecure turned TLS certificate
+	// verification off.
+	Insecure bool `json:"insecure,omitempty"`
 }
 
 // LevelTelemetry is what the telemetry sources read during one level's

@@ -81,6 +81,9 @@ type Metadata struct {
 	TargetURL string `json:"target_url,omitempty"`
 	// StartedAt is the run's absolute start time (UTC).
 	StartedAt time.Time `json:"started_at,omitzero"`
+	// InsecureTLS is true when the run did not verify the target's TLS
+	// certificate (--insecure): who answered was not checked.
+	InsecureTLS bool `json:"insecure_tls,omitempty"`
 }
 
 // Field describes one mandatory metadata fact (SPEC §10).

@@ -46,7 +46,8 @@ const validMetrics = "ttft, ttft_corrected, itl, icl, e2e, ttfot (each with _pNN
 //   - Spaces and tabs are allowed around names, ops, values and units;
 //     names and units are case-insensitive.
 //   - The empty (or all-blank) expression is the empty Objective. An empty
-//     term (",," or a trailing comma) is an error. Repeated terms are kept.
+//     term (",," or a trailing comma) is an error. Repeated terms are kept
+//     (Objective.Validate refuses them).
 //
 // The first problem found is returned as a *ParseError.
 func Parse(s string) (Objective, error) {

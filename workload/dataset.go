@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
 )
@@ -52,6 +53,9 @@ func ReadDatasetFile(path string) ([]Entry, error) {
 // ReadDataset is ReadDatasetFile on a reader; name labels errors.
 func ReadDataset(r io.Reader, name string) ([]Entry, error) {
 	br := bufio.NewReader(r)
+	if err := sniffText(br, name); err != nil {
+		return nil, err
+	}
 	first, err := firstNonSpace(br)
 	if err != nil {
 		return nil, &DatasetError{File: name, Msg: "empty dataset: write one prompt per line (JSONL) or a ShareGPT JSON array"}
@@ -60,6 +64,33 @@ func ReadDataset(r io.Reader, name string) ([]Entry, error) {
 		return readShareGPT(br, name)
 	}
 	return readJSONL(br, name)
+}
+
+// sniffLen is how much of a dataset sniffText looks at, bytes.
+const sniffLen = 4096
+
+// sniffText refuses a file that is not text: a NUL byte or invalid UTF-8
+// in its first sniffLen bytes (a model file, an archive, a UTF-16 file)
+// would otherwise be read as "plain text" prompts and sent.
+func sniffText(br *bufio.Reader, name string) error {
+	head, _ := br.Peek(sniffLen)
+	if i := bytes.IndexByte(head, 0); i >= 0 {
+		return &DatasetError{File: name, Msg: fmt.Sprintf("not a text file (a NUL byte at offset %d): a dataset is UTF-8 text, JSONL (one prompt per line) or a ShareGPT JSON array", i)}
+	}
+	if len(head) == sniffLen {
+		// A rune cut by the end of the window is not an error.
+		i := len(head) - 1
+		for i > 0 && len(head)-i < utf8.UTFMax && !utf8.RuneStart(head[i]) {
+			i--
+		}
+		if !utf8.FullRune(head[i:]) {
+			head = head[:i]
+		}
+	}
+	if !utf8.Valid(head) {
+		return &DatasetError{File: name, Msg: "not a text file (invalid UTF-8 near the start): a dataset is UTF-8 text, JSONL (one prompt per line) or a ShareGPT JSON array; convert it to UTF-8"}
+	}
+	return nil
 }
 
 func firstNonSpace(br *bufio.Reader) (byte, error) {
@@ -144,6 +175,9 @@ func parseJSONLLine(line []byte) (*Entry, error) {
 		}
 		return &Entry{Prompt: s}, nil
 	default:
+		if bytes.IndexByte(line, 0) >= 0 || !utf8.Valid(line) {
+			return nil, errors.New("not text (a NUL byte or invalid UTF-8): a dataset line is UTF-8 text, a JSON string or a JSON object")
+		}
 		return &Entry{Prompt: string(line)}, nil
 	}
 }

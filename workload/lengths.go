@@ -146,7 +146,8 @@ type SequenceDistribution struct {
 }
 
 // SequenceEntry is one (ISL, OSL) pair of a SequenceDistribution. Weight is
-// its relative share (AIPerf writes percentages; any positive numbers work).
+// its share, a percentage (ParseSequenceDistribution sets 1 for every
+// entry of an unweighted mix, which gives equal shares).
 type SequenceEntry struct {
 	ISL, ISLStdev int
 	OSL, OSLStdev int
@@ -155,11 +156,15 @@ type SequenceEntry struct {
 
 // ParseSequenceDistribution parses AIPerf's grammar:
 // "ISL[|stdev],OSL[|stdev][:weight];..." e.g.
-// "64|10,32|8:70;256|40,128|20:20;1024|100,512|50:10". A missing weight
-// means equal shares. Errors name the entry (1-based) and its text.
+// "64|10,32|8:70;256|40,128|20:20;1024|100,512|50:10". Weights are
+// percentages, as in AIPerf: either every entry has one and they sum to
+// 100 (within 0.01), or no entry has one and the entries get equal shares.
+// A mix, or weights summing to anything else (a typo such as 70 and 20),
+// is an error. Errors name the entry (1-based) and its text.
 func ParseSequenceDistribution(s string) (SequenceDistribution, error) {
 	var sd SequenceDistribution
 	var errs []error
+	weighted, total := 0, 0.0
 	for i, part := range strings.Split(s, ";") {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -170,10 +175,20 @@ func ParseSequenceDistribution(s string) (SequenceDistribution, error) {
 			errs = append(errs, fmt.Errorf("--sequence-distribution: entry %d %q: %w", i+1, part, err))
 			continue
 		}
+		if strings.Contains(part, ":") {
+			weighted++
+			total += e.Weight
+		}
 		sd.Entries = append(sd.Entries, e)
 	}
-	if len(errs) == 0 && len(sd.Entries) == 0 {
+	switch n := len(sd.Entries); {
+	case len(errs) > 0:
+	case n == 0:
 		errs = append(errs, errors.New(`--sequence-distribution: empty; write e.g. "256,128:50;1024,512:50"`))
+	case weighted > 0 && weighted < n:
+		errs = append(errs, fmt.Errorf("--sequence-distribution: %d of %d entries have a weight: give every entry a weight (percentages summing to 100), or none for equal shares", weighted, n))
+	case weighted > 0 && math.Abs(total-100) > 0.01:
+		errs = append(errs, fmt.Errorf("--sequence-distribution: the weights sum to %g: they are percentages and must sum to 100, e.g. \"256,128:70;1024,512:30\"", total))
 	}
 	if len(errs) > 0 {
 		return SequenceDistribution{}, errors.Join(errs...)

@@ -45,6 +45,27 @@ func TestParseData(t *testing.T) {
 	}
 }
 
+// TestSequenceWeights: weights are percentages summing to 100, or absent
+// for equal shares.
+func TestSequenceWeights(t *testing.T) {
+	for s, want := range map[string]string{
+		"64,32:70;128,64:30":       "",
+		"64,32:33.33;128,64:66.67": "",
+		"64,32;128,64;256,8":       "",
+		"64,32:100":                "",
+		"64,32:50;128,64:40":       "sum to 90",
+		"64,32:70;128,64":          "1 of 2 entries have a weight",
+	} {
+		_, err := ParseSequenceDistribution(s)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%q: %v", s, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%q: %v, want %q", s, err, want)
+		}
+	}
+}
+
 func TestParseSequenceDistribution(t *testing.T) {
 	sd, err := ParseSequenceDistribution("64|10,32|8:70;256|40,128|20:20;1024|100,512|50:10")
 	if err != nil {
@@ -76,7 +97,8 @@ func TestParseSequenceDistribution(t *testing.T) {
 	if c := counts[64]; c < 6700 || c > 7300 {
 		t.Errorf("64-token share = %d/10000, want about 7000", c)
 	}
-	for _, bad := range []string{"", "64", "64,x", "64,32:0", "64,32:abc", "-1,32", "64|-2,32", "64,32;;x,1"} {
+	for _, bad := range []string{"", "64", "64,x", "64,32:0", "64,32:abc", "-1,32", "64|-2,32", "64,32;;x,1",
+		"64,32:50;128,64:40", "64,32:70;128,64", "64,32:99.9"} {
 		if _, err := ParseSequenceDistribution(bad); err == nil {
 			t.Errorf("ParseSequenceDistribution(%q) accepted bad input", bad)
 		}
@@ -318,8 +340,28 @@ func TestReadDataset(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "b.jsonl:2:") || !strings.Contains(err.Error(), "b.jsonl:3:") {
 		t.Errorf("bad dataset error = %v; want lines 2 and 3 named", err)
 	}
+	// A multi-byte rune cut by the end of the sniffed window is fine.
+	cut := strings.Repeat("a", sniffLen-1) + "é\n"
+	if got, err := ReadDatasetFile(write("cut.txt", cut)); err != nil || len(got) != 1 {
+		t.Errorf("a rune across the sniff window: %v", err)
+	}
 	if _, err := ReadDatasetFile(write("e.jsonl", "\n\n")); err == nil {
 		t.Error("empty dataset accepted")
+	}
+	// Binary files are refused, not sent as "plain text" prompts.
+	for name, body := range map[string]string{
+		"model.bin":  "\x7fELF\x02\x01\x01\x00\x00\x00\nmore\n",
+		"utf16.txt":  "\xff\xfeh\x00i\x00\n\x00",
+		"latin1.txt": "caf\xe9\n",
+		"late.jsonl": strings.Repeat("fine line\n", 500) + "bad \x00 byte\n",
+	} {
+		if name == "latin1.txt" {
+			body = strings.Repeat("x", 10) + body
+		}
+		_, err := ReadDatasetFile(write(name, body))
+		if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "not") || !strings.Contains(err.Error(), "text") {
+			t.Errorf("%s: %v, want an error naming the file: not text", name, err)
+		}
 	}
 	ds, err := NewDataset(want, 99, nil)
 	if err != nil {

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -42,6 +42,7 @@ type bench struct {
 	warmup, cooldown harness.Trim
 	limits           loadgen.Limits
 	shard            loadgen.Shard // --shard; zero when unsharded
+	tls              *tls.Config   // --ca-cert or --insecure; nil for Go's defaults
 
 	clock      loadgen.Clock
 	target     string
@@ -119,7 +120,7 @@ func (b *bench) parse(fs *pflag.FlagSet) error {
 	}
 	for _, r := range f.rates {
 		v, perr := strconv.ParseFloat(strings.TrimSpace(r), 64)
-		if perr != nil || v <= 0 {
+		if perr != nil || !(v > 0) || math.IsInf(v, 0) {
 			bad(fmt.Errorf("--rate %q: want positive numbers, e.g. --rate 1,2,4", r))
 			continue
 		}
@@ -137,7 +138,7 @@ func (b *bench) parse(fs *pflag.FlagSet) error {
 			bad(fmt.Errorf("--profile %s: a sweep runs sweep (rate grid and knee search), constant, poisson, or concurrent with --rate levels; use `gollm-bench run --profile %s` for one %s level", f.profile, f.profile, f.profile))
 		}
 	case "concurrent", "constant", "poisson":
-		if len(b.levels) == 0 && !(b.sweep && f.profile != "concurrent") {
+		if len(f.rates) == 0 && !(b.sweep && f.profile != "concurrent") {
 			what := "req/s levels, e.g. --rate 5,10,20"
 			if f.profile == "concurrent" {
 				what = "concurrency levels, e.g. --rate 8 or --rate 1,2,4,8"
@@ -153,9 +154,6 @@ func (b *bench) parse(fs *pflag.FlagSet) error {
 	}
 	if f.endpoint != "completions" && f.endpoint != "chat" {
 		bad(fmt.Errorf("--endpoint %q: want completions or chat", f.endpoint))
-	}
-	if f.maxSeconds < 0 || f.maxRequests < 0 || f.maxErrors < 0 {
-		bad(errors.New("--max-seconds, --max-requests and --max-errors must not be negative"))
 	}
 	if f.data != "" && f.sequenceDistribution != "" && fs.Changed("data") {
 		bad(errors.New("--data and --sequence-distribution both set lengths: give one"))
@@ -203,6 +201,7 @@ func (b *bench) parse(fs *pflag.FlagSet) error {
 			bad(fmt.Errorf("--format %q: want console, json, csv or html", fm))
 		}
 	}
+	errs = append(errs, b.validateFlags()...)
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
@@ -227,9 +226,13 @@ func (b *bench) parse(fs *pflag.FlagSet) error {
 		}
 	}
 	b.limits = loadgen.Limits{
-		MaxDuration: time.Duration(f.maxSeconds * float64(time.Second)),
-		MaxRequests: f.maxRequests,
-		MaxErrors:   f.maxErrors,
+		MaxDuration:      time.Duration(f.maxSeconds * float64(time.Second)),
+		MaxRequests:      f.maxRequests,
+		MaxErrors:        f.maxErrors,
+		UnreachableAfter: f.unreachable,
+	}
+	if err := b.validateBuilt(); err != nil {
+		return err
 	}
 	if f.runID == "" {
 		f.runID = time.Now().UTC().Format("20060102T150405Z")
@@ -259,6 +262,14 @@ func (b *bench) setup(ctx context.Context) error {
 		}
 		b.tok = tok
 	}
+	// The workload (a --dataset is read here) is checked before the
+	// client sends anything, even GET /v1/models.
+	if err := b.newWorkload(); err != nil {
+		return usageErr(err)
+	}
+	if f.insecure {
+		fmt.Fprintln(b.e.stderr, "*** --insecure: the server's TLS certificate is NOT verified; anyone on the path can read and alter the traffic. run.json and the scorecard record it. ***")
+	}
 	if b.target == "" {
 		m, err := startEmbeddedMock(ctx, f.mockPreset, b.tok)
 		if err != nil {
@@ -276,9 +287,6 @@ func (b *bench) setup(ctx context.Context) error {
 	}
 	if err := b.newClient(ctx); err != nil {
 		return err
-	}
-	if err := b.newWorkload(); err != nil {
-		return usageErr(err)
 	}
 	dir, err := b.createDir()
 	if err != nil {
@@ -351,6 +359,9 @@ func (b *bench) newClient(ctx context.Context) error {
 	if b.tok != nil {
 		opts = append(opts, openai.WithTokenCounter(b.tok.Count))
 	}
+	if b.tls != nil {
+		opts = append(opts, openai.WithTLSConfig(b.tls))
+	}
 	b.model = f.model
 	if b.model == "" {
 		probe, err := openai.New(b.target, opts...)
@@ -361,10 +372,7 @@ func (b *bench) newClient(ctx context.Context) error {
 		models, err := probe.Models(mctx)
 		cancel()
 		if err != nil {
-			return fmt.Errorf("--model not given and GET %s/v1/models failed: %w (give --model NAME)", b.target, err)
-		}
-		if len(models) == 0 {
-			return fmt.Errorf("--model not given and %s/v1/models lists no model (give --model NAME)", b.target)
+			return modelLookupError(b.target, err)
 		}
 		b.model = models[0]
 	}
@@ -417,6 +425,10 @@ func (b *bench) newWorkload() error {
 	if f.dataset != "" {
 		entries, err := workload.ReadDatasetFile(f.dataset)
 		if err != nil {
+			var de *workload.DatasetError
+			if errors.As(err, &de) {
+				err = fmt.Errorf("--dataset: %w", err)
+			}
 			return err
 		}
 		w, err := workload.NewDataset(entries, defaultOSL, tok)
@@ -516,6 +528,11 @@ func (b *bench) execute(ctx context.Context) error {
 	run := b.result(res)
 	b.recordShard(&run)
 	outErr := b.writeOutputs(ctx, run)
+	failures := tallyFailures(b.runner.Levels())
+	b.printUnreachable(res)
+	// The hint goes on the summary unless the final error carries it.
+	lastWord := outErr == nil && !res.Partial && runErr == nil && failures.noSuccess(b.target) != nil
+	failures.print(b.e.stderr, b.target, !lastWord)
 	switch {
 	case outErr != nil:
 		return errors.Join(runErr, outErr)
@@ -526,7 +543,7 @@ func (b *bench) execute(ctx context.Context) error {
 		return fmt.Errorf("%w (results so far are in %s)", runErr, b.dir)
 	}
 	fmt.Fprintf(b.e.stderr, "results: %s\n", b.dir)
-	if err := noSuccess(res, b.target); err != nil {
+	if err := failures.noSuccess(b.target); err != nil {
 		return err // a dead or refusing server is a runtime failure, not an SLO verdict
 	}
 	if code := res.ExitCode(); code != exitOK && !b.shardSLOExit(code) {
@@ -571,6 +588,7 @@ func (b *bench) runLevels(ctx context.Context) (sweep.Result, error) {
 func (b *bench) result(res sweep.Result) results.Run {
 	f := &b.f
 	res.Warnings = append(res.Warnings, b.islWarnings(res)...)
+	redactWarnings(&res)
 	labels, _ := parseKV("label", f.labels)
 	cmd := "run"
 	if b.sweep {
@@ -593,7 +611,8 @@ func (b *bench) result(res sweep.Result) results.Run {
 			MaxSeconds: f.maxSeconds, MaxRequests: f.maxRequests, MaxErrors: f.maxErrors,
 			RequestTimeoutS: f.requestTimeout.Seconds(), IdleTimeoutS: f.idleTimeout.Seconds(),
 			MaxLagMs: msOf(b.runnerMaxLag()), SLO: b.obj.String(), Precision: b.precision.String(), Repeat: f.repeat,
-			Energy: f.energy, Labels: labels,
+			Energy: redactURLs(f.energy), Labels: labels,
+			UnreachableAfter: f.unreachable, CACert: f.caCert, Insecure: f.insecure,
 		},
 	}
 	if f.sequenceDistribution != "" {
@@ -668,26 +687,28 @@ func (b *bench) islWarnings(res sweep.Result) []metrics.Warning {
 	return nil
 }
 
-// noSuccess is a runtime failure when no request succeeded at any level:
-// the server is down, refuses, or rejects every request, and no SLO
-// verdict means anything. It names the error kinds seen.
-func noSuccess(res sweep.Result, target string) error {
-	kinds := map[string]int64{}
+// printUnreachable says on stderr which levels stopped because their first
+// requests all failed to connect (the warnings of --unreachable-after).
+func (b *bench) printUnreachable(res sweep.Result) {
 	for _, lv := range res.Levels {
-		if lv.Summary.Requests.OK > 0 {
-			return nil
+		for _, w := range lv.Summary.Warnings {
+			if w.Code == harness.WarningUnreachable {
+				fmt.Fprintf(b.e.stderr, "warning: %s\n", redactURLs(w.Message))
+			}
 		}
-		for k, n := range lv.Summary.Requests.ErrorKinds {
-			kinds[k] += n
+	}
+}
+
+// redactWarnings redacts the URLs that warnings quote (a telemetry source
+// that failed, say), since run.json and the report show them.
+func redactWarnings(res *sweep.Result) {
+	for i := range res.Warnings {
+		res.Warnings[i].Message = redactURLs(res.Warnings[i].Message)
+	}
+	for i := range res.Levels {
+		ws := res.Levels[i].Summary.Warnings
+		for j := range ws {
+			ws[j].Message = redactURLs(ws[j].Message)
 		}
 	}
-	if len(kinds) == 0 {
-		return nil
-	}
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(kinds)) {
-		parts = append(parts, fmt.Sprintf("%s: %d", k, kinds[k]))
-	}
-	return fmt.Errorf("no request succeeded at any level (%s); is the server at %s up and serving this model? The error messages are in requests.jsonl",
-		strings.Join(parts, ", "), target)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 
 	"github.com/spf13/pflag"
 
@@ -30,6 +31,16 @@ func runCompare(_ context.Context, e env, args []string) error {
 	readers := append([]peer.Reader{readRunJSON}, peer.Builtin()...)
 	var sides [2]peer.Result
 	for i, path := range fs.Args() {
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			// A folder is a results folder: its run.json, or the error
+			// that names it.
+			run, err := results.Read(path)
+			if err != nil {
+				return usageErr(err)
+			}
+			sides[i] = runToPeer(run, path)
+			continue
+		}
 		if dirRun, err := results.Read(path); err == nil {
 			sides[i] = runToPeer(dirRun, path)
 			continue

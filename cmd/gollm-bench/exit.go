@@ -59,7 +59,7 @@ func exitCode(stderr io.Writer, cmd string, err error) int {
 			return code
 		}
 	}
-	fmt.Fprintf(stderr, "gollm-bench %s: %v\n", cmd, err)
+	fmt.Fprintf(stderr, "gollm-bench %s: %s\n", cmd, redactURLs(err.Error()))
 	return code
 }
 

@@ -24,6 +24,8 @@ type benchFlags struct {
 	noIgnoreEOS bool
 	minTokens   int
 	temperature float64
+	caCert      string // --ca-cert: PEM file of the CA that signed an https target's certificate
+	insecure    bool   // --insecure: no TLS certificate verification
 
 	// Load.
 	profile        string
@@ -45,6 +47,7 @@ type benchFlags struct {
 	maxSeconds     float64
 	maxRequests    int64
 	maxErrors      int64
+	unreachable    int64 // --unreachable-after
 	requestTimeout time.Duration
 	idleTimeout    time.Duration
 	maxLag         time.Duration
@@ -105,6 +108,8 @@ func (f *benchFlags) register(fs *pflag.FlagSet, sweep bool) {
 	fs.BoolVar(&f.noIgnoreEOS, "no-ignore-eos", false, "do not send ignore_eos (some chat templates, e.g. gpt-oss Harmony, break with it)")
 	fs.IntVar(&f.minTokens, "min-tokens", 0, "send min_tokens (a vLLM extension) when > 0")
 	fs.Float64Var(&f.temperature, "temperature", 0, "sampling temperature")
+	fs.StringVar(&f.caCert, "ca-cert", "", "PEM file of the CA that signed an https --target's certificate (added to the system's roots)")
+	fs.BoolVar(&f.insecure, "insecure", false, "do not verify the https --target's TLS certificate (a test server only; recorded in run.json and the scorecard)")
 
 	defProfile := "concurrent"
 	if sweep {
@@ -132,6 +137,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet, sweep bool) {
 	fs.Float64Var(&f.maxSeconds, "max-seconds", 0, "length of each level, s (default 30 without --max-requests)")
 	fs.Int64Var(&f.maxRequests, "max-requests", 0, "requests per level")
 	fs.Int64Var(&f.maxErrors, "max-errors", 0, "stop a level once this many requests failed (0: never)")
+	fs.Int64Var(&f.unreachable, "unreachable-after", defaultUnreachableAfter, "stop a level when its first N requests all fail to connect (refused, unknown host, TLS failure); 0: never")
 	fs.DurationVar(&f.requestTimeout, "request-timeout", 5*time.Minute, "limit on one whole request")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", 60*time.Second, "longest gap allowed between stream bytes")
 	fs.DurationVar(&f.drain, "drain-timeout", 30*time.Second, "after a level's --max-seconds, let requests in flight finish for up to this long, so those sent in the window are measured to their end (0: cut them off as incomplete)")
@@ -172,6 +178,11 @@ func (f *benchFlags) register(fs *pflag.FlagSet, sweep bool) {
 	fs.StringVar(&f.shard, "shard", "", "run shard I of N of a distributed run (`run` only): the same seeded plan, every N-th request, results in OUTPUT-DIR/RUN-ID/shard-I/; combine with `gollm-bench merge`")
 }
 
+// defaultUnreachableAfter is the default --unreachable-after: enough
+// requests that a refused connection is not a one-off, few enough that a
+// dead target costs a fraction of a second per level.
+const defaultUnreachableAfter = 10
+
 // windowTrim is a parsed --warmup or --cooldown value: exactly one field is
 // set, or none.
 type windowTrim struct {
@@ -206,14 +217,23 @@ func parseWindowTrim(flag, s string) (windowTrim, error) {
 	return windowTrim{dur: d}, nil
 }
 
-// parseKV parses repeatable K=V flags.
+// parseKV parses repeatable K=V flags. A bad --header is not quoted, since
+// it may hold a secret ("Authorization: Bearer ...").
 func parseKV(flag string, kvs []string) (map[string]string, error) {
 	out := map[string]string{}
 	var errs []error
-	for _, kv := range kvs {
+	for i, kv := range kvs {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || strings.TrimSpace(k) == "" {
-			errs = append(errs, fmt.Errorf("--%s %q: want KEY=VALUE", flag, kv))
+			switch {
+			case flag != "header":
+				errs = append(errs, fmt.Errorf("--%s %q: want KEY=VALUE", flag, kv))
+			case strings.Contains(kv, ":"):
+				name, _, _ := strings.Cut(kv, ":")
+				errs = append(errs, fmt.Errorf("--header %q (value not shown): want NAME=VALUE, with '=' where curl has ':', e.g. --header '%s=...'", strings.TrimSpace(name)+": ...", strings.TrimSpace(name)))
+			default:
+				errs = append(errs, fmt.Errorf("--header number %d (not shown, it may be a secret): want NAME=VALUE, e.g. --header 'X-Tenant=a'", i+1))
+			}
 			continue
 		}
 		out[strings.TrimSpace(k)] = v

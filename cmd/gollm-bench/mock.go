@@ -1,9 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
+	"strconv"
 
 	"github.com/spf13/pflag"
 
@@ -77,6 +80,12 @@ func runMockServer(ctx context.Context, e env, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return usageErr(err)
 	}
+	if fs.NArg() > 0 {
+		return usageErr(fmt.Errorf("unexpected argument %q: mock-server takes flags only (see --help)", fs.Arg(0)))
+	}
+	if err := checkListenAddr(*addr); err != nil {
+		return usageErr(err)
+	}
 	if *preset != "" {
 		base, err := mockserver.Preset(*preset)
 		if err != nil {
@@ -98,6 +107,12 @@ func runMockServer(ctx context.Context, e env, args []string) error {
 		opts = append(opts, mockserver.WithTokenCounter(tok.Count))
 	}
 	opts = append(opts, mockserver.WithLogger(slog.New(slog.NewTextHandler(e.stderr, nil))))
+	if _, err := mockserver.ParseFault(cfg.Fault); err != nil {
+		return usageErr(fmt.Errorf("--fault %q: %w", cfg.Fault, err))
+	}
+	if err := withFlagNames(cfg.Validate(), mockFlags()); err != nil {
+		return usageErr(err)
+	}
 	s, err := mockserver.New(cfg, opts...)
 	if err != nil {
 		return usageErr(err)
@@ -142,4 +157,34 @@ func overrideMock(base, flags mockserver.Config, name string) mockserver.Config 
 		base.Seed = flags.Seed
 	}
 	return base
+}
+
+// checkListenAddr checks --addr: HOST:PORT with a port from 0 to 65535
+// (0: any free port), HOST empty for every interface.
+func checkListenAddr(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--addr %q: want HOST:PORT, e.g. 127.0.0.1:8000 (or 127.0.0.1:0 for any free port)", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("--addr %q: port %q is not a number from 0 to 65535; want HOST:PORT, e.g. %s:8000", addr, port, cmp.Or(host, "127.0.0.1"))
+	}
+	return nil
+}
+
+// mockFlags maps the mockserver.Config fields its Validate names to the
+// mock-server flags that set them.
+func mockFlags() []struct{ field, flag string } {
+	return []struct{ field, flag string }{
+		{"Scheduler", "--scheduler"},
+		{"MaxBatch", "--max-batch"},
+		{"PrefillPerToken", "--prefill-per-token"},
+		{"ITLBase", "--itl-base"},
+		{"ITLPerSeq", "--itl-per-seq"},
+		{"OutputTokens", "--output-tokens"},
+		{"ErrorRate", "--error-rate"},
+		{"ErrorStatus", "--error-status"},
+		{"TTFT", "--ttft"},
+		{"ITL", "--itl"},
+	}
 }

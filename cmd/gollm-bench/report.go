@@ -52,6 +52,13 @@ func runReport(_ context.Context, e env, args []string) error {
 	if filepath.Base(path) == results.RunJSON {
 		dir = filepath.Dir(path)
 	}
+	if err := run.Check(); err != nil {
+		file := path
+		if st, serr := os.Stat(path); serr == nil && st.IsDir() {
+			file = filepath.Join(path, results.RunJSON)
+		}
+		return usageErr(fmt.Errorf("%s: %w; the file is damaged: re-run, or restore it from a copy", file, err))
+	}
 	if slices.Contains(*formats, "json") {
 		if err := report.WriteJSON(e.stdout, run); err != nil {
 			return err

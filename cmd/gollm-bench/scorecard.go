@@ -42,6 +42,7 @@ func (b *bench) scorecardFor(ctx context.Context, run results.Run) scorecard.Sco
 		Labels:        labels,
 		TargetURL:     scorecard.RedactURL(b.target),
 		StartedAt:     run.StartedAt,
+		InsecureTLS:   f.insecure,
 	}
 	if meta.LoadMode == "sweep" {
 		meta.LoadMode = "constant"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -42,7 +43,12 @@ func (b *bench) telemetry(ctx context.Context) (*harness.Sources, error) {
 		if u == "target" {
 			u = strings.TrimSuffix(strings.TrimSuffix(b.target, "/"), "/v1") + "/metrics"
 		}
-		src.Engine = enginemetrics.NewScraper(u, nil)
+		var hc *http.Client
+		if b.tls != nil {
+			// The target's --ca-cert or --insecure apply to its /metrics too.
+			hc = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: b.tls}}
+		}
+		src.Engine = enginemetrics.NewScraper(u, hc)
 	}
 	if f.stabilize != "" {
 		st, err := parseStabilize(f.stabilize)

@@ -251,7 +251,7 @@ func (f *Fault) applyItem(item string) error {
 	default:
 		code, ok := strings.CutPrefix(name, "http-")
 		if !ok {
-			return fmt.Errorf("unknown fault: see mockserver.ParseFault for the grammar")
+			return fmt.Errorf("unknown fault; the faults are listed in docs/mock-server.md (e.g. http-500, disconnect-after=3, stall=2s)")
 		}
 		code, text := strings.CutSuffix(code, "-text")
 		n, perr := strconv.Atoi(code)

@@ -66,6 +66,10 @@ func TestParseFault(t *testing.T) {
 	if err == nil || strings.Count(err.Error(), "unknown fault") != 3 {
 		t.Errorf("want three errors, got %v", err)
 	}
+	// The message points at the user's documentation, not at Go code.
+	if _, err := ParseFault("bogus"); err == nil || strings.Contains(err.Error(), "ParseFault") || !strings.Contains(err.Error(), "docs/mock-server.md") {
+		t.Errorf("unknown fault: %v, want a pointer to docs/mock-server.md", err)
+	}
 }
 
 func FuzzParseFault(f *testing.F) {

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSecretsNeverWritten: the secrets a command line carries (a password
+// in --target, credential headers, --api-key) appear in no output file
+// (run.json, scorecard.json, levels.csv, requests.jsonl, report.html, and
+// what `report` re-renders) and neither on stdout nor on stderr, for a
+// run that works, one whose model lookup fails and one against a dead
+// target. Before, Proxy-Authorization and the URL's password leaked into
+// run.json's command, report.html and stderr.
+func TestSecretsNeverWritten(t *testing.T) {
+	t.Parallel()
+	secrets := []string{"URLUSERSECRET", "URLPASSSECRET", "PROXYSECRET", "COOKIESECRET", "APIKEYHDRSECRET", "TOKENSECRET", "APIKEYFLAGSECRET", "ENGINEPASS", "QUERYSECRET"}
+	url := fastMock(t)
+	withCreds := strings.Replace(url, "http://", "http://URLUSERSECRET:URLPASSSECRET@", 1)
+	secretArgs := []string{
+		"--header", "Proxy-Authorization=Basic PROXYSECRET",
+		"--header=Cookie=session=COOKIESECRET",
+		"--header", "X-Api-Key=APIKEYHDRSECRET",
+		"--header", "x-session-token=TOKENSECRET",
+		"--api-key", "APIKEYFLAGSECRET",
+		"--energy", "prometheus=http://admin:ENGINEPASS@127.0.0.1:1/?api_key=QUERYSECRET",
+	}
+	dir := t.TempDir()
+	var seen strings.Builder
+	check := func(what, text string) {
+		t.Helper()
+		for _, s := range secrets {
+			if strings.Contains(text, s) {
+				i := strings.Index(text, s)
+				t.Errorf("%s holds the secret %s: ...%s...", what, s, text[max(0, i-80):min(len(text), i+40)])
+			}
+		}
+		seen.WriteString(text)
+	}
+
+	// A run that works (and scrapes the engine's /metrics at the target,
+	// whose URL carries the credentials).
+	args := append([]string{"run", "--target", withCreds, "--profile", "concurrent", "--rate", "2", "--max-requests", "6",
+		"--data", "prompt_tokens=4,output_tokens=2", "--engine-metrics", "target", "--max-lag", lenientLag,
+		"--output-dir", dir, "--run-id", "ok"}, secretArgs...)
+	code, stdout, stderr := cli(t, context.Background(), args...)
+	check("stdout", stdout)
+	check("stderr", stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := cli(t, context.Background(), "report", filepath.Join(dir, "ok"), "--format", "console,csv,html,json"); code != exitOK {
+		t.Errorf("report: exit %d: %s", code, stderr)
+	} else {
+		check("report's stdout", stdout)
+		check("report's stderr", stderr)
+	}
+
+	// The model lookup fails (nothing listens), then a dead target with
+	// --model set: the errors and the summary of failures quote the URL.
+	dead := "http://URLUSERSECRET:URLPASSSECRET@127.0.0.1:1"
+	for _, extra := range [][]string{
+		{"--run-id", "lookup"},
+		{"--run-id", "dead", "--model", "m"},
+	} {
+		args := append([]string{"run", "--target", dead, "--profile", "synchronous", "--max-seconds", "1",
+			"--data", "prompt_tokens=4,output_tokens=2", "--output-dir", dir}, append(extra, secretArgs...)...)
+		code, stdout, stderr := cli(t, context.Background(), args...)
+		check(extra[1]+" stdout", stdout)
+		check(extra[1]+" stderr", stderr)
+		if code != exitFailure {
+			t.Errorf("%s: exit %d, want 1\n%s", extra[1], code, stderr)
+		}
+	}
+
+	// A header written the curl way is refused without quoting it.
+	code, _, stderr = cli(t, context.Background(), "run", "--target", url, "--header", "Authorization: Bearer APIKEYHDRSECRET", "--output-dir", dir)
+	check("stderr of a curl-style header", stderr)
+	if code != exitUsage || !strings.Contains(stderr, "Authorization=") {
+		t.Errorf("curl-style header: exit %d, %q; want 2 showing the NAME=VALUE form", code, stderr)
+	}
+
+	var files []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files = append(files, strings.TrimPrefix(path, dir))
+		check(path, string(b))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"/ok/run.json", "/ok/scorecard.json", "/ok/levels.csv", "/ok/requests.jsonl", "/ok/report.html", "/dead/run.json", "/dead/requests.jsonl"} {
+		found := false
+		for _, f := range files {
+			found = found || filepath.ToSlash(f) == want
+		}
+		if !found {
+			t.Errorf("no %s written; files: %v", want, files)
+		}
+	}
+	// The redacted forms are there: the outputs still say a header and
+	// credentials were given.
+	all := seen.String()
+	for _, want := range []string{"Proxy-Authorization=REDACTED", "--api-key REDACTED", "REDACTED@127.0.0.1"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no %q in the outputs", want)
+		}
+	}
+}
