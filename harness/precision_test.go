@@ -55,7 +55,7 @@ func TestPrecisionStopsALevelOnceMet(t *testing.T) {
 		Precision: prec, Drain: 5 * time.Second,
 	})
 	start := time.Now()
-	s, err := r.RunLevel(context.Background(), 0, loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 4})
+	s, err := r.RunLevelToDecision(context.Background(), 0, loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestPrecisionIsBoundedByMaxDuration(t *testing.T) {
 	}
 	prec, _ := slo.ParsePrecision("ttft_p99.9:0.01%")
 	r, _ := precisionRunner(t, harness.Config{Limits: loadgen.Limits{MaxDuration: 1500 * time.Millisecond}, Precision: prec})
-	s, err := r.RunLevel(context.Background(), 0, loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 2})
+	s, err := r.RunLevelToDecision(context.Background(), 0, loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,10 +79,18 @@ type Config struct {
 	// level's), so that metrics.MergeSummaries of all shards gives the
 	// whole level.
 	Shard loadgen.Shard
-	// Precision, when set, makes each level (but a throughput probe) run
-	// until its precision targets are met and every SLO term is decided,
-	// or its Limits are reached (see precisionMonitor).
+	// Precision, when set, makes RunLevelToDecision run a level (but a
+	// throughput probe) until its precision targets are met and every SLO
+	// term is decided, or the level fails, or its Limits are reached (see
+	// precisionMonitor). sweep.Run calls RunLevelToDecision for the levels
+	// that decide the knee and for every level of a fixed run, when its
+	// Plan.Decide is set; RunLevel ignores Precision.
 	Precision slo.Precision
+	// DecideLimits bound a level run to a decision (RunLevelToDecision with
+	// Precision); zero means Limits. A sweep runs its grid under Limits
+	// and the levels that decide the knee under these, usually longer.
+	// Their warmup and cooldown fields are ignored, as Limits' are.
+	DecideLimits loadgen.Limits
 	// Repeat runs each level this many times and pools them (0 or 1: once).
 	Repeat int
 	// SettleProbe, when true, makes a level that follows one whose requests were
@@ -215,6 +223,23 @@ func (r *Runner) limitsFor() loadgen.Limits {
 	return LevelLimits(r.cfg.Limits, r.cfg.Warmup, r.cfg.Cooldown)
 }
 
+// decideLimits are the limits of a level run to a decision: DecideLimits,
+// or Limits when it is zero, with warmup and cooldown durations and
+// request counts resolved as for any level, and shares left as shares:
+// they apply to the length the level actually runs.
+func (r *Runner) decideLimits() loadgen.Limits {
+	base := r.cfg.Limits
+	if r.cfg.DecideLimits.MaxDuration > 0 || r.cfg.DecideLimits.MaxRequests > 0 {
+		base = r.cfg.DecideLimits
+	}
+	lim := LevelLimits(base, r.cfg.Warmup, r.cfg.Cooldown)
+	if base.MaxDuration > 0 {
+		lim.Warmup, lim.Cooldown = r.cfg.Warmup.Duration, r.cfg.Cooldown.Duration
+		lim.WarmupFraction, lim.CooldownFraction = r.cfg.Warmup.Fraction, r.cfg.Cooldown.Fraction
+	}
+	return lim
+}
+
 // LevelLimits returns the loadgen.Limits every level of a Runner with
 // these Config fields runs under: lim with warmup and cooldown resolved
 // (a share becomes a duration of lim.MaxDuration or a count of
@@ -247,9 +272,23 @@ func LevelLimits(lim loadgen.Limits, warmup, cooldown Trim) loadgen.Limits {
 // interruption it returns the partial level's summary with the error, so
 // nothing measured is lost.
 func (r *Runner) RunLevel(ctx context.Context, level int, p loadgen.Profile) (metrics.Summary, error) {
+	return r.runLevel(ctx, level, p, false)
+}
+
+// RunLevelToDecision is RunLevel for a level that must be decided: it
+// runs until every SLO term is decided and the precision targets
+// (Config.Precision) are met, or the level fails, within its limits. A
+// throughput level, a saturation probe, runs as RunLevel does; so does
+// every level without Config.Precision. It implements
+// sweep.DecidingRunner.
+func (r *Runner) RunLevelToDecision(ctx context.Context, level int, p loadgen.Profile) (metrics.Summary, error) {
+	return r.runLevel(ctx, level, p, true)
+}
+
+func (r *Runner) runLevel(ctx context.Context, level int, p loadgen.Profile, decide bool) (metrics.Summary, error) {
 	n := max(r.cfg.Repeat, 1)
 	if n == 1 {
-		s, _, err := r.runOnce(ctx, level, p, 0)
+		s, _, err := r.runOnce(ctx, level, p, 0, decide)
 		return s, err
 	}
 	var runs []metrics.Summary
@@ -257,7 +296,7 @@ func (r *Runner) RunLevel(ctx context.Context, level int, p loadgen.Profile) (me
 	for i := range n {
 		rp := p
 		rp.Seed = RepeatSeed(p.Seed, i)
-		s, res, err := r.runOnce(ctx, level, rp, i)
+		s, res, err := r.runOnce(ctx, level, rp, i, decide)
 		if res.Scheduled > 0 || err == nil {
 			runs = append(runs, s)
 		}
@@ -295,16 +334,13 @@ func RepeatSeed(seed uint64, i int) uint64 {
 }
 
 // runOnce runs one level (or one run of a repeated level) end to end.
-func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repeat int) (metrics.Summary, loadgen.LevelResult, error) {
+func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repeat int, decide bool) (metrics.Summary, loadgen.LevelResult, error) {
 	lim := r.limitsFor()
-	precise := !r.cfg.Precision.IsZero() && p.Mode != loadgen.ModeThroughput
+	precise := decide && !r.cfg.Precision.IsZero() && p.Mode != loadgen.ModeThroughput
 	if precise {
-		// A precision-driven level may stop before MaxDuration: its shares
+		// A level run to a decision may stop before its bound: its shares
 		// of warmup and cooldown apply to the length it actually ran.
-		lim.Warmup, lim.Cooldown = r.cfg.Warmup.Duration, r.cfg.Cooldown.Duration
-		if lim.MaxDuration > 0 {
-			lim.WarmupFraction, lim.CooldownFraction = r.cfg.Warmup.Fraction, r.cfg.Cooldown.Fraction
-		}
+		lim = r.decideLimits()
 	}
 	drained := r.drain(ctx, level)
 	spool, err := r.cfg.Log.spool(level)

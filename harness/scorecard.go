@@ -61,6 +61,7 @@ func Scorecard(run results.Run, levels []Level, in ScorecardInputs) scorecard.Sc
 	} else {
 		pass := lv.Verdict.Pass
 		perf.SLOPass = &pass
+		perf.SLOOutcome = string(lv.Verdict.Outcome)
 		if res.Knee == nil {
 			warnings = append(warnings, metrics.Warning{Code: "no_knee", Level: -1,
 				Message: fmt.Sprintf("no knee was found under the SLO: the scorecard describes level %d (highest output throughput), not a knee", ref)})

@@ -81,11 +81,13 @@ type Config struct {
 	IdleTimeoutS    float64 `json:"idle_timeout_s"`
 	MaxLagMs        float64 `json:"max_lag_ms"`
 	// Precision is --precision as parsed ("ttft_p99:5%"), Repeat --repeat.
-	Precision string            `json:"precision,omitempty"`
-	Repeat    int               `json:"repeat,omitempty"`
-	SLO       string            `json:"slo,omitempty"`
-	Energy    string            `json:"energy,omitempty"`
-	Labels    map[string]string `json:"labels,omitempty"`
+	Precision string `json:"precision,omitempty"`
+	// PrecisionMaxS bounds a sweep's levels run to a decision, s.
+	PrecisionMaxS float64           `json:"precision_max_s,omitempty"`
+	Repeat        int               `json:"repeat,omitempty"`
+	SLO           string            `json:"slo,omitempty"`
+	Energy        string            `json:"energy,omitempty"`
+	Labels        map[string]string `json:"labels,omitempty"`
 	// Shard is "i/n" when this run is shard i of a distributed run of n
 	// (SPEC §12, --shard); its summaries then describe the shard's share
 	// of each level. Empty otherwise.

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/stats"
 )
 
 // Inputs is what Build assembles a Scorecard from: numbers the integrator
@@ -124,6 +125,9 @@ func Build(in Inputs) Scorecard {
 		}
 		if g := value(p.GoodputTokS); g > 0 {
 			c.CPMEUR1M = num(cpmPer1M(rate, g))
+			if p.GoodputTokSCI != nil {
+				c.CPMEUR1MCI = interval(p.GoodputTokSCI.Reciprocal(cpmPer1M(rate, 1)))
+			}
 		} else if p.GoodputTokS != nil {
 			warn(WarnNoGoodput, "goodput is 0 tokens/s at the knee level: cost per 1M tokens is undefined")
 		}
@@ -174,8 +178,16 @@ func Build(in Inputs) Scorecard {
 		if tokens > 0 {
 			e.WhPerToken = num(whPerToken(net, tokens))
 			e.JPerToken = num(jPerToken(net, tokens))
+			if p.OutputTokSCI != nil && window > 0 {
+				// Wh/token = E / 3600 / (tok/s × window): the reciprocal
+				// of the token rate, scaled.
+				e.WhPerTokenCI = interval(p.OutputTokSCI.Reciprocal(net / 3600 / window))
+			}
 			if e.PUE != nil {
 				e.WhPerTokenPUE = num(whPerToken(net, tokens) * *e.PUE)
+				if e.WhPerTokenCI != nil {
+					e.WhPerTokenPUECI = interval(e.WhPerTokenCI.Scale(*e.PUE))
+				}
 			}
 		} else {
 			warn(WarnNoOutputTokens, "no output tokens in the knee window: energy per token is undefined")
@@ -188,13 +200,16 @@ func Build(in Inputs) Scorecard {
 	// Carbon.
 	if g := in.GridGCO2KWh; finite(g) && g > 0 {
 		sc.Carbon.GridGCO2KWh = num(g)
-		wh := e.WhPerToken
+		wh, whCI := e.WhPerToken, e.WhPerTokenCI
 		if e.WhPerTokenPUE != nil {
-			wh = e.WhPerTokenPUE
+			wh, whCI = e.WhPerTokenPUE, e.WhPerTokenPUECI
 			sc.Carbon.PUEAdjusted = true
 		}
 		if wh != nil {
 			sc.Carbon.GCO2Per1MTokens = num(gco2Per1M(*wh, g))
+			if whCI != nil {
+				sc.Carbon.GCO2Per1MTokensCI = interval(whCI.Scale(gco2Per1M(1, g)))
+			}
 		}
 	}
 	return sc
@@ -208,18 +223,30 @@ func Build(in Inputs) Scorecard {
 // figure nil. The caller adds KneeLevel, PeakOutputTokS, the knee, its
 // bracket and SLOPass.
 func KneePerformance(s metrics.Summary, withSLO bool) Performance {
+	// A repeated level's figures carry the wider of the within-run and
+	// between-run intervals.
+	wide := func(name string, within stats.Interval) *stats.Interval {
+		if f, ok := s.Repeats.Figure(name); ok {
+			within = within.Wider(f.Between)
+		}
+		return interval(within)
+	}
 	p := Performance{
-		OutputTokS: num(s.OutputTokensPerSecond),
-		WindowS:    num(s.WindowSeconds),
+		OutputTokS:   num(s.OutputTokensPerSecond),
+		OutputTokSCI: wide(metrics.FigureOutputTokS, s.OutputTokensPerSecondCI),
+		WindowS:      num(s.WindowSeconds),
 	}
 	if s.Requests.OK+s.Requests.Failed > 0 {
 		p.ErrorRate = num(s.ErrorRate)
+		p.ErrorRateCI = interval(s.ErrorRateCI)
 	}
 	if s.TTFT.Count > 0 {
 		p.TTFTP99Ms = num(s.TTFT.P99)
+		p.TTFTP99MsCI = wide("ttft_p99", s.TTFT.P99CI)
 	}
 	if s.ITL.Count > 0 {
 		p.ITLP95Ms = num(s.ITL.P95)
+		p.ITLP95MsCI = wide("itl_p95", s.ITL.P95CI)
 	}
 	if s.E2E.Count > 0 {
 		p.E2EP99Ms = num(s.E2E.P99)
@@ -230,9 +257,19 @@ func KneePerformance(s metrics.Summary, withSLO bool) Performance {
 	}
 	if withSLO {
 		p.GoodputTokS = num(s.Goodput.OutputTokensPerSecond)
+		p.GoodputTokSCI = wide(metrics.FigureGoodputTokS, s.Goodput.OutputTokensPerSecondCI)
 		p.GoodputReqS = num(s.Goodput.RequestsPerSecond)
 	}
 	return p
+}
+
+// interval returns a pointer to a copy of ci, or nil when ci is the zero
+// Interval (none was computed).
+func interval(ci stats.Interval) *stats.Interval {
+	if ci.IsZero() {
+		return nil
+	}
+	return &ci
 }
 
 // Num returns a pointer to v, or nil when v is NaN or ±Inf: the way to put
@@ -322,5 +359,12 @@ func sanitized(p Performance) Performance {
 		b := Bracket{Low: p.KneeBracket.Low, High: f(p.KneeBracket.High), Unit: p.KneeBracket.Unit}
 		q.KneeBracket = &b
 	}
+	ci := func(c *stats.Interval) *stats.Interval {
+		if c == nil {
+			return nil
+		}
+		return interval(*c)
+	}
+	q.TTFTP99MsCI, q.ITLP95MsCI, q.GoodputTokSCI, q.OutputTokSCI, q.ErrorRateCI = ci(p.TTFTP99MsCI), ci(p.ITLP95MsCI), ci(p.GoodputTokSCI), ci(p.OutputTokSCI), ci(p.ErrorRateCI)
 	return q
 }

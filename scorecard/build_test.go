@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/stats"
 )
 
 // near reports whether got equals want to the given number of significant
@@ -299,5 +300,44 @@ func TestKneePerformance(t *testing.T) {
 	}
 	if p := KneePerformance(s, false); p.GoodputTokS != nil || p.GoodputReqS != nil {
 		t.Errorf("goodput without an SLO must be absent")
+	}
+}
+
+// TestIntervalsPropagate: CPM's interval comes from goodput's, Wh/token's
+// from output tok/s's, carbon's from Wh/token's; each is the reciprocal
+// map, so a higher rate bounds the cost from below.
+func TestIntervalsPropagate(t *testing.T) {
+	s := metrics.Summary{
+		WindowSeconds:         100,
+		Requests:              metrics.RequestCounts{Sent: 1000, OK: 1000},
+		OutputTokensPerSecond: 1000, OutputTokensPerSecondCI: stats.Interval{Lo: 900, Hi: 1100},
+		Goodput: metrics.Goodput{OutputTokensPerSecond: 800, OutputTokensPerSecondCI: stats.Interval{Lo: 700, Hi: 900}, RequestsPerSecond: 4},
+	}
+	p := KneePerformance(s, true)
+	sc := Build(Inputs{Performance: p, Cost: CostRate{EURPerHour: 3.6}, Energy: EnergyReading{Source: "nvml", Valid: true, EnergyJ: 36000},
+		PUE: 1.5, GridGCO2KWh: 100})
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
+	cpm := sc.Cost.CPMEUR1MCI
+	// CPM = 3.6 × 1e6 / (g × 3600) = 1000 / g.
+	if cpm == nil || !near(cpm.Lo, 1000.0/900) || !near(cpm.Hi, 1000.0/700) || !cpm.Contains(*sc.Cost.CPMEUR1M) {
+		t.Errorf("CPM %v, interval %v; want [1.111, 1.429]", *sc.Cost.CPMEUR1M, cpm)
+	}
+	// Wh/token = 36000 J / 3600 / (tok/s × 100 s) = 0.1 / tok/s.
+	wh := sc.Energy.WhPerTokenCI
+	if wh == nil || !near(wh.Lo, 0.1/1100) || !near(wh.Hi, 0.1/900) || !wh.Contains(*sc.Energy.WhPerToken) {
+		t.Errorf("Wh/token %v, interval %v", *sc.Energy.WhPerToken, wh)
+	}
+	if pue := sc.Energy.WhPerTokenPUECI; pue == nil || !near(pue.Hi, 1.5*wh.Hi) {
+		t.Errorf("PUE-adjusted interval %v", pue)
+	}
+	if c := sc.Carbon.GCO2Per1MTokensCI; c == nil || !c.Contains(*sc.Carbon.GCO2Per1MTokens) {
+		t.Errorf("carbon %v, interval %v", *sc.Carbon.GCO2Per1MTokens, c)
+	}
+	// A repeated level: the wider of within and between.
+	s.Repeats = &metrics.Repeats{Runs: 3, Figures: []metrics.RepeatFigure{
+		{Name: metrics.FigureGoodputTokS, Between: stats.Interval{Lo: 500, Hi: 1100}, Within: s.Goodput.OutputTokensPerSecondCI},
+	}}
+	if g := KneePerformance(s, true).GoodputTokSCI; g == nil || g.Lo != 500 {
+		t.Errorf("repeated goodput interval %v, want the between-run [500, 1100]", g)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gollm-bench/gollm-bench/stats"
 )
 
 // column is one CSV column: a header named after the JSON path of the
@@ -102,6 +104,15 @@ func columns() []column {
 			}
 			return ""
 		}},
+		{"performance.slo_outcome", func(sc *Scorecard) string { return p(sc).SLOOutcome }},
+		{"performance.ttft_p99_ms_lo", func(sc *Scorecard) string { return lo(p(sc).TTFTP99MsCI) }},
+		{"performance.ttft_p99_ms_hi", func(sc *Scorecard) string { return hi(p(sc).TTFTP99MsCI) }},
+		{"performance.itl_p95_ms_lo", func(sc *Scorecard) string { return lo(p(sc).ITLP95MsCI) }},
+		{"performance.itl_p95_ms_hi", func(sc *Scorecard) string { return hi(p(sc).ITLP95MsCI) }},
+		{"performance.goodput_tok_s_lo", func(sc *Scorecard) string { return lo(p(sc).GoodputTokSCI) }},
+		{"performance.goodput_tok_s_hi", func(sc *Scorecard) string { return hi(p(sc).GoodputTokSCI) }},
+		{"performance.output_tok_s_lo", func(sc *Scorecard) string { return lo(p(sc).OutputTokSCI) }},
+		{"performance.output_tok_s_hi", func(sc *Scorecard) string { return hi(p(sc).OutputTokSCI) }},
 
 		{"cost.eur_per_hour", func(sc *Scorecard) string { return floatp(sc.Cost.EURPerHour) }},
 		{"cost.currency", func(sc *Scorecard) string { return sc.Cost.Currency }},
@@ -109,6 +120,8 @@ func columns() []column {
 		{"cost.cost_per_request_eur", func(sc *Scorecard) string { return floatp(sc.Cost.CostPerRequestEUR) }},
 		{"cost.cost_window_eur", func(sc *Scorecard) string { return floatp(sc.Cost.CostWindowEUR) }},
 		{"cost.source", func(sc *Scorecard) string { return sc.Cost.Source }},
+		{"cost.cpm_eur_1m_lo", func(sc *Scorecard) string { return lo(sc.Cost.CPMEUR1MCI) }},
+		{"cost.cpm_eur_1m_hi", func(sc *Scorecard) string { return hi(sc.Cost.CPMEUR1MCI) }},
 
 		{"energy.source", func(sc *Scorecard) string { return sc.Energy.Source }},
 		{"energy.valid", func(sc *Scorecard) string { return strconv.FormatBool(sc.Energy.Valid) }},
@@ -123,6 +136,8 @@ func columns() []column {
 		{"energy.reset_detected", func(sc *Scorecard) string { return strconv.FormatBool(sc.Energy.ResetDetected) }},
 		{"energy.gpu_name", func(sc *Scorecard) string { return sc.Energy.GPUName }},
 		{"energy.gpu_count", func(sc *Scorecard) string { return posInt(sc.Energy.GPUCount) }},
+		{"energy.wh_per_token_lo", func(sc *Scorecard) string { return lo(sc.Energy.WhPerTokenCI) }},
+		{"energy.wh_per_token_hi", func(sc *Scorecard) string { return hi(sc.Energy.WhPerTokenCI) }},
 
 		{"carbon.grid_gco2_kwh", func(sc *Scorecard) string { return floatp(sc.Carbon.GridGCO2KWh) }},
 		{"carbon.gco2_per_1m_tokens", func(sc *Scorecard) string { return floatp(sc.Carbon.GCO2Per1MTokens) }},
@@ -200,6 +215,22 @@ func floatp(v *float64) string {
 		return ""
 	}
 	return fmtFloat(*v)
+}
+
+// lo and hi are the bounds of an interval, "" when there is none or the
+// side is unbounded.
+func lo(ci *stats.Interval) string {
+	if ci == nil || !ci.LoBounded() {
+		return ""
+	}
+	return fmtFloat(ci.Lo)
+}
+
+func hi(ci *stats.Interval) string {
+	if ci == nil || !ci.HiBounded() {
+		return ""
+	}
+	return fmtFloat(ci.Hi)
 }
 
 func intp(v *int) string {

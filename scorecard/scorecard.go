@@ -1,6 +1,9 @@
 package scorecard
 
-import "github.com/gollm-bench/gollm-bench/metrics"
+import (
+	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/stats"
+)
 
 // SchemaVersion is the scorecard.json schema this package writes. Decode
 // accepts any "scorecard/1.x" (unknown keys of a newer minor are ignored)
@@ -77,6 +80,21 @@ type Performance struct {
 	WindowS *float64 `json:"window_s,omitempty"`
 	// OutputTokens is the number of output tokens that arrived in that window.
 	OutputTokens *int64 `json:"output_tokens,omitempty"`
+
+	// The 95 % confidence intervals of the headline figures, in their
+	// units: order statistics for the percentiles, batch means for the
+	// rates, Wilson for the error rate (docs/statistics.md). For a level
+	// run several times (--repeat) each is the wider of the pooled
+	// within-run interval and the between-run one. An unbounded side is
+	// null.
+	TTFTP99MsCI   *stats.Interval `json:"ttft_p99_ms_ci,omitempty"`
+	ITLP95MsCI    *stats.Interval `json:"itl_p95_ms_ci,omitempty"`
+	GoodputTokSCI *stats.Interval `json:"goodput_tok_s_ci,omitempty"`
+	OutputTokSCI  *stats.Interval `json:"output_tok_s_ci,omitempty"`
+	ErrorRateCI   *stats.Interval `json:"error_rate_ci,omitempty"`
+	// SLOOutcome is the knee level's three-valued verdict: "pass", "fail"
+	// or "inconclusive"; SLOPass is SLOOutcome == "pass".
+	SLOOutcome string `json:"slo_outcome,omitempty"`
 }
 
 // Bracket is the knee bracket: the last passing and the first failing load,
@@ -104,6 +122,9 @@ type Cost struct {
 	CostWindowEUR *float64 `json:"cost_window_eur,omitempty"`
 	// Source is "flag" (--gpu-cost-eur-h) or "opencost".
 	Source string `json:"source,omitempty"`
+	// CPMEUR1MCI is the interval of CPMEUR1M, from goodput tok/s's:
+	// [EUR/h × 1e6 / (hi × 3600), EUR/h × 1e6 / (lo × 3600)].
+	CPMEUR1MCI *stats.Interval `json:"cpm_eur_1m_ci,omitempty"`
 }
 
 // Energy holds GPU energy over the knee level's window (SPEC §9).
@@ -139,6 +160,12 @@ type Energy struct {
 	// GPUCount is the number of GPUs whose energy was counted (after any
 	// --energy-filter), which may differ from Metadata.GPUCount.
 	GPUCount int `json:"gpu_count,omitempty"`
+	// WhPerTokenCI and WhPerTokenPUECI are the intervals of WhPerToken and
+	// WhPerTokenPUE, from output tok/s's: the energy over the window is
+	// read from a counter, so the uncertainty is the token rate's,
+	// [E / 3600 / (hi × window), E / 3600 / (lo × window)].
+	WhPerTokenCI    *stats.Interval `json:"wh_per_token_ci,omitempty"`
+	WhPerTokenPUECI *stats.Interval `json:"wh_per_token_pue_ci,omitempty"`
 }
 
 // Carbon holds the emissions estimate (SPEC §9).
@@ -149,4 +176,6 @@ type Carbon struct {
 	// PUE-adjusted Wh/token when a PUE was declared (PUEAdjusted says so).
 	GCO2Per1MTokens *float64 `json:"gco2_per_1m_tokens,omitempty"`
 	PUEAdjusted     bool     `json:"pue_adjusted,omitempty"`
+	// GCO2Per1MTokensCI is its interval, from Wh/token's.
+	GCO2Per1MTokensCI *stats.Interval `json:"gco2_per_1m_tokens_ci,omitempty"`
 }

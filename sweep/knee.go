@@ -10,9 +10,10 @@ import (
 )
 
 // kneeCandidate reports whether a level belongs to the knee search at all:
-// complete, and not the throughput probe of a rate sweep.
+// complete, not the throughput probe of a rate sweep, and not superseded
+// by a re-run that decided it (LevelOutcome.RerunBy).
 func kneeCandidate(l LevelOutcome, kind Kind) bool {
-	if l.Partial {
+	if l.Partial || l.RerunBy != 0 {
 		return false
 	}
 	return !(kind == KindRate && l.Profile.Mode == loadgen.ModeThroughput)

@@ -31,6 +31,7 @@ const (
 	DefaultN               = 10   // grid levels of a rate sweep, synchronous and throughput included (GuideLLM's default)
 	DefaultKneeTolerance   = 0.05 // relative bracket width (hi−lo)/hi at which bisection stops
 	DefaultBisectLevels    = 8    // bisection levels allowed beyond the grid when MaxLevels is 0
+	DefaultDecideLevels    = 4    // re-runs to a decision allowed beyond those, with Decide
 	DefaultEarlyStopFactor = 2.0  // a term measured beyond 2× its threshold is a wide failure
 )
 
@@ -73,6 +74,12 @@ type Plan struct {
 	MaxLevels int `json:"max_levels,omitempty"`
 	// NoBisect skips the knee search after the grid (GuideLLM behaviour).
 	NoBisect bool `json:"no_bisect,omitempty"`
+	// Decide runs the levels that decide the knee until they are decided
+	// (--precision): grid levels left undecided near the knee are re-run
+	// that way, and so are bisection and extension levels, and every level
+	// of a KindLevels plan. It needs a DecidingRunner; with a plain
+	// LevelRunner it changes nothing.
+	Decide bool `json:"decide,omitempty"`
 	// EarlyStop skips the rest of the grid once two consecutive levels (in
 	// load order) fail widely: some term measured beyond EarlyStopFactor ×
 	// its threshold, or no successful request. The sweep declares it with
@@ -160,6 +167,9 @@ func (p Plan) withDefaults() Plan {
 	}
 	if p.MaxLevels == 0 {
 		p.MaxLevels = p.gridSize() + DefaultBisectLevels
+		if p.Decide {
+			p.MaxLevels += DefaultDecideLevels
+		}
 	}
 	return p
 }

@@ -14,6 +14,7 @@ const (
 	PhaseGrid   Phase = "grid"   // the fixed grid (GuideLLM's sweep, or the explicit levels)
 	PhaseBisect Phase = "bisect" // the knee search between the last pass and the first fail
 	PhaseExtend Phase = "extend" // above the grid, when every grid level passed
+	PhaseDecide Phase = "decide" // a level that decides the knee, re-run to a decision (Plan.Decide)
 )
 
 // Units of offered load.
@@ -53,6 +54,13 @@ type LevelOutcome struct {
 	Partial bool `json:"partial,omitempty"`
 	// Error is the runner's error for a partial level.
 	Error string `json:"error,omitempty"`
+	// Decisive is set when the level ran until it was decided and its
+	// precision targets were met, within its bounds (Plan.Decide).
+	Decisive bool `json:"decisive,omitempty"`
+	// RerunBy is the Index of the PhaseDecide level that re-ran this one
+	// to a decision; the knee search reads that level instead. 0 when
+	// there was none (level 0 is never a re-run).
+	RerunBy int `json:"rerun_by,omitempty"`
 }
 
 // Knee is the highest offered load that passed the SLO (SPEC §6), with its

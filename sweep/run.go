@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,6 +25,16 @@ import (
 // 0-based level index to stamp on records.
 type LevelRunner interface {
 	RunLevel(ctx context.Context, level int, p loadgen.Profile) (metrics.Summary, error)
+}
+
+// DecidingRunner is a LevelRunner that can also run a level until it is
+// measured well enough: its SLO verdict decided and its precision targets
+// met, within its bounds (harness.Runner with Config.Precision). With
+// Plan.Decide, the knee search runs the levels that decide the knee this
+// way, and the grid at the plain length.
+type DecidingRunner interface {
+	LevelRunner
+	RunLevelToDecision(ctx context.Context, level int, p loadgen.Profile) (metrics.Summary, error)
 }
 
 // LevelRunnerFunc adapts a function to LevelRunner.
@@ -127,10 +138,79 @@ func (s *sweeper) run(ctx context.Context) error {
 	if s.plan.Objective.IsZero() || s.plan.NoBisect || s.plan.Kind == KindLevels {
 		return nil
 	}
+	if err := s.decide(ctx); err != nil || s.spent {
+		return err
+	}
 	if err := s.extend(ctx); err != nil || s.spent {
 		return err
 	}
 	return s.bisect(ctx)
+}
+
+// deciding reports whether the sweep runs knee-deciding levels to a
+// decision (Plan.Decide with a DecidingRunner).
+func (s *sweeper) deciding() bool {
+	_, ok := s.runner.(DecidingRunner)
+	return s.plan.Decide && ok
+}
+
+// decide re-runs, to a decision, the levels that decide the knee but were
+// not decided by the grid (Plan.Decide): from the top down, below the
+// lowest failing load, each undecided level, and a passing level that was
+// not itself run to a decision, until a level run to a decision passes
+// (the knee's lower bracket) or none is left. A failure lowers the
+// ceiling and the search goes on below it. Each re-run is a new level
+// (PhaseDecide); the level it decides is marked RerunBy, and the knee
+// search reads the re-run instead.
+func (s *sweeper) decide(ctx context.Context) error {
+	if !s.deciding() {
+		return nil
+	}
+	for {
+		i := s.nextToDecide()
+		if i < 0 {
+			return nil
+		}
+		src := s.res.Levels[i]
+		out, err := s.level(ctx, PhaseDecide, src.Profile)
+		if err != nil || s.spent {
+			return err
+		}
+		s.res.Levels[i].RerunBy = out.Index
+	}
+}
+
+// nextToDecide is the level the decide phase re-runs next, or −1: going
+// down from the lowest failing load, the first level that is undecided,
+// or passed without being run to a decision; the search ends at a level
+// that passed when run to a decision. Levels run to a decision that are
+// still undecided (their bound was reached) are passed over.
+func (s *sweeper) nextToDecide() int {
+	ceiling := math.Inf(1)
+	var below []int
+	for i, l := range s.res.Levels {
+		if kneePoint(l, s.plan.Kind) && l.Verdict.Outcome == slo.OutcomeFail {
+			ceiling = min(ceiling, l.OfferedLoad)
+		}
+		if kneeCandidate(l, s.plan.Kind) && !l.Verdict.ClientLimited {
+			below = append(below, i)
+		}
+	}
+	slices.SortStableFunc(below, func(a, b int) int { return cmp.Compare(s.res.Levels[b].OfferedLoad, s.res.Levels[a].OfferedLoad) })
+	for _, i := range below {
+		l := s.res.Levels[i]
+		switch {
+		case l.OfferedLoad >= ceiling:
+		case l.Decisive && l.Verdict.Outcome == slo.OutcomePass:
+			return -1 // settled: the knee's lower bracket
+		case l.Decisive:
+			// Run to its bound and still undecided: re-running it would
+			// measure the same; look below it.
+		default:
+			return i
+		}
+	}
+	return -1
 }
 
 // maxExtend bounds the levels run above the grid when every grid level
@@ -298,8 +378,17 @@ func (s *sweeper) level(ctx context.Context, phase Phase, p loadgen.Profile) (Le
 	if s.opts.progress != nil {
 		s.opts.progress(Event{Type: LevelStart, Index: idx, Phase: phase, Profile: p})
 	}
-	sum, err := s.runner.RunLevel(ctx, idx, p)
-	out := LevelOutcome{Index: idx, Phase: phase, Profile: p, Summary: sum}
+	// The grid of a search runs at the plain length; the levels that
+	// decide the knee (and every level of a fixed run) run to a decision.
+	decisive := s.deciding() && (phase != PhaseGrid || s.plan.Kind == KindLevels)
+	var sum metrics.Summary
+	var err error
+	if decisive {
+		sum, err = s.runner.(DecidingRunner).RunLevelToDecision(ctx, idx, p)
+	} else {
+		sum, err = s.runner.RunLevel(ctx, idx, p)
+	}
+	out := LevelOutcome{Index: idx, Phase: phase, Profile: p, Summary: sum, Decisive: decisive}
 	out.OfferedLoad, out.Unit = OfferedLoad(p, sum)
 	if s.plan.Kind != KindLevels {
 		out.Unit = s.unit() // one unit along a sweep's axis
@@ -405,8 +494,8 @@ func (s *sweeper) levelWarnings(out LevelOutcome) {
 	judged := map[string]bool{}
 	for _, r := range out.Verdict.Terms {
 		judged[r.Term.Name()] = true
-		if r.Outcome != slo.OutcomeInconclusive || out.Verdict.ClientLimited {
-			continue
+		if r.Outcome != slo.OutcomeInconclusive || out.Verdict.Decided() || out.Verdict.ClientLimited {
+			continue // only the terms that leave the level undecided
 		}
 		add(WarnUndecided, fmt.Sprintf("level %d: %s undecided: %s", out.Index, r.Term, describeInterval(r.Term, r.Measured, r.Interval, r.MoreRequests)))
 	}

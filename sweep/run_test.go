@@ -758,3 +758,84 @@ func TestGoodputFormulaDisagrees(t *testing.T) {
 		t.Errorf("knee %+v, warnings %v: want %s", res.Knee, codes(res.Warnings), WarnGoodputFormulaDisagrees)
 	}
 }
+
+// decidingServer is a server whose plain levels are too short to bound a
+// p99 (40 requests) and whose levels run to a decision have 2,000.
+type decidingServer struct {
+	server
+	decisive []loadgen.Profile
+}
+
+func (d *decidingServer) RunLevel(ctx context.Context, level int, p loadgen.Profile) (metrics.Summary, error) {
+	s, err := d.server.RunLevel(ctx, level, p)
+	s.Requests.OK, s.Requests.Sent = 40, 40
+	s.TTFT = spread(40, s.TTFT.P99)
+	return s, err
+}
+
+func (d *decidingServer) RunLevelToDecision(ctx context.Context, level int, p loadgen.Profile) (metrics.Summary, error) {
+	d.decisive = append(d.decisive, p)
+	d.server.ok = 2000
+	defer func() { d.server.ok = 0 }()
+	return d.server.RunLevel(ctx, level, p)
+}
+
+// TestDecideRerunsTheLevelsThatDecideTheKnee: with Plan.Decide, grid
+// levels left undecided below the first failure are re-run to a decision
+// from the top down until one passes, and bisection runs to a decision;
+// the superseded levels are not named undecided.
+func TestDecideRerunsTheLevelsThatDecideTheKnee(t *testing.T) {
+	srv := &decidingServer{server: server{capacity: 9, syncRate: 2, thrRate: 15, base: 100}}
+	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms"), Decide: true}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Grid rates 3.625 … 15: those above 9 fail at once (their p99's lower
+	// bound is 50× over); 8.5 is the highest undecided below them.
+	var decided []float64
+	for _, l := range res.Levels {
+		if l.Phase == PhaseDecide {
+			decided = append(decided, l.OfferedLoad)
+		}
+	}
+	if !slices.Equal(decided, []float64{8.5}) {
+		t.Errorf("decide re-ran %v, want [8.5]", decided)
+	}
+	k := res.Knee
+	if k == nil || !k.Reached || k.BracketLo < 8.5 || k.BracketHi > 10.125 {
+		t.Fatalf("knee %+v, want a reached knee in [8.5, 10.125]", k)
+	}
+	if !res.Levels[k.Level].Decisive {
+		t.Errorf("knee level %d was not run to a decision", k.Level)
+	}
+	for _, l := range res.Levels {
+		if l.Phase == PhaseBisect && !l.Decisive {
+			t.Errorf("bisection level %d was not run to a decision", l.Index)
+		}
+		if l.Phase == PhaseGrid && l.Decisive {
+			t.Errorf("grid level %d ran to a decision: the grid runs at the plain length", l.Index)
+		}
+	}
+	for _, i := range res.Undecided {
+		if res.Levels[i].RerunBy != 0 {
+			t.Errorf("level %d is named undecided though level %d decided it", i, res.Levels[i].RerunBy)
+		}
+	}
+	// Without Decide nothing is re-run and the knee stays undecided.
+	plain := &decidingServer{server: server{capacity: 9, syncRate: 2, thrRate: 15, base: 100}}
+	res, _ = Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms")}, plain)
+	if len(plain.decisive) != 0 || res.Knee != nil || res.ExitCode() != ExitUndecided {
+		t.Errorf("without Decide: %d decisive levels, knee %+v, exit %d", len(plain.decisive), res.Knee, res.ExitCode())
+	}
+}
+
+// TestDecideFixedLevels: every level of a KindLevels plan runs to a
+// decision.
+func TestDecideFixedLevels(t *testing.T) {
+	srv := &decidingServer{server: server{capacity: 10, base: 100}}
+	levels := []loadgen.Profile{{Mode: loadgen.ModeConcurrent, Concurrency: 4}, {Mode: loadgen.ModeConcurrent, Concurrency: 8}}
+	res, _ := Run(context.Background(), Plan{Kind: KindLevels, Levels: levels, Objective: objective(t, "ttft_p99<=500ms"), Decide: true}, srv)
+	if len(srv.decisive) != 2 || res.ExitCode() != ExitOK {
+		t.Errorf("%d levels run to a decision, exit %d; want 2 and 0", len(srv.decisive), res.ExitCode())
+	}
+}

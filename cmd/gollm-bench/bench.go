@@ -216,13 +216,22 @@ func (b *bench) parse(fs *pflag.FlagSet) error {
 		if b.sweep && f.target == "" {
 			f.maxSeconds = 8 // the demo: a knee within a couple of minutes
 		}
-		if !b.precision.IsZero() {
-			// Precision-driven levels stop when measured well enough;
+		if !b.precision.IsZero() && !b.sweep {
+			// Levels run to a decision stop when measured well enough;
 			// this is only their bound.
 			f.maxSeconds = 120
-			if f.target == "" {
-				f.maxSeconds = 60
-			}
+		}
+	}
+	if f.precisionMax < 0 || math.IsNaN(f.precisionMax) || math.IsInf(f.precisionMax, 0) {
+		return fmt.Errorf("--precision-max-seconds %v: want a positive number of seconds, e.g. 120", f.precisionMax)
+	}
+	if f.precisionMax > 0 && b.precision.IsZero() {
+		return fmt.Errorf("--precision-max-seconds %v without --precision: it bounds the levels --precision runs to a decision; give --precision too, or drop it", f.precisionMax)
+	}
+	if b.sweep && !b.precision.IsZero() && f.precisionMax == 0 {
+		f.precisionMax = 10 * f.maxSeconds
+		if f.maxSeconds == 0 {
+			f.precisionMax = 300
 		}
 	}
 	b.limits = loadgen.Limits{
@@ -308,14 +317,18 @@ func (b *bench) setup(ctx context.Context) error {
 		maxLag = b.obj.MaxLag()
 	}
 	b.runner, err = harness.New(harness.Config{
-		Requester:   b.client,
-		Workload:    b.work,
-		Clock:       b.clock,
-		Limits:      b.limits,
-		Warmup:      b.warmup,
-		Cooldown:    b.cooldown,
-		Objective:   b.obj,
-		Precision:   b.precision,
+		Requester: b.client,
+		Workload:  b.work,
+		Clock:     b.clock,
+		Limits:    b.limits,
+		Warmup:    b.warmup,
+		Cooldown:  b.cooldown,
+		Objective: b.obj,
+		Precision: b.precision,
+		DecideLimits: loadgen.Limits{
+			MaxDuration: time.Duration(f.precisionMax * float64(time.Second)),
+			MaxErrors:   b.limits.MaxErrors, UnreachableAfter: b.limits.UnreachableAfter,
+		},
 		Repeat:      f.repeat,
 		MaxLag:      maxLag,
 		Drain:       f.drain,
@@ -564,6 +577,7 @@ func (b *bench) plan() sweep.Plan {
 		KneeTolerance:  f.kneeTolerance,
 		MaxLevels:      f.maxLevels,
 		EarlyStop:      f.earlyStop,
+		Decide:         !b.precision.IsZero(),
 	}
 	switch f.profile {
 	case "poisson":
@@ -581,7 +595,7 @@ func (b *bench) plan() sweep.Plan {
 // runLevels runs the `run` command's levels in order, each judged
 // against the SLO, with no knee search (sweep.KindLevels).
 func (b *bench) runLevels(ctx context.Context) (sweep.Result, error) {
-	return sweep.Run(ctx, sweep.Plan{Kind: sweep.KindLevels, Levels: b.profiles(), Objective: b.obj}, b.runner)
+	return sweep.Run(ctx, sweep.Plan{Kind: sweep.KindLevels, Levels: b.profiles(), Objective: b.obj, Decide: !b.precision.IsZero()}, b.runner)
 }
 
 // result assembles run.json.
@@ -610,7 +624,7 @@ func (b *bench) result(res sweep.Result) results.Run {
 			Dataset: f.dataset, PrefixCache: b.prefixCacheState(), Warmup: b.warmup.String(), Cooldown: b.cooldown.String(),
 			MaxSeconds: f.maxSeconds, MaxRequests: f.maxRequests, MaxErrors: f.maxErrors,
 			RequestTimeoutS: f.requestTimeout.Seconds(), IdleTimeoutS: f.idleTimeout.Seconds(),
-			MaxLagMs: msOf(b.runnerMaxLag()), SLO: b.obj.String(), Precision: b.precision.String(), Repeat: f.repeat,
+			MaxLagMs: msOf(b.runnerMaxLag()), SLO: b.obj.String(), Precision: b.precision.String(), PrecisionMaxS: f.precisionMax, Repeat: f.repeat,
 			Energy: redactURLs(f.energy), Labels: labels,
 			UnreachableAfter: f.unreachable, CACert: f.caCert, Insecure: f.insecure,
 		},

@@ -56,6 +56,7 @@ type benchFlags struct {
 	// SLO, knee and statistics.
 	slo           string
 	precision     string
+	precisionMax  float64
 	repeat        int
 	kneeTolerance float64
 	maxLevels     int
@@ -144,7 +145,10 @@ func (f *benchFlags) register(fs *pflag.FlagSet, sweep bool) {
 	fs.DurationVar(&f.maxLag, "max-lag", 0, "scheduling-lag p99 above which a level is client-limited (default 5% of the tightest SLO latency, or 10ms)")
 
 	fs.StringVar(&f.slo, "slo", "", `service-level objective, e.g. "ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%"`)
-	fs.StringVar(&f.precision, "precision", "", `run each level until these 95% intervals are this tight relative to their estimate and every SLO term is decided, e.g. "ttft_p99:5%,itl_p95:3%" (bounded by --max-seconds, default 120s with it, 60s on the built-in mock, or --max-requests)`)
+	fs.StringVar(&f.precision, "precision", "", `run each level until these 95% intervals are this tight relative to their estimate and every SLO term is decided, e.g. "ttft_p99:5%,itl_p95:3%" (run: bounded by --max-seconds, default 120s with it, or --max-requests; sweep: the grid runs --max-seconds and the levels that decide the knee run up to --precision-max-seconds)`)
+	if sweep {
+		fs.Float64Var(&f.precisionMax, "precision-max-seconds", 0, "with --precision, the longest a level that decides the knee may run, s (default 10 × --max-seconds; the grid runs --max-seconds)")
+	}
 	fs.IntVar(&f.repeat, "repeat", 1, "run each level this many times (seeds derived from --seed) and pool them, with the spread between runs")
 	fs.IntVar(&f.minSamples, "min-samples", 0, "no effect: replaced by the confidence intervals every figure carries (see --precision)")
 	_ = fs.MarkDeprecated("min-samples", "every figure now carries a 95% confidence interval and verdicts say when more requests are needed; use --precision to extend levels until decided")

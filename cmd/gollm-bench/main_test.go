@@ -133,8 +133,8 @@ func TestRunAgainstMock(t *testing.T) {
 	url := fastMock(t)
 	dir := t.TempDir()
 	code, stdout, stderr := cli(t, context.Background(), "run", "--target", url, "--profile", "concurrent", "--rate", "4",
-		"--max-requests", "60", "--warmup", "0", "--cooldown", "0", "--data", "prompt_tokens=32,output_tokens=8",
-		"--energy", "none", "--output-dir", dir, "--run-id", "golden", "--min-samples", "10", "--slo", "ttft_p99<=2s,itl_p95<=1s", "--max-lag", lenientLag)
+		"--max-requests", "80", "--warmup", "0", "--cooldown", "0", "--data", "prompt_tokens=32,output_tokens=8",
+		"--energy", "none", "--output-dir", dir, "--run-id", "golden", "--slo", "ttft_p95<=2s,itl_p95<=1s", "--max-lag", lenientLag)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -151,8 +151,8 @@ func TestRunAgainstMock(t *testing.T) {
 	}
 	golden(t, "run-levels.csv.golden", maskCSV(string(csv)))
 	recs := readRecords(t, filepath.Join(run, results.RequestsJSONL))
-	if len(recs) != 60 {
-		t.Fatalf("requests.jsonl has %d records, want 60", len(recs))
+	if len(recs) != 80 {
+		t.Fatalf("requests.jsonl has %d records, want 80", len(recs))
 	}
 	for _, r := range recs {
 		if r.Status != loadgen.StatusOK || r.OutputTokens != 8 || r.OutputTokensSource != loadgen.SourceServer || !r.InWindow {
@@ -186,9 +186,9 @@ func TestScorecardAuditable(t *testing.T) {
 	url := ts.URL
 	dir := t.TempDir()
 	code, stdout, stderr := cli(t, context.Background(), "run", "--target", url, "--profile", "concurrent", "--rate", "2",
-		"--max-requests", "20", "--data", "prompt_tokens=64,output_tokens=4", "--tokenizer", tok, "--energy", "none",
+		"--max-requests", "40", "--data", "prompt_tokens=64,output_tokens=4", "--tokenizer", tok, "--energy", "none",
 		"--engine", "mock-1", "--model-revision", "abc123", "--model-precision", "bf16", "--hardware", "1xCPU",
-		"--slo", "ttft_p99<=1s", "--max-lag", lenientLag, "--output-dir", dir, "--run-id", "audit")
+		"--slo", "ttft_p90<=1s", "--max-lag", lenientLag, "--output-dir", dir, "--run-id", "audit")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -608,7 +608,7 @@ func TestSweepBracketsMockKnee(t *testing.T) {
 	dir := t.TempDir()
 	code, stdout, stderr := cli(t, context.Background(), "sweep", "--target", url, "--profile", "constant",
 		"--rate", "12,17,26", "--max-seconds", "8", "--data", "prompt_tokens=256,output_tokens=64",
-		"--slo", "ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%", "--max-lag", "50ms", "--min-samples", "50",
+		"--slo", "ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%", "--max-lag", "50ms",
 		"--knee-tolerance", "0.05", "--energy", "none", "--output-dir", dir, "--run-id", "knee")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -672,7 +672,7 @@ func TestSweepScorecardWithDCGM(t *testing.T) {
 	url, dcgm := fastMock(t), fakeDCGM(t)
 	tok := filepath.Join("..", "..", "testdata", "tokenizers", "files", "qwen3")
 	common := []string{"sweep", "--target", url, "--profile", "concurrent", "--rate", "2,4", "--max-seconds", "3", "--max-levels", "2",
-		"--data", "prompt_tokens=32,output_tokens=16", "--slo", "ttft_p99<=1s,itl_p95<=100ms", "--max-lag", lenientLag, "--min-samples", "10",
+		"--data", "prompt_tokens=32,output_tokens=16", "--slo", "ttft_p99<=1s,itl_p95<=100ms", "--max-lag", lenientLag,
 		"--energy", "dcgm=" + dcgm, "--gpu-cost-eur-h", "10.8", "--pue", "1.4", "--grid-gco2-kwh", "40"}
 	dir := t.TempDir()
 	full := append(slices.Clone(common), "--output-dir", dir, "--run-id", "full", "--tokenizer", tok,
@@ -727,13 +727,18 @@ func TestShortRateRunNotClientLimited(t *testing.T) {
 	dir := t.TempDir()
 	code, stdout, stderr := cli(t, context.Background(), "run", "--target", url, "--profile", "constant", "--rate", "4",
 		"--max-seconds", "5", "--data", "prompt_tokens=8,output_tokens=4", "--slo", "ttft_p99<=500ms", "--max-lag", lenientLag,
-		"--energy", "none", "--output-dir", dir, "--run-id", "short", "--min-samples", "5")
-	if code != exitOK {
+		"--energy", "none", "--output-dir", dir, "--run-id", "short")
+	// 16 requests cannot bound a p99: the verdict is undecided (exit 5),
+	// and it must be for want of requests, not because of the client.
+	if code != exitUndecided {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	run, err := results.Read(filepath.Join(dir, "short"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if v := run.Result.Levels[0].Verdict; v.ClientLimited || !slices.Equal(v.Undecided, []string{"ttft_p99<=500ms"}) {
+		t.Errorf("verdict %+v: want ttft_p99 undecided, not client-limited", v)
 	}
 	if c := run.Result.Levels[0].Summary.Client; c.ClientLimited || c.AchievedRatio < 0.99 {
 		t.Errorf("client health %+v: want 100 %% of the planned arrivals and no flag", c)

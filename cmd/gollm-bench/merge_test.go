@@ -259,7 +259,7 @@ func TestShardedRunAgainstMock(t *testing.T) {
 	args := func(shard string) []string {
 		return []string{"run", "--target", url, "--profile", "constant", "--rate", "40", "--max-requests", "40",
 			"--warmup", "0", "--cooldown", "0", "--data", "prompt_tokens=32,output_tokens=8", "--energy", "none",
-			"--output-dir", dir, "--run-id", "dist", "--min-samples", "10", "--format", "json", "--shard", shard}
+			"--output-dir", dir, "--run-id", "dist", "--format", "json", "--shard", shard}
 	}
 	var wg sync.WaitGroup
 	for _, s := range []string{"0/2", "1/2"} {
