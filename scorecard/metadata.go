@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/gollm-bench/gollm-bench/machine"
 )
 
 // Metadata says what was measured, on what, and how (SPEC §10). Twelve of
@@ -81,6 +83,9 @@ type Metadata struct {
 	TargetURL string `json:"target_url,omitempty"`
 	// StartedAt is the run's absolute start time (UTC).
 	StartedAt time.Time `json:"started_at,omitzero"`
+	// Client is the machine that generated the load and its measured round
+	// trip to the target; nil when not recorded.
+	Client *machine.Info `json:"client,omitempty"`
 }
 
 // Field describes one mandatory metadata fact (SPEC §10).

@@ -28,7 +28,7 @@ func (b *bench) scorecardFor(ctx context.Context, run results.Run) scorecard.Sco
 		ModelRevision: f.modelRevision,
 		Precision:     f.precision,
 		Hardware:      f.hardware,
-		ToolVersion:   version,
+		ToolVersion:   toolVersion(),
 		ToolCommit:    commitOrVCS(),
 		SLO:           b.obj.String(),
 		Warmup:        run.Config.Warmup,
@@ -42,12 +42,13 @@ func (b *bench) scorecardFor(ctx context.Context, run results.Run) scorecard.Sco
 		Labels:        labels,
 		TargetURL:     scorecard.RedactURL(b.target),
 		StartedAt:     run.StartedAt,
+		Client:        b.host,
 	}
 	if meta.LoadMode == "sweep" {
 		meta.LoadMode = "constant"
 	}
 	if b.mock != nil && meta.Engine == "" {
-		meta.Engine = "gollm-bench-mock-" + version + " (preset " + f.mockPreset + ")"
+		meta.Engine = "gollm-bench-mock-" + toolVersion() + " (preset " + f.mockPreset + ")"
 	}
 	switch {
 	case f.dataset != "":
