@@ -104,7 +104,9 @@ func nvmlStatus(ctx context.Context) string {
 	if err != nil {
 		return "not available: " + strings.TrimPrefix(err.Error(), energy.ErrNVMLUnavailable.Error()+": ")
 	}
-	defer energy.NewMeter(src).Close()
+	if c, ok := src.(io.Closer); ok {
+		defer c.Close()
+	}
 	snap, err := src.Read(ctx, time.Now())
 	if err != nil {
 		return "loaded, but reading failed: " + err.Error()

@@ -10,7 +10,8 @@
 // The layer holds the binary as /usr/local/bin/gollm-bench (the
 // entrypoint), the CA certificates for HTTPS targets at
 // /etc/ssl/certs/ca-certificates.crt (copied from -ca-certs, by default the
-// build machine's bundle), /etc/passwd and /etc/group with the user nonroot
+// build machine's bundle), /etc/nsswitch.conf (hosts: files dns),
+// /etc/passwd and /etc/group with the user nonroot
 // (65532), its home /home/nonroot (the working directory, where results/
 // goes by default) and /tmp. The image runs as 65532:65532 and carries the
 // OCI labels org.opencontainers.image.{title,description,version,revision,
@@ -31,6 +32,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -159,7 +161,7 @@ func build(s spec) (v1.Hash, error) {
 		p := b.platform
 		idx = mutate.AppendManifests(idx, mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: &p}})
 	}
-	if err := os.RemoveAll(s.out); err != nil {
+	if err := removeLayout(s.out); err != nil {
 		return v1.Hash{}, err
 	}
 	lp, err := layout.Write(s.out, empty.Index)
@@ -176,6 +178,24 @@ func build(s spec) (v1.Hash, error) {
 		}
 	}
 	return idx.Digest()
+}
+
+// removeLayout removes dir if it is an OCI layout or empty, and refuses
+// anything else, so that a mistyped -o cannot delete a source tree.
+func removeLayout(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("-o: %w", err)
+	}
+	if len(entries) > 0 {
+		if _, err := os.Stat(filepath.Join(dir, "oci-layout")); err != nil {
+			return fmt.Errorf("-o %s: not empty and not an OCI layout (no oci-layout file): refusing to replace it", dir)
+		}
+	}
+	return os.RemoveAll(dir)
 }
 
 // image is one platform's image: an empty base, one layer, the config.
@@ -240,6 +260,8 @@ func rootfs(created time.Time, bin, certs []byte) ([]byte, error) {
 	const (
 		passwd = "root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n"
 		group  = "root:x:0:\nnonroot:x:65532:\n"
+		// Go's resolver reads it: /etc/hosts (which Kubernetes mounts) first.
+		nsswitch = "hosts: files dns\n"
 	)
 	entries := []struct {
 		name  string
@@ -250,6 +272,7 @@ func rootfs(created time.Time, bin, certs []byte) ([]byte, error) {
 	}{
 		{name: "etc/", mode: 0o755, isDir: true},
 		{name: "etc/group", mode: 0o644, data: []byte(group)},
+		{name: "etc/nsswitch.conf", mode: 0o644, data: []byte(nsswitch)},
 		{name: "etc/passwd", mode: 0o644, data: []byte(passwd)},
 		{name: "etc/ssl/", mode: 0o755, isDir: true},
 		{name: "etc/ssl/certs/", mode: 0o755, isDir: true},

@@ -122,6 +122,7 @@ func TestImageLayout(t *testing.T) {
 		"etc/ssl/certs/ca-certificates.crt": 0o644,
 		"etc/passwd":                        0o644,
 		"etc/group":                         0o644,
+		"etc/nsswitch.conf":                 0o644,
 		"home/nonroot":                      0o700,
 		"tmp":                               0o1777,
 	} {
@@ -247,9 +248,28 @@ func TestBadFlags(t *testing.T) {
 			t.Errorf("run(%q) = %d, %q; want exit 2 with %q", tt.args, code, stderr.String(), tt.want)
 		}
 	}
+	// -o never replaces what is not an image layout.
+	var stderr2 bytes.Buffer
+	src := t.TempDir()
+	if err := os.WriteFile(filepath.Join(src, "main.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "gollm-bench")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	certs := filepath.Join(t.TempDir(), "ca.crt")
+	if err := os.WriteFile(certs, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code := run([]string{"-o", src, "-ca-certs", certs, "-binary", "linux/amd64=" + bin}, io.Discard, &stderr2)
+	if _, err := os.Stat(filepath.Join(src, "main.go")); code != 1 || err != nil || !strings.Contains(stderr2.String(), "not an OCI layout") {
+		t.Errorf("-o over a source folder: exit %d, %q, main.go: %v", code, stderr2.String(), err)
+	}
+
 	// A missing binary is a runtime failure that says how to get it.
 	var stderr bytes.Buffer
-	code := run([]string{"-o", filepath.Join(t.TempDir(), "img"), "-binary", "linux/amd64=/nonexistent/gollm-bench"}, io.Discard, &stderr)
+	code = run([]string{"-o", filepath.Join(t.TempDir(), "img"), "-ca-certs", certs, "-binary", "linux/amd64=/nonexistent/gollm-bench"}, io.Discard, &stderr)
 	if code != 1 || !strings.Contains(stderr.String(), "-binary linux/amd64: open /nonexistent/gollm-bench") {
 		t.Errorf("missing binary: exit %d, %q", code, stderr.String())
 	}
