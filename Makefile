@@ -3,24 +3,53 @@ GO       ?= go
 BIN      ?= bin/gollm-bench
 PKGS     ?= ./...
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-COMMIT   ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# The commit as Go's own VCS stamp spells it (12 hex digits, "-dirty" when
+# the tree has changes), passed to the linker so that a binary knows it even
+# where GOFLAGS=-buildvcs=false turns Go's stamp off. Empty outside a git
+# checkout: the binary then says "unknown" rather than invent one.
+COMMIT   ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git status --porcelain 2>/dev/null | grep -q . && echo -dirty)
 LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 FUZZTIME ?= 2000x
+# make image: the platforms, the tag, and the time written into the image
+# (the commit's, so that the same commit gives the same image digest).
+PLATFORMS ?= linux/$(shell $(GO) env GOARCH)
+IMAGE     ?= ghcr.io/gollm-bench/gollm-bench:$(VERSION)
+CREATED   ?= $(shell git log -1 --format=%cI 2>/dev/null)
 
-.PHONY: help build test vet race timing fuzz-smoke bench demo clean
+.PHONY: help build build-static image cross test vet race timing fuzz-smoke bench demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
 
-build: ## static binary in bin/ (CGO_ENABLED=0: no NVML; see README)
+build: ## bin/gollm-bench: CGO_ENABLED=0, NVML loaded at run time (links libc dynamically; see README)
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/gollm-bench
+
+build-static: ## bin/gollm-bench-static: fully static, without NVML (-tags nonvml), for musl systems and empty images
+	CGO_ENABLED=0 $(GO) build -tags nonvml -trimpath -ldflags '$(LDFLAGS)' -o bin/gollm-bench-static ./cmd/gollm-bench
+
+# No daemon, no network, no base image: deploy/image writes the layers itself.
+image: ## OCI image ghcr.io/gollm-bench/gollm-bench:VERSION (IMAGE=...): bin/image (OCI layout) and bin/gollm-bench-image.tar (docker load); PLATFORMS="linux/amd64 linux/arm64" for more
+	@set -e; for p in $(PLATFORMS); do \
+	  echo "build $$p (static, -tags nonvml)"; \
+	  CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build -tags nonvml -trimpath -ldflags '$(LDFLAGS)' -o bin/static/$$p/gollm-bench ./cmd/gollm-bench; \
+	done
+	$(GO) run ./deploy/image -o bin/image -tarball bin/gollm-bench-image.tar -tag '$(IMAGE)' \
+	  -version '$(VERSION)' -revision '$(COMMIT)' $(if $(CREATED),-created '$(CREATED)') \
+	  $(foreach p,$(PLATFORMS),-binary $(p)=bin/static/$(p)/gollm-bench)
+
+cross: ## the CGO_ENABLED=0 build compiles for linux/arm64, darwin and windows (slow the first time)
+	@set -e; for p in linux/arm64 darwin/amd64 darwin/arm64 windows/amd64; do \
+	  echo "build $$p"; CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build $(PKGS); \
+	done
 
 test: vet race timing fuzz-smoke ## vet + race tests + timing tests + a short fuzz smoke (what CI runs)
 
-vet: ## go vet, default and hftokenizers builds, and a cgo-free build
+vet: ## go vet, default and hftokenizers builds, cgo-free builds, and NVML's dlopen path without cgo
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags hftokenizers $(PKGS)
 	CGO_ENABLED=0 $(GO) build $(PKGS)
+	CGO_ENABLED=0 $(GO) build -tags nonvml $(PKGS)
+	CGO_ENABLED=0 $(GO) test -count=1 ./energy/nvml
 
 race: ## all tests under the race detector (wall-clock timing tests skip there)
 	$(GO) test -race -count=1 $(PKGS)
@@ -48,8 +77,8 @@ bench: ## Go micro-benchmarks, then the bench/ scripts (see docs/performance.md)
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 	bash bench/run-all.sh
 
-demo: ## the README's first command: a sweep against the embedded mock
-	$(GO) run ./cmd/gollm-bench sweep --slo "ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%"
+demo: build ## the README's first command, built by `make build`: a sweep against the embedded mock
+	$(BIN) sweep --slo "ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%"
 
 clean: ## remove build outputs
 	rm -rf bin

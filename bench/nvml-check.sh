@@ -11,9 +11,10 @@ BIN=${1:-}
 if [ -z "$BIN" ]; then
   if command -v go >/dev/null 2>&1; then
     BIN=$(mktemp -d)/nvmlcheck
-    CGO_ENABLED=1 timeout 40 go build -o "$BIN" ./bench/nvmlcheck || { echo "nvml-check: build failed"; exit 1; }
+    # CGO_ENABLED=0, as `make build`: NVML is loaded with dlopen, without cgo.
+    CGO_ENABLED=0 timeout 60 go build -o "$BIN" ./bench/nvmlcheck || { echo "nvml-check: build failed"; exit 1; }
   else
-    echo "nvml-check: no Go toolchain here; pass a prebuilt nvmlcheck binary (CGO_ENABLED=1 go build -o nvmlcheck ./bench/nvmlcheck)"
+    echo "nvml-check: no Go toolchain here; pass a prebuilt nvmlcheck binary (CGO_ENABLED=0 go build -o nvmlcheck ./bench/nvmlcheck)"
     exit 1
   fi
 fi

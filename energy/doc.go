@@ -4,8 +4,9 @@
 // A Source reads every watched GPU at one instant: the total-energy counter
 // (mJ), the power gauge (W), temperature, SM clock and power limit. Sources:
 //
-//   - NVML (OpenNVML): the local driver, nvmlDeviceGetTotalEnergyConsumption.
-//     Compiled only with cgo on linux; other builds report ErrNVMLUnavailable.
+//   - NVML: the local driver, nvmlDeviceGetTotalEnergyConsumption, in
+//     package energy/nvml (loaded at run time, without cgo); Parse uses it
+//     for "nvml" and "auto" when given WithNVML(nvml.Open).
 //   - dcgm-exporter (NewDCGM): a /metrics scrape of
 //     DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION and DCGM_FI_DEV_POWER_USAGE.
 //   - Prometheus (NewPrometheus): instant queries of the same counter at the

@@ -17,8 +17,8 @@ import (
 )
 
 // Source reads every GPU it watches at one instant. Implementations in this
-// package: NVML (OpenNVML), a dcgm-exporter scrape (NewDCGM), the Prometheus
-// HTTP API (NewPrometheus) and None. A Meter calls Read from one goroutine
+// package: a dcgm-exporter scrape (NewDCGM), the Prometheus HTTP API
+// (NewPrometheus) and None; the local driver's NVML is package energy/nvml. A Meter calls Read from one goroutine
 // at a time; implementations need not be safe for concurrent use.
 type Source interface {
 	// Name is the source's short name: "nvml", "dcgm", "prometheus", "none".
@@ -164,6 +164,7 @@ type options struct {
 	interval time.Duration
 	idleW    float64
 	filter   Filter
+	nvml     func() (Source, error)
 }
 
 func newOptions(opts []Option) options {
@@ -194,6 +195,13 @@ func WithIdleBaseline(watts float64) Option { return func(o *options) { o.idleW 
 
 // WithFilter keeps only GPUs whose labels match f (DCGM and Prometheus sources).
 func WithFilter(f Filter) Option { return func(o *options) { o.filter = f } }
+
+// WithNVML sets how Parse opens NVML for "nvml" and "auto", typically
+// nvml.Open from package energy/nvml. It is an option, not an import, so
+// that a program which does not ask for NVML stays free of the dynamic
+// loader that reading NVML needs (see energy/nvml). Without it, "nvml"
+// fails and "auto" measures nothing, both with ErrNVMLUnavailable.
+func WithNVML(open func() (Source, error)) Option { return func(o *options) { o.nvml = open } }
 
 // Meter measures energy over windows: Start reads the counters and starts
 // sampling power in a goroutine it owns; Stop stops it, reads the counters

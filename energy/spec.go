@@ -12,7 +12,8 @@ import (
 )
 
 // ErrNVMLUnavailable is wrapped by every error that means "NVML cannot be
-// used here": no driver, a build without cgo, no GPU.
+// used here": no driver, no GPU, an OS where it is not read, or a build or
+// a Parse call without WithNVML.
 var ErrNVMLUnavailable = errors.New("NVML unavailable")
 
 // none is the Source of --energy none: no GPU, no figure.
@@ -29,8 +30,8 @@ func (none) Read(context.Context, time.Time) (Snapshot, error) { return Snapshot
 //
 //	none | auto | nvml | dcgm=URL | prometheus=URL
 //
-// "" means none. "nvml" opens NVML now and fails when it cannot (the user
-// asked for it). "auto" tries NVML and falls back to none, recording why
+// "" means none. "nvml" opens NVML now, with the opener given by
+// WithNVML, and fails when it cannot (the user asked for it). "auto" tries NVML and falls back to none, recording why
 // as an "energy_unavailable" warning on every Reading. dcgm=URL is a
 // dcgm-exporter /metrics URL (http://host:9400/metrics; the path defaults
 // to /metrics), prometheus=URL a Prometheus base URL (http://host:9090).
@@ -49,7 +50,7 @@ func Parse(spec string, opts ...Option) (*Meter, error) {
 		if hasArg {
 			break
 		}
-		src, err := OpenNVML()
+		src, err := openNVML(opts)
 		if err != nil {
 			m := NewMeter(None(), opts...)
 			m.notes = []metrics.Warning{warn("energy_unavailable", "--energy auto: %v; energy, Wh/token and carbon are not measured", err)}
@@ -60,7 +61,7 @@ func Parse(spec string, opts ...Option) (*Meter, error) {
 		if hasArg {
 			break
 		}
-		src, err := OpenNVML()
+		src, err := openNVML(opts)
 		if err != nil {
 			return nil, fmt.Errorf("--energy nvml: %w", err)
 		}
@@ -85,6 +86,15 @@ func Parse(spec string, opts ...Option) (*Meter, error) {
 		return NewMeter(NewPrometheus(u.String(), opts...), opts...), nil
 	}
 	return nil, fmt.Errorf("--energy %q: want one of none, auto, nvml, dcgm=URL, prometheus=URL", spec)
+}
+
+// openNVML opens NVML with the opener WithNVML set, if any.
+func openNVML(opts []Option) (Source, error) {
+	o := newOptions(opts)
+	if o.nvml == nil {
+		return nil, fmt.Errorf("%w: NVML not in this build (no energy.WithNVML option; see package energy/nvml)", ErrNVMLUnavailable)
+	}
+	return o.nvml()
 }
 
 func checkURL(raw, kind, example string) (*url.URL, error) {

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/gollm-bench/gollm-bench/machine"
 )
 
 // Metadata says what was measured, on what, and how (SPEC §10). Twelve of
@@ -84,6 +86,9 @@ type Metadata struct {
 	// InsecureTLS is true when the run did not verify the target's TLS
 	// certificate (--insecure): who answered was not checked.
 	InsecureTLS bool `json:"insecure_tls,omitempty"`
+	// Client is the machine that generated the load and its measured round
+	// trip to the target; nil when not recorded.
+	Client *machine.Info `json:"client,omitempty"`
 }
 
 // Field describes one mandatory metadata fact (SPEC §10).

@@ -1,6 +1,7 @@
 // Command nvmlcheck checks the NVML energy counter against nvidia-smi's
 // power readings on a GPU machine: it samples `nvidia-smi --query-gpu=
-// index,power.draw -lms 100` while a Meter (energy.OpenNVML) measures a
+// index,power.draw -lms 100` while a Meter (package energy/nvml, loaded
+// with dlopen, as gollm-bench's CGO_ENABLED=0 build loads it) measures a
 // window during which an optional load command runs, then prints per GPU
 // the counter's energy and mean power beside the mean of nvidia-smi's
 // readings × window. Run it through bench/nvml-check.sh.
@@ -23,6 +24,7 @@ import (
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/energy"
+	"github.com/gollm-bench/gollm-bench/energy/nvml"
 )
 
 func main() {
@@ -45,7 +47,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	load := fs.Args()
 	window := time.Duration(*seconds * float64(time.Second))
 
-	src, err := energy.OpenNVML()
+	src, err := nvml.Open()
 	if err != nil {
 		fmt.Fprintln(stdout, "nvmlcheck:", err)
 		return 1

@@ -17,6 +17,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/energy"
 	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/machine"
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/openai"
 	"github.com/gollm-bench/gollm-bench/results"
@@ -58,6 +59,7 @@ type bench struct {
 	sources    *harness.Sources
 	stabilized *energy.Stabilized
 	started    time.Time
+	host       *machine.Info // the client machine and its RTT to the target
 }
 
 func runBench(ctx context.Context, e env, args []string, isSweep bool) (err error) {
@@ -297,6 +299,9 @@ func (b *bench) setup(ctx context.Context) error {
 	if err := b.newClient(ctx); err != nil {
 		return err
 	}
+	if err := b.describeHost(ctx); err != nil {
+		return err
+	}
 	dir, err := b.createDir()
 	if err != nil {
 		return usageErr(err)
@@ -339,6 +344,21 @@ func (b *bench) setup(ctx context.Context) error {
 		SettleProbe: true,
 	})
 	return err
+}
+
+// describeHost records the client machine and its TCP connect time to the
+// target (the median of 5 probes), before the first level.
+func (b *bench) describeHost(ctx context.Context) error {
+	host := machine.Describe()
+	if addr, err := machine.Addr(b.target); err == nil {
+		rtt, err := machine.ProbeRTT(ctx, addr, 5)
+		if err != nil {
+			return err
+		}
+		host.TargetRTT = &rtt
+	}
+	b.host = &host
+	return nil
 }
 
 func (b *bench) newClient(ctx context.Context) error {
@@ -611,7 +631,7 @@ func (b *bench) result(res sweep.Result) results.Run {
 	run := results.Run{
 		SchemaVersion: results.SchemaVersion,
 		RunID:         f.runID,
-		Tool:          results.Tool{Name: "gollm-bench", Version: version, Commit: commitOrVCS(), Go: runtime.Version()},
+		Tool:          results.Tool{Name: "gollm-bench", Version: toolVersion(), Commit: commitOrVCS(), Go: runtime.Version()},
 		Command:       redactArgs(b.args),
 		StartedAt:     b.started,
 		FinishedAt:    time.Now(),

@@ -9,7 +9,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
+	"runtime"
+	"runtime/debug"
+	"strings"
 	"syscall"
+	"time"
+
+	"github.com/gollm-bench/gollm-bench/energy"
 )
 
 // Set by the linker (see the Makefile); "dev" and the VCS stamp otherwise.
@@ -81,19 +88,52 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun `gollm-bench COMMAND --help` for a command's flags.")
 }
 
-func runVersion(_ context.Context, e env, _ []string) error {
-	fmt.Fprintf(e.stdout, "gollm-bench %s\n", toolVersion())
+func runVersion(ctx context.Context, e env, _ []string) error {
+	c := commitOrVCS()
+	if c == "" {
+		c = "unknown (built without VCS stamp: use `make build`, or `go build` in a git checkout)"
+	}
+	fmt.Fprintf(e.stdout, "gollm-bench %s\ncommit: %s\ngo:     %s %s/%s\nnvml:   %s\n",
+		toolVersion(), c, runtime.Version(), runtime.GOOS, runtime.GOARCH, nvmlStatus(ctx))
 	return nil
 }
 
-// toolVersion is the version and, where known, the git commit.
-func toolVersion() string {
-	v, c := version, commit
-	if c == "" {
-		c = vcsRevision()
+// nvmlStatus says whether NVML can be read here, and what it sees.
+func nvmlStatus(ctx context.Context) string {
+	src, err := openNVML()
+	if err != nil {
+		return "not available: " + strings.TrimPrefix(err.Error(), energy.ErrNVMLUnavailable.Error()+": ")
 	}
-	if c != "" {
-		return v + " (" + c + ")"
+	if c, ok := src.(io.Closer); ok {
+		defer c.Close()
 	}
-	return v
+	snap, err := src.Read(ctx, time.Now())
+	if err != nil {
+		return "loaded, but reading failed: " + err.Error()
+	}
+	names := make([]string, 0, len(snap.GPUs))
+	for _, g := range snap.GPUs {
+		names = append(names, g.Name)
+	}
+	return fmt.Sprintf("available: driver %s, %d GPU(s): %s", snap.Driver, len(snap.GPUs), strings.Join(names, ", "))
 }
+
+// toolVersion is the version: the linker's stamp (see the Makefile), else
+// the module version `go install module@version` records, else "dev".
+func toolVersion() string {
+	if version != "dev" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && isRelease(info.Main.Version) {
+		return info.Main.Version
+	}
+	return version
+}
+
+// isRelease reports whether v is a tagged module version, not "(devel)",
+// a pseudo-version (v0.0.0-20260616120000-e7a34af6c1d2) or a dirty one.
+func isRelease(v string) bool {
+	return strings.HasPrefix(v, "v") && !strings.Contains(v, "+") && !pseudoVersion.MatchString(v)
+}
+
+var pseudoVersion = regexp.MustCompile(`\d{14}-[0-9a-f]{12}$`)

@@ -63,7 +63,7 @@ func runMerge(_ context.Context, e env, args []string) error {
 		return usageErr(err)
 	}
 	run.Command = redactArgs(append([]string{"merge"}, args...))
-	run.Tool = results.Tool{Name: "gollm-bench", Version: version, Commit: commitOrVCS(), Go: runtime.Version()}
+	run.Tool = results.Tool{Name: "gollm-bench", Version: toolVersion(), Commit: commitOrVCS(), Go: runtime.Version()}
 
 	dir := *output
 	if dir == "" {

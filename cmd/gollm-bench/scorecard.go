@@ -28,7 +28,7 @@ func (b *bench) scorecardFor(ctx context.Context, run results.Run) scorecard.Sco
 		ModelRevision: f.modelRevision,
 		Precision:     f.modelPrecision,
 		Hardware:      f.hardware,
-		ToolVersion:   version,
+		ToolVersion:   toolVersion(),
 		ToolCommit:    commitOrVCS(),
 		SLO:           b.obj.String(),
 		Warmup:        run.Config.Warmup,
@@ -43,12 +43,13 @@ func (b *bench) scorecardFor(ctx context.Context, run results.Run) scorecard.Sco
 		TargetURL:     scorecard.RedactURL(b.target),
 		StartedAt:     run.StartedAt,
 		InsecureTLS:   f.insecure,
+		Client:        b.host,
 	}
 	if meta.LoadMode == "sweep" {
 		meta.LoadMode = "constant"
 	}
 	if b.mock != nil && meta.Engine == "" {
-		meta.Engine = "gollm-bench-mock-" + version + " (preset " + f.mockPreset + ")"
+		meta.Engine = "gollm-bench-mock-" + toolVersion() + " (preset " + f.mockPreset + ")"
 	}
 	switch {
 	case f.dataset != "":

@@ -19,7 +19,7 @@ import (
 // --stabilize it waits for GPU power to settle before returning.
 func (b *bench) telemetry(ctx context.Context) (*harness.Sources, error) {
 	f := &b.f
-	var opts []energy.Option
+	opts := []energy.Option{energy.WithNVML(openNVML)}
 	if f.energyFilter != "" {
 		flt, err := energy.ParseFilter(f.energyFilter)
 		if err != nil {
