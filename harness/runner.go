@@ -220,7 +220,6 @@ func (r *Runner) RunLevel(ctx context.Context, level int, p loadgen.Profile) (me
 	if err != nil {
 		return metrics.Summary{}, err
 	}
-	defer spool.discard()
 	live := metrics.NewLive()
 	sink := loadgen.Tee(spool, loadgen.SinkFunc(func(rec *loadgen.Record) error { live.Add(rec); return nil }))
 
@@ -267,11 +266,19 @@ func (r *Runner) RunLevel(ctx context.Context, level int, p loadgen.Profile) (me
 	cfg.TargetRate = plannedRate(p, lim, r.cfg.Shard, res)
 	acc := metrics.NewAccumulator(cfg)
 	timeline := metrics.NewTimelineBuilder(level, res.Start, res.End, cfg.Window, r.cfg.TimelineBuckets)
+	// Every record is accounted for, even when the log cannot take them
+	// (a full disk): the level's records then stay in its spool.
+	r.cfg.Log.beginLevel()
+	copying := r.cfg.Log.copying(spool)
 	replayErr := spool.replay(func(rec *loadgen.Record) error {
 		acc.Add(rec)
 		timeline.Add(rec)
-		return r.cfg.Log.write(rec)
+		if copying {
+			r.cfg.Log.add(rec)
+		}
+		return nil
 	})
+	writeErr := r.cfg.Log.endLevel(spool, copying, replayErr)
 	summary := acc.Summary()
 	if w, ok := telemetry.(interface {
 		Warnings(metrics.Summary) []metrics.Warning
@@ -287,7 +294,12 @@ func (r *Runner) RunLevel(ctx context.Context, level int, p loadgen.Profile) (me
 	r.mu.Lock()
 	r.levels = append(r.levels, lv)
 	r.mu.Unlock()
-	return summary, errors.Join(runErr, replayErr)
+	if writeErr != nil && res.StopReason == loadgen.StopSinkError {
+		// The write failure is the cause; the stop it caused (a sink
+		// error wrapping the same failure) says nothing more.
+		runErr = nil
+	}
+	return summary, errors.Join(runErr, writeErr)
 }
 
 // drain sends a probe request when Config.SettleProbe is set and the previous level
@@ -359,17 +371,24 @@ func (r *Runner) watchProgress(ctx context.Context, level int, p loadgen.Profile
 // arrivals its seeded plan puts inside the window (those this shard owns),
 // per second, req/s. For Poisson arrivals this is the realised plan, not
 // the nominal rate, whose noise alone (about 6 % for 300 arrivals) would
-// otherwise flag a healthy client as falling behind. 0 for closed loop or
-// an empty window (the accumulator then uses the nominal rate).
+// otherwise flag a healthy client as falling behind. A level stopped early
+// by a failed write or an interruption planned nothing after the stop: its
+// plan ends with the last arrival fired, so that the stop does not read as
+// a client falling behind. 0 for closed loop or an empty window (the
+// accumulator then uses the nominal rate).
 func plannedRate(p loadgen.Profile, lim loadgen.Limits, shard loadgen.Shard, res loadgen.LevelResult) float64 {
 	pacer := loadgen.PacerFor(p)
 	win := res.Window
 	if pacer == nil || win.Empty() {
 		return 0
 	}
+	last := lim.MaxRequests // arrivals k < last are planned; <= 0: no bound
+	if res.StopReason == loadgen.StopSinkError || res.StopReason == loadgen.StopInterrupted {
+		last = res.Planned
+	}
 	var n int64
 	var prev time.Duration
-	for i := int64(0); lim.MaxRequests <= 0 || i < lim.MaxRequests; i++ {
+	for i := int64(0); last <= 0 || i < last; i++ {
 		at := pacer.Arrival(i, prev)
 		prev = at
 		// [Start, End): an arrival planned exactly at the window's end is
