@@ -85,10 +85,10 @@ func runMerge(_ context.Context, e env, args []string) error {
 	run.Metadata = sc.Metadata
 	errs := []error{
 		mergeRecords(dir, parts),
-		writeScorecard(dir, sc),
+		writeScorecard(results.Folder{Path: dir}, sc),
 		results.Write(dir, run),
 	}
-	errs = append(errs, writeFormats(e.stdout, dir, run, *formats))
+	errs = append(errs, writeFormats(e.stdout, results.Folder{Path: dir}, run, *formats))
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
