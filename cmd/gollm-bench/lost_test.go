@@ -2,21 +2,28 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gollm-bench/gollm-bench/internal/mockserver"
 	"github.com/gollm-bench/gollm-bench/internal/quota"
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/slo"
+	"github.com/gollm-bench/gollm-bench/sweep"
 )
 
 // countingMock serves the mock preset on loopback and counts the
@@ -155,5 +162,156 @@ func TestFullDiskKeepsPartial(t *testing.T) {
 			}
 			t.Logf("%d levels, %d scheduled, %d received, %d records on disk\n%s", len(run.Result.Levels), scheduled, received.Load(), len(recs), msg)
 		})
+	}
+}
+
+// TestMergeTornShard: the torn shard. A shard whose records file
+// ends in part of a record (a full disk, a killed copy) merges its whole
+// records only: the merged result is partial (exit 4) with a warning
+// naming the file and the line, and the merged requests.jsonl holds no
+// torn line. A line damaged in the middle of a file is refused (exit 2)
+// with the file and the line, and nothing is written.
+func TestMergeTornShard(t *testing.T) {
+	recs := shardRecords(rand.New(rand.NewPCG(5, 6)), 200)
+	profile := loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 250}
+	window := metrics.Window{Start: 0, End: time.Second}
+	// makeShards writes two shards and returns the run folder and the
+	// path of shard 1's records file.
+	makeShards := func(t *testing.T, gz bool) (string, string) {
+		dir := filepath.Join(t.TempDir(), "R")
+		for i := range 2 {
+			s := loadgen.Shard{Index: i, Count: 2}
+			sum, mine := summarizeShard(t, recs, profile, s, window, slo.Objective{})
+			run := results.Run{RunID: "R", Config: results.Config{Command: "run", Profile: "constant", Rates: []float64{250}, Shard: s.String()},
+				Result: sweep.Result{Kind: sweep.KindRate, StopReason: sweep.StopCompleted, Levels: []sweep.LevelOutcome{{
+					Index: 0, Phase: sweep.PhaseGrid, Profile: profile, OfferedLoad: 250, Unit: "req/s", Summary: sum}}}}
+			writeShard(t, filepath.Join(dir, shardDirName(i)), run, mine)
+		}
+		path := filepath.Join(dir, shardDirName(1), results.RequestsJSONL)
+		if gz {
+			for i := range 2 {
+				p := filepath.Join(dir, shardDirName(i), results.RequestsJSONL)
+				b, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var z bytes.Buffer
+				zw := gzip.NewWriter(&z)
+				zw.Write(b)
+				zw.Close()
+				os.Remove(p)
+				if err := os.WriteFile(p+".gz", z.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			path += ".gz"
+		}
+		return dir, path
+	}
+	lines := func(t *testing.T, path string) int {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bytes.Count(b, []byte("\n"))
+	}
+
+	for _, tt := range []struct {
+		name string
+		gz   bool
+		// cut returns the damaged file's content.
+		cut  func(b []byte) []byte
+		code int
+		want []string // in stderr
+		kept int      // records lost from shard 1
+	}{
+		{"torn last line", false, func(b []byte) []byte { return b[:len(b)-40] }, exitPartial,
+			[]string{"requests.jsonl line 100: a torn record", "left out", "partial"}, 1},
+		{"torn gzip stream", true, func(b []byte) []byte { return b[:len(b)*2/3] }, exitPartial,
+			[]string{"requests.jsonl.gz", "gzip stream ends early", "partial"}, -1},
+		{"damaged line", false, func(b []byte) []byte {
+			i := bytes.IndexByte(b, '\n')
+			j := i + 1 + bytes.IndexByte(b[i+1:], '\n')
+			return append(append(slices.Clone(b[:i+20]), '\n'), b[j+1:]...) // line 2 cut to 19 bytes
+		}, exitUsage, []string{"requests.jsonl line 2: not a whole record", "remove or repair that line"}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, path := makeShards(t, tt.gz)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, tt.cut(b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := cli(t, context.Background(), "merge", dir, "--format", "csv")
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, tt.code, stdout, stderr)
+			}
+			t.Log(stderr)
+			for _, w := range tt.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			if tt.code == exitUsage {
+				ents, _ := os.ReadDir(dir)
+				for _, e := range ents {
+					if !e.IsDir() {
+						t.Errorf("a refused merge wrote %s", e.Name())
+					}
+				}
+				return
+			}
+			run := readRun(t, dir)
+			if !run.Partial || !strings.Contains(run.PartialReason, path) {
+				t.Errorf("merged run.json partial %v, reason %q: want partial, naming %s", run.Partial, run.PartialReason, path)
+			}
+			found := false
+			for _, w := range run.Result.Warnings {
+				found = found || w.Code == "torn_record"
+			}
+			if !found {
+				t.Errorf("no torn_record warning in %+v", run.Result.Warnings)
+			}
+			out := filepath.Join(dir, results.RequestsJSONL)
+			if tt.gz {
+				out += ".gz"
+			}
+			got := strictRecords(t, out)
+			if !tt.gz && lines(t, out) != len(got) {
+				t.Errorf("merged file has %d lines, %d records", lines(t, out), len(got))
+			}
+			if tt.kept > 0 && len(got) != len(recs)-tt.kept {
+				t.Errorf("merged %d records, want %d (all but the torn one)", len(got), len(recs)-tt.kept)
+			}
+			if len(got) < len(recs)/2 || len(got) >= len(recs) {
+				t.Errorf("merged %d records of %d", len(got), len(recs))
+			}
+		})
+	}
+}
+
+// strictRecords reads a records file (plain or gzip) and fails the test on
+// any line that is not a whole record.
+func strictRecords(t *testing.T, path string) []loadgen.Record {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := loadgen.NewDecoder(f)
+	var out []loadgen.Record
+	for {
+		var rec loadgen.Record
+		err := dec.Decode(&rec)
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, rec)
 	}
 }
