@@ -100,14 +100,15 @@ func wholeRecords(t *testing.T, dir string) []loadgen.Record {
 // and no level blamed on the client.
 func TestFullDiskKeepsPartial(t *testing.T) {
 	for _, tt := range []struct {
-		name  string
-		quota int64
-		rates string
+		name   string
+		quota  int64
+		rates  string
+		failed string // the file whose write fails
 	}{
-		// The spool of the only level fills the disk.
-		{"200KiB", 200 << 10, "100"},
-		// Level 0 fits; the disk fills during level 1.
-		{"1.2MiB", 1200 << 10, "100,200"},
+		// The spool of the only level fills the disk mid-level.
+		{"200KiB", 200 << 10, "100", ".jsonl.spool failed: no space left on device"},
+		// Level 0 fits; level 1's copy to requests.jsonl does not.
+		{"1.2MiB", 1200 << 10, "50,200", "requests.jsonl failed: no space left on device"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -116,7 +117,7 @@ func TestFullDiskKeepsPartial(t *testing.T) {
 			fsys := quota.New(tt.quota)
 			var stdout, stderr bytes.Buffer
 			code := runEnv(context.Background(), env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }, fs: fsys},
-				[]string{"run", "--target", url, "--profile", "constant", "--rate", tt.rates, "--max-seconds", "4",
+				[]string{"run", "--target", url, "--profile", "constant", "--rate", tt.rates, "--max-seconds", "2",
 					"--data", "prompt_tokens=16,output_tokens=64", "--warmup", "0", "--cooldown", "0", "--max-lag", lenientLag,
 					"--energy", "none", "--output-dir", parent, "--run-id", "full", "--min-samples", "5"})
 			dir := filepath.Join(parent, "full")
@@ -124,7 +125,7 @@ func TestFullDiskKeepsPartial(t *testing.T) {
 				t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout.String(), stderr.String())
 			}
 			msg := stderr.String()
-			if !strings.Contains(msg, "no space left on device") || !strings.Contains(msg, "free on its file system") || !strings.Contains(msg, dir) {
+			if !strings.Contains(msg, tt.failed) || !strings.Contains(msg, "free on its file system") || !strings.Contains(msg, dir) {
 				t.Errorf("stderr does not name the file and the free space:\n%s", msg)
 			}
 			if fsys.Failures() == 0 {
@@ -150,6 +151,10 @@ func TestFullDiskKeepsPartial(t *testing.T) {
 				t.Errorf("run.json counts %d requests (%d answered); the server received %d", scheduled, answered, got)
 			}
 			recs := wholeRecords(t, dir)
+			logged := strictRecords(t, filepath.Join(dir, results.RequestsJSONL))
+			if last := len(run.Result.Levels) - 1; len(run.Result.Levels) > 1 && int64(len(logged)) != run.Result.Levels[0].Summary.Requests.Scheduled {
+				t.Errorf("requests.jsonl has %d records, want level 0's %d (the whole levels before the failed level %d)", len(logged), run.Result.Levels[0].Summary.Requests.Scheduled, last)
+			}
 			seen := map[int64]bool{}
 			for _, r := range recs {
 				if seen[r.Seq] {
@@ -314,4 +319,46 @@ func strictRecords(t *testing.T, path string) []loadgen.Record {
 		}
 		out = append(out, rec)
 	}
+}
+
+// FuzzCopyRecords: whatever a shard's requests.jsonl holds, merge copies
+// whole JSON objects only, one a line; a file it accepts without a torn
+// end loses no non-blank line.
+func FuzzCopyRecords(f *testing.F) {
+	f.Add([]byte("{\"seq\":1}\n{\"seq\":2}\n"))
+	f.Add([]byte("{\"seq\":1}\n{\"seq\":2,\"status\":\"o"))
+	f.Add([]byte("{\"seq\":1}\n{\"seq\n{\"seq\":3}\n"))
+	f.Add([]byte("\n  \n{\"seq\":1}"))
+	f.Add([]byte("[1]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, results.RequestsJSONL), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		torn, err := copyRecords(&out, dir)
+		b := out.Bytes()
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			t.Fatalf("output ends in a torn line: %q", b)
+		}
+		n := 0
+		for line := range bytes.Lines(b) {
+			if !wholeRecord(bytes.TrimSpace(line)) {
+				t.Fatalf("output line %q is not a whole record", line)
+			}
+			n++
+		}
+		if err != nil || torn != nil {
+			return
+		}
+		want := 0
+		for line := range bytes.Lines(data) {
+			if len(bytes.TrimSpace(line)) > 0 {
+				want++
+			}
+		}
+		if n != want {
+			t.Fatalf("%d records copied of %d lines, with no error and no torn end", n, want)
+		}
+	})
 }
