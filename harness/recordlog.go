@@ -204,12 +204,12 @@ func (l *RecordLog) Close() error {
 	var errs []error
 	for _, s := range l.kept {
 		s.w.salvage()
-		errs = append(errs, s.w.f.Close())
+		errs = append(errs, s.w.f.Sync(), s.w.f.Close())
 	}
 	if l.out.err == nil {
-		errs = append(errs, l.out.flush(), l.out.f.Sync())
+		errs = append(errs, l.out.flush())
 	}
-	errs = append(errs, l.out.f.Close())
+	errs = append(errs, l.out.f.Sync(), l.out.f.Close())
 	return errors.Join(errs...)
 }
 

@@ -382,13 +382,14 @@ func plannedRate(p loadgen.Profile, lim loadgen.Limits, shard loadgen.Shard, res
 	if pacer == nil || win.Empty() {
 		return 0
 	}
-	last := lim.MaxRequests // arrivals k < last are planned; <= 0: no bound
+	// Arrivals k < last are planned (all of them when !bounded).
+	bounded, last := lim.MaxRequests > 0, lim.MaxRequests
 	if res.StopReason == loadgen.StopSinkError || res.StopReason == loadgen.StopInterrupted {
-		last = res.Planned
+		bounded, last = true, res.Planned
 	}
 	var n int64
 	var prev time.Duration
-	for i := int64(0); last <= 0 || i < last; i++ {
+	for i := int64(0); !bounded || i < last; i++ {
 		at := pacer.Arrival(i, prev)
 		prev = at
 		// [Start, End): an arrival planned exactly at the window's end is

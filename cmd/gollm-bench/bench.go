@@ -726,7 +726,7 @@ func (b *bench) writeFailure(first *results.WriteError, duringRun bool, outErr e
 	var msg strings.Builder
 	fmt.Fprintf(&msg, "%v", first)
 	if duringRun {
-		fmt.Fprintf(&msg, "\nthe run stopped there and sent no new request; its results are partial (run.json says so, with the reason)")
+		msg.WriteString("\nthe run stopped there and sent no new request; its results are partial (run.json says so, with the reason)")
 	}
 	var errs []error
 	if j, ok := outErr.(interface{ Unwrap() []error }); ok {
