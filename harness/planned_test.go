@@ -40,6 +40,14 @@ func TestPlannedRate(t *testing.T) {
 	if a+b != all {
 		t.Errorf("shards %v + %v != %v", a, b, all)
 	}
+	// A level stopped by a failed write (or an interruption) at 2.5 s
+	// fired arrivals 0..15 and planned none after: 6 in the window's
+	// 2 s, not the 20 a level that ran on would have had.
+	stopped := win
+	stopped.StopReason, stopped.Planned = loadgen.StopSinkError, 16
+	if got := plannedRate(constant, loadgen.Limits{}, loadgen.Shard{}, stopped); got != 3 {
+		t.Errorf("constant, stopped by a write failure: %v req/s, want 3", got)
+	}
 	if got := plannedRate(loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 4}, loadgen.Limits{}, loadgen.Shard{}, win); got != 0 {
 		t.Errorf("closed loop: %v, want 0", got)
 	}

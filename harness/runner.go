@@ -347,7 +347,6 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 	if err != nil {
 		return metrics.Summary{}, loadgen.LevelResult{}, err
 	}
-	defer spool.discard()
 	live := metrics.NewLive()
 	var monitor *precisionMonitor
 	if precise {
@@ -406,13 +405,21 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 	cfg.TargetRate = plannedRate(p, lim, r.cfg.Shard, res)
 	acc := metrics.NewAccumulator(cfg)
 	timeline := metrics.NewTimelineBuilder(level, res.Start, res.End, cfg.Window, r.cfg.TimelineBuckets)
+	// Every record is accounted for, even when the log cannot take them
+	// (a full disk): the level's records then stay in its spool.
 	var errs errorTally
+	r.cfg.Log.beginLevel()
+	copying := r.cfg.Log.copying(spool)
 	replayErr := spool.replay(func(rec *loadgen.Record) error {
 		acc.Add(rec)
 		timeline.Add(rec)
 		errs.add(rec)
-		return r.cfg.Log.write(rec)
+		if copying {
+			r.cfg.Log.add(rec)
+		}
+		return nil
 	})
+	writeErr := r.cfg.Log.endLevel(spool, copying, replayErr)
 	summary := acc.Summary()
 	if res.StopReason == loadgen.StopUnreachable {
 		summary.Warnings = append(summary.Warnings, unreachableWarning(level, lim.UnreachableAfter, errs.examples[string(loadgen.ErrorConnect)]))
@@ -436,7 +443,12 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 	r.mu.Lock()
 	r.levels = append(r.levels, lv)
 	r.mu.Unlock()
-	return summary, res, errors.Join(runErr, replayErr)
+	if writeErr != nil && res.StopReason == loadgen.StopSinkError {
+		// The write failure is the cause; the stop it caused (a sink
+		// error wrapping the same failure) says nothing more.
+		runErr = nil
+	}
+	return summary, res, errors.Join(runErr, writeErr)
 }
 
 // watchPrecision checks a precision-driven level every ProgressEvery and
@@ -546,17 +558,25 @@ func (r *Runner) watchProgress(ctx context.Context, level, repeat int, p loadgen
 // arrivals its seeded plan puts inside the window (those this shard owns),
 // per second, req/s. For Poisson arrivals this is the realised plan, not
 // the nominal rate, whose noise alone (about 6 % for 300 arrivals) would
-// otherwise flag a healthy client as falling behind. 0 for closed loop or
-// an empty window (the accumulator then uses the nominal rate).
+// otherwise flag a healthy client as falling behind. A level stopped early
+// by a failed write or an interruption planned nothing after the stop: its
+// plan ends with the last arrival fired, so that the stop does not read as
+// a client falling behind. 0 for closed loop or an empty window (the
+// accumulator then uses the nominal rate).
 func plannedRate(p loadgen.Profile, lim loadgen.Limits, shard loadgen.Shard, res loadgen.LevelResult) float64 {
 	pacer := loadgen.PacerFor(p)
 	win := res.Window
 	if pacer == nil || win.Empty() {
 		return 0
 	}
+	// Arrivals k < last are planned (all of them when !bounded).
+	bounded, last := lim.MaxRequests > 0, lim.MaxRequests
+	if res.StopReason == loadgen.StopSinkError || res.StopReason == loadgen.StopInterrupted {
+		bounded, last = true, res.Planned
+	}
 	var n int64
 	var prev time.Duration
-	for i := int64(0); lim.MaxRequests <= 0 || i < lim.MaxRequests; i++ {
+	for i := int64(0); !bounded || i < last; i++ {
 		at := pacer.Arrival(i, prev)
 		prev = at
 		// [Start, End): an arrival planned exactly at the window's end is

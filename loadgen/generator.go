@@ -146,8 +146,8 @@ var errStop = errors.New("loadgen: level stopped")
 // StatusError or StatusTimeout), UnreachableAfter (the first requests all
 // failed to connect), a sink error, a workload error and ctx cancellation
 // stop scheduling and cancel requests in flight at once.
-// Every scheduled request still gets its record: Written == Scheduled
-// unless the sink failed.
+// Every scheduled request still gets its record, offered to the sink even
+// after a sink error: Written == Scheduled unless a write failed.
 //
 // Window (SPEC §5): [Start + warmup, End − cooldown]. With
 // Limits.WarmupRequests = N the window starts at the ScheduledAt of request
@@ -391,15 +391,19 @@ func (l *level) run(sink Sink) {
 	}
 }
 
-// write is the single goroutine that calls sink.Write. After a sink error
-// it returns; senders then see writerCtx done and drop their records.
+// write is the single goroutine that calls sink.Write. The first sink
+// error stops the level; the records still to come (the requests cut off
+// by the stop) are offered to the sink all the same, since a sink that
+// failed may still keep them elsewhere (harness's spool keeps them in
+// memory when its file cannot grow). Later errors are not counted again.
 func (l *level) write(sink Sink) {
 	for rec := range l.records {
 		if err := sink.Write(rec); err != nil {
-			l.sinkErr = err
-			l.writerStop()
-			l.stop(StopSinkError, true)
-			return
+			if l.sinkErr == nil {
+				l.sinkErr = err
+				l.stop(StopSinkError, true)
+			}
+			continue
 		}
 		l.written++
 	}

@@ -585,6 +585,11 @@ func TestSinkError(t *testing.T) {
 		if res.End >= time.Hour {
 			t.Errorf("level ran to %v after the sink failed", res.End)
 		}
+		// The records of the requests cut off by the stop are still
+		// offered to the sink, which may keep them elsewhere.
+		if int64(sink.n) != res.Scheduled {
+			t.Errorf("the sink was offered %d records of %d scheduled", sink.n, res.Scheduled)
+		}
 	})
 }
 

@@ -72,7 +72,7 @@ type LevelResult struct {
 	OK        int64 `json:"ok"`        // records with StatusOK
 	Failed    int64 `json:"failed"`    // records with StatusError or StatusTimeout
 	Cancelled int64 `json:"cancelled"` // records with StatusCancelled: incomplete, cut off by the stop
-	Written   int64 `json:"written"`   // records the sink accepted (== Scheduled unless the sink failed)
+	Written   int64 `json:"written"`   // records the sink accepted (== Scheduled unless a write failed)
 
 	// Late counts open-loop arrivals the scheduler fired more than the
 	// late tolerance (WithLateTolerance) after their intended time: the

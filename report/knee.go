@@ -137,13 +137,16 @@ func warningLine(w metrics.Warning) string {
 	return fmt.Sprintf("%s (level %d): %s", w.Code, w.Level, w.Message)
 }
 
-// partialLine is the interruption notice, or "" for a complete run.
+// partialLine is the interruption notice, with run.json's reason when it
+// has one, or "" for a complete run.
 func partialLine(run results.Run) string {
 	if !run.Partial && !run.Result.Partial {
 		return ""
 	}
 	s := "PARTIAL: interrupted"
-	if r := run.Result.StopReason; r != "" && r != sweep.StopInterrupted {
+	if run.PartialReason != "" {
+		s = "PARTIAL: " + run.PartialReason
+	} else if r := run.Result.StopReason; r != "" && r != sweep.StopInterrupted {
 		s += " (" + string(r) + ")"
 	}
 	return s + fmt.Sprintf("; results cover %d level(s)", len(run.Result.Levels))

@@ -106,6 +106,8 @@ func TestConsoleKneeLines(t *testing.T) {
 		{"not reached", notReached, "knee not reached: safe capacity unknown", "at the knee"},
 		{"not reached level", notReached, "\n  at the highest passing level (level 6): goodput ", "at the knee"},
 		{"partial", func(*results.Run) {}, "PARTIAL: interrupted; results cover 8 level(s)\n", ""},
+		{"partial with a reason", func(r *results.Run) { r.PartialReason = "interrupted by SIGHUP (hangup)" },
+			"PARTIAL: interrupted by SIGHUP (hangup); results cover 8 level(s)\n", ""},
 		{"complete", func(r *results.Run) { r.Partial, r.Result.Partial = false, false }, "warnings (4)", "PARTIAL"},
 	}
 	for _, tt := range tests {

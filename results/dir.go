@@ -106,34 +106,66 @@ func describeJSONError(b []byte, err error) error {
 
 // Write writes run to dir/run.json (see Encode), replacing it atomically
 // (a temporary file renamed into place). dir must exist (see Create).
-func Write(dir string, run Run) error {
-	var buf bytes.Buffer
-	if err := Encode(&buf, run); err != nil {
-		return err
-	}
-	return WriteFile(dir, RunJSON, buf.Bytes())
-}
+func Write(dir string, run Run) error { return Folder{Path: dir}.WriteRun(run) }
 
 // WriteFile writes data to dir/name atomically: to a temporary file in dir,
 // then renamed over name, so a reader never sees half a file.
 func WriteFile(dir, name string, data []byte) error {
-	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
+	return Folder{Path: dir}.WriteFile(name, data)
+}
+
+// Folder is a results folder being written: its path, and the file system
+// it is written through (OSFS when FS is nil).
+type Folder struct {
+	Path string
+	FS   FS
+}
+
+// FileSystem returns d.FS, or OSFS when it is nil.
+func (d Folder) FileSystem() FS {
+	if d.FS == nil {
+		return OSFS{}
+	}
+	return d.FS
+}
+
+// WriteRun writes run to run.json in d (see Encode), replacing it
+// atomically, as WriteFile does.
+func (d Folder) WriteRun(run Run) error {
+	var buf bytes.Buffer
+	if err := Encode(&buf, run); err != nil {
+		return err
+	}
+	return d.WriteFile(RunJSON, buf.Bytes())
+}
+
+// WriteFile writes data to the file name in d atomically: to a temporary
+// file, then renamed over name, so that a reader never sees half a file.
+// A write that fails (a full disk) removes the temporary file and leaves
+// name as it was; the error is a *WriteError naming name and the space
+// left.
+func (d Folder) WriteFile(name string, data []byte) error {
+	fsys := d.FileSystem()
+	path := filepath.Join(d.Path, name)
+	f, err := CreateTemp(fsys, d.Path, "."+name+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("results: write %s: %w", name, err)
+		return fmt.Errorf("results: write %s: %w", path, err)
 	}
 	tmp := f.Name()
-	_, werr := f.Write(data)
-	// CreateTemp makes the file 0600; results are shared (a CI artefact, a
-	// Kubernetes volume), like requests.jsonl and scorecard.json.
-	merr := f.Chmod(0o644)
-	cerr := f.Close()
-	if err := errors.Join(werr, merr, cerr); err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("results: write %s: %w", filepath.Join(dir, name), err)
+	n, werr := f.Write(data)
+	if werr == nil && n < len(data) {
+		werr = io.ErrShortWrite
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("results: write %s: %w", filepath.Join(dir, name), err)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		_ = fsys.Remove(tmp)
+		return NewWriteError(fsys, path, werr)
+	}
+	if err := fsys.Rename(tmp, path); err != nil {
+		_ = fsys.Remove(tmp)
+		return fmt.Errorf("results: write %s: %w", path, err)
 	}
 	return nil
 }

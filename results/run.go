@@ -24,10 +24,15 @@ type Run struct {
 	Command    []string  `json:"command"`
 	StartedAt  time.Time `json:"started_at"` // wall-clock time of the run's monotonic zero; record offsets count from it
 	FinishedAt time.Time `json:"finished_at"`
-	// Partial is true when the run was interrupted (Ctrl-C, a dead server,
-	// a full disk): the levels present are kept, the last one may be cut.
-	Partial bool   `json:"partial"`
-	Config  Config `json:"config"`
+	// Partial is true when the run was interrupted (Ctrl-C, a hangup, a
+	// dead server, a full disk): the levels present are kept, the last
+	// one may be cut.
+	Partial bool `json:"partial"`
+	// PartialReason says why a partial run stopped, e.g. "interrupted
+	// (hangup)" or the write that failed and the space left; "" when
+	// the run is complete or the reason is not known.
+	PartialReason string `json:"partial_reason,omitempty"`
+	Config        Config `json:"config"`
 	// Metadata is the scorecard's metadata (SPEC §10): the twelve
 	// mandatory facts, declared or observed, and the extras.
 	Metadata scorecard.Metadata `json:"metadata"`

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -55,6 +57,7 @@ type bench struct {
 	work       loadgen.Workload
 	dir        string
 	log        *harness.RecordLog
+	reserve    *results.Reserve // disk space for the outputs, released when they are written
 	runner     *harness.Runner
 	sources    *harness.Sources
 	stabilized *energy.Stabilized
@@ -91,6 +94,7 @@ func runBench(ctx context.Context, e env, args []string, isSweep bool) (err erro
 		if b.mock != nil {
 			b.mock.Close()
 		}
+		_ = b.reserve.Release()
 	}()
 	if err := b.setup(ctx); err != nil {
 		return err
@@ -307,11 +311,17 @@ func (b *bench) setup(ctx context.Context) error {
 		return usageErr(err)
 	}
 	b.dir = dir
+	// Space for run.json and the scorecard, should the records fill the
+	// disk. A disk too full for it is refused before anything is sent.
+	free, ferr := b.folder().FileSystem().FreeSpace(dir)
+	if b.reserve, err = b.folder().Reserve(reserveSize(free, ferr)); err != nil {
+		return fmt.Errorf("%w: free some space, or choose another --output-dir", err)
+	}
 	name := results.RequestsJSONL
 	if f.gzip {
 		name = results.RequestsJSONLGz
 	}
-	if b.log, err = harness.CreateRecordLog(dir, name, f.gzip); err != nil {
+	if b.log, err = harness.CreateRecordLogIn(b.folder(), name, f.gzip); err != nil {
 		return err
 	}
 	if b.sources, err = b.telemetry(ctx); err != nil {
@@ -545,6 +555,29 @@ func (b *bench) profiles() []loadgen.Profile {
 	return out
 }
 
+// reserveSize is the disk space, bytes, set aside for a run's outputs
+// (results.Folder.Reserve): a quarter of the space free, between 16 KiB
+// and 256 KiB (run.json takes about 15 KiB a level, scorecard.json 2 KiB).
+func reserveSize(free int64, err error) int64 {
+	const lo, hi = 16 << 10, 256 << 10
+	if err != nil {
+		return hi
+	}
+	return min(max(free/4, lo), hi)
+}
+
+// interruptedBy says what cancelled ctx: "interrupted by SIGHUP (hangup)"
+// after a signal, "interrupted" when the cause is not known.
+func interruptedBy(ctx context.Context) string {
+	if c := context.Cause(ctx); c != nil && c != ctx.Err() {
+		return "interrupted by " + c.Error()
+	}
+	return "interrupted"
+}
+
+// folder is the run's results folder.
+func (b *bench) folder() results.Folder { return results.Folder{Path: b.dir, FS: b.e.fs} }
+
 // execute runs the levels (or the sweep), then writes every output, even
 // after an interruption or a failure.
 func (b *bench) execute(ctx context.Context) error {
@@ -555,12 +588,26 @@ func (b *bench) execute(ctx context.Context) error {
 	} else {
 		res, runErr = b.runLevels(ctx)
 	}
-	if ctx.Err() != nil {
+	var writeErr *results.WriteError
+	failedWrite := errors.As(runErr, &writeErr)
+	if ctx.Err() != nil || failedWrite {
 		res.Partial = true
 	}
+	if failedWrite {
+		res.Warnings = append(res.Warnings, metrics.Warning{Code: "write_failed", Level: -1, Message: writeFailedWarning(writeErr, b.log.Records())})
+	}
 	run := b.result(res)
+	switch {
+	case failedWrite:
+		run.PartialReason = "stopped by a failed write: " + writeErr.Error()
+	case ctx.Err() != nil:
+		run.PartialReason = interruptedBy(ctx)
+	}
 	b.recordShard(&run)
 	outErr := b.writeOutputs(ctx, run)
+	if failedWrite || errors.As(outErr, &writeErr) {
+		return b.writeFailure(writeErr, failedWrite, outErr)
+	}
 	failures := tallyFailures(b.runner.Levels())
 	b.printUnreachable(res)
 	// The hint goes on the summary unless the final error carries it.
@@ -570,7 +617,11 @@ func (b *bench) execute(ctx context.Context) error {
 	case outErr != nil:
 		return errors.Join(runErr, outErr)
 	case res.Partial:
-		fmt.Fprintf(b.e.stderr, "interrupted: partial results kept in %s\n", b.dir)
+		what := "interrupted"
+		if ctx.Err() != nil {
+			what = interruptedBy(ctx)
+		}
+		fmt.Fprintf(b.e.stderr, "%s: partial results kept in %s\n", what, b.dir)
 		return withCode(exitPartial, nil)
 	case runErr != nil:
 		return fmt.Errorf("%w (results so far are in %s)", runErr, b.dir)
@@ -679,25 +730,80 @@ func (b *bench) runnerMaxLag() time.Duration {
 
 func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// writeOutputs closes the records log and writes run.json and the formats
-// asked for. Every output is attempted; errors are joined.
+// writeOutputs writes run.json and the scorecard, closes the records log,
+// and writes the formats asked for. Every output is attempted; errors are
+// joined. The order matters when the disk is full: the reserve is given
+// back first; then come run.json, which every other command reads, the
+// scorecard, the records still in memory after a failed write, and last
+// levels.csv and report.html, which `gollm-bench report` can render again
+// from run.json. Each file is written whole or not at all.
 func (b *bench) writeOutputs(ctx context.Context, run results.Run) error {
-	errs := []error{b.log.Close()}
+	errs := []error{b.reserve.Release()}
 	if b.sources != nil && b.sources.Meter != nil {
 		errs = append(errs, b.sources.Meter.Close())
 	}
 	sc := b.scorecardFor(ctx, run)
 	run.Metadata = sc.Metadata
-	errs = append(errs, writeScorecard(b.dir, sc))
-	errs = append(errs, results.Write(b.dir, run))
+	dir := b.folder()
+	errs = append(errs, dir.WriteRun(run), writeScorecard(dir, sc), b.log.Close())
 	formats := slices.DeleteFunc(slices.Clone(b.f.formats), func(f string) bool { return f == "json" })
-	errs = append(errs, writeFormats(b.e.stdout, b.dir, run, formats))
+	errs = append(errs, writeFormats(b.e.stdout, dir, run, formats))
 	if sc.Status == scorecard.StatusAnecdote {
 		fmt.Fprintf(b.e.stderr, "scorecard: anecdote, missing %s (give them as flags to make it auditable)\n", strings.Join(sc.Missing, ", "))
 	} else {
 		fmt.Fprintf(b.e.stderr, "scorecard: %s\n", sc.Status)
 	}
 	return errors.Join(errs...)
+}
+
+// writeFailure is the error of a run that a failed write (a full disk)
+// stopped, or whose outputs did not all fit: exit 1, not 4 (which says
+// the user stopped the run). It names the file, the space left, what was
+// written, and where the records are.
+func (b *bench) writeFailure(first *results.WriteError, duringRun bool, outErr error) error {
+	var msg strings.Builder
+	fmt.Fprintf(&msg, "%v", first)
+	if duringRun {
+		msg.WriteString("\nthe run stopped there and sent no new request; its results are partial (run.json says so, with the reason)")
+	}
+	var errs []error
+	if j, ok := outErr.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else if outErr != nil {
+		errs = []error{outErr}
+	}
+	for _, err := range errs {
+		var we *results.WriteError
+		if err != nil && !(errors.As(err, &we) && we == first) {
+			fmt.Fprintf(&msg, "\n%v", err)
+		}
+	}
+	var written []string
+	for _, name := range []string{results.RunJSON, results.ScorecardJSON, results.LevelsCSV, results.ReportHTML} {
+		if _, err := os.Stat(filepath.Join(b.dir, name)); err == nil {
+			written = append(written, name)
+		}
+	}
+	fmt.Fprintf(&msg, "\nwritten in %s: %s", b.dir, strings.Join(written, ", "))
+	if !slices.Contains(written, results.RunJSON) {
+		msg.WriteString(" (no run.json: nothing more fitted)")
+	} else if len(written) < 4 {
+		fmt.Fprintf(&msg, " (once there is space, `gollm-bench report %s` renders the others again from run.json)", b.dir)
+	}
+	fmt.Fprintf(&msg, "\nrecords: %s", b.log.Records())
+	return errors.New(msg.String())
+}
+
+// writeFailedWarning is run.json's account of a write failure: which
+// file, the space left, and where the records of the run are.
+func writeFailedWarning(err *results.WriteError, recs harness.Records) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v: the run stopped there. %s holds the whole levels before it", err, filepath.Base(recs.Path))
+	for _, k := range recs.Kept {
+		fmt.Fprintf(&b, "; level %d's records are in %s, those that fitted on the disk (written before its window was known, they carry in_window false: the window is in this file)", k.Level, filepath.Base(k.Path))
+	}
+	b.WriteString("; every request sent is counted in its level's summary here, written or not")
+	return b.String()
 }
 
 // islWarnings says when prompts sized without the served tokenizer missed

@@ -13,10 +13,12 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/energy"
+	"github.com/gollm-bench/gollm-bench/results"
 )
 
 // Set by the linker (see the Makefile); "dev" and the VCS stamp otherwise.
@@ -26,10 +28,51 @@ var (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopOnSignal(context.Background())
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// signalNames names the signals that end a run early with its partial
+// results kept and marked (exit 4): Ctrl-C (SIGINT), SIGTERM (kill, docker
+// stop, Kubernetes), SIGHUP (the terminal or the ssh session went away)
+// and SIGQUIT (Ctrl-\).
+func signalNames() map[os.Signal]string {
+	return map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP", syscall.SIGQUIT: "SIGQUIT"}
+}
+
+// stopOnSignal returns a context cancelled by the first of the signals of
+// signalNames, with the signal, e.g. "SIGHUP (hangup)", as its cause. After that first signal
+// the signals take their default action again, so that a second one ends a
+// stuck process at once (a second SIGQUIT prints Go's goroutine dump),
+// and SIGPIPE is ignored: a hangup often closes the pipe stdout or stderr
+// went to (| tee), and a write there must fail, not kill the process
+// before it has written its results. stop releases the signals.
+func stopOnSignal(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	names := signalNames()
+	sigs := make(chan os.Signal, 1)
+	for sig := range names {
+		signal.Notify(sigs, sig)
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		select {
+		case sig := <-sigs:
+			signal.Stop(sigs)
+			signal.Ignore(syscall.SIGPIPE)
+			cancel(fmt.Errorf("%s (%v)", names[sig], sig))
+		case <-done:
+		}
+	})
+	return ctx, func() {
+		close(done)
+		wg.Wait()
+		signal.Stop(sigs)
+		cancel(nil)
+	}
 }
 
 // env is what every subcommand gets: its I/O, and the environment lookup
@@ -38,6 +81,9 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// fs is what results folders are written through (nil: the
+	// operating system's); tests give one that fills up.
+	fs results.FS
 }
 
 type command struct {
@@ -62,7 +108,12 @@ func commands() []command {
 
 // run is main without the process: it returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	return runEnv(ctx, env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}, args)
+}
+
+// runEnv is run with the environment given.
+func runEnv(ctx context.Context, e env, args []string) int {
+	stdout, stderr := e.stdout, e.stderr
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout)
 		if len(args) == 0 {

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -81,21 +83,43 @@ func runMerge(_ context.Context, e env, args []string) error {
 		return usageErr(fmt.Errorf("merge: %s already holds a run.json; pass --overwrite to replace it, or choose --output", dir))
 	}
 
+	torn, err := mergeRecords(dir, parts)
+	var damaged *recordsError
+	if errors.As(err, &damaged) {
+		return usageErr(err)
+	}
+	if err != nil {
+		return err
+	}
+	if len(torn) > 0 {
+		// A careful user keeps what was measured and is told what is
+		// missing: the whole records are merged, the torn ones are named,
+		// and the result is partial.
+		var where []string
+		for _, t := range torn {
+			where = append(where, t.String())
+			fmt.Fprintf(e.stderr, "warning: %s\n", t)
+		}
+		run.Partial, run.Result.Partial = true, true
+		reason := "a shard's records file was cut short: " + strings.Join(where, "; ")
+		run.PartialReason = strings.Join(slices.DeleteFunc([]string{run.PartialReason, reason}, func(s string) bool { return s == "" }), "; ")
+		run.Result.Warnings = append(run.Result.Warnings, metrics.Warning{Code: "torn_record", Level: -1, Message: reason +
+			": the merged requests.jsonl lacks those records; the merged summaries come from the shards' run.json and still count them"})
+	}
 	sc := mergedScorecard(run, parts)
 	run.Metadata = sc.Metadata
 	errs := []error{
-		mergeRecords(dir, parts),
-		writeScorecard(dir, sc),
+		writeScorecard(results.Folder{Path: dir}, sc),
 		results.Write(dir, run),
 	}
-	errs = append(errs, writeFormats(e.stdout, dir, run, *formats))
+	errs = append(errs, writeFormats(e.stdout, results.Folder{Path: dir}, run, *formats))
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "merged %d shards of run %s: %s\n", len(parts), run.RunID, dir)
 	switch code := run.Result.ExitCode(); {
 	case run.Partial:
-		fmt.Fprintln(e.stderr, "a shard was interrupted: the merged result is partial")
+		fmt.Fprintf(e.stderr, "the merged result is partial: %s\n", run.PartialReason)
 		return withCode(exitPartial, nil)
 	case code != exitOK:
 		return withCode(code, nil)
@@ -304,6 +328,9 @@ func mergeShards(parts []shardPart) (results.Run, error) {
 		res.Undecided = sweep.UndecidedLevels(res.Levels, res.Kind)
 	}
 	run.Partial = anyPartial
+	if anyPartial {
+		run.PartialReason = "a shard was interrupted"
+	}
 	run.Result = res
 	return run, nil
 }
@@ -362,9 +389,12 @@ func deref(p *float64) float64 {
 }
 
 // mergeRecords writes the shards' records, in shard order, to dir's
-// requests.jsonl (requests.jsonl.gz when shard 0's is compressed). The
-// lines are copied unchanged.
-func mergeRecords(dir string, parts []shardPart) error {
+// requests.jsonl (requests.jsonl.gz when shard 0's is compressed). Whole
+// records are copied unchanged. A shard file cut short (its last line a
+// torn record, or its gzip stream ending early) gives its whole records
+// and one tornRecord for the part left out; a damaged line elsewhere is
+// refused with its file and line (*recordsError), and nothing is written.
+func mergeRecords(dir string, parts []shardPart) ([]tornRecord, error) {
 	gz := false
 	if _, err := os.Stat(filepath.Join(parts[0].dir, results.RequestsJSONLGz)); err == nil {
 		gz = true
@@ -375,7 +405,7 @@ func mergeRecords(dir string, parts []shardPart) error {
 	}
 	tmp, err := os.CreateTemp(dir, "."+name+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("merge: %w", err)
+		return nil, fmt.Errorf("merge: %w", err)
 	}
 	defer os.Remove(tmp.Name())
 	bw := bufio.NewWriterSize(tmp, 1<<16)
@@ -385,69 +415,154 @@ func mergeRecords(dir string, parts []shardPart) error {
 		zw = gzip.NewWriter(bw)
 		w = zw
 	}
+	var torn []tornRecord
 	var errs []error
 	for _, p := range parts {
-		errs = append(errs, copyRecords(w, p.dir))
+		t, err := copyRecords(w, p.dir)
+		if t != nil {
+			torn = append(torn, *t)
+		}
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		tmp.Close()
+		return nil, err
 	}
 	if zw != nil {
 		errs = append(errs, zw.Close())
 	}
 	errs = append(errs, bw.Flush(), tmp.Close())
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("merge: %s: %w", name, err)
+		return nil, fmt.Errorf("merge: %s: %w", name, err)
 	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, name))
+	return torn, os.Rename(tmp.Name(), filepath.Join(dir, name))
 }
 
-// copyRecords copies one shard's requests.jsonl[.gz] to w, ending it with
-// a newline. A shard without records (it had no request to send) copies
-// nothing.
-func copyRecords(w io.Writer, dir string) error {
+// tornRecord is the end of a shard's records file that was cut short and
+// left out of the merge.
+type tornRecord struct {
+	path  string
+	line  int // 1-based line of the partial record
+	bytes int // its bytes left out
+	gzip  bool
+}
+
+func (t tornRecord) String() string {
+	switch {
+	case t.bytes == 0:
+		return fmt.Sprintf("%s: the gzip stream ends early after line %d: any records after it are lost", t.path, t.line)
+	case t.gzip:
+		return fmt.Sprintf("%s line %d: a record cut off where the gzip stream ends early, %d bytes, left out", t.path, t.line, t.bytes)
+	}
+	return fmt.Sprintf("%s line %d: a torn record (the file ends before the rest of it), %d bytes, left out", t.path, t.line, t.bytes)
+}
+
+// recordsError is a shard's records line that is not a whole record
+// although more lines follow it: the file is damaged, not cut short.
+type recordsError struct {
+	path string
+	line int
+	err  error
+}
+
+func (e *recordsError) Error() string {
+	return fmt.Sprintf("%s line %d: not a whole record (%v), and records follow it: the file is damaged; remove or repair that line, then merge again", e.path, e.line, e.err)
+}
+
+func (e *recordsError) Unwrap() error { return e.err }
+
+// copyRecords copies one shard's requests.jsonl[.gz] to w, line by line,
+// each ending with a newline. Blank lines are dropped. A shard without
+// records (it had no request to send) copies nothing. See mergeRecords for
+// a file cut short or damaged.
+func copyRecords(w io.Writer, dir string) (*tornRecord, error) {
 	var r io.Reader
-	f, err := os.Open(filepath.Join(dir, results.RequestsJSONL))
+	path := filepath.Join(dir, results.RequestsJSONL)
+	f, err := os.Open(path)
+	gz := false
 	if errors.Is(err, fs.ErrNotExist) {
-		f, err = os.Open(filepath.Join(dir, results.RequestsJSONLGz))
+		path = filepath.Join(dir, results.RequestsJSONLGz)
+		f, err = os.Open(path)
 		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%s: no %s or %s", dir, results.RequestsJSONL, results.RequestsJSONLGz)
+			return nil, fmt.Errorf("%s: no %s or %s", dir, results.RequestsJSONL, results.RequestsJSONLGz)
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer f.Close()
 		zr, err := gzip.NewReader(f)
 		if err != nil {
-			return fmt.Errorf("%s: %w", f.Name(), err)
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		r = zr
+		r, gz = zr, true
 	} else {
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer f.Close()
 		r = f
 	}
 	br := bufio.NewReaderSize(r, 1<<16)
-	last := byte('\n')
-	buf := make([]byte, 1<<16)
-	for {
-		n, rerr := br.Read(buf)
-		if n > 0 {
-			last = buf[n-1]
-			if _, err := w.Write(buf[:n]); err != nil {
-				return err
+	// cut reports whether err says the gzip stream ends early.
+	cut := func(err error) bool { return gz && errors.Is(err, io.ErrUnexpectedEOF) }
+	var line []byte
+	for n := 1; ; n++ {
+		line = line[:0]
+		var rerr error
+		for {
+			chunk, err := br.ReadSlice('\n')
+			line = append(line, chunk...)
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				rerr = err
+				break
 			}
 		}
-		if rerr == io.EOF {
-			break
+		if rerr != nil && rerr != io.EOF && !cut(rerr) {
+			return nil, fmt.Errorf("%s: %w", path, rerr)
 		}
-		if rerr != nil {
-			return fmt.Errorf("%s: %w", dir, rerr)
+		ended := len(line) > 0 && line[len(line)-1] == '\n'
+		last := rerr != nil
+		if !last {
+			if _, err := br.Peek(1); err == io.EOF || cut(err) {
+				last = true
+			}
+		}
+		switch rec := bytes.TrimSpace(line); {
+		case len(rec) == 0:
+		case wholeRecord(rec):
+			if _, err := w.Write(append(rec, '\n')); err != nil {
+				return nil, err
+			}
+		case last:
+			// The last line, cut short: the whole records before it are
+			// kept.
+			return &tornRecord{path: path, line: n, bytes: len(line), gzip: cut(rerr)}, nil
+		default:
+			return nil, &recordsError{path: path, line: n, err: recordSyntax(rec)}
+		}
+		if rerr != nil || (last && ended) {
+			if _, err := br.Peek(1); cut(rerr) || cut(err) {
+				// The stream ends early just after a whole line.
+				return &tornRecord{path: path, line: n, gzip: true}, nil
+			}
+			return nil, nil
 		}
 	}
-	if last != '\n' {
-		_, err = w.Write([]byte{'\n'})
+}
+
+// wholeRecord reports whether line is one whole JSON object.
+func wholeRecord(line []byte) bool { return line[0] == '{' && json.Valid(line) }
+
+// recordSyntax says why line is not a whole record.
+func recordSyntax(line []byte) error {
+	if line[0] != '{' {
+		return errors.New("not a JSON object")
 	}
-	return err
+	var v any
+	if err := json.Unmarshal(line, &v); err != nil {
+		return err
+	}
+	return errors.New("not a JSON object")
 }
 
 func minTime(a, b time.Time) time.Time {

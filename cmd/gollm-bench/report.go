@@ -65,14 +65,14 @@ func runReport(_ context.Context, e env, args []string) error {
 		}
 	}
 	rest := slices.DeleteFunc(slices.Clone(*formats), func(f string) bool { return f == "json" })
-	return writeFormats(e.stdout, dir, run, rest)
+	return writeFormats(e.stdout, results.Folder{Path: dir}, run, rest)
 }
 
 // writeFormats renders run into dir (levels.csv, report.html) and the
 // console table onto stdout, as formats asks; json is run.json itself.
-func writeFormats(stdout io.Writer, dir string, run results.Run, formats []string) error {
+func writeFormats(stdout io.Writer, dir results.Folder, run results.Run, formats []string) error {
 	var errs []error
-	scorecardJSON, _ := os.ReadFile(filepath.Join(dir, scorecard.FileName))
+	scorecardJSON, _ := os.ReadFile(filepath.Join(dir.Path, scorecard.FileName))
 	for _, f := range formats {
 		var buf bytes.Buffer
 		switch f {
@@ -84,13 +84,13 @@ func writeFormats(stdout io.Writer, dir string, run results.Run, formats []strin
 				errs = append(errs, err)
 				continue
 			}
-			errs = append(errs, results.WriteFile(dir, results.LevelsCSV, buf.Bytes()))
+			errs = append(errs, dir.WriteFile(results.LevelsCSV, buf.Bytes()))
 		case "html":
 			if err := report.WriteHTML(&buf, run, report.HTMLOptions{Scorecard: scorecardJSON}); err != nil {
 				errs = append(errs, err)
 				continue
 			}
-			errs = append(errs, results.WriteFile(dir, results.ReportHTML, buf.Bytes()))
+			errs = append(errs, dir.WriteFile(results.ReportHTML, buf.Bytes()))
 		}
 	}
 	return errors.Join(errs...)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -102,12 +103,14 @@ func (b *bench) scorecardFor(ctx context.Context, run results.Run) scorecard.Sco
 	})
 }
 
-func writeScorecard(dir string, sc scorecard.Scorecard) error {
-	f, err := os.Create(filepath.Join(dir, scorecard.FileName))
-	if err != nil {
+// writeScorecard writes scorecard.json into dir, atomically (a full disk
+// leaves no half file).
+func writeScorecard(dir results.Folder, sc scorecard.Scorecard) error {
+	var buf bytes.Buffer
+	if err := scorecard.Write(&buf, sc); err != nil {
 		return fmt.Errorf("scorecard: %w", err)
 	}
-	return errors.Join(scorecard.Write(f, sc), f.Close())
+	return dir.WriteFile(scorecard.FileName, buf.Bytes())
 }
 
 // aggregateFile is the name of `aggregate`'s CSV (SPEC §10).
