@@ -114,7 +114,7 @@ func (b *bench) parse(fs *pflag.FlagSet) error {
 		bad(fmt.Errorf("--slo: %w", err))
 	}
 	if b.precision, err = slo.ParsePrecision(f.precision); err != nil {
-		if !strings.Contains(f.precision, ":") {
+		if !strings.ContainsAny(f.precision, ":_%=") {
 			// A model precision (fp8, bf16) given the old way.
 			bad(fmt.Errorf("--precision %q: --precision sets how precisely each level is measured, e.g. ttft_p99:5%%; for the model's numeric precision (metadata) use --model-precision %s", f.precision, f.precision))
 		} else {
