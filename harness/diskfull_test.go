@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/gollm-bench/gollm-bench/harness"
-	"github.com/gollm-bench/gollm-bench/internal/mockserver"
+	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/internal/quota"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/openai"

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/gollm-bench/gollm-bench/harness"
-	"github.com/gollm-bench/gollm-bench/internal/mockserver"
+	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/results"
 )
 

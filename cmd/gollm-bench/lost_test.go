@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gollm-bench/gollm-bench/internal/mockserver"
+	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/internal/quota"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"

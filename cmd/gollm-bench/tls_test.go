@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gollm-bench/gollm-bench/internal/mockserver"
+	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/scorecard"
 )

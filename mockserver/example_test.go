@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gollm-bench/gollm-bench/internal/mockserver"
+	"github.com/gollm-bench/gollm-bench/mockserver"
 )
 
 func Example() {

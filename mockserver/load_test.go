@@ -18,7 +18,7 @@ import (
 // The loopback load checks are wall-clock measurements, not unit tests:
 // they run only with -mockserver.load, e.g.
 //
-//	go test ./internal/mockserver -run Load -mockserver.load -v
+//	go test ./mockserver -run Load -mockserver.load -v
 var loadFlag = flag.Bool("mockserver.load", false, "run the wall-clock loopback load checks (knee and throughput)")
 
 // loadResult is one client-side measurement of a request.

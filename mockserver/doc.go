@@ -1,6 +1,16 @@
 // Package mockserver is gollm-bench's simulated OpenAI-compatible inference
-// server (SPEC §11): `gollm-bench mock-server`, the in-process target of
-// `run` and `sweep` without --target, and the server of every HTTP test.
+// server: `gollm-bench mock-server`, the in-process target of `run` and
+// `sweep` without --target, and the server of every HTTP test. It is
+// public so that an embedder's tests can start it in-process, as
+// net/http/httptest starts a handler:
+//
+//	srv, _ := mockserver.New(mockserver.Config{})    // or a Preset("demo")
+//	ts := httptest.NewServer(srv.Handler())
+//	defer ts.Close()
+//	defer srv.Close()
+//	// point an openai.Client at ts.URL, model mockserver.DefaultModel
+//
+// docs/mock-server.md documents its latency model, presets and faults.
 //
 // # Endpoints and shapes
 //
