@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/harness"
-	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/openai"
 	"github.com/gollm-bench/gollm-bench/slo"
 	"github.com/gollm-bench/gollm-bench/workload"
@@ -51,7 +51,7 @@ func TestPrecisionStopsALevelOnceMet(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, _ := precisionRunner(t, harness.Config{
-		Limits: loadgen.Limits{MaxDuration: time.Minute}, Warmup: harness.Trim{Fraction: 0.1}, Cooldown: harness.Trim{Fraction: 0.1},
+		Limits: loadgen.Limits{MaxDuration: time.Minute}, Warmup: loadgen.Trim{Fraction: 0.1}, Cooldown: loadgen.Trim{Fraction: 0.1},
 		Precision: prec, Drain: 5 * time.Second,
 	})
 	start := time.Now()

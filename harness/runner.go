@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"sync"
 	"time"
 
@@ -13,28 +12,6 @@ import (
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/slo"
 )
-
-// Trim is a warmup or cooldown: a duration, a request count, or a share of
-// the level's length (duration levels) or request count (request-count
-// levels). At most one field is set; the zero Trim trims nothing.
-type Trim struct {
-	Duration time.Duration
-	Requests int64
-	Fraction float64 // 0..0.5
-}
-
-// String spells t as the --warmup/--cooldown flags do.
-func (t Trim) String() string {
-	switch {
-	case t.Duration > 0:
-		return t.Duration.String()
-	case t.Requests > 0:
-		return fmt.Sprint(t.Requests)
-	case t.Fraction > 0:
-		return fmt.Sprintf("%g%%", t.Fraction*100)
-	}
-	return "0"
-}
 
 // Config configures a Runner. Requester, Workload and one of
 // Limits.MaxDuration and Limits.MaxRequests are required.
@@ -46,7 +23,7 @@ type Config struct {
 	// Limits are each level's stop conditions. Their warmup and cooldown
 	// fields are ignored: Warmup and Cooldown below are used instead.
 	Limits           loadgen.Limits
-	Warmup, Cooldown Trim
+	Warmup, Cooldown loadgen.Trim
 	// Objective is the SLO; its per-request predicate gives goodput.
 	Objective slo.Objective
 	// MaxLag is the scheduling-lag p99 above which a level is
@@ -185,9 +162,9 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.Limits.MaxDuration <= 0 && cfg.Limits.MaxRequests <= 0 {
 		errs = append(errs, errors.New("harness: a level needs --max-seconds or --max-requests"))
 	}
-	for name, t := range map[string]Trim{"--warmup": cfg.Warmup, "--cooldown": cfg.Cooldown} {
-		if t.Fraction < 0 || t.Fraction >= 0.5 || t.Duration < 0 || t.Requests < 0 {
-			errs = append(errs, fmt.Errorf("harness: %s %s: must be non-negative and a share below 50%%", name, t))
+	for name, t := range map[string]loadgen.Trim{"Config.Warmup": cfg.Warmup, "Config.Cooldown": cfg.Cooldown} {
+		if err := t.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("harness: %s: %w", name, err))
 		}
 	}
 	if len(errs) > 0 {
@@ -218,51 +195,20 @@ func (r *Runner) Levels() []Level {
 	return append([]Level(nil), r.levels...)
 }
 
-// limitsFor resolves the trims of a level into loadgen.Limits.
+// limitsFor is the limits of a level: Limits with the trims applied.
 func (r *Runner) limitsFor() loadgen.Limits {
-	return LevelLimits(r.cfg.Limits, r.cfg.Warmup, r.cfg.Cooldown)
+	return r.cfg.Limits.WithTrims(r.cfg.Warmup, r.cfg.Cooldown)
 }
 
 // decideLimits are the limits of a level run to a decision: DecideLimits,
-// or Limits when it is zero, with warmup and cooldown durations and
-// request counts resolved as for any level, and shares left as shares:
-// they apply to the length the level actually runs.
+// or Limits when it is zero, with the trims applied (a share applies to
+// the length the level actually runs).
 func (r *Runner) decideLimits() loadgen.Limits {
 	base := r.cfg.Limits
 	if r.cfg.DecideLimits.MaxDuration > 0 || r.cfg.DecideLimits.MaxRequests > 0 {
 		base = r.cfg.DecideLimits
 	}
-	lim := LevelLimits(base, r.cfg.Warmup, r.cfg.Cooldown)
-	if base.MaxDuration > 0 {
-		lim.Warmup, lim.Cooldown = r.cfg.Warmup.Duration, r.cfg.Cooldown.Duration
-		lim.WarmupFraction, lim.CooldownFraction = r.cfg.Warmup.Fraction, r.cfg.Cooldown.Fraction
-	}
-	return lim
-}
-
-// LevelLimits returns the loadgen.Limits every level of a Runner with
-// these Config fields runs under: lim with warmup and cooldown resolved
-// (a share becomes a duration of lim.MaxDuration or a count of
-// lim.MaxRequests). Call its Validate to check a configuration before
-// anything runs.
-func LevelLimits(lim loadgen.Limits, warmup, cooldown Trim) loadgen.Limits {
-	lim.Warmup, lim.WarmupRequests = warmup.Duration, warmup.Requests
-	lim.Cooldown, lim.CooldownRequests = cooldown.Duration, cooldown.Requests
-	for _, t := range []struct {
-		trim *Trim
-		dur  *time.Duration
-		reqs *int64
-	}{{&warmup, &lim.Warmup, &lim.WarmupRequests}, {&cooldown, &lim.Cooldown, &lim.CooldownRequests}} {
-		if t.trim.Fraction <= 0 {
-			continue
-		}
-		if lim.MaxDuration > 0 {
-			*t.dur = time.Duration(t.trim.Fraction * float64(lim.MaxDuration))
-		} else {
-			*t.reqs = int64(math.Round(t.trim.Fraction * float64(lim.MaxRequests)))
-		}
-	}
-	return lim
+	return base.WithTrims(r.cfg.Warmup, r.cfg.Cooldown)
 }
 
 // RunLevel runs one level and returns its summary. With Config.Repeat > 1

@@ -28,11 +28,7 @@ func startTelemetry(ctx context.Context, t Telemetry, level int, lim loadgen.Lim
 	if t == nil {
 		return lt
 	}
-	begin := lim.Warmup
-	end := time.Duration(0)
-	if lim.MaxDuration > 0 {
-		end = lim.MaxDuration - lim.Cooldown
-	}
+	begin, end := lim.PlannedWindow()
 	lt.wg.Add(1)
 	go func() {
 		defer lt.wg.Done()

@@ -55,8 +55,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/openai"
 )
 

@@ -42,7 +42,7 @@ type bench struct {
 	obj              slo.Objective
 	precision        slo.Precision // --precision parsed
 	levels           []float64     // --rate parsed
-	warmup, cooldown harness.Trim
+	warmup, cooldown loadgen.Trim
 	limits           loadgen.Limits
 	shard            loadgen.Shard // --shard; zero when unsharded
 	tls              *tls.Config   // --ca-cert or --insecure; nil for Go's defaults
@@ -258,9 +258,12 @@ func (b *bench) parse(fs *pflag.FlagSet) error {
 	return nil
 }
 
-func trim(flag, s string) (harness.Trim, error) {
-	t, err := parseWindowTrim(flag, s)
-	return harness.Trim{Duration: t.dur, Requests: t.requests, Fraction: t.fraction}, err
+func trim(flag, s string) (loadgen.Trim, error) {
+	t, err := loadgen.ParseTrim(s)
+	if err != nil {
+		return t, fmt.Errorf("--%s %w", flag, err)
+	}
+	return t, nil
 }
 
 // setup starts the target (or the mock), the client, the tokenizer, the

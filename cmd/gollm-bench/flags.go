@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -186,40 +185,6 @@ func (f *benchFlags) register(fs *pflag.FlagSet, sweep bool) {
 // requests that a refused connection is not a one-off, few enough that a
 // dead target costs a fraction of a second per level.
 const defaultUnreachableAfter = 10
-
-// windowTrim is a parsed --warmup or --cooldown value: exactly one field is
-// set, or none.
-type windowTrim struct {
-	dur      time.Duration
-	requests int64
-	fraction float64
-}
-
-// parseWindowTrim parses "30s", "100" (requests) or "10%".
-func parseWindowTrim(flag, s string) (windowTrim, error) {
-	s = strings.TrimSpace(s)
-	switch {
-	case s == "" || s == "0":
-		return windowTrim{}, nil
-	case strings.HasSuffix(s, "%"):
-		v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-		if err != nil || v < 0 || v >= 50 {
-			return windowTrim{}, fmt.Errorf("--%s %q: a share must be a percentage in [0, 50), e.g. 10%%", flag, s)
-		}
-		return windowTrim{fraction: v / 100}, nil
-	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if n < 0 {
-			return windowTrim{}, fmt.Errorf("--%s %q: a request count must not be negative", flag, s)
-		}
-		return windowTrim{requests: n}, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return windowTrim{}, fmt.Errorf("--%s %q: want a duration (30s), a request count (100) or a share (10%%)", flag, s)
-	}
-	return windowTrim{dur: d}, nil
-}
 
 // parseKV parses repeatable K=V flags. A bad --header is not quoted, since
 // it may hold a secret ("Authorization: Bearer ...").

@@ -13,7 +13,6 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/cost"
 	"github.com/gollm-bench/gollm-bench/energy"
-	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/openai"
 )
 
@@ -161,7 +160,7 @@ func (b *bench) validateFlags() []error {
 // level limits (the warmup and cooldown must leave a window), each level's
 // profile (`run`) or the sweep plan. Their messages name the flags.
 func (b *bench) validateBuilt() error {
-	errs := []error{harness.LevelLimits(b.limits, b.warmup, b.cooldown).Validate()}
+	errs := []error{b.limits.WithTrims(b.warmup, b.cooldown).Validate()}
 	if b.sweep {
 		errs = append(errs, withFlagNames(b.plan().Validate(), planFlags()))
 	} else {
