@@ -111,8 +111,8 @@ func TestRepeatPoolsRuns(t *testing.T) {
 	var ok int64
 	for i, lv := range lvs {
 		ok += lv.Summary.Requests.OK
-		if lv.Repeat != i || lv.Result.Profile.Seed != harness.RepeatSeed(7, i) {
-			t.Errorf("run %d: repeat %d seed %d, want %d", i, lv.Repeat, lv.Result.Profile.Seed, harness.RepeatSeed(7, i))
+		if lv.Repeat != i || lv.Result.Profile.Seed != loadgen.DeriveSeed(7, i) {
+			t.Errorf("run %d: repeat %d seed %d, want %d", i, lv.Repeat, lv.Result.Profile.Seed, loadgen.DeriveSeed(7, i))
 		}
 	}
 	if s.Requests.OK != ok || s.TTFT.Count != ok {

@@ -213,7 +213,7 @@ func (r *Runner) decideLimits() loadgen.Limits {
 
 // RunLevel runs one level and returns its summary. With Config.Repeat > 1
 // it runs the level that many times, one after the other (Poisson
-// arrivals reseeded for each run, see RepeatSeed), and returns the pooled
+// arrivals reseeded for each run with loadgen.DeriveSeed), and returns the pooled
 // summary (metrics.PoolRepeats) with the spread between the runs. On
 // interruption it returns the partial level's summary with the error, so
 // nothing measured is lost.
@@ -241,7 +241,7 @@ func (r *Runner) runLevel(ctx context.Context, level int, p loadgen.Profile, dec
 	var errs []error
 	for i := range n {
 		rp := p
-		rp.Seed = RepeatSeed(p.Seed, i)
+		rp.Seed = loadgen.DeriveSeed(p.Seed, i)
 		s, res, err := r.runOnce(ctx, level, rp, i, decide)
 		if res.Scheduled > 0 || err == nil {
 			runs = append(runs, s)
@@ -263,20 +263,6 @@ func (r *Runner) runLevel(ctx context.Context, level int, p loadgen.Profile, dec
 	pooled.Repeats = repeatSpread(r.cfg.Objective, runs, pooled)
 	pooled.Warnings = append(pooled.Warnings, repeatWarnings(level, pooled.Repeats)...)
 	return pooled, errors.Join(errs...)
-}
-
-// RepeatSeed is the seed of run i of a repeated level whose profile has
-// seed: the same seed for run 0, and for later runs a seed derived from it
-// (a SplitMix64 step of seed + i), so that every run's arrivals are
-// reproducible from --seed yet independent of each other.
-func RepeatSeed(seed uint64, i int) uint64 {
-	if i == 0 {
-		return seed
-	}
-	z := seed + uint64(i)*0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
 }
 
 // runOnce runs one level (or one run of a repeated level) end to end.
@@ -313,12 +299,8 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 	}
 	opts := []loadgen.Option{loadgen.WithClock(r.cfg.Clock), loadgen.WithLogger(r.cfg.Logger),
 		loadgen.WithSeqStart(r.nextSeq), loadgen.WithDrainTimeout(drain)}
-	share := p
 	if !r.cfg.Shard.IsZero() {
 		opts = append(opts, loadgen.WithShard(r.cfg.Shard.Index, r.cfg.Shard.Count))
-		if s, err := r.cfg.Shard.Share(p); err == nil {
-			share = s
-		}
 	}
 	gen := loadgen.New(r.cfg.Requester, r.cfg.Workload, opts...)
 	r.genMu.Lock()
@@ -334,21 +316,11 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 	telemetry, teleErr := tele.finish()
 
 	// Accumulate from the spool, now that the window is known.
-	cfg := metrics.Config{
-		Level:        level,
-		Profile:      share,
-		Window:       metrics.Window{Start: res.Window.Start, End: res.Window.End},
-		MaxLag:       r.cfg.MaxLag,
-		CPUSeconds:   res.ClientCPU.Seconds(),
-		WallSeconds:  res.Duration().Seconds(),
-		CapReached:   res.Queued > 0,
-		PeakInFlight: res.MaxInFlight,
-		InWindow:     res.InWindow,
-	}
+	cfg := metrics.LevelConfig(res)
+	cfg.MaxLag = r.cfg.MaxLag
 	if !r.cfg.Objective.IsZero() {
 		cfg.Good = r.cfg.Objective.Good
 	}
-	cfg.TargetRate = plannedRate(p, lim, r.cfg.Shard, res)
 	acc := metrics.NewAccumulator(cfg)
 	timeline := metrics.NewTimelineBuilder(level, res.Start, res.End, cfg.Window, r.cfg.TimelineBuckets)
 	// Every record is accounted for, even when the log cannot take them
@@ -498,45 +470,6 @@ func (r *Runner) watchProgress(ctx context.Context, level, repeat int, p loadgen
 		wg.Wait()
 		report(true)
 	}
-}
-
-// plannedRate is an open-loop level's target rate over its window: the
-// arrivals its seeded plan puts inside the window (those this shard owns),
-// per second, req/s. For Poisson arrivals this is the realised plan, not
-// the nominal rate, whose noise alone (about 6 % for 300 arrivals) would
-// otherwise flag a healthy client as falling behind. A level stopped early
-// by a failed write or an interruption planned nothing after the stop: its
-// plan ends with the last arrival fired, so that the stop does not read as
-// a client falling behind. 0 for closed loop or an empty window (the
-// accumulator then uses the nominal rate).
-func plannedRate(p loadgen.Profile, lim loadgen.Limits, shard loadgen.Shard, res loadgen.LevelResult) float64 {
-	pacer := loadgen.PacerFor(p)
-	win := res.Window
-	if pacer == nil || win.Empty() {
-		return 0
-	}
-	// Arrivals k < last are planned (all of them when !bounded).
-	bounded, last := lim.MaxRequests > 0, lim.MaxRequests
-	if res.StopReason == loadgen.StopSinkError || res.StopReason == loadgen.StopInterrupted {
-		bounded, last = true, res.Planned
-	}
-	var n int64
-	var prev time.Duration
-	for i := int64(0); !bounded || i < last; i++ {
-		at := pacer.Arrival(i, prev)
-		prev = at
-		// [Start, End): an arrival planned exactly at the window's end is
-		// sent just after it, so it is not expected among those sent in
-		// the window.
-		t := res.Start + at
-		if t >= win.End {
-			break
-		}
-		if t >= win.Start && (shard.IsZero() || shard.Owns(i)) {
-			n++
-		}
-	}
-	return float64(n) / (win.End - win.Start).Seconds()
 }
 
 // errorTally counts failed records by error kind and keeps the first

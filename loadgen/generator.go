@@ -36,6 +36,7 @@ type Generator struct {
 	drain         time.Duration
 	lateTolerance time.Duration
 	fineTimer     bool
+	pacer         Pacer // WithPacer; nil: PacerFor(profile)
 	shard         Shard
 	shardSet      bool // WithShard was given: its Count must be >= 1
 
@@ -86,6 +87,21 @@ func WithSeqStart(seq int64) Option { return func(g *Generator) { g.nextSeq = se
 // are cancelled at once and recorded as StatusCancelled, "incomplete" in
 // SPEC §5 terms).
 func WithDrainTimeout(d time.Duration) Option { return func(g *Generator) { g.drain = max(d, 0) } }
+
+// WithPacer sets the Pacer of open-loop levels (ModeConstant and
+// ModePoisson profiles), in place of PacerFor(profile): any arrival
+// process, as vegeta's Attack takes any pacer. The profile's Rate then
+// only names the level; the client's health is judged against the
+// arrivals p plans (LevelResult.PlannedInWindow). nil restores PacerFor.
+func WithPacer(p Pacer) Option { return func(g *Generator) { g.pacer = p } }
+
+// pacerFor is the Pacer of an open-loop profile p.
+func (g *Generator) pacerFor(p Profile) Pacer {
+	if g.pacer != nil {
+		return g.pacer
+	}
+	return PacerFor(p)
+}
 
 // WithLateTolerance sets how far past its intended time an open-loop
 // arrival may fire before it counts as late (default DefaultLateTolerance).
@@ -210,6 +226,7 @@ func (g *Generator) Run(ctx context.Context, level int, p Profile, lim Limits, s
 	case l.workloadErr != nil:
 		err = fmt.Errorf("loadgen: level %d: %w", level, l.workloadErr)
 	}
+	res.PlannedInWindow = g.plannedInWindow(p, lim, res)
 	return res, err
 }
 
@@ -228,6 +245,42 @@ func (g *Generator) Stop() bool {
 	}
 	l.requestStop()
 	return true
+}
+
+// plannedInWindow counts the arrivals of an open-loop level's seeded plan
+// (this shard's) whose intended time falls in [Window.Start, Window.End):
+// the sends the level owed its window. An arrival planned exactly at the
+// window's end is sent just after it, so it is not counted. A level
+// stopped early (a failed write, an interruption, MaxErrors, an
+// unreachable target, a workload error) planned nothing after its stop,
+// so that the stop does not read as a client falling behind. 0 for a
+// closed loop or an empty window.
+func (g *Generator) plannedInWindow(p Profile, lim Limits, res LevelResult) int64 {
+	pacer := g.pacerFor(p)
+	win := res.Window
+	if pacer == nil || win.Empty() {
+		return 0
+	}
+	bounded, last := lim.MaxRequests > 0, lim.MaxRequests
+	switch res.StopReason {
+	case StopSinkError, StopInterrupted, StopMaxErrors, StopUnreachable, StopWorkloadError:
+		bounded, last = true, res.Planned
+	}
+	shard := g.shard.norm()
+	var n int64
+	var prev time.Duration
+	for i := int64(0); !bounded || i < last; i++ {
+		at := pacer.Arrival(i, prev)
+		prev = at
+		t := res.Start + at
+		if t >= win.End {
+			break
+		}
+		if t >= win.Start && shard.Owns(i) {
+			n++
+		}
+	}
+	return n
 }
 
 // level is the state of one Run.
@@ -359,7 +412,7 @@ func (l *level) run(sink Sink) {
 
 	switch l.p.Mode {
 	case ModeConstant, ModePoisson:
-		l.producers.Go(func() error { l.openLoop(PacerFor(l.p)); return nil })
+		l.producers.Go(func() error { l.openLoop(l.g.pacerFor(l.p)); return nil })
 	default:
 		n := 1
 		switch l.share.Mode {

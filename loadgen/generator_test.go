@@ -747,3 +747,21 @@ func TestLimitsFractions(t *testing.T) {
 		}
 	}
 }
+
+// TestWithPacer: an open-loop level fires at a custom pacer's times.
+func TestWithPacer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newBubbled(newFake(10*time.Millisecond), okWorkload, WithPacer(ConstantPacer{Rate: 4}))
+		var sink MemorySink
+		res, err := g.Run(t.Context(), 0, Profile{Mode: ModeConstant, Rate: 100}, Limits{MaxDuration: time.Second}, &sink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Scheduled != 4 {
+			t.Errorf("%d arrivals in 1 s, want 4 from the custom pacer (not 100 from the profile)", res.Scheduled)
+		}
+		if res.PlannedInWindow != 4 {
+			t.Errorf("planned in window %d, want 4", res.PlannedInWindow)
+		}
+	})
+}

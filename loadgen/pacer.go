@@ -70,6 +70,17 @@ func splitmix64(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
+// DeriveSeed returns the seed of stream i derived from seed: seed itself
+// for i = 0, and a SplitMix64 step of seed + i otherwise, so that related
+// streams (the runs of a repeated level, say) are reproducible from one
+// seed yet independent of each other.
+func DeriveSeed(seed uint64, i int) uint64 {
+	if i == 0 {
+		return seed
+	}
+	return splitmix64(seed + uint64(i)*0x9e3779b97f4a7c15)
+}
+
 // PacerFor returns the Pacer of an open-loop profile (ModeConstant or
 // ModePoisson), and nil for closed-loop modes.
 func PacerFor(p Profile) Pacer {

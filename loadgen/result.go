@@ -56,6 +56,15 @@ type LevelResult struct {
 	// times. Use InWindow to classify records.
 	Window Window `json:"window"`
 
+	// PlannedInWindow is, for an open-loop level, the number of arrivals
+	// of its seeded plan (this shard's part) whose intended time falls in
+	// [Window.Start, Window.End): the sends the level owed its window, the
+	// target a healthy client meets (metrics.LevelConfig turns it into
+	// Config.TargetRate). For Poisson arrivals this is the realised plan,
+	// whose own noise (about 6 % for 300 arrivals) would otherwise read as
+	// a client falling behind. 0 for closed-loop levels.
+	PlannedInWindow int64 `json:"planned_in_window,omitempty"`
+
 	FirstSeq  int64 `json:"first_seq"` // Seq of request k = 0
 	Scheduled int64 `json:"scheduled"` // requests this process scheduled: exactly one record each
 	// Planned is the number of requests of the whole plan (all shards)

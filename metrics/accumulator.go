@@ -479,3 +479,32 @@ func (a *Accumulator) Summary() Summary {
 	s.Warnings = deriveWarnings(&s)
 	return s
 }
+
+// LevelConfig is the Config of the level res describes, as the load
+// generator ran it: its index, profile (a shard's share of it), window
+// (with res.InWindow deciding which requests were sent in it), the client's
+// CPU and wall time, whether MaxConcurrency was reached, the peak in
+// flight, and the target rate the client owed its window
+// (res.PlannedInWindow over the window). The caller adds what the load
+// generator does not know: Good (the SLO's per-request predicate) and
+// MaxLag.
+func LevelConfig(res loadgen.LevelResult) Config {
+	share := res.Profile
+	if s, err := res.Shard.Share(res.Profile); err == nil {
+		share = s
+	}
+	cfg := Config{
+		Level:        res.Level,
+		Profile:      share,
+		Window:       Window{Start: res.Window.Start, End: res.Window.End},
+		CPUSeconds:   res.ClientCPU.Seconds(),
+		WallSeconds:  res.Duration().Seconds(),
+		CapReached:   res.Queued > 0,
+		PeakInFlight: res.MaxInFlight,
+		InWindow:     res.InWindow,
+	}
+	if sec := (res.Window.End - res.Window.Start).Seconds(); res.PlannedInWindow > 0 && sec > 0 {
+		cfg.TargetRate = float64(res.PlannedInWindow) / sec
+	}
+	return cfg
+}
