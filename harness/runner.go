@@ -188,6 +188,10 @@ func New(cfg Config) (*Runner, error) {
 	return &Runner{cfg: cfg}, nil
 }
 
+// Objective returns the SLO the Runner measures goodput against
+// (Config.Objective); sweep.Run reads it, so that the SLO is given once.
+func (r *Runner) Objective() slo.Objective { return r.cfg.Objective }
+
 // Levels returns what was measured at every level run so far, in order.
 func (r *Runner) Levels() []Level {
 	r.mu.Lock()

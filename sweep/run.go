@@ -37,6 +37,16 @@ type DecidingRunner interface {
 	RunLevelToDecision(ctx context.Context, level int, p loadgen.Profile) (metrics.Summary, error)
 }
 
+// ObjectiveRunner is a LevelRunner that measures each level against an
+// SLO of its own (harness.Runner: goodput counts the requests that meet
+// its per-request thresholds). Run reads the SLO from it, so that it is
+// given once: Plan.Objective may be left empty, and a different one is an
+// error.
+type ObjectiveRunner interface {
+	LevelRunner
+	Objective() slo.Objective
+}
+
 // LevelRunnerFunc adapts a function to LevelRunner.
 type LevelRunnerFunc func(ctx context.Context, level int, p loadgen.Profile) (metrics.Summary, error)
 
@@ -107,6 +117,17 @@ func WithProgress(fn func(Event)) Option {
 func Run(ctx context.Context, plan Plan, runner LevelRunner, opts ...Option) (Result, error) {
 	if err := plan.Validate(); err != nil {
 		return Result{}, err
+	}
+	if o, ok := runner.(ObjectiveRunner); ok {
+		// The SLO is given once, to the runner, which judges each request
+		// against it for goodput; the sweep reads it from there.
+		switch ro := o.Objective(); {
+		case plan.Objective.IsZero():
+			plan.Objective = ro
+		case !plan.Objective.Equal(ro):
+			return Result{}, fmt.Errorf("sweep: Plan.Objective is %q but the runner measures goodput against %q: give the SLO once, to the runner (harness.Config.Objective), and leave Plan.Objective empty",
+				plan.Objective, ro)
+		}
 	}
 	var o options
 	for _, opt := range opts {

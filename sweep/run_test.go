@@ -839,3 +839,29 @@ func TestDecideFixedLevels(t *testing.T) {
 		t.Errorf("%d levels run to a decision, exit %d; want 2 and 0", len(srv.decisive), res.ExitCode())
 	}
 }
+
+// objectiveServer is a server that measures goodput against its own SLO.
+type objectiveServer struct {
+	server
+	obj slo.Objective
+}
+
+func (o *objectiveServer) Objective() slo.Objective { return o.obj }
+
+// TestObjectiveGivenOnce: the sweep reads the SLO from a runner that has
+// one; a different one in the plan is an error, not a silent pass with
+// goodput 0.
+func TestObjectiveGivenOnce(t *testing.T) {
+	obj := objective(t, "ttft_p99<=500ms")
+	srv := &objectiveServer{server: server{capacity: 8, syncRate: 2, thrRate: 15, base: 100}, obj: obj}
+	res, err := Run(context.Background(), Plan{NoBisect: true}, srv)
+	if err != nil || !res.Objective.Equal(obj) || res.Knee == nil {
+		t.Errorf("plan without an SLO: objective %q, knee %+v, err %v; want the runner's SLO and a knee", res.Objective, res.Knee, err)
+	}
+	// The trap: an SLO given only to the plan while the runner measures
+	// goodput with none.
+	bare := &objectiveServer{server: server{capacity: 8, syncRate: 2, thrRate: 15, base: 100}}
+	if _, err := Run(context.Background(), Plan{Objective: obj}, bare); err == nil || !strings.Contains(err.Error(), "give the SLO once") {
+		t.Errorf("plan SLO with a runner without one: err %v, want a refusal naming the fix", err)
+	}
+}
