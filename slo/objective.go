@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gollm-bench/gollm-bench/metrics"
 )
 
 // Metric names a quantity an SLO term constrains (SPEC §5, §7).
@@ -172,11 +174,8 @@ func (o Objective) Equal(p Objective) bool {
 	return true
 }
 
-// DefaultMaxLag is the scheduling-lag p99 limit without latency terms (SPEC §5).
-const DefaultMaxLag = 10 * time.Millisecond
-
 // MaxLag returns the default --max-lag (SPEC §5): 5 % of the tightest
-// latency threshold of o, or DefaultMaxLag when o has no latency term. A
+// latency threshold of o, or metrics.DefaultMaxLag when o has no latency term. A
 // level whose scheduling-lag p99 exceeds it is client-limited.
 func (o Objective) MaxLag() time.Duration {
 	tightest := math.Inf(1)
@@ -186,7 +185,7 @@ func (o Objective) MaxLag() time.Duration {
 		}
 	}
 	if math.IsInf(tightest, 1) {
-		return DefaultMaxLag
+		return metrics.DefaultMaxLag
 	}
 	return time.Duration(tightest * 0.05 * float64(time.Millisecond))
 }

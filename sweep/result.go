@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/slo"
@@ -112,32 +113,21 @@ type Result struct {
 	StopReason StopReason `json:"stop_reason"`
 }
 
-// Exit codes that ExitCode returns (README, "Exit codes").
-const (
-	ExitOK        = 0
-	ExitSLOFailed = 3
-	ExitPartial   = 4
-	// ExitUndecided: no level failed the SLO but the ones that mattered
-	// were inconclusive: their intervals straddle a threshold, so more
-	// requests (--precision, longer levels) are needed to decide.
-	ExitUndecided = 5
-)
-
-// ExitCode maps the result to the process exit code: ExitPartial when
-// interrupted. Without an Objective, ExitOK. For a sweep (KindRate,
-// KindConcurrency): ExitOK when some complete level passed (a knee was
-// found), otherwise ExitSLOFailed when every level decided failed and
-// ExitUndecided when some were inconclusive. For fixed levels
-// (KindLevels, `gollm-bench run`): ExitSLOFailed when any complete level
-// failed, otherwise ExitUndecided when any was inconclusive, otherwise
-// ExitOK. Runtime and usage failures (1, 2) are the caller's: Run's error
+// ExitCode maps the result to the process exit code: exitcode.Partial when
+// interrupted. Without an Objective, exitcode.OK. For a sweep (KindRate,
+// KindConcurrency): exitcode.OK when some complete level passed (a knee was
+// found), otherwise exitcode.SLOFailed when every level decided failed and
+// exitcode.Undecided when some were inconclusive. For fixed levels
+// (KindLevels, `gollm-bench run`): exitcode.SLOFailed when any complete level
+// failed, otherwise exitcode.Undecided when any was inconclusive, otherwise
+// exitcode.OK. Runtime and usage failures (1, 2) are the caller's: Run's error
 // tells them apart.
 func (r Result) ExitCode() int {
 	if r.Partial {
-		return ExitPartial
+		return exitcode.Partial
 	}
 	if r.Objective.IsZero() || len(r.Levels) == 0 {
-		return ExitOK
+		return exitcode.OK
 	}
 	var pass, fail, undecided bool
 	for _, l := range r.Levels {
@@ -156,17 +146,17 @@ func (r Result) ExitCode() int {
 	if r.Kind == KindLevels {
 		switch {
 		case fail:
-			return ExitSLOFailed
+			return exitcode.SLOFailed
 		case undecided:
-			return ExitUndecided
+			return exitcode.Undecided
 		}
-		return ExitOK
+		return exitcode.OK
 	}
 	switch {
 	case pass:
-		return ExitOK
+		return exitcode.OK
 	case undecided:
-		return ExitUndecided
+		return exitcode.Undecided
 	}
-	return ExitSLOFailed
+	return exitcode.SLOFailed
 }

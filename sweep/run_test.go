@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gollm-bench/gollm-bench/exitcode"
 	"math"
 	"slices"
 	"strings"
@@ -171,7 +172,7 @@ func TestRateSweepBracketsKnee(t *testing.T) {
 				if !lv.Verdict.Pass || k.OutputTokPerSec != lv.Summary.OutputTokensPerSecond || k.Goodput != lv.Summary.Goodput {
 					t.Errorf("knee level %+v does not match knee %+v", lv, k)
 				}
-				if res.ExitCode() != ExitOK || res.StopReason != StopCompleted || res.Partial {
+				if res.ExitCode() != exitcode.OK || res.StopReason != StopCompleted || res.Partial {
 					t.Errorf("exit %d stop %s partial %v", res.ExitCode(), res.StopReason, res.Partial)
 				}
 				if hasCode(res.Warnings, "knee_not_reached") || hasCode(res.Warnings, "knee_below_range") {
@@ -199,7 +200,7 @@ func TestAllLevelsPass(t *testing.T) {
 	if res.Knee == nil || res.Knee.Reached || res.Knee.OfferedLoad != top || res.Knee.BracketHi != 0 {
 		t.Errorf("knee = %+v, want unreached at %g req/s", res.Knee, top)
 	}
-	if !hasCode(res.Warnings, "knee_not_reached") || res.ExitCode() != ExitOK || len(res.Levels) != 10+maxExtend {
+	if !hasCode(res.Warnings, "knee_not_reached") || res.ExitCode() != exitcode.OK || len(res.Levels) != 10+maxExtend {
 		t.Errorf("warnings %v exit %d levels %d", codes(res.Warnings), res.ExitCode(), len(res.Levels))
 	}
 	for _, l := range res.Levels[10:] {
@@ -236,7 +237,7 @@ func TestFirstLevelFails(t *testing.T) {
 	if res.Knee != nil {
 		t.Errorf("knee = %+v, want none", res.Knee)
 	}
-	if !hasCode(res.Warnings, "knee_below_range") || res.ExitCode() != ExitSLOFailed {
+	if !hasCode(res.Warnings, "knee_below_range") || res.ExitCode() != exitcode.SLOFailed {
 		t.Errorf("warnings %v exit %d", codes(res.Warnings), res.ExitCode())
 	}
 	if len(res.Levels) != 10 {
@@ -342,7 +343,7 @@ func TestInterruption(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	if !res.Partial || res.StopReason != StopInterrupted || res.ExitCode() != ExitPartial {
+	if !res.Partial || res.StopReason != StopInterrupted || res.ExitCode() != exitcode.Partial {
 		t.Errorf("partial %v stop %s exit %d", res.Partial, res.StopReason, res.ExitCode())
 	}
 	if len(res.Levels) != 5 || !res.Levels[4].Partial || res.Levels[3].Partial || res.Levels[4].Error == "" {
@@ -390,7 +391,7 @@ func TestRunnerError(t *testing.T) {
 			if !errors.Is(err, boom) || !strings.Contains(err.Error(), "level 2") {
 				t.Fatalf("err = %v", err)
 			}
-			if !res.Partial || res.StopReason != StopRunnerError || res.ExitCode() != ExitPartial {
+			if !res.Partial || res.StopReason != StopRunnerError || res.ExitCode() != exitcode.Partial {
 				t.Errorf("partial %v stop %s exit %d", res.Partial, res.StopReason, res.ExitCode())
 			}
 			want := 2
@@ -555,8 +556,8 @@ func TestSeedGoodputAtKnee(t *testing.T) {
 	// below capacity are undecided, those above fail, and there is no knee.
 	srv = &server{capacity: 12.5, syncRate: 2, thrRate: 15, base: 100}
 	res, _ = Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms,itl_p95<=50ms"), NoBisect: true}, srv)
-	if res.Knee != nil || res.ExitCode() != ExitUndecided {
-		t.Errorf("knee %+v exit %d, want none and %d", res.Knee, res.ExitCode(), ExitUndecided)
+	if res.Knee != nil || res.ExitCode() != exitcode.Undecided {
+		t.Errorf("knee %+v exit %d, want none and %d", res.Knee, res.ExitCode(), exitcode.Undecided)
 	}
 }
 
@@ -685,7 +686,7 @@ func TestUndecidedLevelsNamedAndSkipped(t *testing.T) {
 			t.Errorf("undecided warning %q lacks the interval and the requests needed", w.Message)
 		}
 	}
-	if res.ExitCode() != ExitOK {
+	if res.ExitCode() != exitcode.OK {
 		t.Errorf("exit %d: a knee was found", res.ExitCode())
 	}
 }
@@ -693,8 +694,8 @@ func TestUndecidedLevelsNamedAndSkipped(t *testing.T) {
 func TestNoPassButUndecidedExits5(t *testing.T) {
 	srv := &server{capacity: 1e9, syncRate: 2, thrRate: 15, base: 100, ok: 50}
 	res, _ := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms"), NoBisect: true}, srv)
-	if res.Knee != nil || res.ExitCode() != ExitUndecided {
-		t.Errorf("knee %+v exit %d, want none and %d", res.Knee, res.ExitCode(), ExitUndecided)
+	if res.Knee != nil || res.ExitCode() != exitcode.Undecided {
+		t.Errorf("knee %+v exit %d, want none and %d", res.Knee, res.ExitCode(), exitcode.Undecided)
 	}
 	for _, w := range res.Warnings {
 		if w.Code == WarnUnbounded {
@@ -731,16 +732,16 @@ func TestFixedLevels(t *testing.T) {
 	if res.Knee != nil {
 		t.Errorf("fixed levels have no knee: %+v", res.Knee)
 	}
-	if res.ExitCode() != ExitSLOFailed {
+	if res.ExitCode() != exitcode.SLOFailed {
 		t.Errorf("exit %d: a requested level failed", res.ExitCode())
 	}
 	// Only undecided: exit 5; all pass: exit 0.
 	res, _ = Run(context.Background(), Plan{Kind: KindLevels, Levels: levels[:1], Objective: objective(t, "ttft_p99<=500ms")}, &server{capacity: 10, syncRate: 2, base: 100, ok: 50})
-	if res.ExitCode() != ExitUndecided {
-		t.Errorf("undecided level: exit %d, want %d", res.ExitCode(), ExitUndecided)
+	if res.ExitCode() != exitcode.Undecided {
+		t.Errorf("undecided level: exit %d, want %d", res.ExitCode(), exitcode.Undecided)
 	}
 	res, _ = Run(context.Background(), Plan{Kind: KindLevels, Levels: levels[:2], Objective: objective(t, "ttft_p99<=500ms")}, &server{capacity: 10, syncRate: 2, base: 100})
-	if res.ExitCode() != ExitOK {
+	if res.ExitCode() != exitcode.OK {
 		t.Errorf("passing levels: exit %d", res.ExitCode())
 	}
 }
@@ -824,7 +825,7 @@ func TestDecideRerunsTheLevelsThatDecideTheKnee(t *testing.T) {
 	// Without Decide nothing is re-run and the knee stays undecided.
 	plain := &decidingServer{server: server{capacity: 9, syncRate: 2, thrRate: 15, base: 100}}
 	res, _ = Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms")}, plain)
-	if len(plain.decisive) != 0 || res.Knee != nil || res.ExitCode() != ExitUndecided {
+	if len(plain.decisive) != 0 || res.Knee != nil || res.ExitCode() != exitcode.Undecided {
 		t.Errorf("without Decide: %d decisive levels, knee %+v, exit %d", len(plain.decisive), res.Knee, res.ExitCode())
 	}
 }
@@ -835,7 +836,7 @@ func TestDecideFixedLevels(t *testing.T) {
 	srv := &decidingServer{server: server{capacity: 10, base: 100}}
 	levels := []loadgen.Profile{{Mode: loadgen.ModeConcurrent, Concurrency: 4}, {Mode: loadgen.ModeConcurrent, Concurrency: 8}}
 	res, _ := Run(context.Background(), Plan{Kind: KindLevels, Levels: levels, Objective: objective(t, "ttft_p99<=500ms"), Decide: true}, srv)
-	if len(srv.decisive) != 2 || res.ExitCode() != ExitOK {
+	if len(srv.decisive) != 2 || res.ExitCode() != exitcode.OK {
 		t.Errorf("%d levels run to a decision, exit %d; want 2 and 0", len(srv.decisive), res.ExitCode())
 	}
 }

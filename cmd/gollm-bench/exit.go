@@ -7,19 +7,18 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/pflag"
+
+	"github.com/gollm-bench/gollm-bench/exitcode"
 )
 
-// Exit codes (SPEC §2), defined here and nowhere else.
+// The exit codes, defined in package exitcode.
 const (
-	exitOK      = 0 // success
-	exitFailure = 1 // runtime failure
-	exitUsage   = 2 // usage or bad input
-	exitSLO     = 3 // the SLO was violated at every level (sweep) or at the requested level (run)
-	exitPartial = 4 // interrupted; results kept and marked partial
-	// exitUndecided: no level failed the SLO, but the levels that matter
-	// were inconclusive (their intervals straddle a threshold): `run` at a
-	// requested level, `sweep` when no level passed.
-	exitUndecided = 5
+	exitOK        = exitcode.OK
+	exitFailure   = exitcode.Failure
+	exitUsage     = exitcode.Usage
+	exitSLO       = exitcode.SLOFailed
+	exitPartial   = exitcode.Partial
+	exitUndecided = exitcode.Undecided
 )
 
 // exitError carries an exit code on an error. Errors without one are
