@@ -17,10 +17,10 @@ const (
 	StopUnreachable   StopReason = "unreachable"    // the first Limits.UnreachableAfter requests all failed to connect
 )
 
-// Window is a level's measured window [Start, End] (SPEC §5), as offsets
-// from the run's start. It mirrors metrics.Window (same fields and JSON
-// keys); loadgen cannot import metrics, which imports loadgen. Convert with
-// metrics.Window{Start: w.Start, End: w.End}.
+// Window is a level's measured window [Start, End], as offsets from the
+// run's start: [level start + warmup, end of scheduling − cooldown].
+// Latency metrics use the requests sent inside it; throughputs count the
+// tokens that arrived inside it.
 type Window struct {
 	Start time.Duration `json:"start_ns"`
 	End   time.Duration `json:"end_ns"`
@@ -30,6 +30,12 @@ type Window struct {
 // warmup and cooldown consumed the whole level, and rates over it are
 // undefined.
 func (w Window) Empty() bool { return w.End <= w.Start }
+
+// Seconds returns the window's length in seconds.
+func (w Window) Seconds() float64 { return (w.End - w.Start).Seconds() }
+
+// Contains reports whether t lies in [Start, End].
+func (w Window) Contains(t time.Duration) bool { return t >= w.Start && t <= w.End }
 
 // LevelResult describes one level run by Generator.Run: what was asked,
 // when it ran, its measured window and the client's health. It is plain

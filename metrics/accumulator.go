@@ -40,7 +40,7 @@ type Config struct {
 	// open-loop level, and its MaxConcurrency the cap behind "capped".
 	Profile loadgen.Profile
 	// Window is the level's measured window (SPEC §5), known once the level is over.
-	Window Window
+	Window loadgen.Window
 	// MaxLag is the scheduling-lag p99 above which the level is
 	// client-limited. Zero means DefaultMaxLag (10 ms, SPEC §5: no SLO);
 	// with an SLO the caller passes 5 % of its tightest latency term.
@@ -496,7 +496,7 @@ func LevelConfig(res loadgen.LevelResult) Config {
 	cfg := Config{
 		Level:        res.Level,
 		Profile:      share,
-		Window:       Window{Start: res.Window.Start, End: res.Window.End},
+		Window:       loadgen.Window{Start: res.Window.Start, End: res.Window.End},
 		CPUSeconds:   res.ClientCPU.Seconds(),
 		WallSeconds:  res.Duration().Seconds(),
 		CapReached:   res.Queued > 0,

@@ -65,7 +65,7 @@ func codes(ws []Warning) string {
 	return strings.Join(c, ",")
 }
 
-var tenSeconds = Window{Start: 0, End: 10 * time.Second}
+var tenSeconds = loadgen.Window{Start: 0, End: 10 * time.Second}
 
 func TestLatencyDefinitions(t *testing.T) {
 	r := stream(0, 1000, 100, 0, 1, 2, 1, 1)
@@ -155,7 +155,7 @@ func TestITLByOSL(t *testing.T) {
 }
 
 func TestWindowPopulations(t *testing.T) {
-	w := Window{Start: 10 * time.Second, End: 20 * time.Second}
+	w := loadgen.Window{Start: 10 * time.Second, End: 20 * time.Second}
 	before := stream(0, 9000, 500, 500, 1, 1, 1) // chunks 9.5, 10, 10.5 s; done 10.501
 	before.ChunkTimes[1] = ms(10100)
 	inside := stream(1, 15000, 100, 2450, 1, 1, 1) // chunks 15.1, 17.55, 20.0 s
@@ -218,7 +218,7 @@ func TestWindowPopulations(t *testing.T) {
 }
 
 func TestTokensInWindow(t *testing.T) {
-	w := Window{Start: ms(100), End: ms(200)}
+	w := loadgen.Window{Start: ms(100), End: ms(200)}
 	for _, tc := range []struct {
 		name string
 		rec  loadgen.Record
@@ -364,7 +364,7 @@ func paced(n int, lag, dur time.Duration) []*loadgen.Record {
 func TestClientHealth(t *testing.T) {
 	poisson := loadgen.Profile{Mode: loadgen.ModePoisson, Rate: 10}
 	capped := loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 10, MaxConcurrency: 5}
-	w := Window{Start: 0, End: 10*time.Second + time.Millisecond}
+	w := loadgen.Window{Start: 0, End: 10*time.Second + time.Millisecond}
 	for _, tc := range []struct {
 		name         string
 		cfg          Config
@@ -430,13 +430,13 @@ func TestDataWarnings(t *testing.T) {
 	}{
 		{"few samples are not a warning here: intervals say it", Config{Level: 3}, paced(10, 0, ms(5)), "", ""},
 		{"nothing sent", Config{}, nil, WarnNoRequests, "no request"},
-		{"empty window", Config{Window: Window{Start: time.Second, End: time.Second}}, nil, WarnEmptyWindow + "," + WarnNoRequests, "empty"},
+		{"empty window", Config{Window: loadgen.Window{Start: time.Second, End: time.Second}}, nil, WarnEmptyWindow + "," + WarnNoRequests, "empty"},
 		{"counts disagree by 2 %", Config{}, []*loadgen.Record{mismatch(100, 102), mismatch(100, 101), mismatch(100, 0)},
 			WarnTokenCountMismatch, "on 1 of 2 requests"},
 		{"short output", Config{}, []*loadgen.Record{short(100, 128), short(128, 128), short(5, 0)}, WarnOSLShort, "1 of 3 ok requests"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.cfg.Window == (Window{}) {
+			if tc.cfg.Window == (loadgen.Window{}) {
 				tc.cfg.Window = tenSeconds
 			}
 			s := summarize(tc.cfg, tc.recs...)
@@ -459,7 +459,7 @@ func TestConfigValidate(t *testing.T) {
 	if err := (Config{Window: tenSeconds}).Validate(); err != nil {
 		t.Errorf("valid config: %v", err)
 	}
-	err := Config{Window: Window{Start: 2, End: 1}, MaxLag: -1, CPUSeconds: -1, WallSeconds: -1, TargetRate: math.Inf(1)}.Validate()
+	err := Config{Window: loadgen.Window{Start: 2, End: 1}, MaxLag: -1, CPUSeconds: -1, WallSeconds: -1, TargetRate: math.Inf(1)}.Validate()
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -491,7 +491,7 @@ func TestSendOverhead(t *testing.T) {
 	recs[9].Status, recs[9].ErrorKind = loadgen.StatusError, loadgen.ErrorHTTP // written, then failed: counted
 	recs[8].WroteAt = 0                                                        // never written (connect failure): not counted
 	late := &loadgen.Record{Seq: 10, SentAt: 20 * time.Second, WroteAt: 20*time.Second + ms(9), DoneAt: 21 * time.Second, Status: loadgen.StatusOK}
-	cfg := Config{Profile: loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 1}, Window: Window{Start: 0, End: 10 * time.Second}}
+	cfg := Config{Profile: loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 1}, Window: loadgen.Window{Start: 0, End: 10 * time.Second}}
 	s := summarize(cfg, append(recs, late)...).SendOverhead
 	if s.Count != 9 {
 		t.Errorf("send overhead count %d, want 9 (written and sent in the window)", s.Count)

@@ -21,7 +21,7 @@ func BenchmarkRecordLatency(b *testing.B) {
 // BenchmarkAdd measures Add for one 64-chunk streamed request.
 func BenchmarkAdd(b *testing.B) {
 	recs := randomRecords(rand.New(rand.NewPCG(3, 4)), 1024)
-	a := NewAccumulator(Config{Window: Window{Start: 0, End: time.Hour}})
+	a := NewAccumulator(Config{Window: loadgen.Window{Start: 0, End: time.Hour}})
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		a.Add(recs[i%len(recs)])
@@ -30,7 +30,7 @@ func BenchmarkAdd(b *testing.B) {
 
 // BenchmarkSummary measures Summary over a level of 10,000 requests.
 func BenchmarkSummary(b *testing.B) {
-	a := NewAccumulator(Config{Window: Window{Start: 2 * time.Second, End: 11 * time.Second}})
+	a := NewAccumulator(Config{Window: loadgen.Window{Start: 2 * time.Second, End: 11 * time.Second}})
 	for _, r := range randomRecords(rand.New(rand.NewPCG(5, 6)), 10_000) {
 		a.Add(r)
 	}
@@ -55,7 +55,7 @@ func levelOf100k() ([]*loadgen.Record, func() *Accumulator) {
 	recs := randomRecords(rand.New(rand.NewPCG(9, 9)), 100_000)
 	end := recs[len(recs)-1].DoneAt
 	return recs, func() *Accumulator {
-		return NewAccumulator(Config{Window: Window{Start: end / 10, End: end * 9 / 10},
+		return NewAccumulator(Config{Window: loadgen.Window{Start: end / 10, End: end * 9 / 10},
 			Good: func(r *loadgen.Record) bool { d, _ := r.TTFT(); return d < 150*time.Millisecond }})
 	}
 }

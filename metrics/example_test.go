@@ -15,7 +15,7 @@ func Example() {
 	acc := metrics.NewAccumulator(metrics.Config{
 		Level:   0,
 		Profile: loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 2},
-		Window:  metrics.Window{Start: 0, End: 2 * time.Second},
+		Window:  loadgen.Window{Start: 0, End: 2 * time.Second},
 		MaxLag:  ms(10),
 		Good:    func(r *loadgen.Record) bool { t, _ := r.TTFT(); return t <= ms(100) },
 	})

@@ -29,7 +29,7 @@ func FuzzAccumulator(f *testing.F) {
 		}
 		unit := func() time.Duration { return time.Duration(next()-1<<22) * 10 * time.Microsecond } // about ±42 s
 		statuses := []loadgen.Status{loadgen.StatusOK, loadgen.StatusError, loadgen.StatusTimeout, loadgen.StatusCancelled}
-		cfg := Config{Window: Window{Start: unit(), End: unit()}, Profile: loadgen.Profile{Mode: loadgen.ModeConstant, Rate: float64(next() % 100), MaxConcurrency: int(next() % 8)}}
+		cfg := Config{Window: loadgen.Window{Start: unit(), End: unit()}, Profile: loadgen.Profile{Mode: loadgen.ModeConstant, Rate: float64(next() % 100), MaxConcurrency: int(next() % 8)}}
 		cfg.Good = func(*loadgen.Record) bool { return next()%2 == 0 }
 		a := NewAccumulator(cfg)
 		var added int64

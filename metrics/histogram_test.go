@@ -158,7 +158,7 @@ func TestMergeShardsEqualsWhole(t *testing.T) {
 	recs := randomRecords(rand.New(rand.NewPCG(1, 2)), 3000)
 	const k = 3
 	profile := loadgen.Profile{Mode: loadgen.ModePoisson, Rate: 300, MaxConcurrency: 0}
-	window := Window{Start: 2 * time.Second, End: 11 * time.Second}
+	window := loadgen.Window{Start: 2 * time.Second, End: 11 * time.Second}
 	good := func(r *loadgen.Record) bool { d, _ := r.TTFT(); return d < ms(150) }
 	whole := summarize(Config{Level: 2, Profile: profile, Window: window, Good: good, CPUSeconds: 3, WallSeconds: 12}, recs...)
 
@@ -250,14 +250,14 @@ func TestMergeShardsEqualsWhole(t *testing.T) {
 }
 
 func TestMergeSummariesWindowsAndErrors(t *testing.T) {
-	a := summarize(Config{Window: Window{Start: 0, End: 10 * time.Second}}, paced(10, 0, ms(5))...)
+	a := summarize(Config{Window: loadgen.Window{Start: 0, End: 10 * time.Second}}, paced(10, 0, ms(5))...)
 	a.Warnings = append(a.Warnings, Warning{Code: "tokenizer_guess", Level: 0, Message: "kept"})
-	b := summarize(Config{Window: Window{Start: time.Second, End: 12 * time.Second}}, paced(10, 0, ms(5))...)
+	b := summarize(Config{Window: loadgen.Window{Start: time.Second, End: 12 * time.Second}}, paced(10, 0, ms(5))...)
 	m, err := MergeSummaries(a, b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Window != (Window{Start: 0, End: 12 * time.Second}) || m.WindowSeconds != 12 {
+	if m.Window != (loadgen.Window{Start: 0, End: 12 * time.Second}) || m.WindowSeconds != 12 {
 		t.Errorf("hull = %+v", m.Window)
 	}
 	if got := codes(m.Warnings); got != WarnShardWindowsDiffer+",tokenizer_guess" {
@@ -311,7 +311,7 @@ func TestSummaryGolden(t *testing.T) {
 	recs := randomRecords(rand.New(rand.NewPCG(7, 7)), 40)
 	recs = append(recs, failure(40, 5000, loadgen.ErrorHTTP), failure(41, 6000, loadgen.ErrorDisconnect))
 	s := summarize(Config{Level: 1, Profile: loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 4, MaxConcurrency: 8},
-		Window: Window{Start: time.Second, End: 11 * time.Second}, CPUSeconds: 0.5, WallSeconds: 12,
+		Window: loadgen.Window{Start: time.Second, End: 11 * time.Second}, CPUSeconds: 0.5, WallSeconds: 12,
 		Good: func(r *loadgen.Record) bool { d, _ := r.TTFT(); return d < ms(200) }}, recs...)
 	got, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {

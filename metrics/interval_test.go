@@ -125,7 +125,7 @@ func TestGoodputWindow(t *testing.T) {
 	// Concurrency 4, each request streams 100 tokens over 2 s; the level
 	// runs 8 s with a window of [0.8 s, 7.2 s]; requests in flight at the
 	// end drain.
-	w := Window{Start: ms(800), End: ms(7200)}
+	w := loadgen.Window{Start: ms(800), End: ms(7200)}
 	var recs []*loadgen.Record
 	seq := int64(0)
 	for slot := range 4 {

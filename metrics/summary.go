@@ -1,25 +1,9 @@
 package metrics
 
 import (
-	"time"
-
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/stats"
 )
-
-// Window is a level's measured window [Start, End] (SPEC §5), as offsets
-// from the run's start. Latency metrics use the requests sent inside it;
-// throughputs count the tokens that arrived inside it.
-type Window struct {
-	Start time.Duration `json:"start_ns"`
-	End   time.Duration `json:"end_ns"`
-}
-
-// Seconds returns the window's length in seconds.
-func (w Window) Seconds() float64 { return (w.End - w.Start).Seconds() }
-
-// Contains reports whether t lies in [Start, End].
-func (w Window) Contains(t time.Duration) bool { return t >= w.Start && t <= w.End }
 
 // Distribution summarises one distribution (SPEC §5): latencies in ms,
 // counts in tokens (Unit says which). It is computed from an HDR histogram
@@ -74,7 +58,7 @@ type Warning struct {
 type Summary struct {
 	Level   int             `json:"level"`
 	Profile loadgen.Profile `json:"profile"`
-	Window  Window          `json:"window"`
+	Window  loadgen.Window  `json:"window"`
 	// WindowSeconds is Window's length, s.
 	WindowSeconds float64 `json:"window_s"`
 

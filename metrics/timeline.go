@@ -14,7 +14,7 @@ type Timeline struct {
 	Start  time.Duration `json:"start_ns"`
 	Bucket time.Duration `json:"bucket_ns"`
 	// Window is the level's measured window, so plots can shade it.
-	Window Window `json:"window"`
+	Window loadgen.Window `json:"window"`
 	// OutputTokPerSec is the output tokens that arrived in each bucket,
 	// divided by the bucket length, tokens/s.
 	OutputTokPerSec []float64 `json:"output_tok_s"`
@@ -30,7 +30,7 @@ type TimelineBuilder struct {
 }
 
 // NewTimelineBuilder covers [start, end] with n buckets (at least 1).
-func NewTimelineBuilder(level int, start, end time.Duration, window Window, n int) *TimelineBuilder {
+func NewTimelineBuilder(level int, start, end time.Duration, window loadgen.Window, n int) *TimelineBuilder {
 	n = max(n, 1)
 	bucket := max((end-start+time.Duration(n)-1)/time.Duration(n), time.Millisecond)
 	return &TimelineBuilder{t: Timeline{

@@ -96,7 +96,7 @@ func buildLevel(t testing.TB, idx int, sp levelSpec, obj slo.Objective) (sweep.L
 	reqS := round3(float64(sp.ok) / window)
 	s := metrics.Summary{
 		Level: idx, Profile: sp.profile,
-		Window:        metrics.Window{Start: 5 * time.Second, End: 5*time.Second + time.Duration(window*float64(time.Second))},
+		Window:        loadgen.Window{Start: 5 * time.Second, End: 5*time.Second + time.Duration(window*float64(time.Second))},
 		WindowSeconds: window,
 		Requests:      metrics.RequestCounts{Scheduled: sent + 20, Sent: sent, OK: sp.ok, Failed: sp.failed, Incomplete: sp.incomplete},
 		TTFT:          distOf(t, ttft), TTFTCorrected: distOf(t, ttftC), ITL: distOf(t, itl), ICL: distOf(t, icl), E2E: distOf(t, e2e), Lag: distOf(t, lag),

@@ -19,7 +19,6 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/internal/quota"
 	"github.com/gollm-bench/gollm-bench/loadgen"
-	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/slo"
@@ -179,7 +178,7 @@ func TestFullDiskKeepsPartial(t *testing.T) {
 func TestMergeTornShard(t *testing.T) {
 	recs := shardRecords(rand.New(rand.NewPCG(5, 6)), 200)
 	profile := loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 250}
-	window := metrics.Window{Start: 0, End: time.Second}
+	window := loadgen.Window{Start: 0, End: time.Second}
 	// makeShards writes two shards and returns the run folder and the
 	// path of shard 1's records file.
 	makeShards := func(t *testing.T, gz bool) (string, string) {

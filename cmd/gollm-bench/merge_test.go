@@ -60,7 +60,7 @@ func shardRecords(rng *rand.Rand, n int) []loadgen.Record {
 
 // summarizeShard accumulates the records of recs that shard s owns (all
 // of them for the zero Shard) as the harness does for a shard's level.
-func summarizeShard(t *testing.T, recs []loadgen.Record, p loadgen.Profile, s loadgen.Shard, w metrics.Window, obj slo.Objective) (metrics.Summary, []loadgen.Record) {
+func summarizeShard(t *testing.T, recs []loadgen.Record, p loadgen.Profile, s loadgen.Shard, w loadgen.Window, obj slo.Objective) (metrics.Summary, []loadgen.Record) {
 	t.Helper()
 	share, err := s.Share(p)
 	if err != nil {
@@ -120,7 +120,7 @@ func readRun(t *testing.T, dir string) results.Run {
 func TestMergeEqualsSingleProcess(t *testing.T) {
 	recs := shardRecords(rand.New(rand.NewPCG(3, 4)), 3000)
 	profile := loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 250}
-	window := metrics.Window{Start: time.Second, End: 11 * time.Second}
+	window := loadgen.Window{Start: time.Second, End: 11 * time.Second}
 	obj, err := slo.Parse("ttft_p99<=250ms,error_rate<=5%")
 	if err != nil {
 		t.Fatal(err)
