@@ -308,7 +308,7 @@ func (m *Meter) Stop(ctx context.Context) (Reading, error) {
 	}
 	r := compute(m.src.Name(), m.t0, t1, m.start, end, reads, window, m.idleW)
 	if errs > 0 {
-		r.Warnings = append(r.Warnings, warn("energy_sample_errors",
+		r.Warnings = append(r.Warnings, warn(WarnSampleErrors,
 			"%d of the power samples in the window failed (last: %v); power statistics use the rest", errs, lastErr))
 	}
 	// Notes about the meter itself (e.g. auto mode found no NVML) are said
@@ -337,7 +337,7 @@ type windowPowerer interface {
 	windowPower(ctx context.Context, start, end time.Time) (map[string]PowerStats, error)
 }
 
-func warn(code, format string, args ...any) metrics.Warning {
+func warn(code metrics.WarningCode, format string, args ...any) metrics.Warning {
 	return metrics.Warning{Code: code, Level: -1, Message: fmt.Sprintf(format, args...)}
 }
 
@@ -360,7 +360,7 @@ func compute(source string, t0, t1 time.Time, start, end Snapshot, reads []Snaps
 	}
 	if win <= 0 {
 		r.Valid = false
-		r.Warnings = append(r.Warnings, warn("energy_empty_window", "the energy window is %.3f s long; no energy figure", win))
+		r.Warnings = append(r.Warnings, warn(WarnEmptyWindow, "the energy window is %.3f s long; no energy figure", win))
 	}
 
 	startBy := map[string]Sample{}
@@ -409,7 +409,7 @@ func compute(source string, t0, t1 time.Time, start, end Snapshot, reads []Snaps
 		switch {
 		case !ok:
 			r.Valid = false
-			r.Warnings = append(r.Warnings, warn("energy_gpu_appeared",
+			r.Warnings = append(r.Warnings, warn(WarnGPUAppeared,
 				"GPU %s appeared during the window; its energy is not counted", label(e)))
 			r.GPUs = append(r.GPUs, g)
 			continue
@@ -417,7 +417,7 @@ func compute(source string, t0, t1 time.Time, start, end Snapshot, reads []Snaps
 			r.Valid = false
 			g.Estimated = true
 			g.EnergyJ = g.Power.MeanW * win
-			r.Warnings = append(r.Warnings, warn("energy_no_counter",
+			r.Warnings = append(r.Warnings, warn(WarnNoCounter,
 				"GPU %s has no energy counter; its energy is estimated as mean sampled power × window (%d samples)", label(e), g.Power.Samples))
 		default:
 			g.StartMJ, g.EndMJ = s.EnergyMJ, e.EnergyMJ
@@ -427,12 +427,12 @@ func compute(source string, t0, t1 time.Time, start, end Snapshot, reads []Snaps
 				r.Valid, r.ResetDetected, g.ResetDetected, g.Estimated = false, true, true, true
 				if g.Power.Samples > 0 {
 					g.EnergyJ = g.Power.MeanW * win
-					r.Warnings = append(r.Warnings, warn("energy_counter_reset",
+					r.Warnings = append(r.Warnings, warn(WarnCounterReset,
 						"GPU %s: energy counter went backwards (%.0f → %.0f mJ: driver reload or GPU reset); its energy is estimated from %d power samples as %.1f W × %.1f s; per-token energy for this window is not valid",
 						label(e), s.EnergyMJ, e.EnergyMJ, g.Power.Samples, g.Power.MeanW, win))
 				} else {
 					g.EnergyJ = e.EnergyMJ / 1000
-					r.Warnings = append(r.Warnings, warn("energy_counter_reset",
+					r.Warnings = append(r.Warnings, warn(WarnCounterReset,
 						"GPU %s: energy counter went backwards (%.0f → %.0f mJ: driver reload or GPU reset) and no power was sampled; its energy is the post-reset value, a lower bound; per-token energy for this window is not valid",
 						label(e), s.EnergyMJ, e.EnergyMJ))
 				}
@@ -440,12 +440,12 @@ func compute(source string, t0, t1 time.Time, start, end Snapshot, reads []Snaps
 				r.Valid = false
 				g.Estimated = true
 				g.EnergyJ = g.Power.MeanW * win
-				r.Warnings = append(r.Warnings, warn("energy_counter_stale",
+				r.Warnings = append(r.Warnings, warn(WarnCounterStale,
 					"GPU %s: energy counter did not move over the %.1f s window (stale exporter or a counter updated less often than the window); energy estimated from power samples", label(e), win))
 			default:
 				g.EnergyJ = j
 				if w := coarse(counters[k], s.CounterAge, e.CounterAge, win); w != "" {
-					r.Warnings = append(r.Warnings, warn("energy_counter_coarse", "GPU %s: %s", label(e), w))
+					r.Warnings = append(r.Warnings, warn(WarnCounterCoarse, "GPU %s: %s", label(e), w))
 				}
 			}
 		}
@@ -458,7 +458,7 @@ func compute(source string, t0, t1 time.Time, start, end Snapshot, reads []Snaps
 	for _, s := range start.GPUs {
 		if !seen[s.key()] {
 			r.Valid = false
-			r.Warnings = append(r.Warnings, warn("energy_gpu_vanished",
+			r.Warnings = append(r.Warnings, warn(WarnGPUVanished,
 				"GPU %s vanished during the window; its energy is not counted", label(s)))
 		}
 	}
@@ -471,7 +471,7 @@ func compute(source string, t0, t1 time.Time, start, end Snapshot, reads []Snaps
 	r.GPUCount = len(r.GPUs)
 	if r.GPUCount == 0 {
 		r.Valid = false
-		r.Warnings = append(r.Warnings, warn("energy_no_gpu", "the %s energy source reported no GPU (check --energy-filter)", source))
+		r.Warnings = append(r.Warnings, warn(WarnNoGPU, "the %s energy source reported no GPU (check --energy-filter)", source))
 	}
 	r.GPUName = commonName(names)
 	if win > 0 {
@@ -479,7 +479,7 @@ func compute(source string, t0, t1 time.Time, start, end Snapshot, reads []Snaps
 	}
 	r.EnergyJ = r.GrossEnergyJ - idleW*win
 	if idleW > 0 && r.EnergyJ < 0 {
-		r.Warnings = append(r.Warnings, warn("energy_idle_baseline_high",
+		r.Warnings = append(r.Warnings, warn(WarnIdleBaselineHigh,
 			"the idle baseline %.1f W exceeds the measured mean %.1f W; dynamic energy clamped to 0", idleW, r.MeanW))
 		r.EnergyJ = 0
 	}

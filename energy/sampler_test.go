@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/gollm-bench/gollm-bench/metrics"
 )
 
 // fakeSource is a GPU whose power and counter follow functions of the time
@@ -33,7 +35,7 @@ func TestSamplerCoarseAndStale(t *testing.T) {
 		name     string
 		counter  func(s float64) float64
 		valid    bool
-		warning  string
+		warning  metrics.WarningCode
 		energyJ  float64
 		estimate bool
 	}{

@@ -60,7 +60,7 @@ func scrapes(t *testing.T, bodies ...[]byte) *httptest.Server {
 	return srv
 }
 
-func hasWarning(ws []metrics.Warning, code string) bool {
+func hasWarning(ws []metrics.Warning, code metrics.WarningCode) bool {
 	for _, w := range ws {
 		if w.Code == code {
 			return true

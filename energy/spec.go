@@ -53,7 +53,7 @@ func Parse(spec string, opts ...Option) (*Meter, error) {
 		src, err := openNVML(opts)
 		if err != nil {
 			m := NewMeter(None(), opts...)
-			m.notes = []metrics.Warning{warn("energy_unavailable", "--energy auto: %v; energy, Wh/token and carbon are not measured", err)}
+			m.notes = []metrics.Warning{warn(WarnUnavailable, "--energy auto: %v; energy, Wh/token and carbon are not measured", err)}
 			return m, nil
 		}
 		return NewMeter(src, opts...), nil

@@ -122,7 +122,7 @@ func Stabilize(ctx context.Context, src Source, s Stabilization) (Stabilized, er
 			return out, ctx.Err()
 		case <-deadline.C:
 			out.Waited = time.Since(begin)
-			out.Warnings = append(out.Warnings, warn("power_not_stable",
+			out.Warnings = append(out.Warnings, warn(WarnPowerNotStable,
 				"GPU power did not settle within ±%.1f W over %v before the %v timeout (spread %.1f W); measuring anyway",
 				s.BandW, s.Window, s.Timeout, out.SpreadW))
 			return out, nil

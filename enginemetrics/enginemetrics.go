@@ -187,7 +187,7 @@ func Diff(before, after Snapshot, during ...Snapshot) Delta {
 	d := Delta{Engine: after.Engine, Requests: map[string]float64{}, Samples: 2 + len(during)}
 	delta := func(name string, b, a float64) float64 {
 		if a < b {
-			d.Warnings = append(d.Warnings, metrics.Warning{Code: "engine_counter_reset", Level: -1,
+			d.Warnings = append(d.Warnings, metrics.Warning{Code: WarnCounterReset, Level: -1,
 				Message: fmt.Sprintf("engine counter %s went backwards (%.0f → %.0f): the engine restarted during the window", name, b, a)})
 			return 0
 		}
@@ -242,7 +242,7 @@ func CrossCheck(d Delta, promptTokens, outputTokens int64) []metrics.Warning {
 			return
 		}
 		if diff := math.Abs(engine-float64(ours)) / float64(ours); diff > tolerance {
-			ws = append(ws, metrics.Warning{Code: "engine_token_mismatch", Level: -1,
+			ws = append(ws, metrics.Warning{Code: WarnTokenMismatch, Level: -1,
 				Message: fmt.Sprintf("the engine counted %.0f %s tokens in the window, the client %d (%.2f %% apart): other clients, or requests straddling the window", engine, what, ours, 100*diff)})
 		}
 	}

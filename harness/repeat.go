@@ -8,11 +8,6 @@ import (
 	"github.com/gollm-bench/gollm-bench/stats"
 )
 
-// WarnRunToRunVariance: a figure of a repeated level moved more from run
-// to run than its within-run interval accounts for; verdicts and the
-// scorecard then use the between-run interval, the wider.
-const WarnRunToRunVariance = "run_to_run_variance"
-
 // repeatSpread computes, for the headline figures (TTFT p99, ITL p95,
 // output tokens/s and, with an SLO, goodput tokens/s) and every latency
 // statistic the SLO names, the value of each run and the between-run

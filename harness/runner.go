@@ -352,7 +352,7 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 		summary.Warnings = append(summary.Warnings, w.Warnings(summary)...)
 	}
 	if teleErr != nil {
-		summary.Warnings = append(summary.Warnings, metrics.Warning{Code: "telemetry_failed", Level: level, Message: fmt.Sprintf("telemetry: %v", teleErr)})
+		summary.Warnings = append(summary.Warnings, metrics.Warning{Code: WarnTelemetryFailed, Level: level, Message: fmt.Sprintf("telemetry: %v", teleErr)})
 	}
 	summary.Warnings = append(summary.Warnings, drained...)
 	r.abandoned = res.Cancelled
@@ -423,7 +423,7 @@ func (r *Runner) drain(ctx context.Context, level int) []metrics.Warning {
 	if wait < DrainWarnAfter {
 		return nil
 	}
-	return []metrics.Warning{{Code: "drained", Level: level, Message: fmt.Sprintf(
+	return []metrics.Warning{{Code: WarnDrained, Level: level, Message: fmt.Sprintf(
 		"before level %d: the server was still busy with the %d request(s) cut off at the end of the previous level; a probe request waited %.3g s for it (not measured)",
 		level, n, wait.Seconds())}}
 }
@@ -501,17 +501,13 @@ func (t *errorTally) add(rec *loadgen.Record) {
 	}
 }
 
-// WarningUnreachable is the code of the warning on a level stopped by
-// loadgen.Limits.UnreachableAfter.
-const WarningUnreachable = "target_unreachable"
-
 // unreachableWarning says that level stopped because its first n requests
 // all failed to connect, with the first such error, and how to go on.
 func unreachableWarning(level int, n int64, example string) metrics.Warning {
 	if example == "" {
 		example = "no message"
 	}
-	return metrics.Warning{Code: WarningUnreachable, Level: level, Message: fmt.Sprintf(
+	return metrics.Warning{Code: WarnUnreachable, Level: level, Message: fmt.Sprintf(
 		"level %d stopped early: its first %d requests all failed to connect (%s), so none reached the server; check that the server is up at --target (for HTTPS with a private CA, see --ca-cert and --insecure), or give --unreachable-after 0 to keep sending",
 		level, n, example)}
 }

@@ -56,14 +56,14 @@ func Scorecard(run results.Run, levels []Level, in ScorecardInputs) scorecard.Sc
 		// the level's throughput, and the scorecard says so.
 		perf.GoodputTokS = scorecard.Num(lv.Summary.OutputTokensPerSecond)
 		perf.GoodputReqS = scorecard.Num(lv.Summary.RequestsPerSecond)
-		warnings = append(warnings, metrics.Warning{Code: "no_slo", Level: -1,
+		warnings = append(warnings, metrics.Warning{Code: WarnNoSLO, Level: -1,
 			Message: fmt.Sprintf("no --slo: the scorecard describes level %d (highest output throughput), and its goodput is raw throughput", ref)})
 	} else {
 		pass := lv.Verdict.Pass
 		perf.SLOPass = &pass
 		perf.SLOOutcome = string(lv.Verdict.Outcome)
 		if res.Knee == nil {
-			warnings = append(warnings, metrics.Warning{Code: "no_knee", Level: -1,
+			warnings = append(warnings, metrics.Warning{Code: WarnNoKnee, Level: -1,
 				Message: fmt.Sprintf("no knee was found under the SLO: the scorecard describes level %d (highest output throughput), not a knee", ref)})
 		}
 	}

@@ -60,7 +60,7 @@ func summarize(cfg Config, recs ...*loadgen.Record) Summary {
 func codes(ws []Warning) string {
 	var c []string
 	for _, w := range ws {
-		c = append(c, w.Code)
+		c = append(c, string(w.Code))
 	}
 	return strings.Join(c, ",")
 }
@@ -307,7 +307,7 @@ func TestErrorAdjusted(t *testing.T) {
 			if !near(s.ErrorRate, tc.wantRate) {
 				t.Errorf("error rate = %v, want %v", s.ErrorRate, tc.wantRate)
 			}
-			if got := strings.Contains(codes(s.Warnings), WarnHighErrorRate); got != tc.wantWarn {
+			if got := strings.Contains(codes(s.Warnings), string(WarnHighErrorRate)); got != tc.wantWarn {
 				t.Errorf("warnings %q: high_error_rate %v, want %v", codes(s.Warnings), got, tc.wantWarn)
 			}
 			if s.Requests.Incomplete != int64(tc.cancelled) {
@@ -371,7 +371,7 @@ func TestClientHealth(t *testing.T) {
 		recs         []*loadgen.Record
 		limited, cap bool
 		ratio        float64
-		warn         string
+		warn         WarningCode
 	}{
 		{"keeps up", Config{Profile: poisson}, paced(100, ms(1), ms(50)), false, false, 1, ""},
 		{"behind schedule", Config{Profile: poisson}, paced(90, ms(1), ms(50)), true, false, 0.9, WarnClientLimited},
@@ -396,7 +396,7 @@ func TestClientHealth(t *testing.T) {
 			if (tc.limited || tc.cap) == (c.Reason == "") {
 				t.Errorf("reason %q", c.Reason)
 			}
-			if got := codes(s.Warnings); got != tc.warn {
+			if got := codes(s.Warnings); got != string(tc.warn) {
 				t.Errorf("warnings = %q, want %q", got, tc.warn)
 			}
 		})
@@ -425,7 +425,7 @@ func TestDataWarnings(t *testing.T) {
 		name  string
 		cfg   Config
 		recs  []*loadgen.Record
-		warn  string
+		warn  WarningCode
 		match string // a substring of the first warning's message
 	}{
 		{"few samples are not a warning here: intervals say it", Config{Level: 3}, paced(10, 0, ms(5)), "", ""},
@@ -440,7 +440,7 @@ func TestDataWarnings(t *testing.T) {
 				tc.cfg.Window = tenSeconds
 			}
 			s := summarize(tc.cfg, tc.recs...)
-			if got := codes(s.Warnings); got != tc.warn {
+			if got := codes(s.Warnings); got != string(tc.warn) {
 				t.Fatalf("warnings = %q, want %q", got, tc.warn)
 			}
 			if tc.match != "" && !strings.Contains(s.Warnings[0].Message, tc.match) {

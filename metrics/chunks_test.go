@@ -77,18 +77,18 @@ func TestUsageRejectedWarning(t *testing.T) {
 	if s.Requests.UsageRejected != 2 {
 		t.Errorf("usage rejected %d, want 2", s.Requests.UsageRejected)
 	}
-	if !strings.Contains(codes(s.Warnings), WarnUsageRejected) {
-		t.Errorf("warnings %s, want %s", codes(s.Warnings), WarnUsageRejected)
+	if !strings.Contains(codes(s.Warnings), string(WarnUsageRejected)) {
+		t.Errorf("warnings %s, want %s", codes(s.Warnings), string(WarnUsageRejected))
 	}
 	m, err := MergeSummaries(s, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Requests.UsageRejected != 4 || strings.Count(codes(m.Warnings), WarnUsageRejected) != 1 {
+	if m.Requests.UsageRejected != 4 || strings.Count(codes(m.Warnings), string(WarnUsageRejected)) != 1 {
 		t.Errorf("merged: usage rejected %d, warnings %s", m.Requests.UsageRejected, codes(m.Warnings))
 	}
 	clean := summarize(Config{Window: tenSeconds}, stream(0, 1000, 100, 10, 1))
-	if strings.Contains(codes(clean.Warnings), WarnUsageRejected) {
+	if strings.Contains(codes(clean.Warnings), string(WarnUsageRejected)) {
 		t.Errorf("warning without a rejected usage: %s", codes(clean.Warnings))
 	}
 }

@@ -260,7 +260,7 @@ func TestMergeSummariesWindowsAndErrors(t *testing.T) {
 	if m.Window != (loadgen.Window{Start: 0, End: 12 * time.Second}) || m.WindowSeconds != 12 {
 		t.Errorf("hull = %+v", m.Window)
 	}
-	if got := codes(m.Warnings); got != WarnShardWindowsDiffer+",tokenizer_guess" {
+	if got := codes(m.Warnings); got != string(WarnShardWindowsDiffer)+",tokenizer_guess" {
 		t.Errorf("warnings = %q", got)
 	}
 	if _, err := MergeSummaries(); err == nil {

@@ -44,13 +44,19 @@ type Distribution struct {
 	Histogram string `json:"histogram,omitempty"`
 }
 
+// WarningCode names a kind of caveat. Codes are stable and
+// machine-readable; each package that raises warnings declares its codes
+// as documented WarningCode constants (metrics.WarnClientLimited,
+// sweep.WarnKneeNotReached, ...), which reports and tools match on.
+type WarningCode string
+
 // Warning is a caveat attached to a result. Warnings are data: every report
-// shows them. Code is stable and machine-readable (e.g. "client_limited",
-// "client_limited", "token_count_mismatch"); Message is for people.
+// shows them. Code is one of the declared codes (e.g. "client_limited",
+// "token_count_mismatch"); Message is for people.
 type Warning struct {
-	Code    string `json:"code"`
-	Level   int    `json:"level"` // -1 for run-wide warnings
-	Message string `json:"message"`
+	Code    WarningCode `json:"code"`
+	Level   int         `json:"level"` // -1 for run-wide warnings
+	Message string      `json:"message"`
 }
 
 // Summary is everything measured at one load level, computed once by an

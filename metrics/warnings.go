@@ -9,31 +9,31 @@ import (
 // warning; tools may match on the codes, which are stable.
 const (
 	// WarnEmptyWindow: the window has no length, so there are no rates.
-	WarnEmptyWindow = "empty_window"
+	WarnEmptyWindow WarningCode = "empty_window"
 	// WarnNoRequests: no request was sent inside the window.
-	WarnNoRequests = "no_requests_in_window"
+	WarnNoRequests WarningCode = "no_requests_in_window"
 	// WarnClientLimited: the load generator fell behind (SPEC §5).
-	WarnClientLimited = "client_limited"
+	WarnClientLimited WarningCode = "client_limited"
 	// WarnCapped: the shortfall came from MaxConcurrency (SPEC §5, §6).
-	WarnCapped = "capped"
+	WarnCapped WarningCode = "capped"
 	// WarnTokenCountMismatch: server and local output counts differ by > 1 %.
-	WarnTokenCountMismatch = "token_count_mismatch"
+	WarnTokenCountMismatch WarningCode = "token_count_mismatch"
 	// WarnOSLShort: ok requests returned fewer tokens than requested.
-	WarnOSLShort = "osl_short"
+	WarnOSLShort WarningCode = "osl_short"
 	// WarnHighErrorRate: the error rate exceeds HighErrorRate.
-	WarnHighErrorRate = "high_error_rate"
+	WarnHighErrorRate WarningCode = "high_error_rate"
 	// WarnShardWindowsDiffer: MergeSummaries added rates of shards whose
 	// windows were not the same.
-	WarnShardWindowsDiffer = "shard_windows_differ"
+	WarnShardWindowsDiffer WarningCode = "shard_windows_differ"
 	// WarnUsageRejected: the server's usage object held impossible token
 	// counts (negative, beyond any context window, not a whole number),
 	// which were not used.
-	WarnUsageRejected = "usage_rejected"
+	WarnUsageRejected WarningCode = "usage_rejected"
 )
 
 // isDerived reports whether code is computed from a Summary's own fields,
 // so that MergeSummaries recomputes it rather than copies it.
-func isDerived(code string) bool {
+func isDerived(code WarningCode) bool {
 	switch code {
 	case WarnEmptyWindow, WarnNoRequests, WarnClientLimited, WarnCapped,
 		WarnTokenCountMismatch, WarnOSLShort, WarnHighErrorRate, WarnUsageRejected:
@@ -79,7 +79,7 @@ func assessClient(s *Summary, capReached bool) {
 // deriveWarnings returns the warnings implied by s's fields, in a fixed order.
 func deriveWarnings(s *Summary) []Warning {
 	var ws []Warning
-	add := func(code, format string, args ...any) {
+	add := func(code WarningCode, format string, args ...any) {
 		ws = append(ws, Warning{Code: code, Level: s.Level, Message: fmt.Sprintf(format, args...)})
 	}
 	r := s.Requests

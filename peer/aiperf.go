@@ -100,7 +100,7 @@ func ReadAIPerf(data []byte) (Result, error) {
 	}
 	if res.Tool == "GenAI-Perf" && root.get("input_config", "streaming").v == false && !lv.TTFT.Empty() {
 		lv.TTFT, lv.Definitions.TTFT = Stats{}, Definition{}
-		res.Warnings = append(res.Warnings, metrics.Warning{Code: "non_streaming_ttft", Level: 0,
+		res.Warnings = append(res.Warnings, metrics.Warning{Code: WarnNonStreamingTTFT, Level: 0,
 			Message: "GenAI-Perf non-streaming run: its time_to_first_token equals request latency, so TTFT is left out"})
 	}
 	res.Levels = []Level{lv}

@@ -54,7 +54,7 @@ func ReadGuideLLM(data []byte) (Result, error) {
 		res.Layout = "benchmarks.json, benchmarks only (GuideLLM 0.2–0.3)"
 	}
 	if len(list) == 0 {
-		res.Warnings = append(res.Warnings, metrics.Warning{Code: "no_levels", Level: -1, Message: "GuideLLM file has an empty `benchmarks` array"})
+		res.Warnings = append(res.Warnings, metrics.Warning{Code: WarnNoLevels, Level: -1, Message: "GuideLLM file has an empty `benchmarks` array"})
 	}
 	for i, b := range list {
 		res.Levels = append(res.Levels, guideLLMLevel(i, b))

@@ -129,7 +129,7 @@ func TestReadFixtures(t *testing.T) {
 			}
 			found := tt.warning == ""
 			for _, w := range r.Warnings {
-				found = found || w.Code == tt.warning
+				found = found || string(w.Code) == tt.warning
 			}
 			if !found {
 				t.Errorf("warnings %v, want code %q", r.Warnings, tt.warning)

@@ -120,7 +120,7 @@ func vllmLevel(i int, o node) (Level, *metrics.Warning) {
 		lv.Requests.Failed = Known(n)
 	}
 	if lv.Requests.Completed.OK && lv.Requests.Completed.N == 0 {
-		return lv, &metrics.Warning{Code: "no_successful_requests", Level: i,
+		return lv, &metrics.Warning{Code: WarnNoSuccessfulRequests, Level: i,
 			Message: fmt.Sprintf("vLLM level %q completed no request (failed: %s); its 0.0 metrics are not measurements and are left out", lv.Label, lv.Requests.Failed)}
 	}
 

@@ -33,7 +33,7 @@ func kneeLines(res sweep.Result) []string {
 		undecided = fmt.Sprintf("%s %s undecided", plural(len(res.Undecided), "level", "levels"), levelList(res.Undecided))
 	}
 	if k == nil {
-		if w, ok := findWarning(res.Warnings, "knee_below_range"); ok {
+		if w, ok := findWarning(res.Warnings, sweep.WarnKneeBelowRange); ok {
 			return []string{"knee: below the tested range: " + w.Message}
 		}
 		if res.Kind == sweep.KindLevels {
@@ -120,7 +120,7 @@ func levelList(levels []int) string {
 }
 
 // findWarning returns the first warning with code.
-func findWarning(ws []metrics.Warning, code string) (metrics.Warning, bool) {
+func findWarning(ws []metrics.Warning, code metrics.WarningCode) (metrics.Warning, bool) {
 	for _, w := range ws {
 		if w.Code == code {
 			return w, true
@@ -132,7 +132,7 @@ func findWarning(ws []metrics.Warning, code string) (metrics.Warning, bool) {
 // warningLine formats a warning: "few_samples (level 3): message".
 func warningLine(w metrics.Warning) string {
 	if w.Level < 0 {
-		return w.Code + ": " + w.Message
+		return string(w.Code) + ": " + w.Message
 	}
 	return fmt.Sprintf("%s (level %d): %s", w.Code, w.Level, w.Message)
 }
@@ -189,8 +189,8 @@ func verdictText(res sweep.Result, l sweep.LevelOutcome) string {
 // highest load seen, usually the one nearest the knee). run.json keeps
 // every warning.
 func groupedWarningLines(ws []metrics.Warning) []string {
-	var order []string
-	groups := map[string][]metrics.Warning{}
+	var order []metrics.WarningCode
+	groups := map[metrics.WarningCode][]metrics.Warning{}
 	for _, w := range ws {
 		if _, ok := groups[w.Code]; !ok {
 			order = append(order, w.Code)

@@ -220,6 +220,6 @@ func TestWriteParetoHTML(t *testing.T) {
 	}
 }
 
-func warn(code, msg string) metrics.Warning {
+func warn(code metrics.WarningCode, msg string) metrics.Warning {
 	return metrics.Warning{Code: code, Level: -1, Message: msg}
 }

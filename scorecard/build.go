@@ -63,15 +63,17 @@ type CostRate struct {
 
 // Warning codes Build adds.
 const (
-	WarnAnecdote        = "anecdote"               // mandatory metadata missing
-	WarnNoGoodput       = "no_goodput"             // goodput is 0: CPM and cost per request undefined
-	WarnEnergyInvalid   = "energy_invalid"         // an energy source was set but gave no usable reading
-	WarnEnergyReset     = "energy_counter_reset"   // a counter reset was estimated from power samples
-	WarnBaselineTooHigh = "idle_baseline_too_high" // the idle baseline exceeds the measured energy
-	WarnNoOutputTokens  = "no_output_tokens"       // no tokens in the window: per-token energy undefined
-	WarnPUEOutOfRange   = "pue_out_of_range"       // a declared PUE below 1 is ignored
-	runWide             = -1
+	WarnAnecdote        metrics.WarningCode = "anecdote"               // mandatory metadata missing
+	WarnNoGoodput       metrics.WarningCode = "no_goodput"             // goodput is 0: CPM and cost per request undefined
+	WarnEnergyInvalid   metrics.WarningCode = "energy_invalid"         // an energy source was set but gave no usable reading
+	WarnEnergyReset     metrics.WarningCode = "energy_counter_reset"   // a counter reset was estimated from power samples (the code energy.WarnCounterReset raises)
+	WarnBaselineTooHigh metrics.WarningCode = "idle_baseline_too_high" // the idle baseline exceeds the measured energy
+	WarnNoOutputTokens  metrics.WarningCode = "no_output_tokens"       // no tokens in the window: per-token energy undefined
+	WarnPUEOutOfRange   metrics.WarningCode = "pue_out_of_range"       // a declared PUE below 1 is ignored
 )
+
+// runWide is the Level of a warning about the whole run.
+const runWide = -1
 
 // Build assembles a Scorecard from in. It sets the schema version, the
 // status and missing list from in.Metadata, and derives (SPEC §9):
@@ -98,7 +100,7 @@ func Build(in Inputs) Scorecard {
 		Missing:       in.Metadata.Missing(),
 	}
 	sc.Warnings = append(sc.Warnings, in.Warnings...)
-	warn := func(code, format string, args ...any) {
+	warn := func(code metrics.WarningCode, format string, args ...any) {
 		sc.Warnings = append(sc.Warnings, metrics.Warning{Code: code, Level: runWide, Message: fmt.Sprintf(format, args...)})
 	}
 	if sc.Status == StatusAnecdote {

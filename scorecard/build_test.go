@@ -120,7 +120,7 @@ func TestBuildSpecExample(t *testing.T) {
 func codes(ws []metrics.Warning) []string {
 	var out []string
 	for _, w := range ws {
-		out = append(out, w.Code)
+		out = append(out, string(w.Code))
 	}
 	return out
 }
@@ -152,7 +152,7 @@ func TestBuildMissingFigures(t *testing.T) {
 					t.Errorf("a measured zero goodput must stay present as 0")
 				}
 			},
-			warn: []string{WarnNoGoodput},
+			warn: []string{string(WarnNoGoodput)},
 		},
 		{
 			name: "energy source none: no energy, no carbon figure, no warning",
@@ -175,7 +175,7 @@ func TestBuildMissingFigures(t *testing.T) {
 					t.Errorf("energy = %+v", sc.Energy)
 				}
 			},
-			warn: []string{WarnEnergyInvalid},
+			warn: []string{string(WarnEnergyInvalid)},
 		},
 		{
 			name: "idle baseline subtracted and declared",
@@ -195,7 +195,7 @@ func TestBuildMissingFigures(t *testing.T) {
 					t.Errorf("energy = %+v, want invalid", sc.Energy)
 				}
 			},
-			warn: []string{WarnBaselineTooHigh},
+			warn: []string{string(WarnBaselineTooHigh)},
 		},
 		{
 			name: "no PUE: carbon from GPU energy",
@@ -214,7 +214,7 @@ func TestBuildMissingFigures(t *testing.T) {
 					t.Errorf("pue = %v", *sc.Energy.PUE)
 				}
 			},
-			warn: []string{WarnPUEOutOfRange},
+			warn: []string{string(WarnPUEOutOfRange)},
 		},
 		{
 			name: "no tokens: per-token energy absent",
@@ -224,7 +224,7 @@ func TestBuildMissingFigures(t *testing.T) {
 					t.Errorf("energy = %+v", sc.Energy)
 				}
 			},
-			warn: []string{WarnNoOutputTokens},
+			warn: []string{string(WarnNoOutputTokens)},
 		},
 		{
 			name: "NaN figures become absent",
@@ -243,7 +243,7 @@ func TestBuildMissingFigures(t *testing.T) {
 					t.Errorf("status %q missing %v", sc.Status, sc.Missing)
 				}
 			},
-			warn: []string{WarnAnecdote},
+			warn: []string{string(WarnAnecdote)},
 		},
 		{
 			name: "counter reset warned",
@@ -253,7 +253,7 @@ func TestBuildMissingFigures(t *testing.T) {
 					t.Errorf("energy = %+v", sc.Energy)
 				}
 			},
-			warn: []string{WarnEnergyReset},
+			warn: []string{string(WarnEnergyReset)},
 		},
 	}
 	for _, tt := range tests {

@@ -146,7 +146,7 @@ func columns() []column {
 		{"warnings", func(sc *Scorecard) string {
 			codes := make([]string, len(sc.Warnings))
 			for i, w := range sc.Warnings {
-				codes[i] = w.Code
+				codes[i] = string(w.Code)
 			}
 			return strings.Join(codes, ";")
 		}},

@@ -264,7 +264,7 @@ func (s *sweeper) extend(ctx context.Context) error {
 			return err
 		}
 		if !out.Verdict.Decided() {
-			s.warn("extend_inconclusive", out.Index, fmt.Sprintf(
+			s.warn(WarnExtendInconclusive, out.Index, fmt.Sprintf(
 				"the search above the grid stopped: level %d (%s) was %s", out.Index, formatLoad(next, s.unit()), undecidedWhy(out)))
 			return nil
 		}
@@ -304,7 +304,7 @@ func (s *sweeper) grid(ctx context.Context) error {
 				ErrGridUndefined, lo, hi)
 		}
 		if hi <= lo {
-			s.warn("throughput_below_synchronous", -1, fmt.Sprintf(
+			s.warn(WarnThroughputBelowSynchronous, -1, fmt.Sprintf(
 				"the throughput level measured %.4g req/s, not above synchronous (%.4g req/s): the rate grid is degenerate", hi, lo))
 		}
 		for k := 1; k <= p.N-2; k++ {
@@ -315,7 +315,7 @@ func (s *sweeper) grid(ctx context.Context) error {
 	}
 	for i, x := range loads {
 		if s.stopped {
-			s.warn("early_stop", -1, fmt.Sprintf(
+			s.warn(WarnEarlyStop, -1, fmt.Sprintf(
 				"early stop: two consecutive levels failed the SLO by more than %g×; %d grid level(s) from %s skipped",
 				p.EarlyStopFactor, len(loads)-i, formatLoad(x, s.unit())))
 			return nil
@@ -357,7 +357,7 @@ func (s *sweeper) bisect(ctx context.Context) error {
 			if out.Verdict.ClientLimited {
 				fix = "free the client machine or raise --max-lag"
 			}
-			s.warn("bisect_inconclusive", out.Index, fmt.Sprintf(
+			s.warn(WarnBisectInconclusive, out.Index, fmt.Sprintf(
 				"bisection stopped: level %d (%s) was %s, so it cannot narrow the bracket; %s",
 				out.Index, formatLoad(mid, s.unit()), undecidedWhy(out), fix))
 			return nil
@@ -391,7 +391,7 @@ func (s *sweeper) level(ctx context.Context, phase Phase, p loadgen.Profile) (Le
 	if len(s.res.Levels) >= s.plan.MaxLevels {
 		s.res.StopReason = StopLevelBudget
 		s.spent = true
-		s.warn("level_budget", -1, fmt.Sprintf(
+		s.warn(WarnLevelBudget, -1, fmt.Sprintf(
 			"level budget spent: %d levels run (Plan.MaxLevels); the knee bracket may be wider than the tolerance", len(s.res.Levels)))
 		return LevelOutcome{}, nil
 	}
@@ -487,7 +487,7 @@ func undecidedWhy(out LevelOutcome) string {
 	return "undecided (" + strings.Join(out.Verdict.Undecided, ", ") + ")"
 }
 
-func (s *sweeper) warn(code string, level int, msg string) {
+func (s *sweeper) warn(code metrics.WarningCode, level int, msg string) {
 	s.sweepWarn = append(s.sweepWarn, metrics.Warning{Code: code, Level: level, Message: msg})
 }
 
@@ -496,13 +496,13 @@ func (s *sweeper) warn(code string, level int, msg string) {
 // (with its interval and the requests likely to decide it), and the
 // headline percentiles (TTFT p99, ITL p95) whose interval is unbounded.
 func (s *sweeper) levelWarnings(out LevelOutcome) {
-	has := map[string]bool{}
+	has := map[metrics.WarningCode]bool{}
 	for _, w := range out.Summary.Warnings {
 		w.Level = out.Index
 		has[w.Code] = true
 		s.res.Warnings = append(s.res.Warnings, w)
 	}
-	add := func(code, msg string) {
+	add := func(code metrics.WarningCode, msg string) {
 		s.res.Warnings = append(s.res.Warnings, metrics.Warning{Code: code, Level: out.Index, Message: msg})
 	}
 	if out.Verdict.ClientLimited && !has[metrics.WarnClientLimited] {
@@ -579,7 +579,7 @@ func describeInterval(t slo.Term, v float64, ci stats.Interval, more int64) stri
 func (s *sweeper) finish() {
 	defer func() { s.res.Warnings = append(s.res.Warnings, s.sweepWarn...) }()
 	if s.res.Partial {
-		s.warn("interrupted", -1, fmt.Sprintf("the sweep stopped early (%s): results cover %d level(s)", s.res.StopReason, len(s.res.Levels)))
+		s.warn(WarnInterrupted, -1, fmt.Sprintf("the sweep stopped early (%s): results cover %d level(s)", s.res.StopReason, len(s.res.Levels)))
 	}
 	if s.plan.Objective.IsZero() {
 		return
@@ -595,13 +595,13 @@ func (s *sweeper) finish() {
 	unit := s.unit()
 	if k.firstFails {
 		first := s.res.Levels[k.first]
-		s.warn("knee_below_range", -1, fmt.Sprintf(
+		s.warn(WarnKneeBelowRange, -1, fmt.Sprintf(
 			"the first level already fails the SLO (%s at %s: %s): the knee is below the tested range",
 			describe(first.Profile), formatLoad(first.OfferedLoad, unit), first.Verdict.Reason))
 	}
 	if k.nonMonotonic >= 0 {
 		l := s.res.Levels[k.nonMonotonic]
-		s.warn("non_monotonic", -1, fmt.Sprintf(
+		s.warn(WarnNonMonotonic, -1, fmt.Sprintf(
 			"level %d passes at %s above a failing level at %s: verdicts are not monotonic in load (noise or too few samples); the knee is the highest pass below the first failure",
 			l.Index, formatLoad(l.OfferedLoad, unit), formatLoad(s.res.Levels[k.fail].OfferedLoad, unit)))
 	}
@@ -625,7 +625,7 @@ func (s *sweeper) finish() {
 		knee.BracketHi = s.res.Levels[k.fail].OfferedLoad
 		knee.Reached = true
 	} else {
-		s.warn("knee_not_reached", -1, fmt.Sprintf(
+		s.warn(WarnKneeNotReached, -1, fmt.Sprintf(
 			"knee not reached: every level passed the SLO up to %s; safe capacity unknown (raise the rates)", formatLoad(lv.OfferedLoad, unit)))
 	}
 	s.res.Knee = knee

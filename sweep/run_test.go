@@ -106,7 +106,7 @@ func codes(ws []metrics.Warning) []string {
 	return c
 }
 
-func hasCode(ws []metrics.Warning, code string) bool {
+func hasCode(ws []metrics.Warning, code metrics.WarningCode) bool {
 	for _, w := range ws {
 		if w.Code == code {
 			return true

@@ -597,7 +597,7 @@ func (b *bench) execute(ctx context.Context) error {
 		res.Partial = true
 	}
 	if failedWrite {
-		res.Warnings = append(res.Warnings, metrics.Warning{Code: "write_failed", Level: -1, Message: writeFailedWarning(writeErr, b.log.Records())})
+		res.Warnings = append(res.Warnings, metrics.Warning{Code: results.WarnWriteFailed, Level: -1, Message: writeFailedWarning(writeErr, b.log.Records())})
 	}
 	run := b.result(res)
 	switch {
@@ -823,7 +823,7 @@ func (b *bench) islWarnings(res sweep.Result) []metrics.Warning {
 		if lv.Summary.PromptTokens.Count == 0 || math.Abs(got-float64(want)) <= 0.1*float64(want) {
 			continue
 		}
-		return []metrics.Warning{{Code: "isl_not_exact", Level: -1, Message: fmt.Sprintf(
+		return []metrics.Warning{{Code: workload.WarnISLNotExact, Level: -1, Message: fmt.Sprintf(
 			"the server counted a mean ISL of %.0f tokens for a requested %d: without --tokenizer, prompts are sized in words; give the served model's tokenizer for an exact ISL",
 			got, want)}}
 	}
@@ -835,7 +835,7 @@ func (b *bench) islWarnings(res sweep.Result) []metrics.Warning {
 func (b *bench) printUnreachable(res sweep.Result) {
 	for _, lv := range res.Levels {
 		for _, w := range lv.Summary.Warnings {
-			if w.Code == harness.WarningUnreachable {
+			if w.Code == harness.WarnUnreachable {
 				fmt.Fprintf(b.e.stderr, "warning: %s\n", redactURLs(w.Message))
 			}
 		}

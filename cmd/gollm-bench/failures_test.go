@@ -66,10 +66,10 @@ func TestDeadTargetStopsEarly(t *testing.T) {
 	}
 	found := false
 	for _, w := range lv.Summary.Warnings {
-		found = found || w.Code == harness.WarningUnreachable
+		found = found || w.Code == harness.WarnUnreachable
 	}
 	if !found || run.Config.UnreachableAfter != 10 {
-		t.Errorf("warnings %+v, config.unreachable_after %d; want a %s warning and 10", lv.Summary.Warnings, run.Config.UnreachableAfter, harness.WarningUnreachable)
+		t.Errorf("warnings %+v, config.unreachable_after %d; want a %s warning and 10", lv.Summary.Warnings, run.Config.UnreachableAfter, harness.WarnUnreachable)
 	}
 
 	// The override: every request is sent.

@@ -103,7 +103,7 @@ func runMerge(_ context.Context, e env, args []string) error {
 		run.Partial, run.Result.Partial = true, true
 		reason := "a shard's records file was cut short: " + strings.Join(where, "; ")
 		run.PartialReason = strings.Join(slices.DeleteFunc([]string{run.PartialReason, reason}, func(s string) bool { return s == "" }), "; ")
-		run.Result.Warnings = append(run.Result.Warnings, metrics.Warning{Code: "torn_record", Level: -1, Message: reason +
+		run.Result.Warnings = append(run.Result.Warnings, metrics.Warning{Code: results.WarnTornRecord, Level: -1, Message: reason +
 			": the merged requests.jsonl lacks those records; the merged summaries come from the shards' run.json and still count them"})
 	}
 	sc := mergedScorecard(run, parts)
@@ -314,12 +314,12 @@ func mergeShards(parts []shardPart) (results.Run, error) {
 	}
 	if anyPartial {
 		res.StopReason = sweep.StopInterrupted
-		res.Warnings = append(res.Warnings, metrics.Warning{Code: "shard_partial", Level: -1,
+		res.Warnings = append(res.Warnings, metrics.Warning{Code: results.WarnShardPartial, Level: -1,
 			Message: "a shard was interrupted: the merged result is partial, and levels some shard lacks are left out"})
 	}
 	for _, p := range parts {
 		if len(p.run.Telemetry) > 0 {
-			res.Warnings = append(res.Warnings, metrics.Warning{Code: "telemetry_not_merged", Level: -1,
+			res.Warnings = append(res.Warnings, metrics.Warning{Code: results.WarnTelemetryNotMerged, Level: -1,
 				Message: "the shards' GPU energy and engine metrics read the same server over different windows and are not merged: see each shard's run.json"})
 			break
 		}
