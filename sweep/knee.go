@@ -50,11 +50,11 @@ func UndecidedLevels(levels []LevelOutcome, kind Kind) []int {
 // into the levels slice, -1 when absent.
 type kneeState struct {
 	points       int
-	pass         int // highest passing load below the lowest failing load
-	fail         int // lowest failing load
-	first        int // lowest load
-	firstFails   bool
-	nonMonotonic int // a passing level above the lowest failure
+	pass         int  // highest passing load below the lowest failing load
+	fail         int  // lowest failing load
+	first        int  // lowest decided load
+	firstFails   bool // the lowest decided load fails, and no undecided level lies below it
+	nonMonotonic int  // a passing level above the lowest failure
 }
 
 func kneeOf(levels []LevelOutcome, kind Kind) kneeState {
@@ -86,6 +86,13 @@ func kneeOf(levels []LevelOutcome, kind Kind) kneeState {
 	})
 	k.first = idx[0]
 	k.firstFails = !levels[idx[0]].Verdict.Pass
+	for _, l := range levels {
+		// An undecided level below the first failure may yet pass: the
+		// knee is undecided, not below the tested range.
+		if kneeCandidate(l, kind) && !l.Verdict.Decided() && l.OfferedLoad < levels[k.first].OfferedLoad {
+			k.firstFails = false
+		}
+	}
 	for _, i := range idx {
 		switch {
 		case !levels[i].Verdict.Pass && k.fail < 0:

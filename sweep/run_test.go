@@ -866,3 +866,27 @@ func TestObjectiveGivenOnce(t *testing.T) {
 		t.Errorf("plan SLO with a runner without one: err %v, want a refusal naming the fix", err)
 	}
 }
+
+// Seen on a loaded machine: rates 12, 17, 26 req/s; 12 client-limited,
+// 17 undecided, 26 fails. The knee is undecided, not "below the tested
+// range": the lower levels may yet pass.
+func TestUndecidedBelowFirstFailureIsNotBelowRange(t *testing.T) {
+	srv := &server{capacity: 20, base: 100}
+	srv.mutate = func(level int, p loadgen.Profile, s *metrics.Summary) {
+		if p.Rate < 20 {
+			s.Requests.OK, s.Requests.Sent = 100, 100
+			s.TTFT = spread(100, 100)
+		}
+	}
+	plan := Plan{Rates: []float64{12, 17, 26}, RateMode: loadgen.ModeConstant, Objective: objective(t, "ttft_p99<=500ms"), NoBisect: true}
+	res, err := Run(context.Background(), plan, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hasCode(res.Warnings, WarnKneeBelowRange) {
+		t.Errorf("knee_below_range with undecided levels below the failure: %v", res.Warnings)
+	}
+	if res.Knee != nil || !slices.Equal(res.Undecided, []int{0, 1}) || res.ExitCode() != exitcode.Undecided {
+		t.Errorf("knee %+v, undecided %v, exit %d; want none, [0 1], %d", res.Knee, res.Undecided, res.ExitCode(), exitcode.Undecided)
+	}
+}
