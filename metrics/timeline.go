@@ -10,7 +10,9 @@ import (
 // buckets covering the whole level (warmup and cooldown included), for
 // plots. Bucket i covers [Start + i×Bucket, Start + (i+1)×Bucket).
 type Timeline struct {
-	Level  int           `json:"level"`
+	Level int `json:"level"`
+	// Repeat is the run of a repeated level (--repeat); 0 otherwise.
+	Repeat int           `json:"repeat,omitempty"`
 	Start  time.Duration `json:"start_ns"`
 	Bucket time.Duration `json:"bucket_ns"`
 	// Window is the level's measured window, so plots can shade it.

@@ -78,11 +78,74 @@ func Decode(r io.Reader) (Run, error) {
 	case *v < 1:
 		return Run{}, fmt.Errorf("results: run.json has unknown schema_version %d (this gollm-bench reads version %d): %w", *v, SchemaVersion, ErrSchemaVersion)
 	}
+	if *head.SchemaVersion == 1 {
+		if b, err = upgradeV1(b); err != nil {
+			return Run{}, fmt.Errorf("results: run.json (schema 1): %w", err)
+		}
+	}
 	var run Run
 	if err := json.Unmarshal(b, &run); err != nil {
 		return Run{}, fmt.Errorf("results: decode run.json: %w", describeJSONError(b, err))
 	}
+	run.SchemaVersion = SchemaVersion
 	return run, nil
+}
+
+// upgradeV1 rewrites a schema-1 run.json into the schema-2 layout: each
+// telemetry entry's "energy" held the whole reading as {"energy": ...,
+// "engine": ...}; it becomes the entry's own "energy" and "engine". (Its
+// two-valued verdicts are read by slo's decoders.)
+func upgradeV1(b []byte) ([]byte, error) {
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, describeJSONError(b, err)
+	}
+	raw, ok := doc["telemetry"]
+	if !ok {
+		return b, nil
+	}
+	var old []struct {
+		Level  int `json:"level"`
+		Energy *struct {
+			Energy json.RawMessage `json:"energy"`
+			Engine json.RawMessage `json:"engine"`
+		} `json:"energy"`
+	}
+	if err := json.Unmarshal(raw, &old); err != nil {
+		return nil, fmt.Errorf("telemetry: %w", err)
+	}
+	type entry struct {
+		Level  int             `json:"level"`
+		Energy json.RawMessage `json:"energy,omitempty"`
+		Engine json.RawMessage `json:"engine,omitempty"`
+	}
+	flat := make([]entry, len(old))
+	for i, o := range old {
+		flat[i].Level = o.Level
+		if o.Energy != nil {
+			flat[i].Energy, flat[i].Engine = nullToEmpty(o.Energy.Energy), nullToEmpty(o.Energy.Engine)
+		}
+	}
+	if doc["telemetry"], ok = marshalRaw(flat); !ok {
+		return nil, errors.New("telemetry: cannot re-encode")
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func nullToEmpty(r json.RawMessage) json.RawMessage {
+	if string(bytes.TrimSpace(r)) == "null" {
+		return nil
+	}
+	return r
+}
+
+func marshalRaw(v any) (json.RawMessage, bool) {
+	b, err := json.Marshal(v)
+	return b, err == nil
 }
 
 // describeJSONError adds the line and column of a syntax or type error.

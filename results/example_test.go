@@ -28,6 +28,6 @@ func Example() {
 	_, err = results.Create(parent, "20260616T1200", false)
 	fmt.Println(err != nil)
 	// Output:
-	// 20260616T1200 1 <nil>
+	// 20260616T1200 2 <nil>
 	// true
 }

@@ -3,6 +3,9 @@ package results
 import (
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/energy"
+	"github.com/gollm-bench/gollm-bench/enginemetrics"
+
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/scorecard"
 	"github.com/gollm-bench/gollm-bench/sweep"
@@ -10,7 +13,10 @@ import (
 
 // SchemaVersion is the version of run.json's layout. It changes when a
 // field changes meaning or goes away; adding a field does not change it.
-const SchemaVersion = 1
+// Version 2 made telemetry flat and typed (telemetry[i].energy is the
+// reading itself; version 1 nested it as telemetry[i].energy.energy) and
+// verdicts three-valued; Decode reads version 1 too.
+const SchemaVersion = 2
 
 // Run is the full result of one `gollm-bench run` or `sweep`: what
 // run.json holds (SPEC §10). Everything a report shows is in it, so
@@ -45,6 +51,10 @@ type Run struct {
 	// Telemetry holds what was read beside the load: GPU energy and engine
 	// metrics, per level, in the same windows.
 	Telemetry []LevelTelemetry `json:"telemetry,omitempty"`
+	// CostRate is the deployment's cost rate the scorecard prices tokens
+	// at (--gpu-cost-eur-h, or OpenCost's allocation over the run); nil
+	// when unknown.
+	CostRate *scorecard.CostRate `json:"cost_rate,omitempty"`
 }
 
 // Tool identifies the build that produced a run.
@@ -88,10 +98,15 @@ type Config struct {
 	// Precision is --precision as parsed ("ttft_p99:5%"), Repeat --repeat.
 	Precision string `json:"precision,omitempty"`
 	// PrecisionMaxS bounds a sweep's levels run to a decision, s.
-	PrecisionMaxS float64           `json:"precision_max_s,omitempty"`
-	Repeat        int               `json:"repeat,omitempty"`
-	SLO           string            `json:"slo,omitempty"`
-	Energy        string            `json:"energy,omitempty"`
+	PrecisionMaxS float64 `json:"precision_max_s,omitempty"`
+	Repeat        int     `json:"repeat,omitempty"`
+	SLO           string  `json:"slo,omitempty"`
+	Energy        string  `json:"energy,omitempty"`
+	// PUE, IdleBaselineW and GridGCO2KWh are the declared energy factors
+	// (--pue, --idle-baseline-w, --grid-gco2-kwh); 0 when not declared.
+	PUE           float64           `json:"pue,omitempty"`
+	IdleBaselineW float64           `json:"idle_baseline_w,omitempty"`
+	GridGCO2KWh   float64           `json:"grid_gco2_kwh,omitempty"`
 	Labels        map[string]string `json:"labels,omitempty"`
 	// Shard is "i/n" when this run is shard i of a distributed run of n
 	// (SPEC §12, --shard); its summaries then describe the shard's share
@@ -111,10 +126,17 @@ type Config struct {
 	Insecure bool `json:"insecure,omitempty"`
 }
 
-// LevelTelemetry is what the telemetry sources read during one level's
-// window. Fields are nil when the source was off.
+// LevelTelemetry is what the telemetry sources read over the window of one
+// level (or one run of a repeated level). A field is nil when its source
+// was off or failed.
 type LevelTelemetry struct {
-	Level  int `json:"level"`
-	Energy any `json:"energy,omitempty"` // an energy reading (see package energy)
-	Engine any `json:"engine,omitempty"` // engine /metrics deltas (see package enginemetrics)
+	Level int `json:"level"`
+	// Repeat is the run of a repeated level (--repeat); 0 otherwise.
+	Repeat int `json:"repeat,omitempty"`
+	// Energy is the GPU energy over the window (NVML, DCGM or a
+	// Prometheus query): per GPU and in all, J, with its power figures.
+	Energy *energy.Reading `json:"energy,omitempty"`
+	// Engine is the engine's /metrics counters over the window (tokens,
+	// requests, peak KV-cache use and queue).
+	Engine *enginemetrics.Delta `json:"engine,omitempty"`
 }

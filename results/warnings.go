@@ -15,6 +15,9 @@ const (
 	// WarnShardPartial: a shard was interrupted; the merged result is
 	// partial and leaves out the levels some shard lacks.
 	WarnShardPartial metrics.WarningCode = "shard_partial"
-	// WarnTelemetryNotMerged: the shards' telemetry could not be merged.
-	WarnTelemetryNotMerged metrics.WarningCode = "telemetry_not_merged"
+	// WarnTelemetryShard0: the shards read the same GPUs or the same
+	// engine's /metrics, so their readings overlap and cannot be added: the
+	// merged level keeps shard 0's reading, which covers every shard's load
+	// over shard 0's window.
+	WarnTelemetryShard0 metrics.WarningCode = "telemetry_from_shard_0"
 )

@@ -70,6 +70,8 @@ const (
 	WarnBaselineTooHigh metrics.WarningCode = "idle_baseline_too_high" // the idle baseline exceeds the measured energy
 	WarnNoOutputTokens  metrics.WarningCode = "no_output_tokens"       // no tokens in the window: per-token energy undefined
 	WarnPUEOutOfRange   metrics.WarningCode = "pue_out_of_range"       // a declared PUE below 1 is ignored
+	WarnNoSLO           metrics.WarningCode = "no_slo"                 // no SLO: the scorecard describes the level of highest throughput, goodput is raw throughput
+	WarnNoKnee          metrics.WarningCode = "no_knee"                // no level passed: the scorecard describes the level of highest throughput, not a knee
 )
 
 // runWide is the Level of a warning about the whole run.

@@ -716,9 +716,11 @@ func (b *bench) result(res sweep.Result) results.Run {
 		run.Config.ISLMeaning = "the server's usage.prompt_tokens (no --tokenizer given)"
 	}
 	for _, lv := range b.runner.Levels() {
-		run.Timelines = append(run.Timelines, lv.Timeline)
-		if lv.Telemetry != nil {
-			run.Telemetry = append(run.Telemetry, results.LevelTelemetry{Level: lv.Result.Level, Energy: lv.Telemetry})
+		tl := lv.Timeline
+		tl.Repeat = lv.Repeat
+		run.Timelines = append(run.Timelines, tl)
+		if r, ok := lv.Telemetry.(*harness.LevelReading); ok && r != nil && (r.Energy != nil || r.Engine != nil) {
+			run.Telemetry = append(run.Telemetry, results.LevelTelemetry{Level: lv.Result.Level, Repeat: lv.Repeat, Energy: r.Energy, Engine: r.Engine})
 		}
 	}
 	return run
@@ -745,7 +747,8 @@ func (b *bench) writeOutputs(ctx context.Context, run results.Run) error {
 	if b.sources != nil && b.sources.Meter != nil {
 		errs = append(errs, b.sources.Meter.Close())
 	}
-	sc := b.scorecardFor(ctx, run)
+	run = b.withScorecardInputs(ctx, run)
+	sc := run.Scorecard()
 	run.Metadata = sc.Metadata
 	dir := b.folder()
 	errs = append(errs, dir.WriteRun(run), writeScorecard(dir, sc), b.log.Close())

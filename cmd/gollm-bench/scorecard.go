@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -12,15 +13,15 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gollm-bench/gollm-bench/cost"
-	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/scorecard"
 	"github.com/gollm-bench/gollm-bench/slo"
 )
 
-// scorecardFor builds the run's scorecard from the flags' metadata, what
-// was observed, and the cost rate.
-func (b *bench) scorecardFor(ctx context.Context, run results.Run) scorecard.Scorecard {
+// withScorecardInputs records in run what its scorecard is built from:
+// the metadata (declared by flags, or observed), the cost rate, and the
+// declared energy factors; Run.Scorecard then needs nothing else.
+func (b *bench) withScorecardInputs(ctx context.Context, run results.Run) results.Run {
 	f := &b.f
 	labels, _ := parseKV("label", f.labels)
 	seed := f.seed
@@ -77,7 +78,9 @@ func (b *bench) scorecardFor(ctx context.Context, run results.Run) scorecard.Sco
 		}
 		for _, lv := range run.Result.Levels {
 			if lv.Summary.PromptTokens.Count > 0 {
-				meta.ISLTokens, meta.OSLTokens = harness.AchievedLengths(lv.Summary)
+				// The level's mean achieved lengths, rounded.
+				meta.ISLTokens = int(math.Round(lv.Summary.PromptTokens.Mean))
+				meta.OSLTokens = int(math.Round(lv.Summary.OutputTokens.Mean))
 				break
 			}
 		}
@@ -98,9 +101,12 @@ func (b *bench) scorecardFor(ctx context.Context, run results.Run) scorecard.Sco
 			fmt.Fprintf(b.e.stderr, "warning: --opencost: %v (no cost figures)\n", err)
 		}
 	}
-	return harness.Scorecard(run, b.runner.Levels(), harness.ScorecardInputs{
-		Metadata: meta, Cost: rate, PUE: f.pue, IdleBaselineW: f.idleBaselineW, GridGCO2KWh: f.gridGCO2kWh,
-	})
+	run.Metadata = meta
+	if rate.EURPerHour > 0 {
+		run.CostRate = &rate
+	}
+	run.Config.PUE, run.Config.IdleBaselineW, run.Config.GridGCO2KWh = f.pue, f.idleBaselineW, f.gridGCO2kWh
+	return run
 }
 
 // writeScorecard writes scorecard.json into dir, atomically (a full disk

@@ -1,0 +1,134 @@
+package results
+
+import (
+	"fmt"
+
+	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/scorecard"
+)
+
+// Scorecard builds the run's scorecard from run.json alone: the metadata
+// recorded in it, the reference level's figures and intervals, the GPU
+// energy read over that level's windows, the cost rate and the declared
+// energy factors. The reference level is the knee when the sweep found
+// one; otherwise, the level of highest output throughput, with a warning
+// saying so. `gollm-bench report` can therefore rebuild scorecard.json
+// from a results folder, on any machine.
+func (r Run) Scorecard() scorecard.Scorecard {
+	res := r.Result
+	warnings := append([]metrics.Warning(nil), res.Warnings...)
+	withSLO := !res.Objective.IsZero()
+	meta := r.Metadata
+	levels := r.Levels()
+	ref, peak, peakInFlight := -1, 0.0, 0
+	if res.Knee != nil {
+		for i, l := range levels {
+			if l.Index == res.Knee.Level {
+				ref = i
+			}
+		}
+	}
+	for i, l := range levels {
+		s := l.Summary
+		if s.OutputTokensPerSecond > peak {
+			peak = s.OutputTokensPerSecond
+			if res.Knee == nil {
+				ref = i
+			}
+		}
+		peakInFlight = max(peakInFlight, int(s.Client.PeakInFlight), l.Profile.Concurrency)
+	}
+	if meta.MaxConcurrencyTested == 0 {
+		meta.MaxConcurrencyTested = peakInFlight
+	}
+	in := scorecard.Inputs{Metadata: meta, PUE: r.Config.PUE, IdleBaselineW: r.Config.IdleBaselineW, GridGCO2KWh: r.Config.GridGCO2KWh}
+	if r.CostRate != nil {
+		in.Cost = *r.CostRate
+	}
+	if ref < 0 {
+		in.Warnings = warnings
+		return scorecard.Build(in)
+	}
+	lv := levels[ref]
+	perf := scorecard.KneePerformance(lv.Summary, withSLO)
+	if !withSLO {
+		// Without an SLO every successful request is "good": goodput is
+		// the level's throughput, and the scorecard says so.
+		perf.GoodputTokS = scorecard.Num(lv.Summary.OutputTokensPerSecond)
+		perf.GoodputTokSCI = perf.OutputTokSCI
+		perf.GoodputReqS = scorecard.Num(lv.Summary.RequestsPerSecond)
+		warnings = append(warnings, metrics.Warning{Code: scorecard.WarnNoSLO, Level: -1,
+			Message: fmt.Sprintf("no --slo: the scorecard describes level %d (highest output throughput), and its goodput is raw throughput", lv.Index)})
+	} else {
+		pass := lv.Verdict.Pass
+		perf.SLOPass = &pass
+		perf.SLOOutcome = string(lv.Verdict.Outcome)
+		if res.Knee == nil {
+			warnings = append(warnings, metrics.Warning{Code: scorecard.WarnNoKnee, Level: -1,
+				Message: fmt.Sprintf("no knee was found under the SLO: the scorecard describes level %d (highest output throughput), not a knee", lv.Index)})
+		}
+	}
+	idx := lv.Index
+	perf.KneeLevel = &idx
+	perf.PeakOutputTokS = scorecard.Num(peak)
+	if k := res.Knee; k != nil {
+		if lv.Profile.Mode.OpenLoop() {
+			perf.KneeRateReqS = scorecard.Num(k.OfferedLoad)
+		} else {
+			c := int(k.OfferedLoad)
+			perf.KneeConcurrency = &c
+		}
+		unit := "req_s"
+		if k.Unit == "concurrency" {
+			unit = "concurrency"
+		}
+		br := &scorecard.Bracket{Low: k.BracketLo, Unit: unit}
+		if k.BracketHi > 0 {
+			br.High = scorecard.Num(k.BracketHi)
+		}
+		perf.KneeBracket = br
+		reached := k.Reached
+		perf.KneeReached = &reached
+	}
+	in.Performance = perf
+	in.Energy = levelEnergy(lv)
+	if meta.Hardware == "" && in.Energy.GPUCount > 0 {
+		for _, run := range lv.Runs {
+			if t := run.Telemetry; t != nil && t.Energy != nil {
+				meta.Hardware = t.Energy.Hardware()
+				break
+			}
+		}
+	}
+	if meta.GPUCount == 0 {
+		meta.GPUCount = in.Energy.GPUCount
+	}
+	in.Metadata, in.Warnings = meta, warnings
+	return scorecard.Build(in)
+}
+
+// levelEnergy is the GPU energy read over a level's windows: for a level
+// run several times, the sum over its runs (their windows add up to the
+// pooled summary's). The reading is valid only when every run's is.
+func levelEnergy(lv Level) scorecard.EnergyReading {
+	var er scorecard.EnergyReading
+	n := 0
+	for _, run := range lv.Runs {
+		t := run.Telemetry
+		if t == nil || t.Energy == nil {
+			continue
+		}
+		e := t.Energy
+		if n == 0 {
+			er = scorecard.EnergyReading{Source: e.Source, Valid: true, GPUName: e.GPUName, GPUCount: e.GPUCount}
+		}
+		n++
+		er.Valid = er.Valid && e.Valid
+		er.EnergyJ += e.GrossEnergyJ
+		er.ResetDetected = er.ResetDetected || e.ResetDetected
+	}
+	if n > 0 && n < len(lv.Runs) {
+		er.Valid = false // a run without a reading: the sum would be short
+	}
+	return er
+}
