@@ -591,7 +591,9 @@ func TestVersion(t *testing.T) {
 // docs/mock-server.md (KneeRate, ≈21.6 req/s). The sweep must bracket it
 // within tolerance. --max-lag is raised so that scheduling noise on a
 // shared CI machine cannot make levels inconclusive; the client's own
-// health is tested elsewhere.
+// health is tested elsewhere. The SLO's TTFT term is a p90: a p99 has no
+// upper bound below 299 requests (docs/statistics.md), more than 8 s
+// levels hold, and the derived knee is set by the ITL term anyway.
 func TestSweepBracketsMockKnee(t *testing.T) {
 	if raceEnabled {
 		t.Skip("wall-clock timing under the race detector measures the detector; make timing runs this test")
@@ -608,7 +610,7 @@ func TestSweepBracketsMockKnee(t *testing.T) {
 	dir := t.TempDir()
 	code, stdout, stderr := cli(t, context.Background(), "sweep", "--target", url, "--profile", "constant",
 		"--rate", "12,17,26", "--max-seconds", "8", "--data", "prompt_tokens=256,output_tokens=64",
-		"--slo", "ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%", "--max-lag", "50ms",
+		"--slo", "ttft_p90<=500ms,itl_p95<=50ms", "--max-lag", "50ms",
 		"--knee-tolerance", "0.05", "--energy", "none", "--output-dir", dir, "--run-id", "knee")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -627,8 +629,13 @@ func TestSweepBracketsMockKnee(t *testing.T) {
 	if k.BracketLo > want*1.1 || k.BracketHi < want*0.9 {
 		t.Errorf("bracket %.2f–%.2f req/s misses the derived knee %.2f req/s (±10 %%)\n%s", k.BracketLo, k.BracketHi, want, stdout)
 	}
+	// Near the knee a level's interval may straddle the threshold: the
+	// bisection then stops there, and the run must say so, naming the
+	// undecided level, rather than present a bracket it did not narrow.
 	if (k.BracketHi-k.BracketLo)/k.BracketHi > 0.05+1e-9 {
-		t.Errorf("bracket %.2f–%.2f wider than the 5 %% tolerance", k.BracketLo, k.BracketHi)
+		if len(run.Result.Undecided) == 0 || !strings.Contains(stdout, "bisect_inconclusive") {
+			t.Errorf("bracket %.2f–%.2f wider than the 5 %% tolerance, with no undecided level named\n%s", k.BracketLo, k.BracketHi, stdout)
+		}
 	}
 	if !strings.Contains(stdout, "knee: ") || !strings.Contains(stdout, "req/s (bracket") {
 		t.Errorf("console lacks the knee line:\n%s", stdout)
@@ -672,7 +679,7 @@ func TestSweepScorecardWithDCGM(t *testing.T) {
 	url, dcgm := fastMock(t), fakeDCGM(t)
 	tok := filepath.Join("..", "..", "testdata", "tokenizers", "files", "qwen3")
 	common := []string{"sweep", "--target", url, "--profile", "concurrent", "--rate", "2,4", "--max-seconds", "3", "--max-levels", "2",
-		"--data", "prompt_tokens=32,output_tokens=16", "--slo", "ttft_p99<=1s,itl_p95<=100ms", "--max-lag", lenientLag,
+		"--data", "prompt_tokens=32,output_tokens=16", "--slo", "ttft_p90<=1s,itl_p90<=100ms", "--max-lag", lenientLag,
 		"--energy", "dcgm=" + dcgm, "--gpu-cost-eur-h", "10.8", "--pue", "1.4", "--grid-gco2-kwh", "40"}
 	dir := t.TempDir()
 	full := append(slices.Clone(common), "--output-dir", dir, "--run-id", "full", "--tokenizer", tok,
