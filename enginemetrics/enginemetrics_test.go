@@ -135,6 +135,8 @@ func TestParseLlamaCpp(t *testing.T) {
 		{"llamacpp-after.prom", 1040640 + 9216, 262400, 1049856, 9216, 0, 0, 5},
 		// Older builds: no cached counter, a KV-cache gauge.
 		{"llamacpp-legacy-kv.prom", 6886, 3469, 0, 0, 0.42, 0, 1},
+		// A real capture from llama-server v0.4.0 after a sweep.
+		{"llamacpp-real-v0.4.0.prom", 762288 + 8643, 106019, 770931, 8643, 0, 0, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
@@ -298,6 +300,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(fixture(f, "vllm-after.prom"))
 	f.Add([]byte(sglangText))
 	f.Add(fixture(f, "llamacpp-after.prom"))
+	f.Add(fixture(f, "llamacpp-real-v0.4.0.prom"))
 	f.Add(fixture(f, "tgi-after.prom"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := Parse(bytes.NewReader(b))

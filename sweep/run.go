@@ -98,7 +98,8 @@ func WithProgress(fn func(Event)) Option {
 // than KneeTolerance the linear grid would be degenerate: the grid is then
 // spaced geometrically from the synchronous rate up to that rate times the
 // server's reported concurrency (CapacityReporter), or times FallbackFactor
-// when none is reported, with a "max_rate_fallback" warning saying why.
+// when none is reported, with a "max_rate_fallback" warning saying why; with
+// an Objective, such a grid stops early as with Plan.EarlyStop.
 // With Plan.Rates, the grid is exactly those open-loop rates.
 // Concurrency sweep: one closed-loop level per Plan.Rates entry.
 //
@@ -253,6 +254,12 @@ func (s *sweeper) rateGrid(lo float64, thr LevelOutcome) []float64 {
 		}
 	}
 	hi := lo * factor
+	if !s.plan.Objective.IsZero() && !s.plan.EarlyStop {
+		// The bound is loose: most of the grid may lie far above the
+		// server's maximum, where every level fails and leaves a backlog.
+		s.plan.EarlyStop = true
+		source += "; as that bound is loose, the rest of the grid is skipped once two levels fail the SLO widely (as with --early-stop)"
+	}
 	s.warn("max_rate_fallback", -1, fmt.Sprintf(
 		"the throughput level measured a maximum rate of %.4g req/s, not above the synchronous %.4g req/s by more than %g %%, so a grid between the two would be degenerate; "+
 			"the grid is spaced geometrically from %.4g up to %.4g req/s instead: %s",

@@ -620,6 +620,33 @@ func TestDegenerateGridFallsBack(t *testing.T) {
 	}
 }
 
+// With an SLO, the fallback grid, whose top is a loose bound, stops after
+// two wide failures: a server whose maximum is about its synchronous rate
+// would otherwise run every level far above it.
+func TestFallbackGridStopsEarly(t *testing.T) {
+	srv := &server{capacity: 4, syncRate: 3, thrRate: 3, base: 100, mutate: withOSL(32, 96, 0)}
+	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms")}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 × 8^(k/8): 3.87 passes, 5.0 and 6.5 fail by 10×, the other five are skipped.
+	if rates := gridRates(srv.calls); len(rates) < 3 || math.Abs(rates[0]-3*math.Pow(8, 1.0/8)) > 1e-9 {
+		t.Fatalf("rates run %v", rates)
+	}
+	if !hasCode(res.Warnings, "early_stop") || !hasCode(res.Warnings, "max_rate_fallback") {
+		t.Errorf("warnings %v, want early_stop and max_rate_fallback", codes(res.Warnings))
+	}
+	grid := 0
+	for _, l := range res.Levels {
+		if l.Phase == PhaseGrid {
+			grid++
+		}
+	}
+	if k := res.Knee; grid != 5 || k == nil || !k.Reached || k.BracketHi > 5.01 || k.OfferedLoad < 3.87 {
+		t.Errorf("%d grid levels, knee %+v; want 5 (sync, throughput, 3 rates) and a knee in [3.87, 5.0]", grid, k)
+	}
+}
+
 func TestSeedGoodputAtKnee(t *testing.T) {
 	hist := func(ms float64) metrics.Distribution {
 		h := hdrhistogram.New(1, 3_600_000_000, 3)
