@@ -20,31 +20,60 @@ import (
 	"github.com/gollm-bench/gollm-bench/metrics"
 )
 
+// Engine names a family of /metrics names that Parse recognises.
+const (
+	EngineVLLM     = "vllm"     // vllm:* (V1 engine; summed over the "engine" label)
+	EngineSGLang   = "sglang"   // sglang:*
+	EngineLlamaCpp = "llamacpp" // llama.cpp's llama-server, llamacpp:* (needs --metrics)
+	EngineTGI      = "tgi"      // Hugging Face text-generation-inference, tgi_*
+)
+
 // Snapshot is one scrape of an engine's /metrics, summed over every series
 // of a family (all engine cores of a data-parallel vLLM, all models).
-// Counters are cumulative since the engine started.
+// Counters are cumulative since the engine started. A field the engine
+// does not export stays 0.
 type Snapshot struct {
-	// Engine is "vllm", "sglang" or "" (neither family seen).
+	// Engine is EngineVLLM, EngineSGLang, EngineLlamaCpp, EngineTGI, or ""
+	// when the page carries none of their families (nothing else is read).
 	Engine string `json:"engine"`
 
-	PromptTokens     float64 `json:"prompt_tokens"`     // vllm:prompt_tokens_total, sglang:prompt_tokens_total
-	GenerationTokens float64 `json:"generation_tokens"` // vllm:generation_tokens_total, sglang:generation_tokens_total
+	// PromptTokens are prompt tokens the engine took in: vllm: and sglang:
+	// prompt_tokens_total; llama.cpp: llamacpp:prompt_tokens_total (those
+	// it computed) plus llamacpp:prompt_tokens_cached_total (those reused
+	// from its cache); TGI: the sum of the tgi_request_input_length
+	// histogram.
+	PromptTokens float64 `json:"prompt_tokens"`
+	// GenerationTokens are output tokens: vllm: and sglang:
+	// generation_tokens_total, llamacpp:tokens_predicted_total, the sum of
+	// TGI's tgi_request_generated_tokens histogram. llama.cpp and TGI add a
+	// request's tokens when it ends, vLLM and SGLang as they are generated.
+	GenerationTokens float64 `json:"generation_tokens"`
 	// Requests counts finished requests by finished_reason
 	// (vllm:request_success_total); SGLang has no reason: key "total"
-	// (sglang:num_requests_total) and "abort" (sglang:num_aborted_requests_total).
+	// (sglang:num_requests_total) and "abort" (sglang:num_aborted_requests_total);
+	// TGI: "success" (tgi_request_success) and "failure"
+	// (tgi_request_failure). llama.cpp counts no requests.
 	Requests map[string]float64 `json:"requests"`
 	// PrefixQueries and PrefixHits are prefix-cache tokens queried and hit:
 	// vllm:prefix_cache_queries_total / _hits_total; SGLang:
-	// sglang:prompt_tokens_total / sglang:cached_tokens_total (all sources).
+	// sglang:prompt_tokens_total / sglang:cached_tokens_total (all sources);
+	// llama.cpp: PromptTokens / llamacpp:prompt_tokens_cached_total.
 	PrefixQueries float64 `json:"prefix_queries"`
 	PrefixHits    float64 `json:"prefix_hits"`
 	// KVCacheUsage is the KV-cache fill, 0..1 (vllm:kv_cache_usage_perc,
-	// older vllm:gpu_cache_usage_perc; sglang:token_usage); the maximum
-	// over engine cores.
+	// older vllm:gpu_cache_usage_perc; sglang:token_usage; older llama.cpp
+	// builds' llamacpp:kv_cache_usage_ratio); the maximum over engine
+	// cores. TGI exports none.
 	KVCacheUsage float64 `json:"kv_cache_usage"`
-	Waiting      float64 `json:"waiting"` // vllm:num_requests_waiting, sglang:num_queue_reqs
-	Running      float64 `json:"running"` // vllm:num_requests_running, sglang:num_running_reqs
-	// TTFTCount and TTFTSum are the engine's TTFT histogram count and sum, s.
+	// Waiting is requests queued: vllm:num_requests_waiting,
+	// sglang:num_queue_reqs, llamacpp:requests_deferred, tgi_queue_size.
+	Waiting float64 `json:"waiting"`
+	// Running is requests being served: vllm:num_requests_running,
+	// sglang:num_running_reqs, llamacpp:requests_processing (busy slots),
+	// tgi_batch_current_size.
+	Running float64 `json:"running"`
+	// TTFTCount and TTFTSum are the engine's TTFT histogram count and sum, s
+	// (vLLM and SGLang only).
 	TTFTCount float64 `json:"ttft_count"`
 	TTFTSum   float64 `json:"ttft_sum_s"`
 }
@@ -91,7 +120,7 @@ func Parse(r io.Reader) (Snapshot, error) {
 	s := Snapshot{Requests: map[string]float64{}}
 	switch {
 	case fams["vllm:generation_tokens_total"] != nil || fams["vllm:prompt_tokens_total"] != nil:
-		s.Engine = "vllm"
+		s.Engine = EngineVLLM
 		s.PromptTokens = first(sum, "vllm:prompt_tokens_total")
 		s.GenerationTokens = first(sum, "vllm:generation_tokens_total")
 		if f := fams["vllm:request_success_total"]; f != nil {
@@ -106,7 +135,7 @@ func Parse(r io.Reader) (Snapshot, error) {
 		s.Running = first(sum, "vllm:num_requests_running")
 		s.TTFTCount, s.TTFTSum = histogram(fams["vllm:time_to_first_token_seconds"])
 	case fams["sglang:generation_tokens_total"] != nil || fams["sglang:prompt_tokens_total"] != nil:
-		s.Engine = "sglang"
+		s.Engine = EngineSGLang
 		s.PromptTokens = first(sum, "sglang:prompt_tokens_total")
 		s.GenerationTokens = first(sum, "sglang:generation_tokens_total")
 		if v, ok := sum("sglang:num_requests_total"); ok {
@@ -122,6 +151,32 @@ func Parse(r io.Reader) (Snapshot, error) {
 		s.Waiting = first(sum, "sglang:num_queue_reqs")
 		s.Running = first(sum, "sglang:num_running_reqs")
 		s.TTFTCount, s.TTFTSum = histogram(fams["sglang:time_to_first_token_seconds"])
+	case fams["llamacpp:tokens_predicted_total"] != nil || fams["llamacpp:prompt_tokens_total"] != nil:
+		s.Engine = EngineLlamaCpp
+		computed := first(sum, "llamacpp:prompt_tokens_total")
+		s.PromptTokens = computed
+		if cached, ok := sum("llamacpp:prompt_tokens_cached_total"); ok {
+			// Builds that split the two count only computed tokens in
+			// prompt_tokens_total; older ones count no cache at all.
+			s.PromptTokens = computed + cached
+			s.PrefixQueries, s.PrefixHits = s.PromptTokens, cached
+		}
+		s.GenerationTokens = first(sum, "llamacpp:tokens_predicted_total")
+		s.KVCacheUsage = first(maxOf, "llamacpp:kv_cache_usage_ratio")
+		s.Waiting = first(sum, "llamacpp:requests_deferred")
+		s.Running = first(sum, "llamacpp:requests_processing")
+	case fams["tgi_request_generated_tokens"] != nil || fams["tgi_request_input_length"] != nil || fams["tgi_request_count"] != nil:
+		s.Engine = EngineTGI
+		_, s.PromptTokens = histogram(fams["tgi_request_input_length"])
+		_, s.GenerationTokens = histogram(fams["tgi_request_generated_tokens"])
+		if v, ok := sum("tgi_request_success"); ok {
+			s.Requests["success"] = v
+		}
+		if v, ok := sum("tgi_request_failure"); ok {
+			s.Requests["failure"] = v
+		}
+		s.Waiting = first(sum, "tgi_queue_size")
+		s.Running = first(sum, "tgi_batch_current_size")
 	}
 	return s, nil
 }
@@ -147,13 +202,22 @@ func label(m *dto.Metric, name string) string {
 	return ""
 }
 
+// histogram sums the sample counts and sums of every series of f, a
+// histogram or a summary (Rust's metrics exporter writes a histogram
+// without configured buckets as a summary).
 func histogram(f *dto.MetricFamily) (count, sum float64) {
 	if f == nil {
 		return 0, 0
 	}
 	for _, m := range f.GetMetric() {
-		count += float64(m.GetHistogram().GetSampleCount())
-		sum += m.GetHistogram().GetSampleSum()
+		switch {
+		case m.Histogram != nil:
+			count += float64(m.GetHistogram().GetSampleCount())
+			sum += m.GetHistogram().GetSampleSum()
+		case m.Summary != nil:
+			count += float64(m.GetSummary().GetSampleCount())
+			sum += m.GetSummary().GetSampleSum()
+		}
 	}
 	return count, sum
 }
@@ -182,9 +246,18 @@ type Delta struct {
 
 // Diff computes the window's Delta from the scrape at its start, the one
 // at its end, and any scrapes in between (for the peaks). A counter that
-// went backwards (engine restart) gives a warning and a 0 delta.
+// went backwards (engine restart) gives a warning and a 0 delta. When the
+// end scrape carries no known family (Snapshot.Engine ""), the Delta is
+// empty and carries an "engine_metrics_unrecognised" warning: its zeros
+// are not measurements.
 func Diff(before, after Snapshot, during ...Snapshot) Delta {
 	d := Delta{Engine: after.Engine, Requests: map[string]float64{}, Samples: 2 + len(during)}
+	if after.Engine == "" {
+		d.Warnings = append(d.Warnings, metrics.Warning{Code: WarnUnrecognised, Level: -1, Message: "engine metrics not recognised: " +
+			"the /metrics page has none of the vLLM (vllm:*), SGLang (sglang:*), llama.cpp (llamacpp:*) or TGI (tgi_*) counters, " +
+			"so nothing was read from it; point --engine-metrics at the engine's own /metrics, or drop it"})
+		return d
+	}
 	delta := func(name string, b, a float64) float64 {
 		if a < b {
 			d.Warnings = append(d.Warnings, metrics.Warning{Code: WarnCounterReset, Level: -1,
@@ -203,7 +276,7 @@ func Diff(before, after Snapshot, during ...Snapshot) Delta {
 	for _, k := range reasons {
 		v := delta("requests{"+k+"}", before.Requests[k], after.Requests[k])
 		d.Requests[k] = v
-		if k != "total" && !(after.Engine == "sglang" && k == "abort") {
+		if k != "total" && !(after.Engine == EngineSGLang && k == "abort") {
 			d.RequestsTotal += v
 		}
 	}
@@ -232,10 +305,19 @@ const tolerance = 0.01
 // CrossCheck compares the engine's token counts over the window with the
 // client's (prompt and output tokens of the window's requests) and returns
 // an "engine_token_mismatch" warning for each that differs by more than
-// 1 %. A zero client count is not checked. Note the engine also counts
-// requests from other clients, and tokens of requests that straddle the
-// window's edges.
+// 1 %. A zero client count is not checked, and nothing is checked when the
+// engine's metrics were not recognised (d.Engine ""). Note the engine also
+// counts requests from other clients, and tokens of requests that straddle
+// the window's edges; llama.cpp and TGI add a request's tokens only when it
+// ends, so with them the whole of a straddling request falls on one side.
 func CrossCheck(d Delta, promptTokens, outputTokens int64) []metrics.Warning {
+	if d.Engine == "" {
+		return nil
+	}
+	cause := "other clients, or requests straddling the window"
+	if d.Engine == EngineLlamaCpp || d.Engine == EngineTGI {
+		cause = "other clients, or requests straddling the window (this engine counts a request's tokens when it ends)"
+	}
 	var ws []metrics.Warning
 	check := func(what string, engine float64, ours int64) {
 		if ours <= 0 {
@@ -243,7 +325,7 @@ func CrossCheck(d Delta, promptTokens, outputTokens int64) []metrics.Warning {
 		}
 		if diff := math.Abs(engine-float64(ours)) / float64(ours); diff > tolerance {
 			ws = append(ws, metrics.Warning{Code: WarnTokenMismatch, Level: -1,
-				Message: fmt.Sprintf("the engine counted %.0f %s tokens in the window, the client %d (%.2f %% apart): other clients, or requests straddling the window", engine, what, ours, 100*diff)})
+				Message: fmt.Sprintf("the engine counted %.0f %s tokens in the window, the client %d (%.2f %% apart): %s", engine, what, ours, 100*diff, cause)})
 		}
 	}
 	check("prompt", d.PromptTokens, promptTokens)

@@ -121,8 +121,102 @@ func TestParseSGLang(t *testing.T) {
 	}
 }
 
+// The llama.cpp and TGI fixtures are composed by hand from the metric
+// names in llama.cpp's server source and TGI's metrics reference (see
+// testdata/telemetry/README.md).
+func TestParseLlamaCpp(t *testing.T) {
+	tests := []struct {
+		file                       string
+		prompt, gen, queries, hits float64
+		kv, waiting, running       float64
+	}{
+		// prompt = computed + cached; the cached counter is the prefix hit.
+		{"llamacpp-before.prom", 52480 + 1024, 13312, 53504, 1024, 0, 3, 8},
+		{"llamacpp-after.prom", 1040640 + 9216, 262400, 1049856, 9216, 0, 0, 5},
+		// Older builds: no cached counter, a KV-cache gauge.
+		{"llamacpp-legacy-kv.prom", 6886, 3469, 0, 0, 0.42, 0, 1},
+		// A real capture from llama-server v0.4.0 after a sweep.
+		{"llamacpp-real-v0.4.0.prom", 762288 + 8643, 106019, 770931, 8643, 0, 0, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			s := parse(t, tc.file)
+			if s.Engine != EngineLlamaCpp || s.PromptTokens != tc.prompt || s.GenerationTokens != tc.gen ||
+				s.PrefixQueries != tc.queries || s.PrefixHits != tc.hits ||
+				s.KVCacheUsage != tc.kv || s.Waiting != tc.waiting || s.Running != tc.running {
+				t.Errorf("snapshot = %+v", s)
+			}
+			if len(s.Requests) != 0 {
+				t.Errorf("requests = %v: llama.cpp counts none", s.Requests)
+			}
+		})
+	}
+}
+
+func TestDiffLlamaCpp(t *testing.T) {
+	before, after := parse(t, "llamacpp-before.prom"), parse(t, "llamacpp-after.prom")
+	d := Diff(before, after)
+	// 7,784 requests of 128 prompt and 32 output tokens.
+	if d.Engine != EngineLlamaCpp || d.PromptTokens != 7784*128 || d.GenerationTokens != 7784*32 {
+		t.Errorf("delta = %+v, want 996352 prompt and 249088 generation tokens", d)
+	}
+	if want := 8192.0 / 996352; math.Abs(d.PrefixCacheHitRatio-want) > 1e-12 {
+		t.Errorf("hit ratio = %v, want %v", d.PrefixCacheHitRatio, want)
+	}
+	if d.PeakRunning != 8 || d.PeakWaiting != 3 || len(d.Warnings) != 0 {
+		t.Errorf("peaks running %v waiting %v, warnings %v", d.PeakRunning, d.PeakWaiting, d.Warnings)
+	}
+	if ws := CrossCheck(d, 7784*128, 7784*32); len(ws) != 0 {
+		t.Errorf("exact counts: warnings %v", ws)
+	}
+	ws := CrossCheck(d, 7784*128, 7000*32)
+	if len(ws) != 1 || !strings.Contains(ws[0].Message, "when it ends") {
+		t.Errorf("generation 10 %% off: warnings %v, want one naming end-of-request counting", ws)
+	}
+}
+
+func TestParseTGI(t *testing.T) {
+	before, after := parse(t, "tgi-before.prom"), parse(t, "tgi-after.prom")
+	if before.Engine != EngineTGI || before.PromptTokens != 614400 || before.GenerationTokens != 153600 ||
+		before.Waiting != 2 || before.Running != 31 || before.Requests["success"] != 1200 || before.Requests["failure"] != 10 {
+		t.Errorf("before = %+v", before)
+	}
+	d := Diff(before, after)
+	// 1,198 successful requests of 512 prompt and 128 output tokens, 2 failures.
+	if d.PromptTokens != 1198*512 || d.GenerationTokens != 1198*128 || d.Requests["success"] != 1198 ||
+		d.Requests["failure"] != 2 || d.RequestsTotal != 1200 || d.PeakRunning != 31 || len(d.Warnings) != 0 {
+		t.Errorf("delta = %+v", d)
+	}
+	// Rust's exporter writes a histogram without buckets as a summary.
+	s, err := Parse(strings.NewReader("# TYPE tgi_request_generated_tokens summary\n" +
+		"tgi_request_generated_tokens{quantile=\"0.5\"} 128\ntgi_request_generated_tokens_sum 2560\ntgi_request_generated_tokens_count 20\n"))
+	if err != nil || s.Engine != EngineTGI || s.GenerationTokens != 2560 {
+		t.Errorf("summary form: %+v, %v", s, err)
+	}
+}
+
+// An engine whose names are unknown gave engine "" with zeros and a
+// mismatch warning ("the engine counted 0 prompt tokens, the client
+// 16384"): now it says the metrics were not recognised, and checks nothing.
+func TestUnrecognised(t *testing.T) {
+	s, err := Parse(strings.NewReader("# TYPE myengine_tokens_total counter\nmyengine_tokens_total 4096\nup 1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Engine != "" {
+		t.Fatalf("engine = %q", s.Engine)
+	}
+	d := Diff(s, s)
+	if len(d.Warnings) != 1 || d.Warnings[0].Code != WarnUnrecognised || !strings.Contains(d.Warnings[0].Message, "not recognised") {
+		t.Errorf("warnings = %v, want one %s", d.Warnings, WarnUnrecognised)
+	}
+	if ws := CrossCheck(d, 16384, 4096); len(ws) != 0 {
+		t.Errorf("CrossCheck of unrecognised metrics = %v, want none", ws)
+	}
+}
+
 func TestCrossCheck(t *testing.T) {
-	d := Delta{PromptTokens: 1104512, GenerationTokens: 421308}
+	d := Delta{Engine: EngineVLLM, PromptTokens: 1104512, GenerationTokens: 421308}
 	tests := []struct {
 		name           string
 		prompt, output int64
@@ -205,6 +299,9 @@ func FuzzParse(f *testing.F) {
 	f.Add(fixture(f, "vllm-before.prom"))
 	f.Add(fixture(f, "vllm-after.prom"))
 	f.Add([]byte(sglangText))
+	f.Add(fixture(f, "llamacpp-after.prom"))
+	f.Add(fixture(f, "llamacpp-real-v0.4.0.prom"))
+	f.Add(fixture(f, "tgi-after.prom"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := Parse(bytes.NewReader(b))
 		if err != nil {

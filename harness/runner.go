@@ -41,9 +41,11 @@ type Config struct {
 	// Drain lets requests in flight when a level's MaxDuration ends run up
 	// to this long before they are cancelled, so that requests sent in the
 	// window are measured to their end rather than cut off (the window
-	// itself still ends at MaxDuration − cooldown). Throughput levels, a
-	// saturation probe with a deep queue, are not drained. 0 cancels at
-	// once.
+	// itself still ends at MaxDuration − cooldown). Requests sent before the
+	// window (in the warmup) are not drained but cancelled at MaxDuration:
+	// they are not measured, and in a throughput level, whose closed loop
+	// keeps a queue deeper than the server completes within the level, the
+	// window's requests wait behind them. 0 cancels at once.
 	Drain time.Duration
 	// TimelineBuckets is the number of points of each level's timeline
 	// (default 60).
@@ -199,6 +201,24 @@ func (r *Runner) Levels() []Level {
 	return append([]Level(nil), r.levels...)
 }
 
+// ServerConcurrency returns the most requests the engine reported running
+// at once during level (Sources' engine metrics: peak running sequences,
+// or busy slots on llama.cpp), or 0 when the level has no such reading. It
+// implements sweep.CapacityReporter.
+func (r *Runner) ServerConcurrency(level int) float64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, lv := range r.levels {
+		if lv.Summary.Level != level {
+			continue
+		}
+		if rd, ok := lv.Telemetry.(*LevelReading); ok && rd != nil && rd.Engine != nil && rd.Engine.Engine != "" {
+			return rd.Engine.PeakRunning
+		}
+	}
+	return 0
+}
+
 // limitsFor is the limits of a level: Limits with the trims applied.
 func (r *Runner) limitsFor() loadgen.Limits {
 	return r.cfg.Limits.WithTrims(r.cfg.Warmup, r.cfg.Cooldown)
@@ -297,12 +317,8 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 		return spool.Write(rec)
 	})
 
-	drain := r.cfg.Drain
-	if p.Mode == loadgen.ModeThroughput {
-		drain = 0
-	}
 	opts := []loadgen.Option{loadgen.WithClock(r.cfg.Clock), loadgen.WithLogger(r.cfg.Logger),
-		loadgen.WithSeqStart(r.nextSeq), loadgen.WithDrainTimeout(drain)}
+		loadgen.WithSeqStart(r.nextSeq), loadgen.WithDrainTimeout(r.cfg.Drain)}
 	if !r.cfg.Shard.IsZero() {
 		opts = append(opts, loadgen.WithShard(r.cfg.Shard.Index, r.cfg.Shard.Count))
 	}

@@ -156,7 +156,11 @@ var errStop = errors.New("loadgen: level stopped")
 //
 // Stops. MaxDuration: no request is scheduled at or after Start +
 // MaxDuration; requests still in flight then are cancelled (after the drain
-// timeout, WithDrainTimeout) and recorded as StatusCancelled. MaxRequests:
+// timeout, WithDrainTimeout) and recorded as StatusCancelled. With a drain
+// timeout, those among them that were sent before the window opened (in
+// the warmup) are cancelled at once rather than drained: they are not
+// measured, and on a server with a deep queue (a throughput level) the
+// requests sent in the window wait behind them. MaxRequests:
 // after the MaxRequests-th request is scheduled, those in flight are
 // allowed to finish (bounded by MaxDuration, if set). MaxErrors (failed =
 // StatusError or StatusTimeout), UnreachableAfter (the first requests all
@@ -297,6 +301,8 @@ type level struct {
 
 	parent      context.Context
 	reqCtx      context.Context // cancelled: requests in flight must stop
+	preCtx      context.Context // requests sent before the window: their deadline is MaxDuration, drain or not
+	preCancel   context.CancelFunc
 	reqCancel   context.CancelCauseFunc
 	reqTimeout  context.CancelFunc
 	schedCtx    context.Context // cancelled: schedule nothing more
@@ -357,6 +363,10 @@ func (g *Generator) newLevel(ctx context.Context, num int, p Profile, lim Limits
 			g.clock.Start().Add(l.start+lim.MaxDuration+g.drain), errStop)
 	}
 	l.schedCtx, l.schedCancel = context.WithCancelCause(l.reqCtx)
+	l.preCtx, l.preCancel = context.WithCancel(l.reqCtx)
+	if lim.MaxDuration > 0 {
+		l.preCtx, l.preCancel = context.WithDeadlineCause(l.reqCtx, g.clock.Start().Add(l.start+lim.MaxDuration), errStop)
+	}
 	l.writerCtx, l.writerStop = context.WithCancel(context.WithoutCancel(ctx))
 	l.records = make(chan *Record, recordBuffer)
 	return l
@@ -369,6 +379,7 @@ func (l *level) cancelAll() {
 	}
 	l.mu.Unlock()
 	l.schedCancel(errStop)
+	l.preCancel()
 	l.reqTimeout()
 	l.reqCancel(errStop)
 	l.writerStop()
@@ -403,6 +414,16 @@ func (l *level) requestStop() {
 	if first {
 		l.stop(StopRequested, l.g.drain == 0)
 	}
+}
+
+// beforeWindow reports whether request k, sent at sentAt, was sent before
+// the window opens: among the first Limits.WarmupRequests, or within
+// Limits.Warmup (plus WarmupFraction of MaxDuration) of the level's start.
+func (l *level) beforeWindow(k int64, sentAt time.Duration) bool {
+	if n := l.lim.WarmupRequests; n > 0 {
+		return k < n
+	}
+	return sentAt < l.start+l.lim.Warmup+time.Duration(l.lim.WarmupFraction*float64(l.lim.MaxDuration))
 }
 
 // run schedules, sends and writes until the level is over.
@@ -723,8 +744,12 @@ func (l *level) execute(s slot) {
 		}
 	}
 	rec.SentAt = g.clock.Now()
-	g.requester.Do(l.reqCtx, g.clock, &req, rec)
-	if rec.Status != StatusOK && l.reqCtx.Err() != nil {
+	ctx := l.reqCtx
+	if l.beforeWindow(s.k, rec.SentAt) {
+		ctx = l.preCtx
+	}
+	g.requester.Do(ctx, g.clock, &req, rec)
+	if rec.Status != StatusOK && ctx.Err() != nil {
 		// Whatever the requester saw, we cut the request off.
 		rec.Status, rec.ErrorKind = StatusCancelled, ErrorCancelled
 	}

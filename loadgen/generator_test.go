@@ -292,6 +292,51 @@ func TestDrainKeepsTheWindow(t *testing.T) {
 	})
 }
 
+// TestDrainCancelsRequestsBeforeTheWindow: a throughput level against a
+// FIFO-like server where the requests sent at the start are still queued
+// when the level ends. The drain lets the requests sent in the window
+// finish, but does not wait for those sent before it (the warmup), which
+// are cancelled at MaxDuration: otherwise the drain would spend its time on
+// requests that are not measured.
+func TestDrainCancelsRequestsBeforeTheWindow(t *testing.T) {
+	for _, warmup := range []Limits{
+		{MaxDuration: time.Second, Warmup: 200 * time.Millisecond},
+		{MaxDuration: time.Second, WarmupRequests: 4},
+	} {
+		t.Run(fmt.Sprint(warmup.Warmup, "/", warmup.WarmupRequests), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				// The first 2 requests never finish on their own; the others take 300 ms.
+				f := &fakeRequester{panicAt: -1, latency: func(seq int64) time.Duration {
+					if seq < 2 {
+						return time.Hour
+					}
+					return 300 * time.Millisecond
+				}}
+				g := newBubbled(f, okWorkload, WithDrainTimeout(10*time.Second))
+				var sink MemorySink
+				res, err := g.Run(t.Context(), 0, Profile{Mode: ModeThroughput, MaxConcurrency: 4}, warmup, &sink)
+				if err != nil {
+					t.Fatal(err)
+				}
+				recs := sink.Records()
+				checkComplete(t, res, recs)
+				for _, r := range recs {
+					inWindow := res.InWindow(&r)
+					switch {
+					case r.Seq < 2 && (r.Status != StatusCancelled || r.DoneAt != time.Second):
+						t.Errorf("seq %d, sent before the window: %s at %v, want cancelled at 1s", r.Seq, r.Status, r.DoneAt)
+					case inWindow && r.Status != StatusOK:
+						t.Errorf("seq %d, sent in the window at %v: %s, want drained to ok", r.Seq, r.SentAt, r.Status)
+					}
+				}
+				if res.End != 1200*time.Millisecond {
+					t.Errorf("level ended at %v, want 1.2s: the last requests sent at 900ms finish then", res.End)
+				}
+			})
+		})
+	}
+}
+
 func TestMaxConcurrencyQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake(350 * time.Millisecond)

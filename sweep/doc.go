@@ -3,10 +3,13 @@
 //
 // A Plan describes the sweep. The rate form is GuideLLM-compatible: a
 // synchronous level, a throughput level, then N−2 open-loop (constant or
-// Poisson) rates spaced linearly between the two measured request rates,
-// synchronous excluded and throughput included, as GuideLLM's sweep profile
-// does. The concurrency form runs AIPerf-style closed-loop levels
-// (--profile concurrent --rate 1,2,4,...,64).
+// Poisson) rates spaced linearly between the synchronous request rate and
+// the maximum rate the throughput level measured (MaxRate: its output
+// tokens per second over the mean output length), synchronous excluded and
+// maximum included, as GuideLLM's sweep profile does. When that maximum is
+// not above the synchronous rate, the grid is spaced geometrically up to a
+// bound instead of collapsing (Run says which). The concurrency form runs
+// AIPerf-style closed-loop levels (--profile concurrent --rate 1,2,4,...,64).
 //
 // Beyond GuideLLM, with an slo.Objective the sweep judges every level
 // (slo.Objective.Evaluate) and, after the grid, bisects between the highest

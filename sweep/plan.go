@@ -15,8 +15,9 @@ type Kind string
 // Sweep forms (SPEC §6).
 const (
 	// KindRate is the GuideLLM-compatible rate sweep: synchronous, then
-	// throughput, then N−2 open-loop rates between the two measured request
-	// rates; or, with Plan.Rates, exactly those open-loop rates.
+	// throughput, then N−2 open-loop rates between the synchronous request
+	// rate and the throughput level's maximum rate (see Run); or, with
+	// Plan.Rates, exactly those open-loop rates.
 	KindRate Kind = "rate"
 	// KindConcurrency is the AIPerf-style concurrency sweep over Plan.Rates
 	// read as closed-loop concurrencies (--profile concurrent --rate 1,2,4,...).

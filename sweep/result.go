@@ -33,7 +33,7 @@ const (
 	StopLevelBudget   StopReason = "level_budget"   // Plan.MaxLevels was spent first
 	StopInterrupted   StopReason = "interrupted"    // ctx was cancelled
 	StopRunnerError   StopReason = "runner_error"   // the LevelRunner failed
-	StopGridUndefined StopReason = "grid_undefined" // the synchronous or throughput level measured no request rate
+	StopGridUndefined StopReason = "grid_undefined" // the synchronous level measured no request rate
 )
 
 // LevelOutcome is one level the sweep ran, in run order.
@@ -45,7 +45,8 @@ type LevelOutcome struct {
 	Profile loadgen.Profile `json:"profile"`
 	// OfferedLoad is the level's load in Unit: the target rate of an
 	// open-loop level, the concurrency of a concurrent level, the measured
-	// request rate of the synchronous and throughput levels.
+	// request rate of the synchronous level, and the estimated maximum rate
+	// of the throughput level (MaxRate).
 	OfferedLoad float64         `json:"offered_load"`
 	Unit        string          `json:"unit"`
 	Summary     metrics.Summary `json:"summary"`

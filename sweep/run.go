@@ -56,8 +56,25 @@ func (f LevelRunnerFunc) RunLevel(ctx context.Context, level int, p loadgen.Prof
 }
 
 // ErrGridUndefined is returned (wrapped) when a rate sweep cannot space its
-// grid because the synchronous or throughput level measured no request rate.
+// grid because the synchronous level completed no request in its window.
 var ErrGridUndefined = errors.New("cannot space the rate grid")
+
+// CapacityReporter is implemented by a LevelRunner that can say how many
+// requests the server itself reported running at once during a level (for
+// example from the engine's /metrics). A rate sweep asks it only when the
+// throughput level cannot give a maximum rate above the synchronous one;
+// the grid then reaches the synchronous rate times that concurrency.
+type CapacityReporter interface {
+	// ServerConcurrency returns the most requests the server reported
+	// running at once during level (0-based, as passed to RunLevel), or 0
+	// when it is unknown.
+	ServerConcurrency(level int) float64
+}
+
+// FallbackFactor bounds the rate grid at FallbackFactor × the synchronous
+// rate when the throughput level measured no maximum rate above the
+// synchronous one and the runner reports no server concurrency.
+const FallbackFactor = 8
 
 // EventType tells a progress Event's kind.
 type EventType int
@@ -94,11 +111,20 @@ func WithProgress(fn func(Event)) Option {
 // Run executes plan with runner, one level at a time, and returns every
 // level's outcome, the knee and the warnings.
 //
-// Rate sweep (GuideLLM-compatible start, SPEC §6): level 0 is synchronous,
-// level 1 throughput; then N−2 open-loop levels at rates spaced linearly
-// between the measured request rates (Summary.RequestsPerSecond) of those
-// two, excluding the synchronous rate and including the throughput rate,
-// as GuideLLM's SweepProfile does (linspace(sync, throughput, N−1)[1:]).
+// Rate sweep (GuideLLM-compatible start): level 0 is synchronous, level 1
+// throughput; then N−2 open-loop levels at rates spaced linearly between
+// the synchronous level's request rate (Summary.RequestsPerSecond) and the
+// throughput level's maximum rate, excluding the synchronous rate and
+// including the maximum, as GuideLLM's SweepProfile does
+// (linspace(sync, max, N−1)[1:]). The maximum rate is the throughput
+// level's output tokens per second divided by the mean output length of
+// the synchronous level's requests (see MaxRate); it is the throughput
+// level's OfferedLoad. When it is not above the synchronous rate by more
+// than KneeTolerance the linear grid would be degenerate: the grid is then
+// spaced geometrically from the synchronous rate up to that rate times the
+// server's reported concurrency (CapacityReporter), or times FallbackFactor
+// when none is reported, with a "max_rate_fallback" warning saying why; with
+// an Objective, such a grid stops early as with Plan.EarlyStop.
 // With Plan.Rates, the grid is exactly those open-loop rates.
 // Concurrency sweep: one closed-loop level per Plan.Rates entry.
 //
@@ -297,19 +323,13 @@ func (s *sweeper) grid(ctx context.Context) error {
 		if err != nil || s.spent {
 			return err
 		}
-		lo, hi := sync.Summary.RequestsPerSecond, thr.Summary.RequestsPerSecond
-		if !(lo > 0) || !(hi > 0) {
+		lo := sync.Summary.RequestsPerSecond
+		if !(lo > 0) {
 			s.res.StopReason = StopGridUndefined
-			return fmt.Errorf("sweep: %w: synchronous measured %.4g req/s and throughput %.4g req/s; both must complete requests in their window",
-				ErrGridUndefined, lo, hi)
+			return fmt.Errorf("sweep: %w: the synchronous level completed no request in its window (%.4g req/s); lengthen --max-seconds beyond one request's duration, or give the rates with --rate",
+				ErrGridUndefined, lo)
 		}
-		if hi <= lo {
-			s.warn(WarnThroughputBelowSynchronous, -1, fmt.Sprintf(
-				"the throughput level measured %.4g req/s, not above synchronous (%.4g req/s): the rate grid is degenerate", hi, lo))
-		}
-		for k := 1; k <= p.N-2; k++ {
-			loads = append(loads, lo+(hi-lo)*float64(k)/float64(p.N-2))
-		}
+		loads = s.rateGrid(lo, thr)
 		slices.Sort(loads)
 		loads = slices.Compact(loads)
 	}
@@ -325,6 +345,64 @@ func (s *sweeper) grid(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// rateGrid returns the N−2 open-loop rates of a rate sweep above the
+// synchronous rate lo, given the throughput level thr.
+func (s *sweeper) rateGrid(lo float64, thr LevelOutcome) []float64 {
+	n := s.plan.N - 2
+	loads := make([]float64, 0, n)
+	if hi := thr.OfferedLoad; hi > lo*(1+s.plan.KneeTolerance) {
+		for k := 1; k <= n; k++ {
+			loads = append(loads, lo+(hi-lo)*float64(k)/float64(n))
+		}
+		return loads
+	}
+	factor, source := float64(FallbackFactor), fmt.Sprintf(
+		"%d× the synchronous rate, as the server reported no concurrency (give --engine-metrics so that its count of running requests bounds the grid, or the rates with --rate)", FallbackFactor)
+	if r, ok := s.runner.(CapacityReporter); ok {
+		if c := r.ServerConcurrency(thr.Index); c >= 2 {
+			factor, source = c, fmt.Sprintf("the synchronous rate × the %g requests the server reported running at once during the throughput level", c)
+		}
+	}
+	hi := lo * factor
+	if !s.plan.Objective.IsZero() && !s.plan.EarlyStop {
+		// The bound is loose: most of the grid may lie far above the
+		// server's maximum, where every level fails and leaves a backlog.
+		s.plan.EarlyStop = true
+		source += "; as that bound is loose, the rest of the grid is skipped once two levels fail the SLO widely (as with --early-stop)"
+	}
+	s.warn("max_rate_fallback", -1, fmt.Sprintf(
+		"the throughput level measured a maximum rate of %.4g req/s, not above the synchronous %.4g req/s by more than %g %%, so a grid between the two would be degenerate; "+
+			"the grid is spaced geometrically from %.4g up to %.4g req/s instead: %s",
+		thr.OfferedLoad, lo, 100*s.plan.KneeTolerance, lo, hi, source))
+	for k := 1; k <= n; k++ {
+		loads = append(loads, lo*math.Pow(factor, float64(k)/float64(n)))
+	}
+	return loads
+}
+
+// MaxRate estimates the highest request rate the server sustains, req/s,
+// from a throughput level (thr) and the synchronous level (sync) of the
+// same workload: the output tokens thr delivered per second of its window,
+// divided by the mean output length. A saturated server's completions
+// arrive in bursts (a batch admitted together finishes together) and none
+// arrive before the first request's end, so counting them in a short
+// window is noisy or zero, while its tokens flow from the first decode
+// step; in steady state the two agree (completions/s × mean output length
+// = output tokens/s). The mean comes from sync's requests, which all ran
+// to their end; a saturated level's completions favour short outputs when
+// lengths vary. Without it, thr's own mean is used, and without either,
+// thr's completed requests per second.
+func MaxRate(thr, sync metrics.Summary) float64 {
+	osl := sync.OutputTokens.Mean
+	if !(osl > 0) || sync.OutputTokens.Count == 0 {
+		osl = thr.OutputTokens.Mean
+	}
+	if osl > 0 && thr.OutputTokensPerSecond > 0 && !math.IsInf(osl, 0) {
+		return thr.OutputTokensPerSecond / osl
+	}
+	return thr.RequestsPerSecond
 }
 
 // bisect narrows the bracket around the knee.
@@ -411,6 +489,17 @@ func (s *sweeper) level(ctx context.Context, phase Phase, p loadgen.Profile) (Le
 	}
 	out := LevelOutcome{Index: idx, Phase: phase, Profile: p, Summary: sum, Decisive: decisive}
 	out.OfferedLoad, out.Unit = OfferedLoad(p, sum)
+	if p.Mode == loadgen.ModeThroughput && s.plan.Kind != KindLevels {
+		// On a sweep's axis the throughput level stands at the maximum
+		// rate, the top of the rate grid (docs/sweep.md).
+		var sync metrics.Summary
+		for _, l := range s.res.Levels {
+			if l.Profile.Mode == loadgen.ModeSynchronous {
+				sync = l.Summary
+			}
+		}
+		out.OfferedLoad = MaxRate(sum, sync)
+	}
 	if s.plan.Kind != KindLevels {
 		out.Unit = s.unit() // one unit along a sweep's axis
 	}
@@ -625,8 +714,20 @@ func (s *sweeper) finish() {
 		knee.BracketHi = s.res.Levels[k.fail].OfferedLoad
 		knee.Reached = true
 	} else {
-		s.warn(WarnKneeNotReached, -1, fmt.Sprintf(
-			"knee not reached: every level passed the SLO up to %s; safe capacity unknown (raise the rates)", formatLoad(lv.OfferedLoad, unit)))
+		var above []string
+		for _, l := range s.res.Levels {
+			if kneeCandidate(l, s.plan.Kind) && !l.Verdict.Decided() && l.OfferedLoad > lv.OfferedLoad {
+				above = append(above, fmt.Sprintf("%d (%s)", l.Index, formatLoad(l.OfferedLoad, unit)))
+			}
+		}
+		if len(above) > 0 {
+			s.warn(WarnKneeNotReached, -1, fmt.Sprintf(
+				"knee not reached among the decided levels: every level decided passed the SLO up to %s, and level %s above it is undecided; the knee lies at or above %s (longer levels, --precision, would decide)",
+				formatLoad(lv.OfferedLoad, unit), strings.Join(above, ", "), formatLoad(lv.OfferedLoad, unit)))
+		} else {
+			s.warn(WarnKneeNotReached, -1, fmt.Sprintf(
+				"knee not reached: every level passed the SLO up to %s; safe capacity unknown (raise the rates)", formatLoad(lv.OfferedLoad, unit)))
+		}
 	}
 	s.res.Knee = knee
 }

@@ -515,10 +515,151 @@ func TestExplicitRates(t *testing.T) {
 }
 
 func TestGridUndefined(t *testing.T) {
-	srv := &server{capacity: 12.5, syncRate: 2, thrRate: 0, base: 100}
+	srv := &server{capacity: 12.5, syncRate: 0, thrRate: 10, base: 100}
 	res, err := Run(context.Background(), Plan{}, srv)
 	if !errors.Is(err, ErrGridUndefined) || res.StopReason != StopGridUndefined || len(res.Levels) != 2 {
 		t.Errorf("err %v stop %s levels %d", err, res.StopReason, len(res.Levels))
+	}
+	if err == nil || !strings.Contains(err.Error(), "synchronous level completed no request") {
+		t.Errorf("error %v does not say why", err)
+	}
+}
+
+// withOSL makes the fake server report a mean output length of osl tokens
+// at every level, output tokens at thrTokS tok/s at the throughput level,
+// and, there, thrOK successful requests.
+func withOSL(osl, thrTokS float64, thrOK int64) func(int, loadgen.Profile, *metrics.Summary) {
+	return func(_ int, p loadgen.Profile, s *metrics.Summary) {
+		s.OutputTokens = metrics.Distribution{Unit: "tokens", Count: s.Requests.OK, Mean: osl, Min: osl, Max: osl}
+		s.OutputTokensPerSecond = s.RequestsPerSecond * osl
+		if p.Mode == loadgen.ModeThroughput {
+			s.OutputTokensPerSecond = thrTokS
+			s.Requests.OK, s.Requests.Incomplete = thrOK, 128
+			s.OutputTokens.Count = thrOK
+		}
+	}
+}
+
+func gridRates(calls []loadgen.Profile) []float64 {
+	var r []float64
+	for _, p := range calls {
+		if p.Mode == loadgen.ModeConstant {
+			r = append(r, p.Rate)
+		}
+	}
+	return r
+}
+
+// The mock's demo preset, 8-second levels: the throughput level's whole
+// first batch (128 requests) is still decoding when its window closes, so
+// it completes nothing in the window, while its output tokens flow at about
+// 1,411 tok/s. The maximum rate comes from those tokens: 1411 / 64 tok.
+func TestMaxRateFromTokens(t *testing.T) {
+	srv := &server{capacity: 1e9, syncRate: 1.41, thrRate: 0, base: 100, mutate: withOSL(64, 1411, 0)}
+	res, err := Run(context.Background(), Plan{}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hi := 1411.0 / 64
+	if got := res.Levels[1].OfferedLoad; math.Abs(got-hi) > 1e-9 {
+		t.Errorf("throughput level's maximum rate %v, want %v", got, hi)
+	}
+	rates := gridRates(srv.calls)
+	if len(rates) != 8 || math.Abs(rates[7]-hi) > 1e-9 || math.Abs(rates[0]-(1.41+(hi-1.41)/8)) > 1e-9 {
+		t.Errorf("grid %v, want linspace(1.41, %.4g, 9)[1:]", rates, hi)
+	}
+	if hasCode(res.Warnings, "max_rate_fallback") {
+		t.Errorf("warnings %v", codes(res.Warnings))
+	}
+}
+
+// reporter is a fake server that reports the engine's peak running requests.
+type reporter struct {
+	*server
+	running float64
+}
+
+func (r reporter) ServerConcurrency(level int) float64 {
+	if level != 1 {
+		return 0
+	}
+	return r.running
+}
+
+// Against llama.cpp (8 slots), the throughput level (512 in flight)
+// measured no more than the synchronous rate, 3.0 req/s, and the linear
+// grid ran levels 2-9 all at 3.0 req/s. A grid must never be degenerate:
+// it falls back to geometric rates from the synchronous rate up to that
+// rate times the server's reported concurrency, or times FallbackFactor.
+func TestDegenerateGridFallsBack(t *testing.T) {
+	tests := []struct {
+		name   string
+		runner func(*server) LevelRunner
+		factor float64
+		says   string
+	}{
+		{"no reported concurrency", func(s *server) LevelRunner { return s }, FallbackFactor, "reported no concurrency"},
+		{"reported concurrency", func(s *server) LevelRunner { return reporter{s, 5} }, 5, "the 5 requests the server reported running"},
+		{"reported concurrency 1", func(s *server) LevelRunner { return reporter{s, 1} }, FallbackFactor, "reported no concurrency"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := &server{capacity: 1e9, syncRate: 3, thrRate: 3, base: 100, mutate: withOSL(32, 96, 0)}
+			res, err := Run(context.Background(), Plan{}, tc.runner(srv))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rates := gridRates(srv.calls)
+			if len(rates) != 8 {
+				t.Fatalf("grid %v, want 8 rates", rates)
+			}
+			prev := 3.0
+			for _, r := range rates {
+				if !(r > prev*1.05) {
+					t.Fatalf("grid %v is degenerate: each rate must exceed the previous (from the synchronous 3 req/s) by more than 5 %%", rates)
+				}
+				prev = r
+			}
+			if top := rates[7]; math.Abs(top-3*tc.factor) > 1e-9 {
+				t.Errorf("top rate %v, want 3 × %v", top, tc.factor)
+			}
+			var msg string
+			for _, w := range res.Warnings {
+				if w.Code == "max_rate_fallback" {
+					msg = w.Message
+				}
+			}
+			if !strings.Contains(msg, tc.says) || !strings.Contains(msg, "degenerate") {
+				t.Errorf("max_rate_fallback warning %q, want it to say %q", msg, tc.says)
+			}
+		})
+	}
+}
+
+// With an SLO, the fallback grid, whose top is a loose bound, stops after
+// two wide failures: a server whose maximum is about its synchronous rate
+// would otherwise run every level far above it.
+func TestFallbackGridStopsEarly(t *testing.T) {
+	srv := &server{capacity: 4, syncRate: 3, thrRate: 3, base: 100, mutate: withOSL(32, 96, 0)}
+	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms")}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 × 8^(k/8): 3.87 passes, 5.0 and 6.5 fail by 10×, the other five are skipped.
+	if rates := gridRates(srv.calls); len(rates) < 3 || math.Abs(rates[0]-3*math.Pow(8, 1.0/8)) > 1e-9 {
+		t.Fatalf("rates run %v", rates)
+	}
+	if !hasCode(res.Warnings, "early_stop") || !hasCode(res.Warnings, "max_rate_fallback") {
+		t.Errorf("warnings %v, want early_stop and max_rate_fallback", codes(res.Warnings))
+	}
+	grid := 0
+	for _, l := range res.Levels {
+		if l.Phase == PhaseGrid {
+			grid++
+		}
+	}
+	if k := res.Knee; grid != 5 || k == nil || !k.Reached || k.BracketHi > 5.01 || k.OfferedLoad < 3.87 {
+		t.Errorf("%d grid levels, knee %+v; want 5 (sync, throughput, 3 rates) and a knee in [3.87, 5.0]", grid, k)
 	}
 }
 
@@ -888,5 +1029,30 @@ func TestUndecidedBelowFirstFailureIsNotBelowRange(t *testing.T) {
 	}
 	if res.Knee != nil || !slices.Equal(res.Undecided, []int{0, 1}) || res.ExitCode() != exitcode.Undecided {
 		t.Errorf("knee %+v, undecided %v, exit %d; want none, [0 1], %d", res.Knee, res.Undecided, res.ExitCode(), exitcode.Undecided)
+	}
+}
+
+// Seen on a loaded machine: 17 req/s passes, 26 req/s is client-limited.
+// The knee is not reached, but raising the rates is the wrong advice: the
+// warning names the undecided level above the last pass.
+func TestKneeNotReachedBelowUndecidedLevel(t *testing.T) {
+	srv := &server{capacity: 100, base: 100}
+	srv.mutate = func(level int, p loadgen.Profile, s *metrics.Summary) {
+		if p.Rate > 20 {
+			s.Client.ClientLimited = true
+		}
+	}
+	plan := Plan{Rates: []float64{12, 17, 26}, RateMode: loadgen.ModeConstant, Objective: objective(t, "ttft_p99<=500ms"), NoBisect: true}
+	res, err := Run(context.Background(), plan, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range res.Warnings {
+		if w.Code == WarnKneeNotReached && (strings.Contains(w.Message, "raise the rates") || !strings.Contains(w.Message, "level 2 (26 req/s)")) {
+			t.Errorf("knee_not_reached warning %q: want it to name undecided level 2, not advise raising the rates", w.Message)
+		}
+	}
+	if k := res.Knee; k == nil || k.OfferedLoad != 17 || k.Reached {
+		t.Errorf("knee %+v, want 17 req/s, not reached", k)
 	}
 }

@@ -22,8 +22,6 @@ const (
 	WarnLevelBudget metrics.WarningCode = "level_budget"
 	// WarnNonMonotonic: a level passed above a failing one: verdicts are not monotonic in load.
 	WarnNonMonotonic metrics.WarningCode = "non_monotonic"
-	// WarnThroughputBelowSynchronous: the throughput level measured no more than the synchronous one: the rate grid is degenerate.
-	WarnThroughputBelowSynchronous metrics.WarningCode = "throughput_below_synchronous"
 	// WarnUndecided: an SLO term of a level was inconclusive: its interval
 	// straddles the threshold. The message gives the interval and about how
 	// many more requests would decide it.

@@ -154,7 +154,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet, sweep bool) {
 
 	fs.StringVar(&f.energy, "energy", "auto", "GPU energy source: auto|nvml|dcgm=URL|prometheus=URL|none")
 	fs.StringVar(&f.energyFilter, "energy-filter", "", "keep GPUs whose labels match, e.g. Hostname=gpu-node-01,namespace=inference")
-	fs.StringVar(&f.engineMetrics, "engine-metrics", "", "scrape the engine's Prometheus /metrics (vLLM or SGLang) at window start and end: a URL, or 'target'")
+	fs.StringVar(&f.engineMetrics, "engine-metrics", "", "scrape the engine's Prometheus /metrics (vLLM, SGLang, llama.cpp or TGI) at window start and end: a URL, or 'target'")
 	fs.Float64Var(&f.gpuCostEURh, "gpu-cost-eur-h", 0, "cost of the deployment, EUR per hour")
 	fs.StringVar(&f.openCost, "opencost", "", "OpenCost base URL for EUR/h over the window (with --opencost-namespace)")
 	fs.StringVar(&f.openCostNS, "opencost-namespace", "", "namespace whose OpenCost allocation is the deployment's cost")

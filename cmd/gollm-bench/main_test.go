@@ -589,8 +589,10 @@ func TestVersion(t *testing.T) {
 // TestSweepBracketsMockKnee: for the demo preset, the knee under
 // ttft_p99<=500ms,itl_p95<=50ms at ISL 256 / OSL 64 is derived in
 // docs/mock-server.md (KneeRate, ≈21.6 req/s). The sweep must bracket it
-// within tolerance. --max-lag is raised so that scheduling noise on a
-// shared CI machine cannot make levels inconclusive; the client's own
+// within tolerance. --max-lag is raised (to 200 ms: a lag p99 of 274 ms
+// was seen at 12 req/s on a two-core machine at load 15) so that
+// scheduling noise on a shared CI machine does not make levels
+// inconclusive; the client's own
 // health is tested elsewhere. The SLO's TTFT term is a p90: a p99 has no
 // upper bound below 299 requests (docs/statistics.md), more than 8 s
 // levels hold, and the derived knee is set by the ITL term anyway.
@@ -610,7 +612,7 @@ func TestSweepBracketsMockKnee(t *testing.T) {
 	dir := t.TempDir()
 	code, stdout, stderr := cli(t, context.Background(), "sweep", "--target", url, "--profile", "constant",
 		"--rate", "12,17,26", "--max-seconds", "8", "--data", "prompt_tokens=256,output_tokens=64",
-		"--slo", "ttft_p90<=500ms,itl_p95<=50ms", "--max-lag", "50ms",
+		"--slo", "ttft_p90<=500ms,itl_p95<=50ms", "--max-lag", "200ms",
 		"--knee-tolerance", "0.05", "--energy", "none", "--output-dir", dir, "--run-id", "knee")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
