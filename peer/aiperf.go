@@ -27,7 +27,9 @@ const aiperfFormat = "AIPerf/GenAI-Perf profile export"
 // (AIPerf, pooled chunk gaps); E2E ← request_latency; OutputTokPerSec ←
 // output_token_throughput.avg; ReqPerSec ← request_throughput.avg;
 // Completed ← request_count.avg; Failed ← error_request_count.avg, else the
-// sum of error_summary counts (AIPerf counts cancelled requests as errors).
+// sum of error_summary counts, less AIPerf's deliberate cancellations
+// (RequestCancellationError), which are Incomplete as gollm-bench counts
+// them.
 // In a GenAI-Perf non-streaming run TTFT equals request latency; it is
 // dropped with a warning.
 func ReadAIPerf(data []byte) (Result, error) {
@@ -76,6 +78,19 @@ func ReadAIPerf(data []byte) (Result, error) {
 			n += e.get("count").count().N
 		}
 		lv.Requests.Failed = Known(n)
+	}
+	// AIPerf counts its deliberate cancellations (--request-cancellation-rate)
+	// as errors; gollm-bench counts a request cut off on purpose as
+	// incomplete, not failed.
+	var cancelled int64
+	for _, e := range root.get("error_summary").list() {
+		if e.get("error_details", "type").str() == "RequestCancellationError" {
+			cancelled += e.get("count").count().N
+		}
+	}
+	if cancelled > 0 && lv.Requests.Failed.OK && lv.Requests.Failed.N >= cancelled {
+		lv.Requests.Failed = Known(lv.Requests.Failed.N - cancelled)
+		lv.Requests.Incomplete = Known(cancelled)
 	}
 
 	lv.TTFT = aiperfStats(metricsRoot.get(ttftKey))

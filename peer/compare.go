@@ -306,8 +306,7 @@ func noteText(metric, toolA string, a Definition, toolB string, b Definition) st
 // WriteText writes c as a plain-text table: one block per matched level with
 // each metric for A, B and B/A, then unmatched levels and notes. It only
 // formats; all figures come from Rows, unrounded. `gollm-bench compare`
-// prints report.WriteComparison instead: one aligned table, rounded, with
-// unmatched levels' figures in "only in A/B" rows.
+// prints report.WriteComparison of package compare's decisions instead.
 func WriteText(w io.Writer, c Comparison) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "A: %s %s (%s)\nB: %s %s (%s)\n", c.A.Tool, c.A.ToolVersion, c.A.File, c.B.Tool, c.B.ToolVersion, c.B.File)

@@ -13,6 +13,10 @@ import (
 	"github.com/gollm-bench/gollm-bench/metrics"
 )
 
+// ErrNoResults is wrapped by ReadDir's error for a folder that holds no
+// result file any Reader recognises.
+var ErrNoResults = errors.New("no GuideLLM, AIPerf, GenAI-Perf or vLLM result file")
+
 // maxDirFiles bounds how many files ReadDir reads: a results tree of one
 // study holds tens, not thousands.
 const maxDirFiles = 1000
@@ -102,7 +106,7 @@ func ReadDir(dir string, opts ...Option) (Result, error) {
 		}
 	}
 	if len(parts) == 0 {
-		return Result{}, fmt.Errorf("peer: no GuideLLM, AIPerf, GenAI-Perf or vLLM result file under %s", dir)
+		return Result{}, fmt.Errorf("peer: %w under %s", ErrNoResults, dir)
 	}
 	res, err := Merge(parts...)
 	if err != nil {

@@ -77,7 +77,7 @@
 // Row.Like is false where the two definitions differ, and Comparison.Notes
 // says how. Comparison.AllRows adds the rows of levels only one side has
 // (Row.LevelA or LevelB is -1). WriteText renders a plain table;
-// report.WriteComparison the CLI's aligned, rounded one.
+// package compare decides each row (intervals, "~") for the CLI.
 //
 // Everything here is plain data or pure functions, safe for concurrent use.
 package peer

@@ -49,7 +49,7 @@ func TestReadFixtures(t *testing.T) {
 		{file: "aiperf-0.1.1-7c31f57-run1-profile_export_aiperf.json", tool: "AIPerf", levels: 1,
 			mode: loadgen.ModeConcurrent, concurrency: 100,
 			ttftP99: Some(3833.3894000399996), itlMean: Some(27.763065454471807), iclMean: Some(27.755153106189347),
-			outTok: Some(2320.7222350404572), completed: Known(89), failed: Known(11), itlKind: KindITLPerRequest},
+			outTok: Some(2320.7222350404572), completed: Known(89), failed: Known(0), incomplete: Known(11), itlKind: KindITLPerRequest},
 		{file: "aiperf-0.8.0-mock-nonstreaming-c4-profile_export_aiperf.json", tool: "AIPerf", version: "0.8.0", levels: 1,
 			mode: loadgen.ModeConcurrent, concurrency: 4,
 			outTok: Some(1022443.0554692096), completed: Known(64), failed: Known(0)},

@@ -20,6 +20,10 @@ const (
 	// were inconclusive (their intervals straddle a threshold): `run` at a
 	// requested level, `sweep` when no level passed.
 	exitUndecided = 5
+	// exitRegression: `compare --fail-on` found a metric that regressed
+	// beyond its limit with a significant change (the same number as a
+	// violated SLO: CI treats both as "worse than allowed").
+	exitRegression = 3
 )
 
 // exitError carries an exit code on an error. Errors without one are
