@@ -355,6 +355,11 @@ func latencyRow(r *Row, la, lb peer.Level, o Options, seed uint64) {
 		}
 	}
 	r.Unlike = ka != "" && kb != "" && ka != kb
+	if records {
+		if _, p := stats.MannWhitney(sa, sb); !math.IsNaN(p) {
+			r.P = peer.Some(p)
+		}
+	}
 	if m.stat == 0 { // the mean: Welch from each side's moments
 		ma, sda, na, okA := moments(sta, sa)
 		mb, sdb, nb, okB := moments(stb, sb)

@@ -37,7 +37,11 @@ func comparisonFixture() Comparison {
 				ISL: peer.Stats{Mean: peer.Some(81)}},
 		}}
 	ths, _ := compare.ParseFailOn("itl_mean:+5%,error_rate:+1%")
-	res := compare.Runs(a, b, compare.Options{})
+	ms, err := compare.ParseMetrics("ttft_p50,ttft_p99,itl_mean,output_tps,error_rate")
+	if err != nil {
+		panic(err)
+	}
+	res := compare.Runs(a, b, compare.Options{Metrics: ms})
 	return Comparison{Results: []compare.Result{res}, FailOn: "itl_mean:+5%,error_rate:+1%", Regressions: [][]compare.Regression{compare.Regressions(res, ths)}}
 }
 
