@@ -42,13 +42,16 @@ func (b *bench) applyLike(fs *pflag.FlagSet) error {
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
+	// The flags the user gave, before any of the load's is set.
+	user := map[string]bool{}
+	fs.Visit(func(f *pflag.Flag) { user[f.Name] = true })
 	given := func(name string) bool {
 		for _, g := range likeGroups {
 			if slices.Contains(g, name) {
-				return slices.ContainsFunc(g, fs.Changed)
+				return slices.ContainsFunc(g, func(n string) bool { return user[n] })
 			}
 		}
-		return fs.Changed(name)
+		return user[name]
 	}
 	var applied []string
 	for _, kv := range load.Flags() {
