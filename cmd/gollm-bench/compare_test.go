@@ -282,3 +282,54 @@ func TestRunLike(t *testing.T) {
 		t.Errorf("compare PEERFILE results/<id>: exit %d\n%s", code, stdout)
 	}
 }
+
+// TestAggregateAndParetoWithPeers: what was seen: "Peer results cannot go
+// into aggregate, pareto or report. pareto refuses the seed's own
+// scorecard JSON shape". One folder with our scorecards, the exporter
+// layout and a peer result gives one CSV and one frontier.
+func TestAggregateAndParetoWithPeers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, c := range [][2]string{
+		{filepath.Join("..", "..", "testdata", "scorecards", "results", "20260616T1200-vllm-fp8", "scorecard.json"), filepath.Join("ours", "20260616T1200-vllm-fp8", "scorecard.json")},
+		{filepath.Join("..", "..", "testdata", "scorecards", "results", "20260616T1500-vllm-fp8-b128", "scorecard.json"), filepath.Join("ours", "20260616T1500-vllm-fp8-b128", "scorecard.json")},
+		{filepath.Join("..", "..", "testdata", "scorecards", "exporter", "sglang-h200-exporter.json"), "sglang-h200-exporter.json"},
+		{filepath.Join(peerFixtures, "aiperf-0.11.0-vllm-qwen3-4b-c16-profile_export_aiperf.json"), filepath.Join("aiperf", "profile_export_aiperf.json")},
+	} {
+		data, err := os.ReadFile(c[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(dir, c[1])
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := cli(t, context.Background(), "pareto", dir)
+	if code != exitOK {
+		t.Fatalf("pareto: exit %d\n%s", code, stderr)
+	}
+	frontier, dropped, _ := strings.Cut(stdout, "Dropped:")
+	for _, w := range []string{"exporter-sglang-h200", "20260616T1500-vllm-fp8-b128", "20260616T1200-vllm-fp8"} {
+		if !strings.Contains(frontier, w) {
+			t.Errorf("frontier lacks %s:\n%s", w, stdout)
+		}
+	}
+	if !strings.Contains(dropped, "profile_export_aiperf.json#0") {
+		t.Errorf("the AIPerf row is not listed:\n%s", stdout)
+	}
+	code, stdout, stderr = cli(t, context.Background(), "aggregate", dir, "-o", "-")
+	if code != exitOK {
+		t.Fatalf("aggregate: exit %d\n%s", code, stderr)
+	}
+	recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+	if err != nil || len(recs) != 5 {
+		t.Fatalf("aggregate: %d lines, %v\n%s", len(recs), err, stdout)
+	}
+	if !strings.Contains(stdout, "AIPerf 0.11.0") || !strings.Contains(stdout, ",anecdote,") {
+		t.Errorf("the peer row is not an anecdote naming its tool:\n%s", stdout)
+	}
+}
