@@ -75,6 +75,9 @@ func summaryRows(a, b peer.Result, o Options, mismatch bool) []Row {
 			r.decide()
 		}
 		r.Level = "at the knee"
+		if !ha.Knee.OK && !hb.Knee.OK {
+			r.Level = "at the scorecard's level" // a run's level of highest throughput
+		}
 		add(r)
 	}
 	return rows
