@@ -434,6 +434,14 @@ func rateOf(m Metric, l peer.Level) (v peer.Value, def peer.Definition, ci stats
 			ci, counts = s.Goodput.OutputTokensPerSecondCI, s.Batches.GoodputTokens
 		}
 	}
+	// A level run several times: the wider of the pooled within-run
+	// interval and the between-run one, as the scorecard takes.
+	if s != nil && s.Repeats != nil {
+		name := map[metricKind]string{kindOutputRate: metrics.FigureOutputTokS, kindGoodput: metrics.FigureGoodputTokS}[m.kind]
+		if f, ok := s.Repeats.Figure(name); ok {
+			ci = f.Interval()
+		}
+	}
 	return v, def, ci, counts
 }
 

@@ -216,16 +216,17 @@ func fmtVerdict(r compare.Row) string {
 func fmtMethod(r compare.Row) string {
 	s := string(r.Method)
 	if r.P.OK {
-		s += fmt.Sprintf(", U p=%s", fmtP(r.P.V))
+		s += ", U p" + fmtP(r.P.V)
 	}
 	return s
 }
 
+// fmtP is "=0.042" or "<0.001".
 func fmtP(p float64) string {
 	if p < 0.001 {
 		return "<0.001"
 	}
-	return strconv.FormatFloat(p, 'f', 3, 64)
+	return "=" + strconv.FormatFloat(p, 'f', 3, 64)
 }
 
 // metricName is a row's metric with its unit: "TTFT p99 (ms)".
@@ -358,8 +359,13 @@ func writeOneText(b *strings.Builder, res compare.Result, md bool) {
 			b.WriteString("  - " + n + "\n")
 		}
 	}
+	first := true
 	for _, r := range []peer.Result{res.A, res.B} {
 		for _, w := range r.Warnings {
+			if first {
+				b.WriteString("\n")
+				first = false
+			}
 			fmt.Fprintf(b, "warning (%s): %s\n", r.File, w.Message)
 		}
 	}
