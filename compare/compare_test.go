@@ -346,3 +346,21 @@ func TestReadRecordsTornLine(t *testing.T) {
 		t.Errorf("a bad line before good ones: %v", err)
 	}
 }
+
+func FuzzParseFailOn(f *testing.F) {
+	for _, s := range []string{"ttft_p99:+5%,itl_p95:+5%,goodput:-3%,cpm:+5%", "e2e_p99:+20ms", "error_rate:+0.5%", ",,", "ttft_p99:−5%", "x:y:z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ths, err := ParseFailOn(s)
+		if err != nil {
+			return
+		}
+		for _, th := range ths {
+			if th.Limit < 0 || math.IsNaN(th.Limit) {
+				t.Fatalf("%q: limit %v", s, th.Limit)
+			}
+		}
+		_ = Regressions(Result{}, ths)
+	})
+}
