@@ -64,7 +64,7 @@ func TestCompareMockServers(t *testing.T) {
 	if code != exitRegression {
 		t.Fatalf("20 ms against 30 ms: exit %d, want %d\n%s\n%s", code, exitRegression, stdout, stderr)
 	}
-	for _, w := range []string{"regression: ttft_p50 at concurrency 4: +", "bootstrap, U p=", "CPM EUR/1M tok", "goodput tok/s"} {
+	for _, w := range []string{"regression: ttft_p50 at concurrency 4: +", "bootstrap, U p", "CPM EUR/1M tok", "goodput tok/s"} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("output lacks %q:\n%s", w, stdout)
 		}
