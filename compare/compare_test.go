@@ -364,3 +364,18 @@ func FuzzParseFailOn(f *testing.F) {
 		_ = Regressions(Result{}, ths)
 	})
 }
+
+// TestKneeRatesWithoutSLO: a run without an SLO has no goodput batches;
+// its scorecard's goodput is the raw throughput, and so are the batch
+// rates that decide goodput and CPM.
+func TestKneeRatesWithoutSLO(t *testing.T) {
+	r := read(t, simulatedRun(t, 1, 20*time.Millisecond))
+	l := &r.Levels[0]
+	if l.GoodputTokPerSec.OK {
+		t.Fatal("a run without an SLO has goodput")
+	}
+	rates := kneeRates(l, kindGoodput)
+	if len(rates) < 5 || !(rates[0] > 0) {
+		t.Errorf("goodput batch rates %v, want the output rate's", rates)
+	}
+}

@@ -106,7 +106,8 @@ func kneeRates(l *peer.Level, kind metricKind) []float64 {
 		return nil
 	}
 	counts := l.Summary.Batches.OutputTokens
-	if kind == kindGoodput {
+	if kind == kindGoodput && l.GoodputTokPerSec.OK {
+		// Without an SLO the scorecard's goodput is the raw throughput.
 		counts = l.Summary.Batches.GoodputTokens
 	}
 	return batchRates(*l, counts)
