@@ -379,3 +379,21 @@ func TestKneeRatesWithoutSLO(t *testing.T) {
 		t.Errorf("goodput batch rates %v, want the output rate's", rates)
 	}
 }
+
+// TestFromRunSkipsSupersededLevels: a level a sweep re-ran to a decision
+// is compared through its re-run only, and the knee follows it.
+func TestFromRunSkipsSupersededLevels(t *testing.T) {
+	p := loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 4}
+	run := results.Run{Result: sweep.Result{
+		Levels: []sweep.LevelOutcome{
+			{Index: 0, Profile: loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 2}},
+			{Index: 1, Profile: p, RerunBy: 2},
+			{Index: 2, Profile: p, Phase: sweep.PhaseDecide},
+		},
+		Knee: &sweep.Knee{Level: 1, OfferedLoad: 4, Unit: sweep.UnitConcurrency, BracketLo: 4},
+	}}
+	r := FromRun(run, nil, nil, "x")
+	if len(r.Levels) != 2 || r.Levels[1].Label != "level 2" || r.Headline.KneeLevel != 1 {
+		t.Errorf("levels %v, knee level %d", r.Levels, r.Headline.KneeLevel)
+	}
+}

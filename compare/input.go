@@ -153,8 +153,20 @@ func FromRun(run results.Run, sc *scorecard.Scorecard, recs map[int]*peer.Sample
 	if run.Partial {
 		out.Warnings = append(out.Warnings, metrics.Warning{Code: "partial", Level: -1, Message: "partial run: " + run.PartialReason})
 	}
+	// A level that a sweep re-ran to a decision is superseded by its
+	// re-run, which the knee reads too: only the re-run is compared.
+	pos := make([]int, len(run.Result.Levels)) // index in run.json → in out.Levels
+	byIndex := map[int]int{}
+	for i, lv := range run.Result.Levels {
+		byIndex[lv.Index] = i
+	}
 	for i := range run.Result.Levels {
+		pos[i] = -1
 		lv := &run.Result.Levels[i]
+		if lv.RerunBy != 0 {
+			continue
+		}
+		pos[i] = len(out.Levels)
 		s := lv.Summary
 		p := lv.Profile
 		l := peer.Level{
@@ -193,8 +205,18 @@ func FromRun(run results.Run, sc *scorecard.Scorecard, recs map[int]*peer.Sample
 		}
 		out.Levels = append(out.Levels, l)
 	}
+	for i, lv := range run.Result.Levels {
+		if lv.RerunBy != 0 {
+			if j, ok := byIndex[lv.RerunBy]; ok {
+				pos[i] = pos[j]
+			}
+		}
+	}
 	out.Workload = runWorkload(run.Config)
 	out.Headline = runHeadline(run, sc)
+	if k := out.Headline.KneeLevel; k >= 0 && k < len(pos) {
+		out.Headline.KneeLevel = pos[k]
+	}
 	return out
 }
 
@@ -274,7 +296,8 @@ func runHeadline(run results.Run, sc *scorecard.Scorecard) peer.Headline {
 			h.ITLP95, h.ITLP95CI = peer.Some(s.ITL.P95), s.ITL.P95CI
 		}
 	}
-	// The knee level is an index into the levels as listed.
+	// The knee level is an index into run.json's levels (FromRun maps it
+	// onto the levels it keeps).
 	if h.KneeLevel >= len(run.Result.Levels) {
 		h.KneeLevel = -1
 	}
