@@ -42,6 +42,9 @@ func ReadDir(dir string, opts ...Option) (Result, error) {
 		if d.IsDir() || !d.Type().IsRegular() {
 			return nil
 		}
+		if info, err := d.Info(); err != nil || info.Size() > MaxFileBytes {
+			return nil // no summary is that large: a log or records of another tool
+		}
 		switch strings.ToLower(filepath.Ext(p)) {
 		case ".json", ".yaml", ".yml", ".csv", ".jsonl":
 		default:
