@@ -224,7 +224,7 @@ func aiperfWorkload(cfg node) Workload {
 	// Prompt lengths: ISL and OSL means (AIPerf's defaults: ISL 550 ±0).
 	isl := Value{}
 	osl := cfg.get("input", "prompt", "output_tokens", "mean").num()
-	islKey, oslKey := "", "input_config.input.prompt.output_tokens.mean"
+	islKey := "input_config.input.prompt"
 	if v := cfg.get("input", "prompt", "input_tokens", "mean").num(); v.OK {
 		isl, islKey = v, "input_config.input.prompt.input_tokens.mean"
 	}
@@ -236,7 +236,7 @@ func aiperfWorkload(cfg node) Workload {
 				isl, islKey = v, key+".prompts.isl.mean"
 			}
 			if v := d.get("prompts", "osl", "mean").num(); v.OK {
-				osl, oslKey = v, key+".prompts.osl.mean"
+				osl = v
 			}
 		default:
 			if p := d.get("path").str(); p != "" {
@@ -260,7 +260,6 @@ func aiperfWorkload(cfg node) Workload {
 			spec += fmt.Sprintf(",output_tokens=%s", osl)
 		}
 		setStr(&w, "data", islKey, spec)
-		_ = oslKey
 	}
 	// Limits: AIPerf ≤ 0.1's loadgen, ≥ 0.8's profiling phase.
 	if lg := cfg.get("loadgen"); lg.isObj() {
