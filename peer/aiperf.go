@@ -1,6 +1,10 @@
 package peer
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
+
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
 )
@@ -23,7 +27,9 @@ const aiperfFormat = "AIPerf/GenAI-Perf profile export"
 // (AIPerf, pooled chunk gaps); E2E ← request_latency; OutputTokPerSec ←
 // output_token_throughput.avg; ReqPerSec ← request_throughput.avg;
 // Completed ← request_count.avg; Failed ← error_request_count.avg, else the
-// sum of error_summary counts (AIPerf counts cancelled requests as errors).
+// sum of error_summary counts, less AIPerf's deliberate cancellations
+// (RequestCancellationError), which are Incomplete as gollm-bench counts
+// them.
 // In a GenAI-Perf non-streaming run TTFT equals request latency; it is
 // dropped with a warning.
 func ReadAIPerf(data []byte) (Result, error) {
@@ -73,6 +79,19 @@ func ReadAIPerf(data []byte) (Result, error) {
 		}
 		lv.Requests.Failed = Known(n)
 	}
+	// AIPerf counts its deliberate cancellations (--request-cancellation-rate)
+	// as errors; gollm-bench counts a request cut off on purpose as
+	// incomplete, not failed.
+	var cancelled int64
+	for _, e := range root.get("error_summary").list() {
+		if e.get("error_details", "type").str() == "RequestCancellationError" {
+			cancelled += e.get("count").count().N
+		}
+	}
+	if cancelled > 0 && lv.Requests.Failed.OK && lv.Requests.Failed.N >= cancelled {
+		lv.Requests.Failed = Known(lv.Requests.Failed.N - cancelled)
+		lv.Requests.Incomplete = Known(cancelled)
+	}
 
 	lv.TTFT = aiperfStats(metricsRoot.get(ttftKey))
 	if !lv.TTFT.Empty() {
@@ -97,6 +116,22 @@ func ReadAIPerf(data []byte) (Result, error) {
 	lv.ReqPerSec = metricsRoot.get("request_throughput", "avg").num()
 	if lv.ReqPerSec.OK {
 		lv.Definitions.ReqPerSec = Definition{Source: src("request_throughput") + ".avg", Kind: KindReqPerSecWindow}
+	}
+	lv.ISL = aiperfStats(metricsRoot.get("input_sequence_length"))
+	lv.OSL = aiperfStats(metricsRoot.get("output_sequence_length"))
+	lv.GoodputReqPerSec = metricsRoot.get("goodput", "avg").num()
+	if !lv.GoodputReqPerSec.OK {
+		lv.GoodputReqPerSec = metricsRoot.get("request_goodput", "avg").num()
+	}
+	for _, st := range []*Stats{&lv.TTFT, &lv.ITL, &lv.E2E} {
+		if !st.N.OK && !st.Empty() {
+			st.N = lv.Requests.Completed // one value per successful request
+		}
+	}
+	if res.Tool == "GenAI-Perf" {
+		res.Workload = genaiPerfWorkload(root.get("input_config"))
+	} else {
+		res.Workload = aiperfWorkload(root.get("input_config"))
 	}
 	if res.Tool == "GenAI-Perf" && root.get("input_config", "streaming").v == false && !lv.TTFT.Empty() {
 		lv.TTFT, lv.Definitions.TTFT = Stats{}, Definition{}
@@ -156,5 +191,238 @@ func aiperfStats(d node) Stats {
 		P90:  d.get("p90").num(),
 		P95:  d.get("p95").num(),
 		P99:  d.get("p99").num(),
+		Std:  d.get("std").num(),
+		N:    d.get("count").count(),
 	}
+}
+
+// aiperfWorkload reads AIPerf's input_config: endpoint, model, tokenizer,
+// prompt lengths or dataset, request count or duration, goodput SLOs,
+// warm-up and request cancellation, in both the ≤ 0.1 (`loadgen`,
+// `input`) and the ≥ 0.8 (`phases`, `datasets`) layouts.
+func aiperfWorkload(cfg node) Workload {
+	var w Workload
+	ep := cfg.get("endpoint")
+	if t := ep.get("type").str(); t != "" {
+		setStr(&w, "endpoint", "input_config.endpoint.type", aiperfEndpoint(t))
+	}
+	if v, ok := ep.get("streaming").v.(bool); ok {
+		w.Stream = Stated(v)
+	} else if ep.isObj() {
+		w.Stream = Stated(false) // AIPerf streams only with --streaming
+	}
+	w.set("stream", "input_config.endpoint.streaming")
+	if names := ep.get("model_names").list(); len(names) > 0 {
+		setStr(&w, "model", "input_config.endpoint.model_names[0]", names[0].str())
+	}
+	if items := cfg.get("models", "items").list(); len(items) > 0 {
+		setStr(&w, "model", "input_config.models.items[0].name", items[0].get("name").str())
+	}
+	if t := cfg.get("tokenizer", "name").str(); t != "" && t != "<redacted>" {
+		setStr(&w, "tokenizer", "input_config.tokenizer.name", t)
+	}
+	// Prompt lengths: ISL and OSL means (AIPerf's defaults: ISL 550 ±0).
+	isl := Value{}
+	osl := cfg.get("input", "prompt", "output_tokens", "mean").num()
+	islKey := "input_config.input.prompt"
+	if v := cfg.get("input", "prompt", "input_tokens", "mean").num(); v.OK {
+		isl, islKey = v, "input_config.input.prompt.input_tokens.mean"
+	}
+	for i, d := range cfg.get("datasets").list() {
+		key := fmt.Sprintf("input_config.datasets[%d]", i)
+		switch d.get("type").str() {
+		case "synthetic", "":
+			if v := d.get("prompts", "isl", "mean").num(); v.OK {
+				isl, islKey = v, key+".prompts.isl.mean"
+			}
+			if v := d.get("prompts", "osl", "mean").num(); v.OK {
+				osl = v
+			}
+		default:
+			if p := d.get("path").str(); p != "" {
+				setStr(&w, "dataset", key+".path", p)
+			}
+		}
+		if c := d.get("random_seed").count(); c.OK {
+			w.Seed = c
+		}
+	}
+	if c := cfg.get("random_seed").count(); c.OK {
+		w.Seed = c
+	}
+	if w.Dataset == "" && (isl.OK || osl.OK) {
+		// AIPerf's synthetic prompts default to 550 tokens.
+		if !isl.OK {
+			isl, islKey = Some(550), "AIPerf's default ISL"
+		}
+		spec := fmt.Sprintf("prompt_tokens=%s", isl)
+		if osl.OK {
+			spec += fmt.Sprintf(",output_tokens=%s", osl)
+		}
+		setStr(&w, "data", islKey, spec)
+	}
+	// Limits: AIPerf ≤ 0.1's loadgen, ≥ 0.8's profiling phase.
+	if lg := cfg.get("loadgen"); lg.isObj() {
+		w.Profile = aiperfProfile(lg.get("request_rate_mode").str(), lg.get("request_rate").num(), lg.get("concurrency").count())
+		w.set("profile", "input_config.loadgen")
+		if c := lg.get("request_count").count(); c.OK {
+			w.MaxRequests = c
+			w.set("max_requests", "input_config.loadgen.request_count")
+		}
+		if v := lg.get("benchmark_duration").num(); v.OK {
+			w.MaxSeconds = v
+			w.set("max_seconds", "input_config.loadgen.benchmark_duration")
+		}
+		if c := lg.get("warmup_request_count").count(); c.OK {
+			w.Warmup = strconv.FormatInt(c.N, 10)
+		}
+		if v, ok := lg.get("request_cancellation_rate").num().Get(); ok && v > 0 {
+			w.Unsupported = append(w.Unsupported, Setting{Key: "input_config.loadgen.request_cancellation_rate", Value: strconv.FormatFloat(v, 'f', -1, 64) + "%",
+				Reason: "AIPerf cancelled that share of its requests on purpose; gollm-bench does not cancel requests"})
+		}
+	}
+	phases := cfg.get("phases").list()
+	if len(phases) > 0 {
+		w.Warmup = "0"
+	}
+	for i, ph := range phases {
+		key := fmt.Sprintf("input_config.phases[%d]", i)
+		if ph.get("name").str() == "warmup" || ph.get("exclude_from_results").v == true {
+			if c := ph.get("requests").count(); c.OK {
+				w.Warmup = strconv.FormatInt(c.N, 10)
+			} else if v, ok := ph.get("duration").num().Get(); ok {
+				w.Warmup = strconv.FormatFloat(v, 'f', -1, 64) + "s"
+			}
+			continue
+		}
+		w.Profile = aiperfProfile(ph.get("type").str(), ph.get("request_rate").num(), ph.get("concurrency").count())
+		w.set("profile", key+".type")
+		if c := ph.get("requests").count(); c.OK {
+			w.MaxRequests = c
+			w.set("max_requests", key+".requests")
+		}
+		if v := ph.get("duration").num(); v.OK {
+			w.MaxSeconds = v
+			w.set("max_seconds", key+".duration")
+		}
+	}
+	if slos := cfg.get("slos"); slos.isObj() {
+		w.SLO, w.From = aiperfSLO(slos), withKey(w.From, "slo", "input_config.slos")
+	}
+	if w.Dataset != "" {
+		w.PrefixCache = "dataset"
+	}
+	return w
+}
+
+func withKey(m map[string]string, k, v string) map[string]string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[k] = v
+	return m
+}
+
+// aiperfSLO maps AIPerf's goodput SLOs ({metric tag: ms}) onto ours.
+func aiperfSLO(slos node) string {
+	var parts []string
+	for _, k := range []string{"time_to_first_token", "ttft", "inter_token_latency", "request_latency"} {
+		if v, ok := slos.get(k).num().Get(); ok {
+			parts = append(parts, fmt.Sprintf("%s:%s", k, strconv.FormatFloat(v, 'f', -1, 64)))
+		}
+	}
+	s, err := GoodputSLO(strings.Join(parts, " "))
+	if err != nil {
+		return ""
+	}
+	return s
+}
+
+// aiperfEndpoint maps AIPerf's and GenAI-Perf's endpoint types onto ours.
+func aiperfEndpoint(t string) string {
+	switch t {
+	case "chat", "completions":
+		return t
+	}
+	return t
+}
+
+// aiperfProfile names the load profile of a phase or loadgen section.
+func aiperfProfile(mode string, rate Value, conc Count) string {
+	switch {
+	case rate.OK && rate.V > 0 && mode == "constant":
+		return "constant"
+	case rate.OK && rate.V > 0:
+		return "poisson"
+	case conc.OK && conc.N == 1:
+		return "synchronous"
+	case conc.OK && conc.N > 1:
+		return "concurrent"
+	}
+	return ""
+}
+
+// genaiPerfWorkload reads GenAI-Perf's flat input_config.
+func genaiPerfWorkload(cfg node) Workload {
+	var w Workload
+	if v, ok := cfg.get("streaming").v.(bool); ok {
+		w.Stream = Stated(v)
+		w.set("stream", "input_config.streaming")
+	}
+	if t := cfg.get("endpoint_type").str(); t != "" {
+		setStr(&w, "endpoint", "input_config.endpoint_type", aiperfEndpoint(t))
+	}
+	if ms := cfg.get("model").list(); len(ms) > 0 {
+		setStr(&w, "model", "input_config.model[0]", ms[0].str())
+	}
+	if t := cfg.get("tokenizer").str(); t != "" {
+		setStr(&w, "tokenizer", "input_config.tokenizer", t)
+	}
+	switch src := cfg.get("prompt_source").str(); src {
+	case "synthetic", "":
+		if v, ok := cfg.get("synthetic_input_tokens_mean").num().Get(); ok {
+			spec := fmt.Sprintf("prompt_tokens=%s", strconv.FormatFloat(v, 'f', -1, 64))
+			if sd, ok := cfg.get("synthetic_input_tokens_stddev").num().Get(); ok && sd > 0 {
+				spec += fmt.Sprintf(",prompt_tokens_stdev=%s", strconv.FormatFloat(sd, 'f', -1, 64))
+			}
+			if o, ok := cfg.get("output_tokens_mean").num().Get(); ok && o > 0 {
+				spec += fmt.Sprintf(",output_tokens=%s", strconv.FormatFloat(o, 'f', -1, 64))
+				if sd, ok := cfg.get("output_tokens_stddev").num().Get(); ok && sd > 0 {
+					spec += fmt.Sprintf(",output_tokens_stdev=%s", strconv.FormatFloat(sd, 'f', -1, 64))
+				}
+			}
+			setStr(&w, "data", "input_config.synthetic_input_tokens_mean", spec)
+		}
+	default:
+		if files := cfg.get("input_file").str(); files != "" {
+			setStr(&w, "dataset", "input_config.input_file", files)
+		} else {
+			setStr(&w, "dataset", "input_config.prompt_source", src)
+		}
+		w.PrefixCache = "dataset"
+	}
+	w.Profile = aiperfProfile("", cfg.get("request_rate").num(), cfg.get("concurrency").count())
+	w.set("profile", "input_config.concurrency")
+	if c := cfg.get("request_count").count(); c.OK && c.N > 0 {
+		w.MaxRequests = c
+		w.set("max_requests", "input_config.request_count")
+	}
+	if c := cfg.get("warmup_request_count").count(); c.OK {
+		w.Warmup = strconv.FormatInt(c.N, 10)
+	}
+	if c := cfg.get("random_seed").count(); c.OK {
+		w.Seed = c
+	}
+	if g := cfg.get("goodput"); g.isObj() {
+		var parts []string
+		for _, k := range []string{"time_to_first_token", "inter_token_latency", "request_latency"} {
+			if v, ok := g.get(k).num().Get(); ok {
+				parts = append(parts, fmt.Sprintf("%s:%s", k, strconv.FormatFloat(v, 'f', -1, 64)))
+			}
+		}
+		if s, err := GoodputSLO(strings.Join(parts, " ")); err == nil && s != "" {
+			setStr(&w, "slo", "input_config.goodput", s)
+		}
+	}
+	return w
 }

@@ -84,6 +84,13 @@ func Compare(a, b Result) Comparison {
 		used[best] = true
 		c.Matches = append(c.Matches, Match{A: i, B: best, Key: bestKey})
 	}
+	// A file that states no load (a CSV or per-request export) has one
+	// level: pair it with the other side's only level, and say so.
+	if len(c.Matches) == 0 && len(a.Levels) == 1 && len(b.Levels) == 1 &&
+		(a.Levels[0].Mode == ModeUnknown || b.Levels[0].Mode == ModeUnknown) {
+		c.Matches = []Match{{A: 0, B: 0, Key: OnlyLevelKey}}
+		c.UnmatchedA, used[0] = nil, true
+	}
 	for j := range b.Levels {
 		if !used[j] {
 			c.UnmatchedB = append(c.UnmatchedB, j)
@@ -92,6 +99,11 @@ func Compare(a, b Result) Comparison {
 	c.Notes = notes(c)
 	return c
 }
+
+// OnlyLevelKey is the Match.Key of two results' only levels paired
+// although one side states no load: the comparison cannot check that
+// they ran the same load.
+const OnlyLevelKey = "the only level (load not stated)"
 
 func closedLoopN(l Level) int {
 	switch l.Mode {
@@ -294,8 +306,7 @@ func noteText(metric, toolA string, a Definition, toolB string, b Definition) st
 // WriteText writes c as a plain-text table: one block per matched level with
 // each metric for A, B and B/A, then unmatched levels and notes. It only
 // formats; all figures come from Rows, unrounded. `gollm-bench compare`
-// prints report.WriteComparison instead: one aligned table, rounded, with
-// unmatched levels' figures in "only in A/B" rows.
+// prints report.WriteComparison of package compare's decisions instead.
 func WriteText(w io.Writer, c Comparison) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "A: %s %s (%s)\nB: %s %s (%s)\n", c.A.Tool, c.A.ToolVersion, c.A.File, c.B.Tool, c.B.ToolVersion, c.B.File)

@@ -15,13 +15,33 @@
 //     and the flat ≥ 0.8 layout) and GenAI-Perf profile_export_genai_perf.json.
 //   - ReadVLLM: benchmark_serving.py / `vllm bench serve --save-result`
 //     JSON, and `vllm bench sweep serve` summary.json (a list of them).
+//   - ReadAIPerfRecords: AIPerf's per-request profile_export.jsonl; its
+//     Level carries Samples (one value per successful request).
+//   - ReadProfileCSV: AIPerf profile_export_aiperf.csv, GenAI-Perf
+//     profile_export_genai_perf.csv and analyze_export_genai_perf.csv.
+//
+// ReadDir (and ReadPath for a file or a folder) reads every result file
+// under a folder as one run, as AIPerf writes one folder per concurrency,
+// and attaches a profile_export.jsonl to the JSON export beside it. Merge
+// joins results of one tool.
 //
 // There is no global registry: a caller adds a Reader (for gollm-bench's own
 // run.json, say) with WithReaders. A file no Reader recognises yields an
 // *UnknownFormatError naming the file and what each Reader expected.
 //
-// Missing values are never zeros: Value and Count carry an OK flag and encode
-// to JSON null when missing.
+// Missing values are never zeros: Value, Count and Bool carry an OK flag
+// and encode to JSON null when missing.
+//
+// # Workload and load
+//
+// Result.Workload holds what the file says about its load beyond each
+// level's discipline (endpoint, streaming, model, tokenizer, synthetic
+// lengths or dataset, limits, warm-up, SLO), each with the key it came
+// from. Result.Load maps it onto the load gollm-bench runs for
+// `gollm-bench run --like FILE`, and lists, with the file's key, what
+// cannot be reproduced (a dataset not on this machine, an API other than
+// completions and chat, levels of different disciplines). GoodputSLO maps
+// vLLM's and AIPerf's goodput thresholds onto a gollm-bench SLO.
 //
 // # Metric mapping
 //
@@ -57,7 +77,7 @@
 // Row.Like is false where the two definitions differ, and Comparison.Notes
 // says how. Comparison.AllRows adds the rows of levels only one side has
 // (Row.LevelA or LevelB is -1). WriteText renders a plain table;
-// report.WriteComparison the CLI's aligned, rounded one.
+// package compare decides each row (intervals, "~") for the CLI.
 //
 // Everything here is plain data or pure functions, safe for concurrent use.
 package peer

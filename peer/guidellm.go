@@ -2,6 +2,8 @@ package peer
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
@@ -59,6 +61,7 @@ func ReadGuideLLM(data []byte) (Result, error) {
 	for i, b := range list {
 		res.Levels = append(res.Levels, guideLLMLevel(i, b))
 	}
+	res.Workload = guideLLMWorkload(root, list)
 	return res, nil
 }
 
@@ -130,6 +133,7 @@ func guideLLMLevel(i int, b node) Level {
 		kind := KindITLPerRequest
 		if n, ok := itl.get("count").num().Get(); ok && lv.Requests.Completed.OK && n > float64(lv.Requests.Completed.N) {
 			kind = KindITLTokenWeighted
+			lv.ITL.N, lv.ITL.Std = Count{}, Value{} // counts and spreads token gaps, not requests
 		}
 		lv.Definitions.ITL = Definition{Source: path("inter_token_latency_ms"), Kind: kind}
 	}
@@ -149,7 +153,290 @@ func guideLLMLevel(i int, b node) Level {
 	if lv.ReqPerSec.OK {
 		lv.Definitions.ReqPerSec = Definition{Source: path("requests_per_second") + ".mean", Kind: KindReqPerSecRateMean}
 	}
+	lv.ISL = guideLLMStats(m.get("prompt_token_count", "successful"), 1)
+	lv.OSL = guideLLMStats(m.get("output_token_count", "successful"), 1)
+	lv.Samples = guideLLMSamples(b, lv.Requests.Completed)
 	return lv
+}
+
+// guideLLMSamples reads the per-request values of a benchmark's
+// successful requests, when the file holds them all: GuideLLM caps the
+// samples it saves (--sample-requests) and, with a warm-up, saves the
+// warm-up's requests too, so a list whose length differs from the
+// measured count is not the measured sample and is not used.
+func guideLLMSamples(b node, completed Count) *Samples {
+	reqs := b.get("requests", "successful").list()
+	if len(reqs) == 0 || !completed.OK || int64(len(reqs)) != completed.N {
+		return nil
+	}
+	s := &Samples{Source: "GuideLLM requests.successful"}
+	for _, r := range reqs {
+		if v, ok := r.get("time_to_first_token_ms").num().Get(); ok {
+			s.TTFT = append(s.TTFT, v)
+		}
+		if v, ok := r.get("inter_token_latency_ms").num().Get(); ok {
+			s.ITL = append(s.ITL, v)
+		}
+		if v, ok := r.get("request_latency").num().Get(); ok {
+			s.E2E = append(s.E2E, v*1000)
+		}
+	}
+	return s
+}
+
+// guideLLMWorkload reads the run's settings: `args` (0.4–0.6), `config`
+// (0.7+: a BenchmarkScenario whose spec holds backend, profile,
+// constraints, data and seed), or each benchmark's args, request_loader
+// and worker (0.2–0.3).
+func guideLLMWorkload(root node, benches []node) Workload {
+	var w Workload
+	str := func(fact, key string, v string) {
+		if v != "" {
+			setStr(&w, fact, key, v)
+		}
+	}
+	args := root.get("args")
+	spec := root.get("config", "spec")
+	var first node
+	if len(benches) > 0 {
+		first = benches[0]
+	}
+	switch {
+	case args.isObj(): // 0.4–0.6
+		str("profile", "args.profile", guideLLMProfile(args.get("profile").str()))
+		str("model", "args.model", args.get("model").str())
+		str("tokenizer", "args.processor", args.get("processor").str())
+		str("endpoint", "args.request_format", guideLLMEndpoint(args.get("request_format").str()))
+		for _, d := range args.get("data").list() {
+			guideLLMData(&w, "args.data", d)
+		}
+		if v := args.get("max_seconds").num(); v.OK {
+			w.MaxSeconds = v
+			w.set("max_seconds", "args.max_seconds")
+		}
+		if c := args.get("max_requests").count(); c.OK {
+			w.MaxRequests = c
+			w.set("max_requests", "args.max_requests")
+		}
+		w.Warmup, w.Cooldown = guideLLMTrim(args.get("warmup")), guideLLMTrim(args.get("cooldown"))
+		w.set("warmup", "args.warmup")
+		w.set("cooldown", "args.cooldown")
+		if c := args.get("random_seed").count(); c.OK {
+			w.Seed = c
+		}
+	case spec.isObj(): // 0.7+
+		str("profile", "config.spec.profile.kind", guideLLMProfile(spec.get("profile", "kind").str()))
+		str("model", "config.spec.backend.model", spec.get("backend", "model").str())
+		str("endpoint", "config.spec.backend.request_format", guideLLMEndpoint(spec.get("backend", "request_format").str()))
+		tok := spec.get("tokenizer")
+		for _, k := range []string{"source", "pretrained_model_name_or_path", "processor", "name"} {
+			if v := tok.get(k).str(); v != "" {
+				str("tokenizer", "config.spec.tokenizer."+k, v)
+				break
+			}
+		}
+		for i, d := range spec.get("data").list() {
+			guideLLMData(&w, fmt.Sprintf("config.spec.data[%d]", i), d)
+		}
+		for i, c := range spec.get("constraints").list() {
+			key := fmt.Sprintf("config.spec.constraints[%d]", i)
+			switch c.get("kind").str() {
+			case "max_duration", "max_seconds":
+				w.MaxSeconds = c.get("seconds").num()
+				w.set("max_seconds", key)
+			case "max_requests", "max_number":
+				w.MaxRequests = c.get("count").count()
+				w.set("max_requests", key)
+			}
+		}
+		if c := spec.get("seed", "value").count(); c.OK {
+			w.Seed = c
+		}
+		if len(benches) > 0 {
+			w.Warmup = guideLLMTrimObj(first.get("config", "warmup"))
+			w.Cooldown = guideLLMTrimObj(first.get("config", "cooldown"))
+		}
+	default: // 0.2–0.3
+		ba := first.get("args")
+		str("profile", "benchmarks[0].args.profile.type_", guideLLMProfile(ba.get("profile", "type_").str()))
+		str("model", "benchmarks[0].worker.backend_model", first.get("worker", "backend_model").str())
+		str("tokenizer", "benchmarks[0].request_loader.processor", first.get("request_loader", "processor").str())
+		guideLLMData(&w, "benchmarks[0].request_loader.data", first.get("request_loader", "data"))
+		if v := ba.get("max_duration").num(); v.OK {
+			w.MaxSeconds = v
+			w.set("max_seconds", "benchmarks[0].args.max_duration")
+		}
+		if c := ba.get("max_number").count(); c.OK {
+			w.MaxRequests = c
+			w.set("max_requests", "benchmarks[0].args.max_number")
+		}
+		if ba.isObj() {
+			w.Warmup = guideLLMTrimPair(ba.get("warmup_number"), ba.get("warmup_duration"))
+			w.Cooldown = guideLLMTrimPair(ba.get("cooldown_number"), ba.get("cooldown_duration"))
+		}
+		if c := ba.get("profile", "random_seed").count(); c.OK {
+			w.Seed = c
+		}
+		// The request type of a saved sample names the API.
+		for _, r := range first.get("requests", "successful").list() {
+			str("endpoint", "benchmarks[0].requests.successful[0].request_type", guideLLMEndpoint(r.get("request_type").str()))
+			break
+		}
+	}
+	// What a saved request sent: streaming and ignore_eos (0.4+ keep the
+	// request body in request_args).
+	for _, r := range first.get("requests", "successful").list() {
+		body := node{}
+		if raw := r.get("request_args").str(); raw != "" {
+			if t, err := decodeTree([]byte(raw)); err == nil {
+				body = node{t}.get("body")
+			}
+		}
+		if v, ok := body.get("stream").v.(bool); ok {
+			w.Stream = Stated(v)
+			w.set("stream", "benchmarks[0].requests.successful[0].request_args.body.stream")
+		}
+		if v, ok := body.get("ignore_eos").v.(bool); ok {
+			w.IgnoreEOS = Stated(v)
+			w.set("ignore_eos", "benchmarks[0].requests.successful[0].request_args.body.ignore_eos")
+		}
+		break
+	}
+	if w.Dataset != "" && w.PrefixCache == "" {
+		w.PrefixCache = "dataset"
+	}
+	return w
+}
+
+func setStr(w *Workload, fact, key, v string) {
+	switch fact {
+	case "profile":
+		w.Profile = v
+	case "model":
+		w.Model = v
+	case "tokenizer":
+		w.Tokenizer = v
+	case "endpoint":
+		w.Endpoint = v
+	case "data":
+		w.Data = v
+	case "dataset":
+		w.Dataset = v
+	case "slo":
+		w.SLO = v
+	}
+	w.set(fact, key)
+}
+
+// guideLLMProfile maps GuideLLM's profile names onto ours (they agree).
+func guideLLMProfile(p string) string {
+	switch p {
+	case "synchronous", "concurrent", "throughput", "constant", "poisson", "sweep":
+		return p
+	case "":
+		return ""
+	}
+	return p + " (GuideLLM)"
+}
+
+// guideLLMEndpoint maps a request format or request type onto our endpoint.
+func guideLLMEndpoint(f string) string {
+	switch {
+	case f == "":
+		return ""
+	case strings.Contains(f, "chat"):
+		return "chat"
+	case strings.Contains(f, "completions"):
+		return "completions"
+	}
+	return f
+}
+
+// guideLLMData reads one data source: a synthetic spec string
+// ("prompt_tokens=256,output_tokens=128") or object ({kind:
+// synthetic_text, prompt_tokens, ...}), else a file or dataset.
+func guideLLMData(w *Workload, key string, d node) {
+	if s := strings.TrimSpace(d.str()); s != "" {
+		if strings.Contains(s, "prompt_tokens") && strings.Contains(s, "=") && !strings.ContainsAny(s, "/{") {
+			setStr(w, "data", key, s)
+		} else if strings.HasPrefix(s, "{") {
+			if t, err := decodeTree([]byte(s)); err == nil {
+				guideLLMData(w, key, node{t})
+			}
+		} else {
+			setStr(w, "dataset", key, s)
+		}
+		return
+	}
+	if !d.isObj() {
+		return
+	}
+	if v, ok := d.get("prompt_tokens").num().Get(); ok {
+		spec := fmt.Sprintf("prompt_tokens=%s", strconv.FormatFloat(v, 'f', -1, 64))
+		for _, k := range []string{"prompt_tokens_stdev", "prompt_tokens_min", "prompt_tokens_max", "output_tokens", "output_tokens_stdev", "output_tokens_min", "output_tokens_max"} {
+			if x, ok := d.get(k).num().Get(); ok {
+				spec += fmt.Sprintf(",%s=%s", k, strconv.FormatFloat(x, 'f', -1, 64))
+			}
+		}
+		setStr(w, "data", key, spec)
+		return
+	}
+	for _, k := range []string{"source", "path", "data_files", "name"} {
+		if s := d.get(k).str(); s != "" {
+			setStr(w, "dataset", key+"."+k, s)
+			return
+		}
+	}
+	if kind := d.get("kind").str(); kind != "" {
+		w.Unsupported = append(w.Unsupported, Setting{Key: key + ".kind", Value: kind, Reason: "a data source gollm-bench cannot read"})
+		setStr(w, "dataset", key+".kind", kind)
+	}
+}
+
+// guideLLMTrim maps GuideLLM's --warmup/--cooldown (0.4–0.6: a fraction
+// below 1, else seconds; null for none) onto our spelling.
+func guideLLMTrim(v node) string {
+	if v.v == nil {
+		return "0"
+	}
+	x, ok := v.num().Get()
+	switch {
+	case !ok:
+		return ""
+	case x <= 0:
+		return "0"
+	case x < 1:
+		return strconv.FormatFloat(x*100, 'f', -1, 64) + "%"
+	}
+	return strconv.FormatFloat(x, 'f', -1, 64) + "s"
+}
+
+// guideLLMTrimObj reads a benchmark config's {percent, value, mode}.
+func guideLLMTrimObj(v node) string {
+	if !v.isObj() {
+		return ""
+	}
+	if p, ok := v.get("percent").num().Get(); ok && p > 0 {
+		return strconv.FormatFloat(p*100, 'f', -1, 64) + "%"
+	}
+	if x, ok := v.get("value").num().Get(); ok && x > 0 {
+		return guideLLMTrim(node{x})
+	}
+	return "0"
+}
+
+// guideLLMTrimPair reads 0.2–0.3's warmup_number / warmup_duration.
+func guideLLMTrimPair(number, duration node) string {
+	if c := number.count(); c.OK && c.N > 0 {
+		return strconv.FormatInt(c.N, 10)
+	}
+	if d, ok := duration.num().Get(); ok && d > 0 {
+		return strconv.FormatFloat(d, 'f', -1, 64) + "s"
+	}
+	if number.v == nil && duration.v == nil {
+		return "0"
+	}
+	return ""
 }
 
 // guideLLMStats reads a GuideLLM DistributionSummary, scaling every figure
@@ -169,6 +456,8 @@ func guideLLMStats(d node, scale float64) Stats {
 		P90:  scaled(p.get("p90").num(), scale),
 		P95:  scaled(p.get("p95").num(), scale),
 		P99:  scaled(p.get("p99").num(), scale),
+		Std:  scaled(d.get("std_dev").num(), scale),
+		N:    d.get("count").count(),
 	}
 }
 

@@ -50,10 +50,12 @@ func (e *UnknownFormatError) Error() string {
 }
 
 // Builtin returns the built-in Readers in detection order: GuideLLM
-// benchmarks.json/.yaml, AIPerf and GenAI-Perf profile exports, vLLM serving
-// benchmark results. Each call returns a fresh slice the caller may extend.
+// benchmarks.json/.yaml, AIPerf and GenAI-Perf JSON profile exports, vLLM
+// serving benchmark results, AIPerf's per-request profile_export.jsonl,
+// and the AIPerf and GenAI-Perf CSV exports. Each call returns a fresh
+// slice the caller may extend.
 func Builtin() []Reader {
-	return []Reader{ReadGuideLLM, ReadAIPerf, ReadVLLM}
+	return []Reader{ReadGuideLLM, ReadAIPerf, ReadVLLM, ReadAIPerfRecords, ReadProfileCSV}
 }
 
 // Option configures Read and ReadFile.
@@ -115,7 +117,7 @@ func Read(r io.Reader, name string, opts ...Option) (Result, error) {
 		res.File = name
 		return res, nil
 	}
-	if _, err := decodeTree(data); err != nil {
+	if _, err := decodeTree(data); err != nil && !bytes.Contains(data[:min(len(data), 4096)], []byte("\n{")) {
 		return Result{}, fmt.Errorf("%s: %w; expected a GuideLLM, AIPerf, GenAI-Perf or vLLM result file", name, err)
 	}
 	return Result{}, &unknown

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/stats"
 )
 
 // Value is a number that a result file may or may not carry. The zero Value
@@ -99,14 +100,64 @@ func (c *Count) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Stats summarises one latency distribution as a tool reported it, in ms.
-// Any statistic the tool did not write is missing (Value.OK false).
+// Bool is a yes/no fact that a result file may or may not state. The zero
+// Bool is unknown. It encodes to JSON as true, false, or null when unknown.
+type Bool struct {
+	V  bool // the fact; meaningless unless OK
+	OK bool // true when the file stated it
+}
+
+// Stated returns a known Bool holding v.
+func Stated(v bool) Bool { return Bool{V: v, OK: true} }
+
+// String is "yes", "no" or "—" when unknown.
+func (b Bool) String() string {
+	switch {
+	case !b.OK:
+		return "—"
+	case b.V:
+		return "yes"
+	}
+	return "no"
+}
+
+// MarshalJSON encodes b as a boolean, or null when unknown.
+func (b Bool) MarshalJSON() ([]byte, error) {
+	if !b.OK {
+		return []byte("null"), nil
+	}
+	return json.Marshal(b.V)
+}
+
+// UnmarshalJSON decodes a boolean, or null as unknown.
+func (b *Bool) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		*b = Bool{}
+		return nil
+	}
+	var v bool
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*b = Stated(v)
+	return nil
+}
+
+// Stats summarises one distribution as a tool reported it: latencies in
+// ms, lengths in tokens. Any statistic the tool did not write is missing
+// (Value.OK false).
 type Stats struct {
 	Mean Value `json:"mean"`
 	P50  Value `json:"p50"`
 	P90  Value `json:"p90"`
 	P95  Value `json:"p95"`
 	P99  Value `json:"p99"`
+	// Std is the standard deviation, in the same unit, where the tool
+	// writes one (the tools differ on n or n − 1; at the sample sizes of a
+	// benchmark the difference is negligible).
+	Std Value `json:"std"`
+	// N is the number of values summarised, where the tool says.
+	N Count `json:"count"`
 }
 
 // Empty reports whether no statistic is present.
@@ -161,9 +212,79 @@ type Level struct {
 	OutputTokPerSec Value `json:"output_tok_s"`
 	// ReqPerSec is the successful request throughput, req/s.
 	ReqPerSec Value `json:"req_s"`
+	// GoodputReqPerSec is the request-level goodput, req/s: successful
+	// requests that met every per-request threshold of the tool's SLO
+	// (vLLM request_goodput, AIPerf goodput), where the tool reports it.
+	GoodputReqPerSec Value `json:"goodput_req_s"`
+	// GoodputTokPerSec is the same goodput in output tokens/s (gollm-bench).
+	GoodputTokPerSec Value `json:"goodput_tok_s"`
+
+	// ISL and OSL are the achieved prompt and output lengths of the
+	// successful requests, tokens: mean and spread where the tool reports
+	// them.
+	ISL Stats `json:"isl_tokens"`
+	OSL Stats `json:"osl_tokens"`
 
 	// Definitions says where each metric came from and what it means.
 	Definitions Definitions `json:"definitions"`
+
+	// Samples holds one value per successful request, when the file holds
+	// every request the level measured (AIPerf profile_export.jsonl, vLLM
+	// per-request arrays, a GuideLLM file whose samples are complete, our
+	// requests.jsonl). nil otherwise. Not written to JSON.
+	Samples *Samples `json:"-"`
+	// Summary is gollm-bench's own summary of the level, with its
+	// histograms and batch counts, when the level comes from our run.json;
+	// nil for a peer's level. Not written to JSON.
+	Summary *metrics.Summary `json:"-"`
+}
+
+// Samples are per-request values of one level, in file order: only the
+// successful requests, latencies in ms. A request without a value (ITL
+// needs two output tokens) is left out of that slice.
+type Samples struct {
+	TTFT []float64 // time to first token, ms
+	ITL  []float64 // (E2E − TTFT)/(OSL − 1), ms
+	E2E  []float64 // request latency, ms
+	// Source names where they came from, e.g. "profile_export.jsonl".
+	Source string
+}
+
+// Headline holds a result's one-row figures, those of its scorecard:
+// the knee and what the deployment delivers there. Every field is
+// missing (or zero) when the result does not hold it; peers' files rarely
+// do. Plain data.
+type Headline struct {
+	// KneeLevel indexes Result.Levels: the level the figures below
+	// describe; -1 when there is none.
+	KneeLevel int `json:"knee_level"`
+	// Knee is the highest load that met the SLO, in KneeUnit ("req/s" or
+	// "concurrency"), with its bracket [last passing, first failing]
+	// load; Bracket.Hi is +Inf when no level failed (knee not reached).
+	Knee     Value          `json:"knee"`
+	KneeUnit string         `json:"knee_unit,omitempty"`
+	Bracket  stats.Interval `json:"knee_bracket,omitzero"`
+	// GoodputTokPerSec is the knee level's goodput, tokens/s, with its
+	// 95 % interval.
+	GoodputTokPerSec   Value          `json:"goodput_tok_s"`
+	GoodputTokPerSecCI stats.Interval `json:"goodput_tok_s_ci,omitzero"`
+	// CPM is the cost per 1M output tokens at goodput, in Currency.
+	CPM      Value          `json:"cpm_eur_1m"`
+	CPMCI    stats.Interval `json:"cpm_eur_1m_ci,omitzero"`
+	Currency string         `json:"currency,omitempty"`
+	// WhPerToken is the GPU energy per output token, Wh.
+	WhPerToken   Value          `json:"wh_per_token"`
+	WhPerTokenCI stats.Interval `json:"wh_per_token_ci,omitzero"`
+	// TTFTP99 and ITLP95 are the knee level's, ms.
+	TTFTP99   Value          `json:"ttft_p99_ms"`
+	TTFTP99CI stats.Interval `json:"ttft_p99_ms_ci,omitzero"`
+	ITLP95    Value          `json:"itl_p95_ms"`
+	ITLP95CI  stats.Interval `json:"itl_p95_ms_ci,omitzero"`
+	// Goodput and energy as per-level constants, for decisions on CPM and
+	// Wh/token: CPM = CostK / goodput tok/s and Wh/token = EnergyK /
+	// output tok/s at the knee level. 0 when unknown.
+	CostK   float64 `json:"-"`
+	EnergyK float64 `json:"-"`
 }
 
 // Result is one peer result file in the tool-neutral model. It is plain data,
@@ -183,6 +304,11 @@ type Result struct {
 	File string `json:"file"`
 	// Levels are the file's load levels, in file order.
 	Levels []Level `json:"levels"`
+	// Workload is what the file says about the load beyond each level's
+	// discipline: endpoint, streaming, lengths, limits, SLO.
+	Workload Workload `json:"workload"`
+	// Headline holds the scorecard figures where the result has them.
+	Headline Headline `json:"headline"`
 	// Warnings are caveats found while reading (data, never printed by peer).
 	Warnings []metrics.Warning `json:"warnings,omitempty"`
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/stats"
 )
 
 const vllmFormat = "vLLM serving benchmark result"
@@ -59,6 +60,7 @@ func ReadVLLM(data []byte) (Result, error) {
 			res.Layout = "vllm bench serve --save-result"
 		}
 	}
+	res.Workload = vllmWorkload(objs[0])
 	for i, o := range objs {
 		if !isVLLM(o) {
 			return Result{}, fmt.Errorf("vLLM sweep summary entry %d: no `completed` count with `mean_ttft_ms`, `output_throughput` or `request_throughput`", i)
@@ -124,18 +126,24 @@ func vllmLevel(i int, o node) (Level, *metrics.Warning) {
 			Message: fmt.Sprintf("vLLM level %q completed no request (failed: %s); its 0.0 metrics are not measurements and are left out", lv.Label, lv.Requests.Failed)}
 	}
 
+	n := lv.Requests.Completed
 	stats := func(metric string) (Stats, string) {
 		med := o.get("median_" + metric + "_ms").num()
 		if !med.OK {
 			med = o.get("p50_" + metric + "_ms").num()
 		}
-		return Stats{
+		st := Stats{
 			Mean: o.get("mean_" + metric + "_ms").num(),
 			P50:  med,
 			P90:  o.get("p90_" + metric + "_ms").num(),
 			P95:  o.get("p95_" + metric + "_ms").num(),
 			P99:  o.get("p99_" + metric + "_ms").num(),
-		}, "*_" + metric + "_ms"
+			Std:  o.get("std_" + metric + "_ms").num(),
+		}
+		if metric != "itl" && !st.Empty() {
+			st.N = n // one value per completed request (ICL pools chunk gaps)
+		}
+		return st, "*_" + metric + "_ms"
 	}
 	var s string
 	if lv.TTFT, s = stats("ttft"); !lv.TTFT.Empty() {
@@ -158,5 +166,123 @@ func vllmLevel(i int, o node) (Level, *metrics.Warning) {
 	if lv.ReqPerSec = o.get("request_throughput").num(); lv.ReqPerSec.OK {
 		lv.Definitions.ReqPerSec = Definition{Source: "request_throughput", Kind: KindReqPerSecWindow}
 	}
+	lv.GoodputReqPerSec = o.get("request_goodput").num()
+	if !lv.GoodputReqPerSec.OK {
+		lv.GoodputReqPerSec = o.get("request_goodput:").num() // the legacy key's typo
+	}
+	lv.ISL = vllmLengths(o, "input_lens", "total_input_tokens", n)
+	lv.OSL = vllmLengths(o, "output_lens", "total_output_tokens", n)
+	lv.Samples = vllmSamples(o)
 	return lv, nil
+}
+
+// vllmLengths reads a level's achieved lengths: the per-request list when
+// saved (--save-detailed, or the legacy script), else total / completed.
+func vllmLengths(o node, list, total string, n Count) Stats {
+	var vals []float64
+	errs := o.get("errors").list()
+	for i, v := range o.get(list).list() {
+		if i < len(errs) && errs[i].str() != "" {
+			continue
+		}
+		if x, ok := v.num().Get(); ok {
+			vals = append(vals, x)
+		}
+	}
+	if len(vals) > 0 {
+		return statsOf(vals)
+	}
+	t, ok := o.get(total).num().Get()
+	if !ok || !n.OK || n.N <= 0 {
+		return Stats{}
+	}
+	return Stats{Mean: Some(t / float64(n.N)), N: n}
+}
+
+// vllmSamples reads the per-request arrays of a detailed result (ttfts and
+// itls in seconds), successful requests only: TTFT, E2E = TTFT + Σ gaps,
+// and ITL = Σ gaps / (OSL − 1).
+func vllmSamples(o node) *Samples {
+	ttfts := o.get("ttfts").list()
+	if len(ttfts) == 0 {
+		return nil
+	}
+	itls, outs, errs := o.get("itls").list(), o.get("output_lens").list(), o.get("errors").list()
+	s := &Samples{Source: "vLLM ttfts/itls"}
+	for i, t := range ttfts {
+		if i < len(errs) && errs[i].str() != "" {
+			continue
+		}
+		ttft, ok := t.num().Get()
+		if !ok {
+			continue
+		}
+		s.TTFT = append(s.TTFT, ttft*1000)
+		if i >= len(itls) {
+			continue
+		}
+		var sum float64
+		for _, g := range itls[i].list() {
+			v, _ := g.num().Get()
+			sum += v
+		}
+		s.E2E = append(s.E2E, (ttft+sum)*1000)
+		if i < len(outs) {
+			if osl, ok := outs[i].num().Get(); ok && osl >= 2 {
+				s.ITL = append(s.ITL, sum*1000/(osl-1))
+			}
+		}
+	}
+	if len(s.TTFT) == 0 {
+		return nil
+	}
+	return s
+}
+
+// statsOf summarises values: mean, sample standard deviation, count, and
+// the nearest-rank percentiles.
+func statsOf(vals []float64) Stats {
+	s := stats.NewSorted(vals)
+	if s.Len() == 0 {
+		return Stats{}
+	}
+	mean, sd := stats.MeanSD(s)
+	return Stats{
+		Mean: Some(mean), Std: Some(sd), N: Known(s.Len()),
+		P50: Some(stats.Quantile(s, 0.50)), P90: Some(stats.Quantile(s, 0.90)),
+		P95: Some(stats.Quantile(s, 0.95)), P99: Some(stats.Quantile(s, 0.99)),
+	}
+}
+
+// vllmWorkload reads what a vLLM result says about its load.
+func vllmWorkload(o node) Workload {
+	var w Workload
+	ep := o.get("endpoint_type").str()
+	key := "endpoint_type"
+	if ep == "" {
+		ep, key = o.get("backend").str(), "backend"
+	}
+	switch {
+	case strings.Contains(ep, "chat"):
+		setStr(&w, "endpoint", key, "chat")
+	case ep == "openai" || ep == "vllm":
+		setStr(&w, "endpoint", key, "completions")
+	case ep != "":
+		setStr(&w, "endpoint", key, ep)
+	}
+	if ep != "" {
+		w.Stream = Stated(true) // vLLM's serving benchmark streams every request
+		w.set("stream", key)
+	}
+	setStr(&w, "model", "model_id", o.get("model_id").str())
+	if t := o.get("tokenizer_id").str(); t != "" {
+		setStr(&w, "tokenizer", "tokenizer_id", t)
+	}
+	if c := o.get("num_prompts").count(); c.OK {
+		w.MaxRequests = c
+		w.set("max_requests", "num_prompts")
+	}
+	w.Warmup, w.Cooldown = "0", "0" // every request is measured
+	w.set("warmup", "num_prompts")
+	return w
 }

@@ -11,4 +11,15 @@ const (
 	WarnNoSuccessfulRequests metrics.WarningCode = "no_successful_requests"
 	// WarnNoLevels: a GuideLLM file holds no benchmark.
 	WarnNoLevels metrics.WarningCode = "no_levels"
+	// WarnNoRecords: an AIPerf per-request export holds no profiling record.
+	WarnNoRecords metrics.WarningCode = "no_records"
+	// WarnFilesDisagree: two files of one peer result folder give
+	// different figures for the same level.
+	WarnFilesDisagree metrics.WarningCode = "files_disagree"
+	// WarnNoLoadSettings: a CSV export does not say the load it ran at.
+	WarnNoLoadSettings metrics.WarningCode = "no_load_settings"
+	// WarnNotReproduced: a setting of a peer result that `run --like`
+	// (Result.Load) does not reproduce; the message names it and the flag
+	// that overrides it.
+	WarnNotReproduced metrics.WarningCode = "like_not_reproduced"
 )

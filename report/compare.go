@@ -1,73 +1,65 @@
 package report
 
 import (
+	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 
+	"github.com/gollm-bench/gollm-bench/compare"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/peer"
+	"github.com/gollm-bench/gollm-bench/stats"
 )
 
-// WriteComparison writes c, two results side by side (`gollm-bench
-// compare`, SPEC §10), as one aligned text table: a line naming A and B,
-// then a row per metric per level with A, B and B/A. Matched levels come
-// first, named by their load ("concurrency 4", "7.4 req/s"); then each
-// level only one result has, in rows labelled "only in A" or "only in B"
-// with the level's load and its own name, and "-" on the missing side.
-// Latencies are in ms and rates in tokens/s or req/s, rounded as in the
-// console report; "-" is a figure the file does not hold, and "*" after a
-// ratio marks a metric the two tools define differently, explained in the
-// notes under the table. It only formats: every figure comes from
-// c.AllRows and c.Notes. Safe for concurrent use (it only reads c).
-func WriteComparison(w io.Writer, c peer.Comparison) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "A: %s\nB: %s\n\n", resultName(c.A), resultName(c.B))
-	rows := c.AllRows()
-	if len(rows) == 0 {
-		b.WriteString("no levels in either result\n")
-	} else {
-		t := &table{cols: []column{
-			{name: "level"}, {name: "metric"}, {name: "A", right: true}, {name: "B", right: true}, {name: "B/A", right: true},
-		}}
-		unlike := false
-		last := [2]int{-2, -2}
-		for _, r := range rows {
-			level := ""
-			if at := [2]int{r.LevelA, r.LevelB}; at != last {
-				level, last = comparedLevel(c, r), at
-			}
-			metric := r.Metric
-			if metric == "" {
-				metric = "(none of the compared metrics)"
-			}
-			ratio := "-"
-			if r.Ratio.OK {
-				ratio = fmtRatio(r.Ratio.V)
-			}
-			if !r.Like {
-				ratio += " *"
-				unlike = true
-			}
-			t.add(level, metric, fmtCompared(r.A, r.Unit), fmtCompared(r.B, r.Unit), ratio)
-		}
-		if err := t.write(&b); err != nil {
-			return err
-		}
-		if unlike && len(c.Notes) == 0 {
-			b.WriteString("\n* = defined differently by the two tools\n")
-		}
+// Comparison formats of WriteComparison.
+const (
+	CompareConsole  = "console"
+	CompareMarkdown = "markdown"
+	CompareJSON     = "json"
+	CompareCSV      = "csv"
+)
+
+// CompareFormats lists the formats WriteComparison writes.
+func CompareFormats() []string {
+	return []string{CompareConsole, CompareMarkdown, CompareJSON, CompareCSV}
+}
+
+// Comparison is what `gollm-bench compare` prints: each input compared
+// with the baseline, and, with --fail-on, the thresholds and the rows
+// that failed them. Plain data for WriteComparison.
+type Comparison struct {
+	Results []compare.Result
+	// FailOn is the --fail-on expression, "" without one.
+	FailOn string
+	// Regressions[i] are Results[i]'s rows that failed a threshold.
+	Regressions [][]compare.Regression
+}
+
+// WriteComparison writes c in format (console, markdown, json or csv).
+// Console and markdown give, per comparison: the two inputs, every
+// workload mismatch on a line of its own before any figure, the summary
+// block, one table row per metric of each matched level (A and B with
+// their 95 % intervals, the delta relative to A with its interval, the
+// verdict — "~" for no significant difference — and the method), the
+// levels only one side has, notes on definitions, the inputs' warnings
+// and the regressions. JSON holds every figure unrounded; CSV one line
+// per row. It only formats: every figure comes from c.
+func WriteComparison(w io.Writer, format string, c Comparison) error {
+	switch format {
+	case CompareConsole, "":
+		return writeCompareText(w, c, false)
+	case CompareMarkdown:
+		return writeCompareText(w, c, true)
+	case CompareJSON:
+		return writeCompareJSON(w, c)
+	case CompareCSV:
+		return writeCompareCSV(w, c)
 	}
-	if len(c.Notes) > 0 {
-		b.WriteString("\nnotes (* = defined differently):\n")
-		for _, n := range c.Notes {
-			b.WriteString("  - " + n.Text + "\n")
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return fmt.Errorf("report: comparison format %q: want %s", format, strings.Join(CompareFormats(), ", "))
 }
 
 // resultName is "GuideLLM 0.5.0 (file.json)", leaving out what is unknown.
@@ -78,28 +70,6 @@ func resultName(r peer.Result) string {
 	}
 	if r.File != "" {
 		s += " (" + r.File + ")"
-	}
-	return s
-}
-
-// comparedLevel names the level of a row: its load for a matched pair,
-// "only in A: LOAD (NAME)" for a level one result lacks.
-func comparedLevel(c peer.Comparison, r peer.Row) string {
-	switch {
-	case r.LevelA >= 0 && r.LevelB >= 0:
-		return peerLoad(c.A.Levels[r.LevelA])
-	case r.LevelA >= 0:
-		return loneLevel("A", c.A.Levels[r.LevelA])
-	case r.LevelB >= 0:
-		return loneLevel("B", c.B.Levels[r.LevelB])
-	}
-	return r.Level
-}
-
-func loneLevel(side string, l peer.Level) string {
-	s := "only in " + side + ": " + peerLoad(l)
-	if l.Label != "" && l.Label != peerLoad(l) {
-		s += " (" + l.Label + ")"
 	}
 	return s
 }
@@ -130,23 +100,444 @@ func peerLoad(l peer.Level) string {
 	return s
 }
 
-// fmtCompared formats a compared figure in its unit (the unit is in the
-// metric's name), or "-" when the file does not hold it.
-func fmtCompared(v peer.Value, unit string) string {
+// rowLevel names a row's level: the pair's load as A states it.
+func rowLevel(res compare.Result, r compare.Row) string {
+	if r.Level == peer.OnlyLevelKey || r.LevelA < 0 || r.LevelA >= len(res.A.Levels) {
+		return r.Level
+	}
+	return peerLoad(res.A.Levels[r.LevelA])
+}
+
+// fmtFigure formats a side's figure with its interval in the metric's unit.
+func fmtFigure(v peer.Value, ci stats.Interval, m compare.Metric) string {
 	if !v.OK {
 		return "-"
 	}
-	if unit == "ms" {
-		return fmtMs(v.V)
+	if m.Key == "error_rate" {
+		if ci.IsZero() {
+			return fmtPercent(v.V)
+		}
+		return scaleEstimate(100*v.V, ci.Scale(100), "%")
 	}
-	return fmtRate(v.V)
+	return scaleEstimate(v.V, ci, "")
 }
 
-// fmtRatio formats a ratio B/A: as fmtRate from 1 up, with two
-// significant figures below, so that a small ratio never reads 0.
-func fmtRatio(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) >= 0.995 || v == 0 {
-		return fmtRate(v)
+// scaleEstimate is fmtEstimate with a suffix on each number, and a lone
+// "[unbounded]" when no side of the interval is bounded.
+func scaleEstimate(v float64, ci stats.Interval, suffix string) string {
+	switch {
+	case ci.IsZero():
+		return fmtRate(v) + suffix
+	case !ci.LoBounded() && !ci.HiBounded() && !math.IsInf(ci.Lo, 1):
+		return fmtRate(v) + suffix + " [unbounded]"
+	case !ci.Bounded() && !math.IsInf(ci.Lo, 1):
+		// One side open: no precision to round to; three figures.
+		side := func(x float64) string {
+			if math.IsInf(x, 0) {
+				return "unbounded"
+			}
+			return fmtRate(x) + suffix
+		}
+		return fmtRate(v) + suffix + " [" + side(ci.Lo) + ", " + side(ci.Hi) + "]"
 	}
-	return strconv.FormatFloat(v, 'g', 2, 64)
+	s := fmtEstimate(v, ci)
+	if suffix == "" {
+		return s
+	}
+	num, rest, _ := strings.Cut(s, " [")
+	if rest == "" {
+		return num + suffix
+	}
+	parts := strings.Split(strings.TrimSuffix(rest, "]"), ", ")
+	for i, p := range parts {
+		if p != "unbounded" {
+			parts[i] = p + suffix
+		}
+	}
+	return num + suffix + " [" + strings.Join(parts, ", ") + "]"
+}
+
+// fmtDelta formats a row's change: relative to A in % with its interval
+// ("+46% [+38%, +55%]"), in percentage points for the error rate, in the
+// unit for a change from 0; "-" when a side is missing.
+func fmtDelta(r compare.Row) string {
+	switch {
+	case !r.Diff.OK:
+		return "-"
+	case r.Metric.Key == "error_rate":
+		return signed(scaleEstimate(100*r.Diff.V, r.DiffCI.Scale(100), " pts"))
+	case r.Rel.OK:
+		return signed(scaleEstimate(100*r.Rel.V, r.RelCI.Scale(100), "%"))
+	}
+	return signed(scaleEstimate(r.Diff.V, r.DiffCI, ""))
+}
+
+// signed puts a + before every positive number of an estimate (not
+// before a zero).
+func signed(s string) string {
+	var b strings.Builder
+	start := true
+	for i, ch := range s {
+		if start && ch >= '1' && ch <= '9' || start && ch == '0' && nonZero(s[i:]) {
+			b.WriteByte('+')
+		}
+		start = ch == ' ' || ch == '['
+		b.WriteRune(ch)
+	}
+	return b.String()
+}
+
+// nonZero reports whether the number s starts with has a digit other
+// than 0.
+func nonZero(s string) bool {
+	for _, ch := range s {
+		switch {
+		case ch >= '1' && ch <= '9':
+			return true
+		case ch == '0' || ch == '.' || ch == ',':
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// fmtVerdict is "~", "better", "worse" or "?", with "*" when the tools
+// define the metric differently.
+func fmtVerdict(r compare.Row) string {
+	v := string(r.Verdict)
+	if r.Unlike {
+		v += " *"
+	}
+	return v
+}
+
+// fmtMethod is the method, with the Mann–Whitney p-value where computed.
+func fmtMethod(r compare.Row) string {
+	s := string(r.Method)
+	if r.P.OK {
+		s += ", U p" + fmtP(r.P.V)
+	}
+	return s
+}
+
+// fmtP is "=0.042" or "<0.001".
+func fmtP(p float64) string {
+	if p < 0.001 {
+		return "<0.001"
+	}
+	return "=" + strconv.FormatFloat(p, 'f', 3, 64)
+}
+
+// metricName is a row's metric with its unit: "TTFT p99 (ms)".
+func metricName(m compare.Metric) string {
+	switch m.Unit {
+	case "", "%", "load":
+		return m.Label
+	case "ms":
+		return m.Label + " (ms)"
+	case "req/s", "concurrency":
+		if m.Key == "knee" {
+			return m.Label + " (" + m.Unit + ")"
+		}
+	}
+	return m.Label
+}
+
+func writeCompareText(w io.Writer, c Comparison, md bool) error {
+	var b strings.Builder
+	for i, res := range c.Results {
+		if i > 0 {
+			b.WriteString("\n")
+			if md {
+				b.WriteString("---\n\n")
+			}
+		}
+		writeOneText(&b, res, md)
+		if c.FailOn != "" {
+			regs := c.Regressions[i]
+			if len(regs) == 0 {
+				fmt.Fprintf(&b, "\nno regression beyond --fail-on %q\n", c.FailOn)
+			}
+			for j, r := range regs {
+				if j == 0 {
+					b.WriteString("\n")
+				}
+				fmt.Fprintf(&b, "regression: %s\n", r)
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeOneText(b *strings.Builder, res compare.Result, md bool) {
+	if md {
+		fmt.Fprintf(b, "**A** (baseline): %s  \n**B**: %s\n\n", mdCell(resultName(res.A)), mdCell(resultName(res.B)))
+	} else {
+		fmt.Fprintf(b, "A: %s\nB: %s\n\n", resultName(res.A), resultName(res.B))
+	}
+	// The workload check comes first: every mismatch, one line each.
+	for _, m := range res.Mismatches {
+		line := fmt.Sprintf("workload mismatch: %s %s vs %s", m.Field, m.A, m.B)
+		if md {
+			line = "- " + mdCell(line)
+		}
+		b.WriteString(line + "\n")
+	}
+	if len(res.Unstated) > 0 {
+		line := "not comparable: " + strings.Join(res.Unstated, ", ")
+		if md {
+			line = "- " + mdCell(line)
+		}
+		b.WriteString(line + "\n")
+	}
+	if len(res.Mismatches) > 0 {
+		b.WriteString("(rows marked ! compare different workloads)\n")
+	}
+	if len(res.Mismatches) > 0 || len(res.Unstated) > 0 {
+		b.WriteString("\n")
+	}
+	mark := func(r compare.Row) string {
+		if r.Mismatch {
+			return " !"
+		}
+		return ""
+	}
+	if len(res.Summary) > 0 {
+		t := &table{cols: []column{{name: "summary"}, {name: "A", right: true}, {name: "B", right: true}, {name: "delta", right: true}, {name: "verdict"}, {name: "method"}}}
+		for _, r := range res.Summary {
+			name := metricName(r.Metric)
+			if r.Level != "" {
+				name += " " + r.Level
+			}
+			t.add(name+mark(r), fmtFigure(r.A, r.ACI, r.Metric), fmtFigure(r.B, r.BCI, r.Metric), fmtDelta(r), fmtVerdict(r), fmtMethod(r))
+		}
+		writeTable(b, t, md)
+		b.WriteString("\n")
+	}
+	if len(res.Rows) > 0 {
+		t := &table{cols: []column{{name: "level"}, {name: "metric"}, {name: "A", right: true}, {name: "B", right: true}, {name: "delta", right: true}, {name: "verdict"}, {name: "method"}}}
+		last := ""
+		for _, r := range res.Rows {
+			lvl := rowLevel(res, r) + mark(r)
+			cell := lvl
+			if lvl == last && !md {
+				cell = ""
+			}
+			last = lvl
+			t.add(cell, metricName(r.Metric), fmtFigure(r.A, r.ACI, r.Metric), fmtFigure(r.B, r.BCI, r.Metric), fmtDelta(r), fmtVerdict(r), fmtMethod(r))
+		}
+		writeTable(b, t, md)
+	} else {
+		b.WriteString("no level of A matches a level of B by load\n")
+	}
+	lone := func(side string, r peer.Result, idx []int) {
+		if len(idx) == 0 {
+			return
+		}
+		var names []string
+		for _, i := range idx {
+			l := r.Levels[i]
+			n := peerLoad(l)
+			if l.Label != "" && l.Label != n {
+				n += " (" + l.Label + ")"
+			}
+			names = append(names, n)
+		}
+		fmt.Fprintf(b, "\nlevels only in %s: %s\n", side, strings.Join(names, ", "))
+	}
+	lone("A", res.A, res.OnlyA)
+	lone("B", res.B, res.OnlyB)
+	unlike := false
+	for _, r := range append(append([]compare.Row(nil), res.Summary...), res.Rows...) {
+		unlike = unlike || r.Unlike
+	}
+	if len(res.Notes) > 0 || unlike {
+		b.WriteString("\nnotes (* = defined differently by the two tools; not judged by --fail-on):\n")
+		for _, n := range res.Notes {
+			b.WriteString("  - " + n + "\n")
+		}
+	}
+	first := true
+	for _, r := range []peer.Result{res.A, res.B} {
+		for _, w := range r.Warnings {
+			if first {
+				b.WriteString("\n")
+				first = false
+			}
+			fmt.Fprintf(b, "warning (%s): %s\n", r.File, w.Message)
+		}
+	}
+}
+
+// writeTable writes t as aligned text, or as a markdown table.
+func writeTable(b *strings.Builder, t *table, md bool) {
+	if !md {
+		_ = t.write(b)
+		return
+	}
+	names := make([]string, len(t.cols))
+	align := make([]string, len(t.cols))
+	for i, c := range t.cols {
+		names[i] = c.name
+		align[i] = "---"
+		if c.right {
+			align[i] = "---:"
+		}
+	}
+	b.WriteString("| " + strings.Join(names, " | ") + " |\n| " + strings.Join(align, " | ") + " |\n")
+	for _, r := range t.rows {
+		cells := make([]string, len(r))
+		for i, c := range r {
+			cells[i] = mdCell(c)
+		}
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+}
+
+// mdCell escapes a markdown table cell.
+func mdCell(s string) string {
+	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`).Replace(s)
+}
+
+// compareJSON is the JSON layout of a comparison.
+type compareJSON struct {
+	SchemaVersion string        `json:"schema_version"`
+	FailOn        string        `json:"fail_on,omitempty"`
+	Regressed     bool          `json:"regressed"`
+	Comparisons   []compareItem `json:"comparisons"`
+}
+
+type sideJSON struct {
+	Tool     string        `json:"tool"`
+	Version  string        `json:"version,omitempty"`
+	File     string        `json:"file"`
+	Workload peer.Workload `json:"workload"`
+}
+
+type rowJSON struct {
+	compare.Row
+	Level string `json:"level,omitempty"`
+}
+
+type regressionJSON struct {
+	Metric    string `json:"metric"`
+	Where     string `json:"where"`
+	Threshold string `json:"threshold"`
+	Message   string `json:"message"`
+}
+
+type compareItem struct {
+	A           sideJSON           `json:"a"`
+	B           sideJSON           `json:"b"`
+	Mismatches  []compare.Mismatch `json:"workload_mismatches"`
+	Unstated    []string           `json:"unstated,omitempty"`
+	Summary     []rowJSON          `json:"summary"`
+	Rows        []rowJSON          `json:"rows"`
+	OnlyA       []string           `json:"levels_only_in_a,omitempty"`
+	OnlyB       []string           `json:"levels_only_in_b,omitempty"`
+	Notes       []string           `json:"notes,omitempty"`
+	Regressions []regressionJSON   `json:"regressions,omitempty"`
+}
+
+func side(r peer.Result) sideJSON {
+	return sideJSON{Tool: r.Tool, Version: r.ToolVersion, File: r.File, Workload: r.Workload}
+}
+
+func writeCompareJSON(w io.Writer, c Comparison) error {
+	out := compareJSON{SchemaVersion: "compare/1", FailOn: c.FailOn, Comparisons: []compareItem{}}
+	for i, res := range c.Results {
+		it := compareItem{A: side(res.A), B: side(res.B), Mismatches: res.Mismatches, Unstated: res.Unstated, Notes: res.Notes,
+			Summary: []rowJSON{}, Rows: []rowJSON{}}
+		if it.Mismatches == nil {
+			it.Mismatches = []compare.Mismatch{}
+		}
+		for _, r := range res.Summary {
+			it.Summary = append(it.Summary, rowJSON{Row: r, Level: r.Level})
+		}
+		for _, r := range res.Rows {
+			it.Rows = append(it.Rows, rowJSON{Row: r, Level: rowLevel(res, r)})
+		}
+		for _, j := range res.OnlyA {
+			it.OnlyA = append(it.OnlyA, peerLoad(res.A.Levels[j]))
+		}
+		for _, j := range res.OnlyB {
+			it.OnlyB = append(it.OnlyB, peerLoad(res.B.Levels[j]))
+		}
+		if i < len(c.Regressions) {
+			for _, r := range c.Regressions[i] {
+				it.Regressions = append(it.Regressions, regressionJSON{Metric: r.Row.Metric.Key, Where: r.Where, Threshold: r.Threshold.Text, Message: r.String()})
+				out.Regressed = true
+			}
+		}
+		out.Comparisons = append(out.Comparisons, it)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
+
+// CompareCSVColumns are the columns of the comparison CSV.
+func CompareCSVColumns() []string {
+	return []string{"comparison", "a_file", "b_file", "section", "level", "metric", "unit",
+		"a", "a_lo", "a_hi", "b", "b_lo", "b_hi", "diff", "diff_lo", "diff_hi", "rel", "rel_lo", "rel_hi",
+		"verdict", "method", "p_location", "n_a", "n_b", "unlike", "workload_mismatch", "regression"}
+}
+
+func writeCompareCSV(w io.Writer, c Comparison) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write(CompareCSVColumns())
+	val := func(v peer.Value) string {
+		if !v.OK {
+			return ""
+		}
+		return num(v.V)
+	}
+	lo := func(i stats.Interval) string {
+		if i.IsZero() || !i.LoBounded() {
+			return ""
+		}
+		return num(i.Lo)
+	}
+	hi := func(i stats.Interval) string {
+		if i.IsZero() || !i.HiBounded() {
+			return ""
+		}
+		return num(i.Hi)
+	}
+	cnt := func(n peer.Count) string {
+		if !n.OK {
+			return ""
+		}
+		return strconv.FormatInt(n.N, 10)
+	}
+	for i, res := range c.Results {
+		failed := map[string]bool{}
+		if i < len(c.Regressions) {
+			for _, r := range c.Regressions[i] {
+				failed[r.Where+"|"+r.Row.Metric.Key] = true
+			}
+		}
+		for _, m := range res.Mismatches {
+			_ = cw.Write([]string{strconv.Itoa(i + 1), res.A.File, res.B.File, "workload", "", m.Field, "", m.A, "", "", m.B,
+				"", "", "", "", "", "", "", "", "", "", "", "", "", "", "true", ""})
+		}
+		emit := func(section, level, where string, r compare.Row) {
+			_ = cw.Write([]string{strconv.Itoa(i + 1), res.A.File, res.B.File, section, level, r.Metric.Key, r.Metric.Unit,
+				val(r.A), lo(r.ACI), hi(r.ACI), val(r.B), lo(r.BCI), hi(r.BCI),
+				val(r.Diff), lo(r.DiffCI), hi(r.DiffCI), val(r.Rel), lo(r.RelCI), hi(r.RelCI),
+				string(r.Verdict), string(r.Method), val(r.P), cnt(r.NA), cnt(r.NB),
+				strconv.FormatBool(r.Unlike), strconv.FormatBool(r.Mismatch), strconv.FormatBool(failed[where+"|"+r.Metric.Key])})
+		}
+		for _, r := range res.Summary {
+			emit("summary", r.Level, "the summary", r)
+		}
+		for _, r := range res.Rows {
+			emit("level", rowLevel(res, r), r.Level, r)
+		}
+	}
+	cw.Flush()
+	return cw.Error()
 }

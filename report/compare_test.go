@@ -2,56 +2,158 @@ package report
 
 import (
 	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"math"
+	"strings"
 	"testing"
 
+	"github.com/gollm-bench/gollm-bench/compare"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/peer"
+	"github.com/gollm-bench/gollm-bench/stats"
 )
 
-// TestWriteComparison: one aligned table; figures rounded as in the
-// console report; a matched pair named by its load; levels only one side
-// has labelled "only in A" / "only in B" with "-" for the other side,
-// including a level with none of the compared metrics.
-func TestWriteComparison(t *testing.T) {
-	lat := func(p50, p99 float64) peer.Stats { return peer.Stats{P50: peer.Some(p50), P99: peer.Some(p99)} }
-	a := peer.Result{Tool: "gollm-bench", ToolVersion: "0.3.0", File: "a/run.json", Levels: []peer.Level{
-		{Label: "level 0", Mode: loadgen.ModeConcurrent, Concurrency: 4, TTFT: lat(41.23456, 512.3456), OutputTokPerSec: peer.Some(1834.5678), Definitions: peer.Native()},
-		{Label: "level 1", Mode: loadgen.ModePoisson, Rate: peer.Some(7.4123), MaxConcurrency: 64, TTFT: lat(9.87654, 12.3456), Definitions: peer.Native()},
-	}}
-	b := peer.Result{Tool: "AIPerf", File: "b.json", Levels: []peer.Level{
-		{Label: "c4", Mode: loadgen.ModeConcurrent, Concurrency: 4, TTFT: lat(40.0001, 0.5), OutputTokPerSec: peer.Some(2000), Definitions: peer.Native()},
-		{Label: "sweep max", Mode: loadgen.ModeThroughput},
-	}}
+// comparisonFixture: A and B at concurrency 4 with spreads and counts
+// (Welch for the ITL mean, Newcombe for the error rate, no interval for
+// the summary percentiles), a workload mismatch, and a level only A has.
+func comparisonFixture() Comparison {
+	lat := func(p50, p99, mean, sd float64, n int64) peer.Stats {
+		return peer.Stats{P50: peer.Some(p50), P99: peer.Some(p99), Mean: peer.Some(mean), Std: peer.Some(sd), N: peer.Known(n)}
+	}
+	a := peer.Result{Tool: "gollm-bench", ToolVersion: "0.3.0", File: "a/run.json",
+		Workload: peer.Workload{Endpoint: "chat", Warmup: "10%"},
+		Levels: []peer.Level{
+			{Label: "level 0", Mode: loadgen.ModeConcurrent, Concurrency: 4, TTFT: lat(41.2, 512.3, 60, 30, 400), ITL: lat(10, 12, 10.2, 1, 400),
+				OutputTokPerSec: peer.Some(1834.5678), Requests: peer.Requests{Completed: peer.Known(400), Failed: peer.Known(0)}, Definitions: peer.Native(),
+				ISL: peer.Stats{Mean: peer.Some(256)}},
+			{Label: "level 1", Mode: loadgen.ModePoisson, Rate: peer.Some(7.4123), MaxConcurrency: 64, Definitions: peer.Native()},
+		}}
+	b := peer.Result{Tool: "AIPerf", File: "b.json",
+		Workload: peer.Workload{Endpoint: "completions", Warmup: "10%"},
+		Levels: []peer.Level{
+			{Label: "c4", Mode: loadgen.ModeConcurrent, Concurrency: 4, TTFT: lat(40.0, 530, 61, 30, 300), ITL: lat(11, 13, 11.2, 1, 300),
+				OutputTokPerSec: peer.Some(2000), Requests: peer.Requests{Completed: peer.Known(280), Failed: peer.Known(20)}, Definitions: peer.Native(),
+				ISL: peer.Stats{Mean: peer.Some(81)}},
+		}}
+	ths, _ := compare.ParseFailOn("itl_mean:+5%,error_rate:+1%")
+	ms, err := compare.ParseMetrics("ttft_p50,ttft_p99,itl_mean,output_tps,error_rate")
+	if err != nil {
+		panic(err)
+	}
+	res := compare.Runs(a, b, compare.Options{Metrics: ms})
+	return Comparison{Results: []compare.Result{res}, FailOn: "itl_mean:+5%,error_rate:+1%", Regressions: [][]compare.Regression{compare.Regressions(res, ths)}}
+}
+
+// TestWriteComparisonConsole: the mismatches come first, one line each;
+// rows give A and B with intervals, the delta relative to A with its
+// interval, the verdict and the method; a level only A has is named; the
+// regressions close it.
+func TestWriteComparisonConsole(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteComparison(&buf, peer.Compare(a, b)); err != nil {
+	if err := WriteComparison(&buf, CompareConsole, comparisonFixture()); err != nil {
 		t.Fatal(err)
 	}
 	want := `A: gollm-bench 0.3.0 (a/run.json)
 B: AIPerf (b.json)
 
-level                                     metric                              A      B      B/A
-concurrency 4                             TTFT p50 (ms)                    41.2   40.0     0.97
-                                          TTFT p99 (ms)                     512   0.50  0.00098
-                                          output tok/s                    1,835  2,000     1.09
-only in A: 7.41 req/s (max 64) (level 1)  TTFT p50 (ms)                    9.88      -        -
-                                          TTFT p99 (ms)                    12.3      -        -
-only in B: throughput (sweep max)         (none of the compared metrics)      -      -        -
+workload mismatch: ISL 256 vs 81
+workload mismatch: endpoint chat vs completions
+(rows marked ! compare different workloads)
+
+level            metric                            A                     B                           delta  verdict  method
+concurrency 4 !  TTFT p50 (ms)                  41.2                    40                          -2.91%  ?        none
+                 TTFT p99 (ms)                   512                   530                          +3.46%  ?        none
+                 ITL mean (ms)  10.20 [10.10, 10.30]  11.20 [11.09, 11.31]           +9.8% [+8.3%, +11.3%]  worse    welch
+                 output tok/s                  1,835                 2,000                          +9.02%  ?        none
+                 error rate        0.0% [0.0%, 1.0%]    6.7% [4.4%, 10.1%]  +6.7 pts [+4.2 pts, +10.1 pts]  worse    newcombe
+
+levels only in A: 7.41 req/s (max 64) (level 1)
+
+regression: itl_mean at concurrency 4: +9.8%, beyond itl_mean:+5%, and significant (welch)
+regression: error_rate at concurrency 4: +6.67 points, beyond error_rate:+1%, and significant (newcombe)
 `
 	if got := buf.String(); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
 
-func TestFmtRatio(t *testing.T) {
-	for _, tt := range []struct {
-		v    float64
-		want string
-	}{
-		{0, "0"}, {1, "1"}, {1.0381, "1.04"}, {0.8068, "0.81"}, {0.13331, "0.13"},
-		{2.69e-5, "2.7e-05"}, {6174.3, "6,174"}, {12.345, "12.3"},
+func TestWriteComparisonFormats(t *testing.T) {
+	c := comparisonFixture()
+	var md bytes.Buffer
+	if err := WriteComparison(&md, CompareMarkdown, c); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"- workload mismatch: ISL 256 vs 81\n", "| level | metric | A | B | delta | verdict | method |\n| --- | --- | ---: |", "| concurrency 4 ! | ITL mean (ms) |"} {
+		if !strings.Contains(md.String(), w) {
+			t.Errorf("markdown lacks %q:\n%s", w, md.String())
+		}
+	}
+	var js bytes.Buffer
+	if err := WriteComparison(&js, CompareJSON, c); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		SchemaVersion string `json:"schema_version"`
+		Regressed     bool   `json:"regressed"`
+		Comparisons   []struct {
+			Mismatches []compare.Mismatch `json:"workload_mismatches"`
+			Rows       []struct {
+				Level  string          `json:"level"`
+				Metric compare.Metric  `json:"metric"`
+				DiffCI *stats.Interval `json:"diff_ci"`
+				Rel    *float64        `json:"rel"`
+				Method string          `json:"method"`
+			} `json:"rows"`
+			OnlyA []string `json:"levels_only_in_a"`
+		} `json:"comparisons"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil {
+		t.Fatalf("%v\n%s", err, js.String())
+	}
+	cmp := got.Comparisons[0]
+	if got.SchemaVersion != "compare/1" || !got.Regressed || len(cmp.Mismatches) != 2 || cmp.OnlyA[0] != "7.41 req/s (max 64)" {
+		t.Errorf("json: %+v", got)
+	}
+	itl := cmp.Rows[2]
+	if itl.Metric.Key != "itl_mean" || itl.Level != "concurrency 4" || itl.Method != "welch" || itl.DiffCI == nil || itl.Rel == nil || math.Abs(*itl.Rel-0.0980392) > 1e-6 {
+		t.Errorf("ITL row: %+v", itl)
+	}
+	var cs bytes.Buffer
+	if err := WriteComparison(&cs, CompareCSV, c); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&cs).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(recs[0], ",") != strings.Join(CompareCSVColumns(), ",") || len(recs) != 1+2+5 {
+		t.Fatalf("csv: %d lines, header %v", len(recs), recs[0])
+	}
+	var regressions int
+	for _, r := range recs[1:] {
+		if r[len(r)-1] == "true" {
+			regressions++
+		}
+	}
+	if regressions != 2 {
+		t.Errorf("csv marks %d regressions, want 2:\n%s", regressions, cs.String())
+	}
+	if err := WriteComparison(&cs, "xml", c); err == nil {
+		t.Error("unknown format accepted")
+	}
+}
+
+func TestSigned(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"5% [1%, 9%]", "+5% [+1%, +9%]"},
+		{"-3% [-8%, 2%]", "-3% [-8%, +2%]"},
+		{"0 pts [-0.5 pts, 0.2 pts]", "0 pts [-0.5 pts, +0.2 pts]"},
+		{"161% [unbounded]", "+161% [unbounded]"},
+		{"0.07%", "+0.07%"},
 	} {
-		if got := fmtRatio(tt.v); got != tt.want {
-			t.Errorf("fmtRatio(%v) = %q, want %q", tt.v, got, tt.want)
+		if got := signed(tt.in); got != tt.want {
+			t.Errorf("signed(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -4,7 +4,8 @@
 // self-contained offline report.html with inline SVG plots drawn by
 // gonum.org/v1/plot (WriteHTML), a Pareto chart across runs
 // (WriteParetoHTML), the live progress line of a running level
-// (Progress), and two results side by side, ours or a peer tool's
+// (Progress), and the decisions of package compare: B against a
+// baseline A, ours or a peer tool's, in console, markdown, JSON or CSV
 // (WriteComparison, for `gollm-bench compare`).
 //
 // A renderer only formats. Every figure comes from the Run: level

@@ -4,6 +4,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/compare"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/peer"
@@ -48,8 +49,10 @@ func ExampleWriteConsole() {
 	// knee: not searched (gollm-bench run judges each level; gollm-bench sweep finds the knee); see the verdicts
 }
 
-// ExampleWriteComparison prints two results side by side; the level only
-// B ran gets its own "only in B" rows.
+// ExampleWriteComparison prints B against the baseline A: the workload
+// check first, then each matched level's rows with their verdicts. These
+// figures come without spreads, so the deltas have no interval ("?");
+// the level only B ran is named below the table.
 func ExampleWriteComparison() {
 	a := peer.Result{Tool: "gollm-bench", File: "results/r1", Levels: []peer.Level{
 		{Mode: loadgen.ModeConcurrent, Concurrency: 4, TTFT: peer.Stats{P99: peer.Some(131.42)}, OutputTokPerSec: peer.Some(486.43)},
@@ -58,13 +61,15 @@ func ExampleWriteComparison() {
 		{Mode: loadgen.ModeConcurrent, Concurrency: 4, TTFT: peer.Stats{P99: peer.Some(140.08)}, OutputTokPerSec: peer.Some(470.91)},
 		{Label: "concurrent 8", Mode: loadgen.ModeConcurrent, Concurrency: 8, TTFT: peer.Stats{P99: peer.Some(260.7)}},
 	}}
-	_ = report.WriteComparison(os.Stdout, peer.Compare(a, b))
+	res := compare.Runs(a, b, compare.Options{})
+	_ = report.WriteComparison(os.Stdout, report.CompareConsole, report.Comparison{Results: []compare.Result{res}})
 	// Output:
 	// A: gollm-bench (results/r1)
 	// B: GuideLLM (benchmarks.json)
 	//
-	// level                                    metric           A    B   B/A
-	// concurrency 4                            TTFT p99 (ms)  131  140  1.07
-	//                                          output tok/s   486  471  0.97
-	// only in B: concurrency 8 (concurrent 8)  TTFT p99 (ms)    -  261     -
+	// level          metric           A    B   delta  verdict  method
+	// concurrency 4  TTFT p99 (ms)  131  140  +6.59%  ?        none
+	//                output tok/s   486  471  -3.19%  ?        none
+	//
+	// levels only in B: concurrency 8 (concurrent 8)
 }

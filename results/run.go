@@ -124,6 +124,9 @@ type Config struct {
 	// Insecure is true when --insecure turned TLS certificate
 	// verification off.
 	Insecure bool `json:"insecure,omitempty"`
+	// Like is the result whose load --like reproduced (a peer's file, or
+	// another run's folder); "" without --like.
+	Like string `json:"like,omitempty"`
 }
 
 // LevelTelemetry is what the telemetry sources read over the window of one

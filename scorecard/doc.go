@@ -37,8 +37,12 @@
 // # Reading, aggregating, comparing
 //
 // Write and Decode (Read for a file or run directory) handle
-// scorecard.json with its schema_version. ReadDirs walks results folders
-// for `gollm-bench aggregate` and `gollm-bench pareto`. WriteCSV flattens
+// scorecard.json with its schema_version, and the scorecard-exporter
+// layout it grew out of (no schema_version, carbon as
+// co2_per_1m_tokens_g). FromPeer reads a GuideLLM, AIPerf, GenAI-Perf or
+// vLLM result as rows, one per level: anecdotes that name the metadata
+// they lack. ReadDirs walks results folders for `gollm-bench aggregate`
+// and `gollm-bench pareto`, picking up all three kinds. WriteCSV flattens
 // scorecards into one CSV with a fixed column order (section.key, keys
 // carrying units) and a label.<k> column per label. Pareto keeps the rows
 // that meet the SLO and that no other row beats on cost per token, energy

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gollm-bench/gollm-bench/peer"
 )
 
 // FileName is the scorecard's file name inside a run directory
@@ -46,7 +48,9 @@ func Write(w io.Writer, sc Scorecard) error {
 // major 1 ("scorecard/1.x"), ignores keys it does not know (a newer minor
 // may add some), and recomputes Status and Missing from the metadata, so a
 // file cannot claim to be auditable without the twelve mandatory metadata.
-// Syntax errors carry a line and column.
+// A file without schema_version whose metadata and performance sections
+// are objects is read as the scorecard-exporter layout (see
+// WarnSeedLayout). Syntax errors carry a line and column.
 func Decode(r io.Reader) (Scorecard, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxFileBytes+1))
 	if err != nil {
@@ -54,6 +58,12 @@ func Decode(r io.Reader) (Scorecard, error) {
 	}
 	if len(data) > maxFileBytes {
 		return Scorecard{}, fmt.Errorf("larger than %d bytes: not a scorecard.json", maxFileBytes)
+	}
+	if !hasSchemaVersion(data) {
+		// The scorecard-exporter layout carries none.
+		if sc, ok, err := decodeSeed(data); ok {
+			return sc, err
+		}
 	}
 	var sc Scorecard
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -74,8 +84,18 @@ func Decode(r io.Reader) (Scorecard, error) {
 	return sc, nil
 }
 
-// Read reads the scorecard at path: a scorecard.json file, or a run
-// directory holding one. Errors name the file.
+// hasSchemaVersion reports whether data is a JSON object with a
+// schema_version key.
+func hasSchemaVersion(data []byte) bool {
+	var probe struct {
+		V *json.RawMessage `json:"schema_version"`
+	}
+	return json.Unmarshal(data, &probe) == nil && probe.V != nil
+}
+
+// Read reads the scorecard at path: a scorecard.json file (or one in the
+// scorecard-exporter layout), or a run directory holding one. Errors name
+// the file.
 func Read(path string) (Scorecard, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, FileName)
@@ -92,18 +112,48 @@ func Read(path string) (Scorecard, error) {
 	return sc, nil
 }
 
-// Row is a scorecard and the run directory it was read from.
+// Row is a scorecard and the run directory (or, for a peer result or
+// the exporter's layout, the file) it was read from.
 type Row struct {
 	Dir       string
 	Scorecard Scorecard
 }
 
+// gollm-bench's own outputs, which are never peer results.
+var ownFiles = map[string]bool{"run.json": true, "levels.csv": true, "requests.jsonl": true, "requests.jsonl.gz": true, "scorecard-aggregate.csv": true}
+
+// readAny reads file as scorecard rows: a scorecard (ours or the
+// exporter's layout), else a peer tool's result (FromPeer). A file that is
+// neither gives errNotScorecard.
+func readAny(file string) ([]Scorecard, error) {
+	sc, err := Read(file)
+	if err == nil {
+		return []Scorecard{sc}, nil
+	}
+	r, perr := peer.ReadFile(file)
+	var unknown *peer.UnknownFormatError
+	switch {
+	case perr == nil:
+		return FromPeer(r), nil
+	case errors.As(perr, &unknown):
+		if strings.HasSuffix(file, ".json") && !strings.Contains(err.Error(), "schema_version") {
+			return nil, err // a scorecard that is broken
+		}
+		return nil, errNotScorecard
+	}
+	return nil, perr
+}
+
 // ReadDirs reads the scorecards under paths, for `gollm-bench aggregate`
 // and `pareto`. Each path is a scorecard.json file, a run directory
-// (results/<run-id>/ holding scorecard.json), or a folder searched
-// recursively for run directories (results/). The search does not descend
-// into a run directory (its shard-<i>/ folders belong to it), nor into a
-// directory twice. Rows come in argument order, then lexical path order.
+// (results/<run-id>/ holding scorecard.json), a peer result file or a
+// scorecard in the exporter's layout, or a folder searched recursively
+// for all of these. The search does not descend into a run directory (its
+// shard-<i>/ folders belong to it), nor into a directory twice. In a
+// folder that is not a run directory, every .json, .yaml, .yml, .csv and
+// .jsonl file that is a scorecard or a peer tool's result (FromPeer: one
+// row per level) is read; other files are skipped. Rows come in argument
+// order, then lexical path order.
 //
 // A file that cannot be read or decoded, or a path holding no scorecard,
 // is an error; ReadDirs still returns every row it could read, with all the
@@ -134,7 +184,20 @@ func ReadDirs(paths ...string) ([]Row, error) {
 			continue
 		}
 		if !st.IsDir() {
-			add(root)
+			if filepath.Base(root) == FileName {
+				add(root)
+				continue
+			}
+			cards, err := readAny(root)
+			if errors.Is(err, errNotScorecard) {
+				err = fmt.Errorf("scorecard: %s is neither a scorecard nor a GuideLLM, AIPerf, GenAI-Perf or vLLM result", root)
+			}
+			if err != nil {
+				errs = append(errs, err)
+			}
+			for _, sc := range cards {
+				rows = append(rows, Row{Dir: root, Scorecard: sc})
+			}
 			continue
 		}
 		found := 0
@@ -155,13 +218,44 @@ func ReadDirs(paths ...string) ([]Row, error) {
 				add(file)
 				return fs.SkipDir
 			}
+			// Not a run directory: its scorecards in other layouts and
+			// peer results.
+			entries, err := os.ReadDir(p)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("scorecard: %w", err))
+				return nil
+			}
+			for _, e := range entries {
+				name := e.Name()
+				switch strings.ToLower(filepath.Ext(name)) {
+				case ".json", ".yaml", ".yml", ".csv", ".jsonl":
+				default:
+					continue
+				}
+				if !e.Type().IsRegular() || ownFiles[name] {
+					continue
+				}
+				f := filepath.Join(p, name)
+				cards, err := readAny(f)
+				if errors.Is(err, errNotScorecard) {
+					continue
+				}
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				found++
+				for _, sc := range cards {
+					rows = append(rows, Row{Dir: f, Scorecard: sc})
+				}
+			}
 			return nil
 		})
 		if walkErr != nil {
 			errs = append(errs, fmt.Errorf("scorecard: walk %s: %w", root, walkErr))
 		}
 		if found == 0 {
-			errs = append(errs, fmt.Errorf("scorecard: no %s under %s: pass results/ or results/<run-id>/ of a finished run", FileName, root))
+			errs = append(errs, fmt.Errorf("scorecard: no %s or peer result under %s: pass results/ or results/<run-id>/ of a finished run, or a folder of GuideLLM, AIPerf, GenAI-Perf or vLLM results", FileName, root))
 		}
 	}
 	return rows, errors.Join(errs...)

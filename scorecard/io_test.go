@@ -112,7 +112,7 @@ func TestReadDirs(t *testing.T) {
 		{"run dir", []string{filepath.Join(results, "b")}, []string{"b"}, nil},
 		{"file", []string{filepath.Join(results, "b", FileName)}, []string{"b"}, nil},
 		{"argument order, duplicates once", []string{filepath.Join(results, "b"), results}, []string{"b", "a", "c"}, nil},
-		{"empty folder", []string{filepath.Join(root, "empty")}, nil, []string{"no scorecard.json under"}},
+		{"empty folder", []string{filepath.Join(root, "empty")}, nil, []string{"no scorecard.json or peer result under"}},
 		{"missing path", []string{filepath.Join(root, "nope")}, nil, []string{"no such file"}},
 		{"broken file: the rest still read", []string{broken, filepath.Join(results, "a")}, []string{"a"}, []string{filepath.Join(broken, FileName), "line 1"}},
 	}
@@ -172,6 +172,8 @@ func TestWriteCSVEmptyAndMissing(t *testing.T) {
 }
 
 func FuzzDecode(f *testing.F) {
+	f.Add([]byte(`{"metadata": {"engine": "x"}, "performance": {"goodput_tok_s": 1}, "carbon": {"co2_per_1m_tokens_g": 2}}`))
+	f.Add([]byte(`{"metadata": {}, "performance": {}, "carbon": []}`))
 	for _, in := range sampleCards() {
 		var buf bytes.Buffer
 		if err := Write(&buf, in); err != nil {

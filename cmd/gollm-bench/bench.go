@@ -63,6 +63,8 @@ type bench struct {
 	stabilized *energy.Stabilized
 	started    time.Time
 	host       *machine.Info // the client machine and its RTT to the target
+
+	likeWarnings []metrics.Warning // what --like could not reproduce
 }
 
 func runBench(ctx context.Context, e env, args []string, isSweep bool) (err error) {
@@ -86,6 +88,9 @@ func runBench(ctx context.Context, e env, args []string, isSweep bool) (err erro
 	}
 	if fs.NArg() > 0 {
 		return usageErr(fmt.Errorf("unexpected argument %q (flags only; see --help)", fs.Arg(0)))
+	}
+	if err := b.applyLike(fs); err != nil {
+		return usageErr(err)
 	}
 	if err := b.parse(fs); err != nil {
 		return usageErr(err)
@@ -676,6 +681,7 @@ func (b *bench) runLevels(ctx context.Context) (sweep.Result, error) {
 func (b *bench) result(res sweep.Result) results.Run {
 	f := &b.f
 	res.Warnings = append(res.Warnings, b.islWarnings(res)...)
+	res.Warnings = append(res.Warnings, b.likeWarnings...)
 	redactWarnings(&res)
 	labels, _ := parseKV("label", f.labels)
 	cmd := "run"
@@ -700,7 +706,7 @@ func (b *bench) result(res sweep.Result) results.Run {
 			RequestTimeoutS: f.requestTimeout.Seconds(), IdleTimeoutS: f.idleTimeout.Seconds(),
 			MaxLagMs: msOf(b.runnerMaxLag()), SLO: b.obj.String(), Precision: b.precision.String(), PrecisionMaxS: f.precisionMax, Repeat: f.repeat,
 			Energy: redactURLs(f.energy), Labels: labels,
-			UnreachableAfter: f.unreachable, CACert: f.caCert, Insecure: f.insecure,
+			UnreachableAfter: f.unreachable, CACert: f.caCert, Insecure: f.insecure, Like: f.like,
 		},
 	}
 	if f.sequenceDistribution != "" {

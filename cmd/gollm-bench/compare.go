@@ -2,123 +2,106 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/pflag"
 
-	"github.com/gollm-bench/gollm-bench/loadgen"
-	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/compare"
 	"github.com/gollm-bench/gollm-bench/peer"
 	"github.com/gollm-bench/gollm-bench/report"
-	"github.com/gollm-bench/gollm-bench/results"
 )
 
 func runCompare(_ context.Context, e env, args []string) error {
 	fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
 	fs.SetOutput(e.stderr)
+	fs.SortFlags = false
+	failOn := fs.String("fail-on", "", `exit 3 when a metric regresses beyond its limit and the change is significant, e.g. "ttft_p99:+5%,itl_p95:+5%,goodput:-3%,cpm:+5%"`)
+	format := fs.String("format", report.CompareConsole, "output: "+strings.Join(report.CompareFormats(), ", "))
+	strict := fs.Bool("strict", false, "refuse to compare runs whose workloads differ (exit 2)")
+	metricsFlag := fs.String("metrics", strings.Join(compare.DefaultLevelMetrics(), ","), "rows of each matched level")
+	seed := fs.Uint64("seed", 1, "seed of the bootstrap (the same inputs and seed print the same intervals)")
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: gollm-bench compare A B\n\nA and B are each a gollm-bench run.json (or results folder), a GuideLLM\nbenchmarks.json (or .yaml), an AIPerf or GenAI-Perf profile export JSON, or a\nvLLM benchmark result JSON. Levels are matched by offered rate or concurrency.\n")
+		fmt.Fprintf(e.stderr, `usage: gollm-bench compare A B [C...] [flags]
+
+Is B better than A? Each input is a gollm-bench results folder (or its
+run.json), a GuideLLM benchmarks.json/.yaml, an AIPerf or GenAI-Perf export
+(JSON, CSV, or AIPerf's per-request profile_export.jsonl), a vLLM benchmark
+result, or a folder of peer results read as one run (AIPerf writes one folder
+per concurrency). The first is the baseline; every other is compared with it.
+Levels are matched by offered rate or concurrency. Every delta has a 95%%
+interval; "~" means no significant difference.
+
+Exit codes: 0 no regression, 2 bad input (or --strict and the workloads
+differ), 3 a --fail-on metric regressed significantly.
+
+%s`, fs.FlagUsages())
 	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return err
+		}
 		return usageErr(err)
 	}
-	if fs.NArg() != 2 {
-		fs.Usage()
-		return usageErr(fmt.Errorf("want two files, got %d", fs.NArg()))
+	// Everything that can be checked without reading the inputs is.
+	var errs []error
+	if fs.NArg() < 2 {
+		errs = append(errs, fmt.Errorf("want at least two inputs (a baseline and one to compare), got %d", fs.NArg()))
 	}
-	readers := append([]peer.Reader{readRunJSON}, peer.Builtin()...)
-	var sides [2]peer.Result
+	if !slices.Contains(report.CompareFormats(), *format) {
+		errs = append(errs, fmt.Errorf("--format %q: want %s", *format, strings.Join(report.CompareFormats(), ", ")))
+	}
+	var ths []compare.Threshold
+	if *failOn != "" {
+		var err error
+		if ths, err = compare.ParseFailOn(*failOn); err != nil {
+			errs = append(errs, fmt.Errorf("--fail-on: %w", err))
+		}
+	}
+	ms, err := compare.ParseMetrics(*metricsFlag)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("--metrics: %w", err))
+	}
+	if len(errs) > 0 {
+		if fs.NArg() < 2 {
+			fs.Usage()
+		}
+		return usageErr(errors.Join(errs...))
+	}
+	inputs := make([]peer.Result, fs.NArg())
 	for i, path := range fs.Args() {
-		if st, err := os.Stat(path); err == nil && st.IsDir() {
-			// A folder is a results folder: its run.json, or the error
-			// that names it.
-			run, err := results.Read(path)
-			if err != nil {
-				return usageErr(err)
-			}
-			sides[i] = runToPeer(run, path)
-			continue
-		}
-		if dirRun, err := results.Read(path); err == nil {
-			sides[i] = runToPeer(dirRun, path)
-			continue
-		}
-		r, err := peer.ReadFile(path, peer.WithReaders(readers...))
+		r, err := compare.Read(path)
 		if err != nil {
 			return usageErr(err)
 		}
-		sides[i] = r
+		inputs[i] = r
 	}
-	c := peer.Compare(sides[0], sides[1])
-	if err := report.WriteComparison(e.stdout, c); err != nil {
+	res := compare.All(inputs[0], inputs[1:], compare.Options{Metrics: ms, Seed: *seed})
+	if *strict {
+		var bad []string
+		for _, r := range res {
+			for _, m := range r.Mismatches {
+				bad = append(bad, fmt.Sprintf("%s vs %s: workload mismatch: %s %s vs %s", r.A.File, r.B.File, m.Field, m.A, m.B))
+			}
+		}
+		if len(bad) > 0 {
+			return usageErr(fmt.Errorf("--strict: the workloads differ, so the figures are not comparable:\n  %s", strings.Join(bad, "\n  ")))
+		}
+	}
+	out := report.Comparison{Results: res, FailOn: *failOn}
+	regressed := false
+	for _, r := range res {
+		regs := compare.Regressions(r, ths)
+		out.Regressions = append(out.Regressions, regs)
+		regressed = regressed || len(regs) > 0
+	}
+	if err := report.WriteComparison(e.stdout, *format, out); err != nil {
 		return err
 	}
-	for _, r := range sides {
-		for _, w := range r.Warnings {
-			fmt.Fprintf(e.stdout, "warning (%s): %s\n", r.File, w.Message)
-		}
+	if regressed {
+		return withCode(exitRegression, errors.New("a --fail-on metric regressed significantly (see the regression lines)"))
 	}
 	return nil
-}
-
-// readRunJSON is the peer.Reader for our own run.json.
-func readRunJSON(data []byte) (peer.Result, error) {
-	var probe struct {
-		SchemaVersion int             `json:"schema_version"`
-		Tool          results.Tool    `json:"tool"`
-		Result        json.RawMessage `json:"result"`
-	}
-	if err := json.Unmarshal(data, &probe); err != nil || probe.SchemaVersion == 0 || probe.Tool.Name != "gollm-bench" {
-		return peer.Result{}, &peer.MismatchError{Format: "gollm-bench run.json", Reason: "no gollm-bench schema_version"}
-	}
-	var run results.Run
-	if err := json.Unmarshal(data, &run); err != nil {
-		return peer.Result{}, fmt.Errorf("gollm-bench run.json: %w", err)
-	}
-	return runToPeer(run, ""), nil
-}
-
-// runToPeer maps our levels onto the tool-neutral comparison model.
-func runToPeer(run results.Run, file string) peer.Result {
-	out := peer.Result{Tool: "gollm-bench", ToolVersion: run.Tool.Version, Layout: "run.json", File: file}
-	for _, lv := range run.Result.Levels {
-		s := lv.Summary
-		p := lv.Profile
-		l := peer.Level{
-			Label:          fmt.Sprintf("level %d", lv.Index),
-			Mode:           p.Mode,
-			Concurrency:    p.Concurrency,
-			MaxConcurrency: p.MaxConcurrency,
-			Requests: peer.Requests{
-				Completed:  peer.Known(s.Requests.OK),
-				Failed:     peer.Known(s.Requests.Failed),
-				Incomplete: peer.Known(s.Requests.Incomplete),
-			},
-			TTFT:            stats(s.TTFT),
-			ITL:             stats(s.ITL),
-			ICL:             stats(s.ICL),
-			TPOT:            stats(s.ITL),
-			E2E:             stats(s.E2E),
-			OutputTokPerSec: peer.Some(s.OutputTokensPerSecond),
-			ReqPerSec:       peer.Some(s.RequestsPerSecond),
-			Definitions:     peer.Native(),
-		}
-		if p.Mode == loadgen.ModeSynchronous {
-			l.Concurrency = 1
-		}
-		if p.Mode.OpenLoop() {
-			l.Rate = peer.Some(p.Rate)
-		}
-		out.Levels = append(out.Levels, l)
-	}
-	return out
-}
-
-func stats(d metrics.Distribution) peer.Stats {
-	if d.Count == 0 {
-		return peer.Stats{}
-	}
-	return peer.Stats{Mean: peer.Some(d.Mean), P50: peer.Some(d.P50), P90: peer.Some(d.P90), P95: peer.Some(d.P95), P99: peer.Some(d.P99)}
 }

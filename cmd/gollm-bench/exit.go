@@ -19,6 +19,10 @@ const (
 	exitSLO       = exitcode.SLOFailed
 	exitPartial   = exitcode.Partial
 	exitUndecided = exitcode.Undecided
+	// exitRegression: `compare --fail-on` found a metric that regressed
+	// beyond its limit with a significant change (the number of a violated
+	// SLO: CI treats both as "worse than allowed").
+	exitRegression = exitcode.SLOFailed
 )
 
 // exitError carries an exit code on an error. Errors without one are

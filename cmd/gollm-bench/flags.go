@@ -94,6 +94,9 @@ type benchFlags struct {
 	// Distributed runs (SPEC §12).
 	shard string
 
+	// like is --like: a result whose load `run` reproduces.
+	like string
+
 	changed map[string]bool // flags given on the command line
 }
 
@@ -178,6 +181,9 @@ func (f *benchFlags) register(fs *pflag.FlagSet, sweep bool) {
 	fs.BoolVar(&f.gzip, "gzip", false, "write requests.jsonl.gz instead of requests.jsonl")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines")
 	fs.StringVar(&f.mockPreset, "mock-preset", "demo", "preset of the in-process mock used when --target is not given")
+	if !sweep {
+		fs.StringVar(&f.like, "like", "", "run the load of this result: a GuideLLM, AIPerf, GenAI-Perf or vLLM result file (or folder), or a gollm-bench results folder; its profile, rates, lengths or dataset, limits, warmup, streaming, endpoint, model and SLO become the defaults of the flags not given")
+	}
 	fs.StringVar(&f.shard, "shard", "", "run shard I of N of a distributed run (`run` only): the same seeded plan, every N-th request, results in OUTPUT-DIR/RUN-ID/shard-I/; combine with `gollm-bench merge`")
 }
 

@@ -99,7 +99,7 @@ func commands() []command {
 		{"report", "re-render a results dir: console, csv, html, json (no network)", runReport},
 		{"aggregate", "scorecard rows of results dirs -> results/scorecard-aggregate.csv", runAggregate},
 		{"pareto", "Pareto frontier (CPM, Wh/tok, TTFT P99) under an SLO", runPareto},
-		{"compare", "two results (ours, GuideLLM or AIPerf JSON) side by side", runCompare},
+		{"compare", "is B better than A? ours, GuideLLM, AIPerf, vLLM: deltas with intervals, --fail-on for CI", runCompare},
 		{"merge", "shards of one distributed run -> one result (exact HDR merge)", runMerge},
 		{"tokenize", "count or encode text with a tokenizer.json (debugging aid)", runTokenize},
 		{"version", "print the version", runVersion},

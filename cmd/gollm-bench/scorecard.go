@@ -128,7 +128,7 @@ func runAggregate(_ context.Context, e env, args []string) error {
 	outDir := fs.String("output-dir", "results", "folder to write "+aggregateFile+" in, as run and sweep write results/<run-id>/ (created if need be; an earlier "+aggregateFile+" there is replaced)")
 	out := fs.StringP("output", "o", "", "CSV file to write instead ('-' for standard output)")
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: gollm-bench aggregate DIR... [--output-dir DIR | -o FILE]\n\nOne CSV row per scorecard.json found in the results folders, written to\nOUTPUT-DIR/%s (default results/%s) unless -o names a file.\n\n%s", aggregateFile, aggregateFile, fs.FlagUsages())
+		fmt.Fprintf(e.stderr, "usage: gollm-bench aggregate DIR... [--output-dir DIR | -o FILE]\n\nOne CSV row per scorecard.json found in the results folders (and per level of\nthe GuideLLM, AIPerf, GenAI-Perf or vLLM results there, as anecdotes), written\nto OUTPUT-DIR/%s (default results/%s) unless -o names a file.\n\n%s", aggregateFile, aggregateFile, fs.FlagUsages())
 	}
 	if err := fs.Parse(args); err != nil {
 		return usageErr(err)
@@ -174,7 +174,7 @@ func runPareto(_ context.Context, e env, args []string) error {
 	sloFlag := fs.String("slo", "", `drop rows violating this SLO (scorecard figures only: ttft_p99, itl_p95, e2e_p99, error_rate, output_tps); default: each row's own verdict`)
 	html := fs.String("html", "", "also write the Pareto chart to this HTML file")
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: gollm-bench pareto DIR... [--slo S]\n\nThe non-dominated scorecards on (CPM, Wh/token, TTFT P99), all minimised.\n\n%s", fs.FlagUsages())
+		fmt.Fprintf(e.stderr, "usage: gollm-bench pareto DIR... [--slo S]\n\nThe non-dominated scorecards on (CPM, Wh/token, TTFT P99), all minimised. DIR\nholds results folders, scorecards in the exporter layout, or peer results.\n\n%s", fs.FlagUsages())
 	}
 	if err := fs.Parse(args); err != nil {
 		return usageErr(err)

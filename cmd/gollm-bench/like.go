@@ -1,0 +1,73 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/gollm-bench/gollm-bench/compare"
+	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/peer"
+)
+
+// likeGroups are flags that set one thing together: a flag of --like's
+// load is not applied when the user gave any flag of its group.
+var likeGroups = [][]string{
+	{"profile", "rate", "max-concurrency"},
+	{"data", "dataset", "sequence-distribution"},
+}
+
+// applyLike reads --like's result and sets, as if given on the command
+// line, every flag of its load (peer.Result.Load) that the user did not
+// give. What the load cannot reproduce is refused, naming the result's
+// field, unless a flag that replaces it was given.
+func (b *bench) applyLike(fs *pflag.FlagSet) error {
+	path := b.f.like
+	if path == "" {
+		return nil
+	}
+	res, err := compare.Read(path)
+	if err != nil {
+		return fmt.Errorf("--like: %w", err)
+	}
+	load, bad := res.Load()
+	var errs []error
+	for _, u := range bad {
+		if !slices.ContainsFunc(u.Flags, func(f string) bool { return fs.Changed(strings.TrimPrefix(f, "--")) }) {
+			errs = append(errs, fmt.Errorf("--like %s: %w", path, u))
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	// The flags the user gave, before any of the load's is set.
+	user := map[string]bool{}
+	fs.Visit(func(f *pflag.Flag) { user[f.Name] = true })
+	given := func(name string) bool {
+		for _, g := range likeGroups {
+			if slices.Contains(g, name) {
+				return slices.ContainsFunc(g, func(n string) bool { return user[n] })
+			}
+		}
+		return user[name]
+	}
+	var applied []string
+	for _, kv := range load.Flags() {
+		if given(kv[0]) {
+			continue
+		}
+		if err := fs.Set(kv[0], kv[1]); err != nil {
+			return fmt.Errorf("--like %s: --%s %s: %w", path, kv[0], kv[1], err)
+		}
+		applied = append(applied, "--"+kv[0]+" "+kv[1])
+	}
+	fmt.Fprintf(b.e.stderr, "--like %s (%s): %s\n", path, res.Tool, strings.Join(applied, " "))
+	for _, n := range load.Notes {
+		fmt.Fprintf(b.e.stderr, "--like: %s\n", n)
+		b.likeWarnings = append(b.likeWarnings, metrics.Warning{Code: peer.WarnNotReproduced, Level: -1, Message: "--like " + path + ": " + n})
+	}
+	return nil
+}

@@ -1,0 +1,202 @@
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Threshold is one --fail-on term: a metric and how far it may move the
+// wrong way. Rel is a relative limit (0.05 for +5 %) unless Abs is set,
+// then Limit is in the metric's unit (ms for latencies; for the error
+// rate, a fraction: "+0.5%" is 0.005 of the requests). A metric whose
+// higher value is better regresses downwards, so its term is written with
+// a minus sign ("goodput:-3%").
+type Threshold struct {
+	Metric Metric
+	Limit  float64 // ≥ 0, in Rel or the metric's unit
+	Abs    bool
+	Text   string // as written
+}
+
+// String is the term as written.
+func (t Threshold) String() string { return t.Text }
+
+// FailOnError is a problem in a --fail-on expression: the term and its
+// 1-based byte column, and what is wrong.
+type FailOnError struct {
+	Term   string
+	Column int
+	Msg    string
+}
+
+// Error implements error.
+func (e *FailOnError) Error() string {
+	return fmt.Sprintf("column %d, term %q: %s", e.Column, e.Term, e.Msg)
+}
+
+// ParseFailOn reads a --fail-on expression: comma-separated terms
+// METRIC:±LIMIT, e.g. "ttft_p99:+5%,itl_p95:+5%,goodput:-3%,cpm:+5%". The
+// sign is the direction of a regression: + for metrics that are better
+// lower (latencies, the error rate, CPM, Wh/token), − for those better
+// higher (throughput, goodput, knee); it may be left out, and a sign that
+// contradicts the metric is an error. A limit is a percentage of A's
+// value, or for latencies a duration in ms or s ("ttft_p99:+20ms"); the
+// error rate's percentage is in percentage points of the requests. Every
+// problem is reported at once.
+func ParseFailOn(s string) ([]Threshold, error) {
+	var out []Threshold
+	var errs []error
+	col := 1
+	for _, raw := range strings.Split(s, ",") {
+		term := strings.TrimSpace(raw)
+		at := col + (len(raw) - len(strings.TrimLeft(raw, " \t")))
+		col += len(raw) + 1
+		if term == "" {
+			errs = append(errs, &FailOnError{Term: term, Column: at, Msg: "empty term: remove the extra comma"})
+			continue
+		}
+		t, err := parseThreshold(term)
+		if err != nil {
+			errs = append(errs, &FailOnError{Term: term, Column: at, Msg: err.Error()})
+			continue
+		}
+		out = append(out, t)
+	}
+	return out, errors.Join(errs...)
+}
+
+func parseThreshold(term string) (Threshold, error) {
+	name, limit, ok := strings.Cut(term, ":")
+	if !ok {
+		return Threshold{}, errors.New("want METRIC:LIMIT, e.g. ttft_p99:+5%")
+	}
+	m, ok := LookupMetric(name)
+	if !ok {
+		return Threshold{}, fmt.Errorf("unknown metric %q (known: %s)", strings.TrimSpace(name), MetricKeys())
+	}
+	limit = strings.TrimSpace(limit)
+	sign := 0
+	switch {
+	case strings.HasPrefix(limit, "+"):
+		sign, limit = 1, limit[1:]
+	case strings.HasPrefix(limit, "-"), strings.HasPrefix(limit, "−"):
+		sign, limit = -1, strings.TrimLeft(limit, "-−")
+	}
+	want := 1
+	if m.HigherIsBetter {
+		want = -1
+	}
+	if sign != 0 && sign != want {
+		dir, fix := "lower is better: it regresses upwards", "+"
+		if m.HigherIsBetter {
+			dir, fix = "higher is better: it regresses downwards", "-"
+		}
+		return Threshold{}, fmt.Errorf("%s: %s, so write %s:%s%s", m.Key, dir, m.Key, fix, limit)
+	}
+	t := Threshold{Metric: m, Text: term}
+	num, unit := splitUnit(limit)
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) {
+		return Threshold{}, fmt.Errorf("limit %q: want a non-negative number with %% (or ms/s for a latency), e.g. %s:%s5%%", limit, m.Key, signOf(want))
+	}
+	switch {
+	case unit == "%" && m.kind == kindErrorRate:
+		t.Limit, t.Abs = v/100, true
+	case unit == "%":
+		t.Limit = v / 100
+	case (unit == "ms" || unit == "s") && m.kind == kindLatency:
+		t.Limit, t.Abs = v, true
+		if unit == "s" {
+			t.Limit = v * 1000
+		}
+	default:
+		return Threshold{}, fmt.Errorf("limit %q: want a percentage, e.g. %s:%s5%%%s", limit, m.Key, signOf(want), latencyHint(m))
+	}
+	return t, nil
+}
+
+func latencyHint(m Metric) string {
+	if m.kind == kindLatency {
+		return ", or a latency in ms or s, e.g. +20ms"
+	}
+	return ""
+}
+
+func signOf(dir int) string {
+	if dir < 0 {
+		return "-"
+	}
+	return "+"
+}
+
+func splitUnit(s string) (num, unit string) {
+	s = strings.TrimSpace(s)
+	for _, u := range []string{"%", "ms", "s"} {
+		if strings.HasSuffix(s, u) {
+			return strings.TrimSpace(strings.TrimSuffix(s, u)), u
+		}
+	}
+	return s, ""
+}
+
+// Regression is a row that --fail-on fails: the metric moved the wrong
+// way beyond its threshold, and the change is significant.
+type Regression struct {
+	Threshold Threshold
+	Row       Row
+	// Where names the level or "summary".
+	Where string
+}
+
+// String is "ttft_p99 at concurrency 4: +46 % [+38 %, +55 %] beyond +5%".
+func (r Regression) String() string {
+	var by string
+	switch {
+	case r.Threshold.Abs && r.Row.Metric.kind == kindErrorRate:
+		by = fmt.Sprintf("%+.2f points", 100*r.Row.Diff.V)
+	case r.Threshold.Abs:
+		by = fmt.Sprintf("%+.3g %s", r.Row.Diff.V, r.Row.Metric.Unit)
+	default:
+		by = fmt.Sprintf("%+.1f%%", 100*r.Row.Rel.V)
+	}
+	return fmt.Sprintf("%s at %s: %s, beyond %s, and significant (%s)", r.Row.Metric.Key, r.Where, by, r.Threshold.Text, r.Row.Method)
+}
+
+// Regressions returns the rows of res that fail a threshold: each level
+// row and the summary's knee, goodput, CPM and Wh/token rows (the
+// summary's latencies describe two knees at different loads, so they are
+// judged at matched levels only), whose verdict is worse and whose move
+// exceeds the limit. A row whose two tools define the metric differently
+// is not judged.
+func Regressions(res Result, ths []Threshold) []Regression {
+	var out []Regression
+	for _, th := range ths {
+		check := func(r Row, where string) {
+			if r.Metric.Key != th.Metric.Key || r.Verdict != VerdictWorse || r.Unlike {
+				return
+			}
+			move := r.Rel
+			if th.Abs {
+				move = r.Diff
+			}
+			if !move.OK {
+				return
+			}
+			if math.Abs(move.V) > th.Limit {
+				out = append(out, Regression{Threshold: th, Row: r, Where: where})
+			}
+		}
+		for _, r := range res.Summary {
+			if r.Metric.kind != kindLatency {
+				check(r, "the summary")
+			}
+		}
+		for _, r := range res.Rows {
+			check(r, r.Level)
+		}
+	}
+	return out
+}

@@ -1,0 +1,357 @@
+package peer
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+)
+
+// Workload is what a result file says about the load that produced it,
+// in gollm-bench's terms, beyond each level's load discipline (Level.Mode,
+// Concurrency, Rate). A fact the file does not state is "" for strings
+// and missing for Value, Count and Bool. It is plain data.
+type Workload struct {
+	// Profile is the run's load profile: synchronous, concurrent,
+	// throughput, constant, poisson or sweep (GuideLLM's --profile,
+	// AIPerf's phase type); "" when not stated.
+	Profile string `json:"profile,omitempty"`
+	// Endpoint is "completions" or "chat"; another API as the tool names
+	// it (e.g. "kserve").
+	Endpoint string `json:"endpoint,omitempty"`
+	// Stream says whether responses were streamed.
+	Stream Bool `json:"stream"`
+	// Model is the model name the requests carried.
+	Model string `json:"model,omitempty"`
+	// Tokenizer names the tokenizer that counted prompt lengths: a Hugging
+	// Face id or a path.
+	Tokenizer string `json:"tokenizer,omitempty"`
+	// PrefixCache is "cold", "warm:N" or "dataset" (gollm-bench's
+	// --prefix-cache); "" when the file does not say.
+	PrefixCache string `json:"prefix_cache,omitempty"`
+	// IgnoreEOS says whether ignore_eos was sent.
+	IgnoreEOS Bool `json:"ignore_eos"`
+	// SLO is the tool's service-level objective (its goodput thresholds)
+	// in gollm-bench's syntax, e.g. "ttft_p99<=1500ms,itl_p99<=300ms".
+	SLO string `json:"slo,omitempty"`
+	// Warmup and Cooldown are what each level excluded from its window, in
+	// gollm-bench's spelling: a share "10%", a duration "30s", a request
+	// count "100", or "0" for none.
+	Warmup   string `json:"warmup,omitempty"`
+	Cooldown string `json:"cooldown,omitempty"`
+	// MaxSeconds and MaxRequests bound each level: s, requests.
+	MaxSeconds  Value `json:"max_seconds"`
+	MaxRequests Count `json:"max_requests"`
+	// Data is the synthetic prompt and output lengths in GuideLLM's --data
+	// spelling ("prompt_tokens=256,output_tokens=128"), which gollm-bench
+	// reads too.
+	Data string `json:"data,omitempty"`
+	// Dataset is the prompts file or dataset the tool read instead.
+	Dataset string `json:"dataset,omitempty"`
+	// Seed seeded the tool's randomness.
+	Seed Count `json:"seed"`
+	// Unsupported lists load settings gollm-bench has no equivalent for
+	// (AIPerf's request cancellation, a trace replay).
+	Unsupported []Setting `json:"unsupported,omitempty"`
+	// From names, for each fact above, the file's key it was read from
+	// ("args.data", "input_config.endpoint.type"), keyed by the fact's
+	// JSON name; messages quote it.
+	From map[string]string `json:"-"`
+}
+
+// Setting is one setting of a result file: its key, its value and why it
+// matters here.
+type Setting struct {
+	Key    string `json:"key"`
+	Value  string `json:"value"`
+	Reason string `json:"reason"`
+}
+
+// set records a fact's source key.
+func (w *Workload) set(fact, key string) {
+	if w.From == nil {
+		w.From = map[string]string{}
+	}
+	w.From[fact] = key
+}
+
+// source is the key a fact was read from, or the fact's own name.
+func (w Workload) source(fact string) string {
+	if k := w.From[fact]; k != "" {
+		return k
+	}
+	return fact
+}
+
+// Load is a result's load in gollm-bench's terms: what
+// `gollm-bench run --like FILE` runs to put the same load on a server.
+// Zero fields are left to gollm-bench's defaults. Plain data.
+type Load struct {
+	// Profile is synchronous, concurrent, throughput, constant or poisson.
+	Profile string
+	// Rates are the levels: concurrencies (concurrent), req/s (constant,
+	// poisson), the in-flight cap of each level (throughput).
+	Rates []float64
+	// MaxConcurrency caps requests in flight for rate modes; 0 for none.
+	MaxConcurrency int
+	// Data is the synthetic lengths, GuideLLM spelling; Dataset a prompts
+	// file (one gollm-bench has: Load checks).
+	Data, Dataset string
+	// MaxSeconds and MaxRequests bound each level; 0 when not stated.
+	MaxSeconds  float64
+	MaxRequests int64
+	// Warmup and Cooldown: gollm-bench's spelling; "" for the default.
+	Warmup, Cooldown string
+	Stream           Bool
+	Endpoint         string
+	Model            string
+	// SLO is the tool's SLO in gollm-bench's syntax, so that goodput
+	// counts the same requests.
+	SLO  string
+	Seed Count
+	// Notes says what was derived rather than read, and what is not
+	// reproduced (settings without an equivalent).
+	Notes []string
+}
+
+// Unreproducible is a setting of a result that gollm-bench cannot run as
+// the tool did: Field is the file's key, Value its value, Reason why; the
+// setting is replaced when the user gives any of Flags.
+type Unreproducible struct {
+	Field  string
+	Value  string
+	Reason string
+	Flags  []string
+}
+
+// Error implements error: "args.data /root/x.jsonl: a dataset file that is
+// not here; give --dataset or --data".
+func (u Unreproducible) Error() string {
+	s := u.Field
+	if u.Value != "" {
+		s += " " + strconv.Quote(u.Value)
+	}
+	s += ": " + u.Reason
+	if len(u.Flags) > 0 {
+		s += "; give " + strings.Join(u.Flags, " or ") + " instead"
+	}
+	return s
+}
+
+// Load maps r onto the load gollm-bench would run to reproduce it (its
+// levels' discipline and rates, lengths or dataset, limits, streaming,
+// endpoint, model, SLO) and lists what cannot be reproduced: a level
+// whose discipline is unknown, levels of different disciplines, a
+// dataset file that is not on this machine, an API other than
+// completions or chat, no prompt length at all. When the file names no
+// lengths, the achieved ISL and OSL means (and spreads) of its first
+// level stand in for them, and a note says so.
+func (r Result) Load() (Load, []Unreproducible) {
+	w := r.Workload
+	var l Load
+	var bad []Unreproducible
+	// Load discipline and levels.
+	var modes []loadgen.Mode
+	for i, lv := range r.Levels {
+		if lv.Mode == ModeUnknown {
+			bad = append(bad, Unreproducible{Field: fmt.Sprintf("level %d (%s)", i, lv.Label), Reason: "its load profile has no gollm-bench equivalent", Flags: []string{"--profile"}})
+			continue
+		}
+		if !slices.Contains(modes, lv.Mode) {
+			modes = append(modes, lv.Mode)
+		}
+	}
+	switch {
+	case len(r.Levels) == 0:
+		bad = append(bad, Unreproducible{Field: "levels", Reason: "the file holds no level to reproduce", Flags: []string{"--profile"}})
+	case len(modes) > 1:
+		names := make([]string, len(modes))
+		for i, m := range modes {
+			names[i] = string(m)
+		}
+		bad = append(bad, Unreproducible{Field: w.source("profile"), Value: w.Profile,
+			Reason: "its levels mix " + strings.Join(names, ", ") + ", which one `run` cannot; run them one profile at a time", Flags: []string{"--profile"}})
+	case len(modes) == 1:
+		l.Profile = string(modes[0])
+		for _, lv := range r.Levels {
+			switch modes[0] {
+			case loadgen.ModeConcurrent:
+				l.Rates = appendNew(l.Rates, float64(lv.Concurrency))
+			case loadgen.ModeConstant, loadgen.ModePoisson:
+				if lv.Rate.OK {
+					l.Rates = appendNew(l.Rates, lv.Rate.V)
+				}
+				if lv.MaxConcurrency > 0 {
+					l.MaxConcurrency = max(l.MaxConcurrency, lv.MaxConcurrency)
+				}
+			case loadgen.ModeThroughput:
+				if lv.MaxConcurrency > 0 {
+					l.Rates = appendNew(l.Rates, float64(lv.MaxConcurrency))
+				}
+			}
+		}
+		if (modes[0] == loadgen.ModeConstant || modes[0] == loadgen.ModePoisson) && len(l.Rates) == 0 {
+			bad = append(bad, Unreproducible{Field: w.source("profile"), Value: string(modes[0]), Reason: "no rate is stated", Flags: []string{"--rate"}})
+		}
+	}
+
+	// Prompts: the tool's synthetic lengths, its dataset, or the achieved lengths.
+	switch {
+	case w.Data != "":
+		l.Data = w.Data
+		if !strings.Contains(l.Data, "output_tokens=") {
+			// The tool let the server decide when to stop: the achieved OSL stands in.
+			for _, lv := range r.Levels {
+				if osl, ok := lv.OSL.Mean.Get(); ok && osl >= 1 {
+					l.Data += fmt.Sprintf(",output_tokens=%d", int(math.Round(osl)))
+					l.Notes = append(l.Notes, fmt.Sprintf("the file sets no output length: output_tokens=%d is its first level's achieved OSL", int(math.Round(osl))))
+					break
+				}
+			}
+		}
+	case w.Dataset != "":
+		if st, err := os.Stat(w.Dataset); err == nil && st.Mode().IsRegular() {
+			l.Dataset = w.Dataset
+		} else {
+			bad = append(bad, Unreproducible{Field: w.source("dataset"), Value: w.Dataset,
+				Reason: "the prompts came from a dataset that is not on this machine", Flags: []string{"--dataset", "--data", "--sequence-distribution"}})
+		}
+	default:
+		if d, ok := achievedData(r.Levels); ok {
+			l.Data = d
+			l.Notes = append(l.Notes, "the file names no synthetic lengths: --data "+d+" is its first level's achieved ISL and OSL")
+		} else {
+			bad = append(bad, Unreproducible{Field: "prompt lengths", Reason: "the file states neither its data nor the achieved ISL and OSL",
+				Flags: []string{"--data", "--dataset", "--sequence-distribution"}})
+		}
+	}
+	switch w.Endpoint {
+	case "", "completions", "chat":
+		l.Endpoint = w.Endpoint
+	default:
+		bad = append(bad, Unreproducible{Field: w.source("endpoint"), Value: w.Endpoint, Reason: "gollm-bench speaks the OpenAI completions and chat APIs only", Flags: []string{"--endpoint"}})
+	}
+	if v, ok := w.MaxSeconds.Get(); ok && v > 0 {
+		l.MaxSeconds = v
+	}
+	if w.MaxRequests.OK && w.MaxRequests.N > 0 {
+		l.MaxRequests = w.MaxRequests.N
+	}
+	l.Warmup, l.Cooldown = w.Warmup, w.Cooldown
+	l.Stream, l.Model, l.SLO, l.Seed = w.Stream, w.Model, w.SLO, w.Seed
+	for _, s := range w.Unsupported {
+		l.Notes = append(l.Notes, fmt.Sprintf("not reproduced: %s %s (%s)", s.Key, s.Value, s.Reason))
+	}
+	return l, bad
+}
+
+func appendNew(xs []float64, v float64) []float64 {
+	if v <= 0 || slices.Contains(xs, v) {
+		return xs
+	}
+	return append(xs, v)
+}
+
+// achievedData spells the first level's achieved ISL and OSL means (and
+// spreads of at least one token) as --data.
+func achievedData(levels []Level) (string, bool) {
+	for _, lv := range levels {
+		isl, ok1 := lv.ISL.Mean.Get()
+		osl, ok2 := lv.OSL.Mean.Get()
+		if !ok1 || !ok2 || isl < 1 || osl < 1 {
+			continue
+		}
+		d := fmt.Sprintf("prompt_tokens=%d,output_tokens=%d", int(math.Round(isl)), int(math.Round(osl)))
+		if sd, ok := lv.ISL.Std.Get(); ok && sd >= 1 {
+			d += fmt.Sprintf(",prompt_tokens_stdev=%d", int(math.Round(sd)))
+		}
+		if sd, ok := lv.OSL.Std.Get(); ok && sd >= 1 {
+			d += fmt.Sprintf(",output_tokens_stdev=%d", int(math.Round(sd)))
+		}
+		return d, true
+	}
+	return "", false
+}
+
+// Flags returns l as `gollm-bench run` flags, name (without dashes) and
+// value, in a fixed order, leaving out what l leaves to the defaults.
+// Applied to the command line, they run the same load.
+func (l Load) Flags() [][2]string {
+	var out [][2]string
+	add := func(name, value string) {
+		if value != "" {
+			out = append(out, [2]string{name, value})
+		}
+	}
+	add("profile", l.Profile)
+	if len(l.Rates) > 0 {
+		rs := make([]string, len(l.Rates))
+		for i, r := range l.Rates {
+			rs[i] = strconv.FormatFloat(r, 'f', -1, 64)
+		}
+		add("rate", strings.Join(rs, ","))
+	}
+	if l.MaxConcurrency > 0 {
+		add("max-concurrency", strconv.Itoa(l.MaxConcurrency))
+	}
+	add("data", l.Data)
+	add("dataset", l.Dataset)
+	if l.MaxSeconds > 0 {
+		add("max-seconds", strconv.FormatFloat(l.MaxSeconds, 'f', -1, 64))
+	}
+	if l.MaxRequests > 0 {
+		add("max-requests", strconv.FormatInt(l.MaxRequests, 10))
+	}
+	add("warmup", l.Warmup)
+	add("cooldown", l.Cooldown)
+	if l.Stream.OK {
+		add("no-stream", strconv.FormatBool(!l.Stream.V))
+	}
+	add("endpoint", l.Endpoint)
+	add("model", l.Model)
+	add("slo", l.SLO)
+	if l.Seed.OK {
+		add("seed", strconv.FormatInt(l.Seed.N, 10))
+	}
+	return out
+}
+
+// GoodputSLO maps a peer's goodput thresholds onto a gollm-bench SLO:
+// vLLM's `--goodput ttft:500 tpot:50 e2el:2000` (ms) and AIPerf's
+// `--goodput "time_to_first_token:1500 inter_token_latency:300"` (its
+// input_config.slos, ms). vLLM's TPOT and AIPerf's inter_token_latency
+// are per request (E2E − TTFT)/(OSL − 1), gollm-bench's ITL. Each
+// threshold becomes a p99 term: gollm-bench's goodput counts the
+// requests that meet every term's threshold, exactly as those tools
+// count good requests; the percentile only adds a verdict. Pairs are
+// separated by spaces or commas.
+func GoodputSLO(spec string) (string, error) {
+	var terms []string
+	for _, f := range strings.FieldsFunc(spec, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' }) {
+		k, v, ok := strings.Cut(f, ":")
+		if !ok {
+			k, v, ok = strings.Cut(f, "=")
+		}
+		ms, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if !ok || err != nil || !(ms > 0) || math.IsInf(ms, 0) {
+			return "", fmt.Errorf("goodput %q: want NAME:MILLISECONDS, e.g. ttft:500", f)
+		}
+		metric := ""
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "ttft", "time_to_first_token":
+			metric = "ttft"
+		case "tpot", "itl", "inter_token_latency":
+			metric = "itl"
+		case "e2el", "e2e", "request_latency":
+			metric = "e2e"
+		default:
+			return "", fmt.Errorf("goodput %q: unknown metric %q (vLLM: ttft, tpot, e2el; AIPerf: time_to_first_token, inter_token_latency, request_latency)", f, k)
+		}
+		terms = append(terms, fmt.Sprintf("%s_p99<=%sms", metric, strconv.FormatFloat(ms, 'f', -1, 64)))
+	}
+	return strings.Join(terms, ","), nil
+}
