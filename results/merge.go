@@ -28,6 +28,10 @@ import (
 // histograms and the verdict is judged again), and MergeRecords
 // concatenates their records files.
 
+// ShardDir is the name of shard i's folder inside its run's folder
+// (OUTPUT-DIR/RUN-ID/shard-I), where ReadShards looks for it.
+func ShardDir(i int) string { return fmt.Sprintf("shard-%d", i) }
+
 // Shard is one shard's results folder.
 type Shard struct {
 	Dir   string        // the shard's results folder

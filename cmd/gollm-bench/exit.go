@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gollm-bench/gollm-bench/exitcode"
+	"github.com/gollm-bench/gollm-bench/internal/redact"
 )
 
 // The exit codes, defined in package exitcode.
@@ -62,7 +63,7 @@ func exitCode(stderr io.Writer, cmd string, err error) int {
 			return code
 		}
 	}
-	fmt.Fprintf(stderr, "gollm-bench %s: %s\n", cmd, redactURLs(err.Error()))
+	fmt.Fprintf(stderr, "gollm-bench %s: %s\n", cmd, redact.URLs(err.Error()))
 	return code
 }
 

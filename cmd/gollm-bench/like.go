@@ -24,8 +24,8 @@ var likeGroups = [][]string{
 // line, every flag of its load (peer.Result.Load) that the user did not
 // give. What the load cannot reproduce is refused, naming the result's
 // field, unless a flag that replaces it was given.
-func (b *bench) applyLike(fs *pflag.FlagSet) error {
-	path := b.f.like
+func (b *bench) applyLike(e env, fs *pflag.FlagSet) error {
+	path := b.s.Like
 	if path == "" {
 		return nil
 	}
@@ -64,10 +64,10 @@ func (b *bench) applyLike(fs *pflag.FlagSet) error {
 		}
 		applied = append(applied, "--"+kv[0]+" "+kv[1])
 	}
-	fmt.Fprintf(b.e.stderr, "--like %s (%s): %s\n", path, res.Tool, strings.Join(applied, " "))
+	fmt.Fprintf(e.stderr, "--like %s (%s): %s\n", path, res.Tool, strings.Join(applied, " "))
 	for _, n := range load.Notes {
-		fmt.Fprintf(b.e.stderr, "--like: %s\n", n)
-		b.likeWarnings = append(b.likeWarnings, metrics.Warning{Code: peer.WarnNotReproduced, Level: -1, Message: "--like " + path + ": " + n})
+		fmt.Fprintf(e.stderr, "--like: %s\n", n)
+		b.notes = append(b.notes, metrics.Warning{Code: peer.WarnNotReproduced, Level: -1, Message: "--like " + path + ": " + n})
 	}
 	return nil
 }

@@ -189,12 +189,12 @@ func TestMergeTornShard(t *testing.T) {
 			run := results.Run{RunID: "R", Config: results.Config{Command: "run", Profile: "constant", Rates: []float64{250}, Shard: s.String()},
 				Result: sweep.Result{Kind: sweep.KindRate, StopReason: sweep.StopCompleted, Levels: []sweep.LevelOutcome{{
 					Index: 0, Phase: sweep.PhaseGrid, Profile: profile, OfferedLoad: 250, Unit: "req/s", Summary: sum}}}}
-			writeShard(t, filepath.Join(dir, shardDirName(i)), run, mine)
+			writeShard(t, filepath.Join(dir, results.ShardDir(i)), run, mine)
 		}
-		path := filepath.Join(dir, shardDirName(1), results.RequestsJSONL)
+		path := filepath.Join(dir, results.ShardDir(1), results.RequestsJSONL)
 		if gz {
 			for i := range 2 {
-				p := filepath.Join(dir, shardDirName(i), results.RequestsJSONL)
+				p := filepath.Join(dir, results.ShardDir(i), results.RequestsJSONL)
 				b, err := os.ReadFile(p)
 				if err != nil {
 					t.Fatal(err)

@@ -169,6 +169,14 @@ func nvmlStatus(ctx context.Context) string {
 	return fmt.Sprintf("available: driver %s, %d GPU(s): %s", snap.Driver, len(snap.GPUs), strings.Join(names, ", "))
 }
 
+// commitOrVCS is the git commit the binary was built from, if known.
+func commitOrVCS() string {
+	if commit != "" {
+		return commit
+	}
+	return vcsRevision()
+}
+
 // toolVersion is the version: the linker's stamp (see the Makefile), else
 // the module version `go install module@version` records, else "dev".
 func toolVersion() string {

@@ -12,7 +12,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/gollm-bench/gollm-bench/internal/redact"
 	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/report"
 	"github.com/gollm-bench/gollm-bench/results"
 )
 
@@ -53,7 +55,7 @@ func runMerge(_ context.Context, e env, args []string) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	run.Command = redactArgs(append([]string{"merge"}, args...))
+	run.Command = redact.Args(append([]string{"merge"}, args...))
 	run.Tool = results.Tool{Name: "gollm-bench", Version: toolVersion(), Commit: commitOrVCS(), Go: runtime.Version()}
 
 	dir := *output
@@ -106,7 +108,7 @@ func runMerge(_ context.Context, e env, args []string) error {
 		writeScorecard(results.Folder{Path: dir}, sc),
 		results.Write(dir, run),
 	}
-	errs = append(errs, writeFormats(e.stdout, results.Folder{Path: dir}, run, *formats))
+	errs = append(errs, report.WriteFormats(e.stdout, results.Folder{Path: dir}, run, *formats))
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}

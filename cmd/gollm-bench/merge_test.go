@@ -142,7 +142,7 @@ func TestMergeEqualsSingleProcess(t *testing.T) {
 						Index: 0, Phase: sweep.PhaseGrid, Profile: profile, OfferedLoad: 250, Unit: "req/s", Summary: sum, Verdict: obj.Evaluate(sum),
 					}}},
 				}
-				writeShard(t, filepath.Join(dir, shardDirName(i)), run, mine)
+				writeShard(t, filepath.Join(dir, results.ShardDir(i)), run, mine)
 			}
 			code, stdout, stderr := cli(t, context.Background(), "merge", dir, "--format", "csv")
 			if code != exitOK && code != exitSLO {
@@ -275,14 +275,14 @@ func TestShardedRunAgainstMock(t *testing.T) {
 	}
 	run := filepath.Join(dir, "dist")
 	for i := range 2 {
-		sh := readRun(t, filepath.Join(run, shardDirName(i)))
+		sh := readRun(t, filepath.Join(run, results.ShardDir(i)))
 		if want := fmt.Sprintf("%d/2", i); sh.Config.Shard != want {
 			t.Errorf("shard %d run.json config.shard %q, want %q", i, sh.Config.Shard, want)
 		}
 		if p := sh.Result.Levels[0].Summary.Profile; p.Rate != 20 {
 			t.Errorf("shard %d summary rate %v, want its share 20 req/s", i, p.Rate)
 		}
-		for _, r := range readRecords(t, filepath.Join(run, shardDirName(i), results.RequestsJSONL)) {
+		for _, r := range readRecords(t, filepath.Join(run, results.ShardDir(i), results.RequestsJSONL)) {
 			if r.Seq%2 != int64(i) {
 				t.Errorf("shard %d sent seq %d", i, r.Seq)
 			}

@@ -10,48 +10,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/gollm-bench/gollm-bench/internal/fieldname"
 	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/tokenize"
 )
-
-// embeddedMock is the mock server started in-process when run or sweep has
-// no --target.
-type embeddedMock struct {
-	*mockserver.Server
-	URL    string
-	cancel context.CancelFunc
-}
-
-func startEmbeddedMock(ctx context.Context, preset string, tok *tokenize.Tokenizer) (*embeddedMock, error) {
-	cfg, err := mockserver.Preset(preset)
-	if err != nil {
-		return nil, usageErr(fmt.Errorf("--mock-preset: %w", err))
-	}
-	var opts []mockserver.Option
-	if tok != nil {
-		opts = append(opts, mockserver.WithTokenCounter(tok.Count))
-	}
-	s, err := mockserver.New(cfg, opts...)
-	if err != nil {
-		return nil, err
-	}
-	// The mock outlives an interruption of the run until its results are
-	// written: it stops when the command returns.
-	mctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	url, err := s.Start(mctx)
-	if err != nil {
-		cancel()
-		s.Close()
-		return nil, err
-	}
-	return &embeddedMock{Server: s, URL: url, cancel: cancel}, nil
-}
-
-// Close stops the server.
-func (m *embeddedMock) Close() {
-	m.cancel()
-	m.Server.Close()
-}
 
 func runMockServer(ctx context.Context, e env, args []string) error {
 	fs := pflag.NewFlagSet("mock-server", pflag.ContinueOnError)
@@ -110,7 +72,7 @@ func runMockServer(ctx context.Context, e env, args []string) error {
 	if _, err := mockserver.ParseFault(cfg.Fault); err != nil {
 		return usageErr(fmt.Errorf("--fault %q: %w", cfg.Fault, err))
 	}
-	if err := withFlagNames(cfg.Validate(), mockFlags()); err != nil {
+	if err := fieldname.Apply(cfg.Validate(), mockFields...); err != nil {
 		return usageErr(err)
 	}
 	s, err := mockserver.New(cfg, opts...)
@@ -172,19 +134,17 @@ func checkListenAddr(addr string) error {
 	return nil
 }
 
-// mockFlags maps the mockserver.Config fields its Validate names to the
+// mockFields maps the mockserver.Config fields its Validate names to the
 // mock-server flags that set them.
-func mockFlags() []struct{ field, flag string } {
-	return []struct{ field, flag string }{
-		{"Scheduler", "--scheduler"},
-		{"MaxBatch", "--max-batch"},
-		{"PrefillPerToken", "--prefill-per-token"},
-		{"ITLBase", "--itl-base"},
-		{"ITLPerSeq", "--itl-per-seq"},
-		{"OutputTokens", "--output-tokens"},
-		{"ErrorRate", "--error-rate"},
-		{"ErrorStatus", "--error-status"},
-		{"TTFT", "--ttft"},
-		{"ITL", "--itl"},
-	}
+var mockFields = []fieldname.Name{
+	{Field: "Scheduler", Caller: "--scheduler"},
+	{Field: "MaxBatch", Caller: "--max-batch"},
+	{Field: "PrefillPerToken", Caller: "--prefill-per-token"},
+	{Field: "ITLBase", Caller: "--itl-base"},
+	{Field: "ITLPerSeq", Caller: "--itl-per-seq"},
+	{Field: "OutputTokens", Caller: "--output-tokens"},
+	{Field: "ErrorRate", Caller: "--error-rate"},
+	{Field: "ErrorStatus", Caller: "--error-status"},
+	{Field: "TTFT", Caller: "--ttft"},
+	{Field: "ITL", Caller: "--itl"},
 }

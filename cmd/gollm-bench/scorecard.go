@@ -5,109 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/gollm-bench/gollm-bench/cost"
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/scorecard"
 	"github.com/gollm-bench/gollm-bench/slo"
 )
-
-// withScorecardInputs records in run what its scorecard is built from:
-// the metadata (declared by flags, or observed), the cost rate, and the
-// declared energy factors; Run.Scorecard then needs nothing else.
-func (b *bench) withScorecardInputs(ctx context.Context, run results.Run) results.Run {
-	f := &b.f
-	labels, _ := parseKV("label", f.labels)
-	seed := f.seed
-	meta := scorecard.Metadata{
-		Engine:        f.engine,
-		ModelRevision: f.modelRevision,
-		Precision:     f.modelPrecision,
-		Hardware:      f.hardware,
-		ToolVersion:   toolVersion(),
-		ToolCommit:    commitOrVCS(),
-		SLO:           b.obj.String(),
-		Warmup:        run.Config.Warmup,
-		RunID:         f.runID,
-		Model:         b.model,
-		Endpoint:      f.endpoint,
-		LoadMode:      f.profile,
-		Profile:       f.profile,
-		PrefixCache:   b.prefixCacheState(),
-		Seed:          &seed,
-		Labels:        labels,
-		TargetURL:     scorecard.RedactURL(b.target),
-		StartedAt:     run.StartedAt,
-		InsecureTLS:   f.insecure,
-		Client:        b.host,
-	}
-	if meta.LoadMode == "sweep" {
-		meta.LoadMode = "constant"
-	}
-	if b.mock != nil && meta.Engine == "" {
-		meta.Engine = "gollm-bench-mock-" + toolVersion() + " (preset " + f.mockPreset + ")"
-	}
-	switch {
-	case f.dataset != "":
-		meta.DataSpec = "dataset=" + f.dataset
-	case f.sequenceDistribution != "":
-		meta.DataSpec = f.sequenceDistribution
-	default:
-		meta.DataSpec = f.data
-	}
-	// ISL: with the served tokenizer, the requested --data length is hit
-	// exactly; without it, the mean the server's usage reported (which
-	// includes the chat template on /chat/completions).
-	switch {
-	case b.tok != nil && f.dataset == "" && f.sequenceDistribution == "":
-		meta.Tokenizer, meta.TokenizerSHA256, meta.ISLBasis = b.tok.Path(), b.tok.SHA256(), "prompt"
-		meta.ISLTokens, meta.OSLTokens = b.lengths.PromptTokens, b.lengths.OutputTokens
-	default:
-		if b.tok != nil {
-			meta.Tokenizer, meta.TokenizerSHA256 = b.tok.Path(), b.tok.SHA256()
-		}
-		meta.ISLBasis = "prompt"
-		if b.tok == nil && f.endpoint == "chat" {
-			meta.ISLBasis = "chat_template"
-		}
-		for _, lv := range run.Result.Levels {
-			if lv.Summary.PromptTokens.Count > 0 {
-				// The level's mean achieved lengths, rounded.
-				meta.ISLTokens = int(math.Round(lv.Summary.PromptTokens.Mean))
-				meta.OSLTokens = int(math.Round(lv.Summary.OutputTokens.Mean))
-				break
-			}
-		}
-	}
-	rate := scorecard.CostRate{EURPerHour: f.gpuCostEURh, Currency: "EUR", Source: "flag"}
-	if f.openCost != "" {
-		oc, err := cost.NewOpenCost(f.openCost, cost.WithCurrency(f.currency))
-		if err == nil {
-			octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-			alloc, aerr := oc.Namespace(octx, f.openCostNS, run.StartedAt, run.FinishedAt)
-			cancel()
-			err = aerr
-			if err == nil {
-				rate = scorecard.CostRate{EURPerHour: alloc.PerHour(), Currency: f.currency, Source: "opencost"}
-			}
-		}
-		if err != nil {
-			fmt.Fprintf(b.e.stderr, "warning: --opencost: %v (no cost figures)\n", err)
-		}
-	}
-	run.Metadata = meta
-	if rate.EURPerHour > 0 {
-		run.CostRate = &rate
-	}
-	run.Config.PUE, run.Config.IdleBaselineW, run.Config.GridGCO2KWh = f.pue, f.idleBaselineW, f.gridGCO2kWh
-	return run
-}
 
 // writeScorecard writes scorecard.json into dir, atomically (a full disk
 // leaves no half file).

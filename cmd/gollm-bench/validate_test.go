@@ -100,7 +100,6 @@ func TestBadInputRefusedBeforeSending(t *testing.T) {
 		{"gpu cost negative", constant("--gpu-cost-eur-h", "-3"), []string{"--gpu-cost-eur-h -3", ">= 0"}},
 		{"min-tokens negative", constant("--min-tokens", "-1"), []string{"--min-tokens -1", "0 (not sent)"}},
 		{"max-lag negative", constant("--max-lag", "-5ms"), []string{"--max-lag -5ms", "0 for the default"}},
-		{"min-samples negative", constant("--min-samples", "-5"), []string{"--min-samples -5", "e.g. 1000"}},
 		{"drain-timeout negative", constant("--drain-timeout", "-1s"), []string{"--drain-timeout -1s", "0 to cut"}},
 		{"precision malformed", constant("--precision", "ttft_p99=5%"), []string{"--precision", "statistic:fraction"}},
 		{"precision zero", constant("--precision", "ttft_p99:0%"), []string{"--precision", "above 0 and below 100%"}},

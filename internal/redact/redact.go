@@ -1,4 +1,7 @@
-package main
+// Package redact keeps secrets out of every output and message: the value
+// of an API key flag, credential headers, a URL's user:password and
+// credential-named query parameters become REDACTED.
+package redact
 
 import (
 	"net/url"
@@ -9,56 +12,56 @@ import (
 // Secrets never reach an output or a message: run.json's command line and
 // config, the scorecard, report.html and stderr show REDACTED in place of
 // the value of --api-key, the value of every --header whose name suggests a
-// credential (secretHeader), the credentials of every URL (user:password@)
+// credential (SecretName), the credentials of every URL (user:password@)
 // and the values of URL query parameters named like a credential.
 
-// redacted replaces a secret.
-const redacted = "REDACTED"
+// Redacted replaces a secret.
+const Redacted = "REDACTED"
 
 // apiKeyFlag takes a secret as its value.
 const apiKeyFlag = "--api-key"
 
-// redactArgs returns args with every secret replaced by REDACTED.
-func redactArgs(args []string) []string {
+// Args returns args with every secret replaced by REDACTED.
+func Args(args []string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
-		out[i] = redactURLs(a)
+		out[i] = URLs(a)
 	}
 	for i := 0; i < len(out); i++ {
 		a := out[i]
 		switch {
 		case a == apiKeyFlag && i+1 < len(out):
-			out[i+1] = redacted
+			out[i+1] = Redacted
 			i++
 		case strings.HasPrefix(a, apiKeyFlag+"="):
-			out[i] = apiKeyFlag + "=" + redacted
+			out[i] = apiKeyFlag + "=" + Redacted
 		case a == "--header" && i+1 < len(out):
-			out[i+1] = redactHeader(out[i+1])
+			out[i+1] = header(out[i+1])
 			i++
 		case strings.HasPrefix(a, "--header="):
-			out[i] = "--header=" + redactHeader(strings.TrimPrefix(a, "--header="))
+			out[i] = "--header=" + header(strings.TrimPrefix(a, "--header="))
 		}
 	}
 	return out
 }
 
-// redactHeader redacts the value of a --header K=V whose name suggests a
+// header redacts the value of a --header K=V whose name suggests a
 // credential.
-func redactHeader(kv string) string {
+func header(kv string) string {
 	k, _, ok := strings.Cut(kv, "=")
-	if ok && secretHeader(k) {
-		return k + "=" + redacted
+	if ok && SecretName(k) {
+		return k + "=" + Redacted
 	}
 	return kv
 }
 
-// secretHeader reports whether a header (or query parameter) name
+// SecretName reports whether a header (or query parameter) name
 // suggests a credential: Authorization, Proxy-Authorization, Cookie,
 // X-Api-Key, Api-Key, and any name that contains, in any case, "auth",
 // "cookie", "key", "token", "secret", "password", "passwd", "credential"
 // or "session". Redacting a harmless header costs nothing; leaking a key
 // does.
-func secretHeader(name string) bool {
+func SecretName(name string) bool {
 	n := strings.ToLower(strings.TrimSpace(name))
 	for _, w := range []string{"auth", "cookie", "key", "token", "secret", "password", "passwd", "credential", "session"} {
 		if strings.Contains(n, w) {
@@ -68,15 +71,15 @@ func secretHeader(name string) bool {
 	return false
 }
 
-// redactURL drops the credentials of a URL and redacts its secret query
+// URL drops the credentials of a URL and redacts its secret query
 // values; run.json's config.target holds it.
-func redactURL(raw string) string {
+func URL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.User == nil {
-		return redactURLs(raw)
+		return URLs(raw)
 	}
 	u.User = nil
-	return redactURLs(u.String())
+	return URLs(u.String())
 }
 
 // userinfo matches the credentials of a URL: what lies between "scheme://"
@@ -90,29 +93,21 @@ func queryParam() *regexp.Regexp {
 	return regexp.MustCompile(`([?&])([^=&\s"'<>#]+)=([^&\s"'<>#]*)`)
 }
 
-// redactURLs redacts every URL inside s: credentials become REDACTED@ and
-// the values of query parameters named like a credential (secretHeader)
+// URLs redacts every URL inside s: credentials become REDACTED@ and
+// the values of query parameters named like a credential (SecretName)
 // become REDACTED. It is used on whatever quotes a URL: command lines,
 // stderr messages, errors.
-func redactURLs(s string) string {
+func URLs(s string) string {
 	if !strings.Contains(s, "://") {
 		return s
 	}
-	s = userinfo().ReplaceAllString(s, "${1}"+redacted+"@")
+	s = userinfo().ReplaceAllString(s, "${1}"+Redacted+"@")
 	q := queryParam()
 	return q.ReplaceAllStringFunc(s, func(m string) string {
 		sub := q.FindStringSubmatch(m)
-		if !secretHeader(sub[2]) {
+		if !SecretName(sub[2]) {
 			return m
 		}
-		return sub[1] + sub[2] + "=" + redacted
+		return sub[1] + sub[2] + "=" + Redacted
 	})
-}
-
-// commitOrVCS is the git commit the binary was built from, if known.
-func commitOrVCS() string {
-	if commit != "" {
-		return commit
-	}
-	return vcsRevision()
 }

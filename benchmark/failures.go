@@ -1,4 +1,4 @@
-package main
+package benchmark
 
 import (
 	"cmp"
@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gollm-bench/gollm-bench/harness"
+	"github.com/gollm-bench/gollm-bench/internal/redact"
 	"github.com/gollm-bench/gollm-bench/openai"
 )
 
@@ -64,7 +65,7 @@ func (t failureTally) print(w io.Writer, target string, hint bool) {
 			fmt.Fprintf(w, "  ... and %d more kinds\n", len(kinds)-i)
 			break
 		}
-		fmt.Fprintf(w, "  %-16s %8d  %s\n", k, t.kinds[k], oneLine(redactURLs(t.examples[k])))
+		fmt.Fprintf(w, "  %-16s %8d  %s\n", k, t.kinds[k], oneLine(redact.URLs(t.examples[k])))
 	}
 	if h := connectHint(t.examples[kinds[0]], target); hint && h != "" {
 		fmt.Fprintf(w, "hint: %s\n", h)
@@ -83,7 +84,7 @@ func (t failureTally) noSuccess(target string) error {
 	for _, k := range slices.Sorted(maps.Keys(t.kinds)) {
 		parts = append(parts, fmt.Sprintf("%s: %d", k, t.kinds[k]))
 	}
-	shown := redactURL(target)
+	shown := redact.URL(target)
 	if h := connectHint(t.examples[t.top()[0]], target); h != "" {
 		return fmt.Errorf("no request succeeded at any level (%s): %s", strings.Join(parts, ", "), h)
 	}
@@ -94,7 +95,7 @@ func (t failureTally) noSuccess(target string) error {
 // connectHint says what to check for a failure that never reached the
 // server (msg is its error message), or "" when msg is no such failure.
 func connectHint(msg, target string) string {
-	shown := redactURL(target)
+	shown := redact.URL(target)
 	m := strings.ToLower(msg)
 	switch {
 	case strings.Contains(m, "server gave http response to https client"),

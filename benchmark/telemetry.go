@@ -1,4 +1,4 @@
-package main
+package benchmark
 
 import (
 	"context"
@@ -17,29 +17,29 @@ import (
 // telemetry builds the run's telemetry sources from --energy,
 // --energy-filter, --idle-baseline-w and --engine-metrics. With
 // --stabilize it waits for GPU power to settle before returning.
-func (b *bench) telemetry(ctx context.Context) (*harness.Sources, error) {
-	f := &b.f
-	opts := []energy.Option{energy.WithNVML(openNVML)}
-	if f.energyFilter != "" {
-		flt, err := energy.ParseFilter(f.energyFilter)
+func (b *Benchmark) telemetry(ctx context.Context) (*harness.Sources, error) {
+	s := &b.s
+	opts := []energy.Option{energy.WithNVML(b.opt.OpenNVML)}
+	if s.EnergyFilter != "" {
+		flt, err := energy.ParseFilter(s.EnergyFilter)
 		if err != nil {
-			return nil, usageErr(err)
+			return nil, badInput(err)
 		}
 		opts = append(opts, energy.WithFilter(flt))
 	}
-	if f.idleBaselineW > 0 {
-		opts = append(opts, energy.WithIdleBaseline(f.idleBaselineW))
+	if s.IdleBaselineW > 0 {
+		opts = append(opts, energy.WithIdleBaseline(s.IdleBaselineW))
 	}
-	meter, err := energy.Parse(f.energy, opts...)
+	meter, err := energy.Parse(s.Energy, opts...)
 	if err != nil {
 		if errors.Is(err, energy.ErrNVMLUnavailable) {
 			return nil, err // --energy nvml was demanded: a runtime failure
 		}
-		return nil, usageErr(err)
+		return nil, badInput(err)
 	}
 	src := &harness.Sources{Meter: meter}
-	if f.engineMetrics != "" {
-		u := f.engineMetrics
+	if s.EngineMetrics != "" {
+		u := s.EngineMetrics
 		if u == "target" {
 			u = strings.TrimSuffix(strings.TrimSuffix(b.target, "/"), "/v1") + "/metrics"
 		}
@@ -50,12 +50,12 @@ func (b *bench) telemetry(ctx context.Context) (*harness.Sources, error) {
 		}
 		src.Engine = enginemetrics.NewScraper(u, hc)
 	}
-	if f.stabilize != "" {
-		st, err := parseStabilize(f.stabilize)
+	if s.Stabilize != "" {
+		st, err := parseStabilize(s.Stabilize)
 		if err != nil {
-			return nil, usageErr(err)
+			return nil, badInput(err)
 		}
-		fmt.Fprintf(b.e.stderr, "waiting for GPU power to stabilize (±%g W over %s, up to %s)...\n", st.BandW, st.Window, st.Timeout)
+		fmt.Fprintf(b.opt.Log, "waiting for GPU power to stabilize (±%g W over %s, up to %s)...\n", st.BandW, st.Window, st.Timeout)
 		res, err := energy.Stabilize(ctx, meter.Source(), st)
 		if err != nil {
 			return nil, fmt.Errorf("--stabilize: %w", err)

@@ -1,0 +1,934 @@
+package benchmark
+
+import (
+	"cmp"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gollm-bench/gollm-bench/energy"
+	"github.com/gollm-bench/gollm-bench/exitcode"
+	"github.com/gollm-bench/gollm-bench/harness"
+	"github.com/gollm-bench/gollm-bench/internal/redact"
+	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/machine"
+	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/openai"
+	"github.com/gollm-bench/gollm-bench/report"
+	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/scorecard"
+	"github.com/gollm-bench/gollm-bench/slo"
+	"github.com/gollm-bench/gollm-bench/sweep"
+	"github.com/gollm-bench/gollm-bench/tokenize"
+	"github.com/gollm-bench/gollm-bench/workload"
+)
+
+// Options are how a Benchmark talks to its caller: where it writes, what
+// it reports, and the run's provenance. None of them changes what is
+// measured.
+type Options struct {
+	// Stdout receives the console table (Settings.Formats "console");
+	// nil: it is not printed.
+	Stdout io.Writer
+	// Log receives notes for the person running the benchmark: the mock's
+	// banner, an --insecure warning, the thermal gate's wait, where the
+	// results are, a summary of failed requests. nil: discarded.
+	Log io.Writer
+	// Progress, when set, is called with each level's live progress.
+	Progress func(harness.Progress)
+	// FS is what the results folder is written through (nil: the
+	// operating system's); tests give one that fills up.
+	FS results.FS
+	// Tool is the tool's provenance, recorded in run.json and the scorecard.
+	Tool results.Tool
+	// Args is the command line, recorded in run.json with its secrets
+	// redacted.
+	Args []string
+	// OpenNVML opens NVML for Settings.Energy "nvml" and "auto" (package
+	// energy/nvml's Open); nil: NVML is unavailable.
+	OpenNVML func() (energy.Source, error)
+	// Notes are warnings the caller raised while building the settings
+	// (e.g. what a --like result could not reproduce), recorded in run.json.
+	Notes []metrics.Warning
+}
+
+// InputError is a bad setting, found before anything was sent or written:
+// a CLI exits 2 on it. Its message names the setting's key and the fix.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// badInput marks err as an InputError (nil stays nil).
+func badInput(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &InputError{Err: err}
+}
+
+// Benchmark is one run or sweep, set up by New and carried out by Run.
+type Benchmark struct {
+	s                Settings
+	opt              Options
+	obj              slo.Objective
+	precision        slo.Precision // Settings.Precision parsed
+	levels           []float64     // Settings.Rates parsed
+	warmup, cooldown loadgen.Trim
+	limits           loadgen.Limits
+	shard            loadgen.Shard // Settings.Shard; zero when unsharded
+	tls              *tls.Config   // CACert or Insecure; nil for Go's defaults
+	defaultRunID     bool          // RunID was not given: a taken one gets a suffix
+
+	clock      loadgen.Clock
+	target     string
+	mock       *embeddedMock
+	client     *openai.Client
+	model      string
+	tok        *tokenize.Tokenizer
+	lengths    workload.Data // Settings.Data, when lengths come from it
+	work       loadgen.Workload
+	dir        string
+	log        *harness.RecordLog
+	reserve    *results.Reserve // disk space for the outputs, released when they are written
+	runner     *harness.Runner
+	sources    *harness.Sources
+	stabilized *energy.Stabilized
+	started    time.Time
+	host       *machine.Info // the client machine and its RTT to the target
+}
+
+// New checks the settings, reporting every bad one at once as an
+// *InputError, then sets the benchmark up: the tokenizer and the workload
+// (a dataset is read), the built-in mock when no target is given, the
+// client (asking the server its model when none is given), the results
+// folder, the telemetry sources (waiting for GPU power to settle with
+// Settings.Stabilize) and the level runner. Nothing is sent to the target
+// before the settings are checked. Close releases what New started.
+func New(ctx context.Context, s Settings, opt Options) (*Benchmark, error) {
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	b := &Benchmark{s: s, opt: opt}
+	if err := b.parse(); err != nil {
+		return nil, badInput(err)
+	}
+	if err := b.setup(ctx); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// Close stops the built-in mock, if one was started, and gives back the
+// disk space reserved for the outputs. Run calls it; call it when New
+// succeeded and Run is not called.
+func (b *Benchmark) Close() {
+	if b.mock != nil {
+		b.mock.Close()
+		b.mock = nil
+	}
+	_ = b.reserve.Release()
+}
+
+// Settings returns the settings, with the defaults New resolved (run id,
+// level length, API key from the caller).
+func (b *Benchmark) Settings() Settings { return b.s }
+
+// Dir is the run's results folder.
+func (b *Benchmark) Dir() string { return b.dir }
+
+// parse checks and converts the settings, reporting every problem at once.
+func (b *Benchmark) parse() error {
+	s := &b.s
+	var errs []error
+	bad := func(err error) { errs = append(errs, err) }
+	var err error
+	if b.obj, err = slo.Parse(s.SLO); err != nil {
+		bad(fmt.Errorf("--slo: %w", err))
+	}
+	if b.precision, err = slo.ParsePrecision(s.Precision); err != nil {
+		if !strings.ContainsAny(s.Precision, ":_%=") {
+			// A model precision (fp8, bf16) given the old way.
+			bad(fmt.Errorf("--precision %q: --precision sets how precisely each level is measured, e.g. ttft_p99:5%%; for the model's numeric precision (metadata) use --model-precision %s", s.Precision, s.Precision))
+		} else {
+			bad(fmt.Errorf("--precision: %w", err))
+		}
+	}
+	if s.Repeat < 1 {
+		bad(fmt.Errorf("--repeat %d: a level runs at least once; give 1 (the default) or more, e.g. --repeat 3", s.Repeat))
+	}
+	for _, r := range s.Rates {
+		v, perr := strconv.ParseFloat(strings.TrimSpace(r), 64)
+		if perr != nil || !(v > 0) || math.IsInf(v, 0) {
+			bad(fmt.Errorf("--rate %q: want positive numbers, e.g. --rate 1,2,4", r))
+			continue
+		}
+		b.levels = append(b.levels, v)
+	}
+	if b.warmup, err = trim("warmup", s.Warmup); err != nil {
+		bad(err)
+	}
+	if b.cooldown, err = trim("cooldown", s.Cooldown); err != nil {
+		bad(err)
+	}
+	switch s.Profile {
+	case "synchronous", "throughput":
+		if b.isSweep() {
+			bad(fmt.Errorf("--profile %s: a sweep runs sweep (rate grid and knee search), constant, poisson, or concurrent with --rate levels; use `gollm-bench run --profile %s` for one %s level", s.Profile, s.Profile, s.Profile))
+		}
+	case "concurrent", "constant", "poisson":
+		if len(s.Rates) == 0 && !(b.isSweep() && s.Profile != "concurrent") {
+			what := "req/s levels, e.g. --rate 5,10,20"
+			if s.Profile == "concurrent" {
+				what = "concurrency levels, e.g. --rate 8 or --rate 1,2,4,8"
+			}
+			bad(fmt.Errorf("--profile %s needs --rate (%s)", s.Profile, what))
+		}
+	case "sweep":
+		if !b.isSweep() {
+			bad(errors.New("--profile sweep: use `gollm-bench sweep`"))
+		}
+	default:
+		bad(fmt.Errorf("--profile %q: want synchronous, concurrent, throughput, constant, poisson or sweep", s.Profile))
+	}
+	if s.Endpoint != "completions" && s.Endpoint != "chat" {
+		bad(fmt.Errorf("--endpoint %q: want completions or chat", s.Endpoint))
+	}
+	if s.Data != "" && s.SequenceDistribution != "" {
+		bad(errors.New("--data and --sequence-distribution both set lengths: give one"))
+	}
+	var lengths workload.LengthSampler
+	if s.SequenceDistribution != "" {
+		if sd, err := workload.ParseSequenceDistribution(s.SequenceDistribution); err != nil {
+			bad(err)
+		} else {
+			lengths = sd
+		}
+	} else if d, err := workload.ParseData(b.dataSpec()); err != nil {
+		bad(err)
+	} else {
+		lengths = d
+	}
+	if s.Dataset != "" && s.PrefixCache != "" {
+		bad(fmt.Errorf("--prefix-cache %s with --dataset: the dataset's prompts are sent as they are, so their prefix-cache state is the dataset's; drop --prefix-cache, or use --data for synthetic prompts whose prefix sharing gollm-bench controls", s.PrefixCache))
+	}
+	if pc, warmN, err := parsePrefixCache(b.prefixCacheSpec()); err != nil {
+		bad(err)
+	} else if lengths != nil && s.Dataset == "" {
+		// Checked here, with the lengths, so that a warm prefix as long
+		// as the prompts is refused before any request is sent.
+		if err := (workload.SyntheticConfig{Lengths: lengths, PrefixCache: pc, WarmPrefixTokens: warmN}).Validate(); err != nil {
+			bad(err)
+		}
+	}
+	if _, err := parseKV("header", s.Headers); err != nil {
+		bad(err)
+	}
+	if _, err := parseKV("label", s.Labels); err != nil {
+		bad(err)
+	}
+	if err := b.parseShard(); err != nil {
+		bad(err)
+	}
+	if s.RunID != "" && (strings.ContainsAny(s.RunID, `/\`) || s.RunID == "." || s.RunID == "..") {
+		bad(fmt.Errorf("--run-id %q: must be a plain folder name", s.RunID))
+	}
+	for _, fm := range s.Formats {
+		switch fm {
+		case "console", "json", "csv", "html":
+		default:
+			bad(fmt.Errorf("--format %q: want console, json, csv or html", fm))
+		}
+	}
+	errs = append(errs, b.validateFlags()...)
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if n := b.warmup.Requests + b.cooldown.Requests; s.MaxRequests > 0 && n >= s.MaxRequests {
+		return fmt.Errorf("--warmup %s and --cooldown %s exclude %d requests of --max-requests %d: nothing would be measured; lower them or raise --max-requests", s.Warmup, s.Cooldown, n, s.MaxRequests)
+	}
+	if s.Repeat > 1 && s.Shard != "" {
+		return fmt.Errorf("--repeat %d with --shard %s: repeats are pooled within one process; run the repeats as separate distributed runs, or drop one flag", s.Repeat, s.Shard)
+	}
+	if s.MaxSeconds == 0 && s.MaxRequests == 0 {
+		s.MaxSeconds = 30
+		if b.isSweep() && s.Target == "" {
+			s.MaxSeconds = 8 // the demo: a knee within a couple of minutes
+		}
+		if !b.precision.IsZero() && !b.isSweep() {
+			// Levels run to a decision stop when measured well enough;
+			// this is only their bound.
+			s.MaxSeconds = 120
+		}
+	}
+	if s.PrecisionMaxSeconds < 0 || math.IsNaN(s.PrecisionMaxSeconds) || math.IsInf(s.PrecisionMaxSeconds, 0) {
+		return fmt.Errorf("--precision-max-seconds %v: want a positive number of seconds, e.g. 120", s.PrecisionMaxSeconds)
+	}
+	if s.PrecisionMaxSeconds > 0 && b.precision.IsZero() {
+		return fmt.Errorf("--precision-max-seconds %v without --precision: it bounds the levels --precision runs to a decision; give --precision too, or drop it", s.PrecisionMaxSeconds)
+	}
+	if b.isSweep() && !b.precision.IsZero() && s.PrecisionMaxSeconds == 0 {
+		s.PrecisionMaxSeconds = 10 * s.MaxSeconds
+		if s.MaxSeconds == 0 {
+			s.PrecisionMaxSeconds = 300
+		}
+	}
+	b.limits = loadgen.Limits{
+		MaxDuration:      time.Duration(s.MaxSeconds * float64(time.Second)),
+		MaxRequests:      s.MaxRequests,
+		MaxErrors:        s.MaxErrors,
+		UnreachableAfter: s.UnreachableAfter,
+	}
+	if err := b.validateBuilt(); err != nil {
+		return err
+	}
+	if s.RunID == "" {
+		s.RunID = time.Now().UTC().Format("20060102T150405Z")
+		b.defaultRunID = true
+	}
+	return nil
+}
+
+// dataSpec is Settings.Data, or its default.
+func (b *Benchmark) dataSpec() string { return cmp.Or(b.s.Data, DefaultData) }
+
+// prefixCacheSpec is Settings.PrefixCache, or its default, cold.
+func (b *Benchmark) prefixCacheSpec() string {
+	return cmp.Or(b.s.PrefixCache, string(workload.PrefixCold))
+}
+
+// isSweep reports whether the benchmark searches for the knee.
+func (b *Benchmark) isSweep() bool { return b.s.Command == CommandSweep }
+
+func trim(flag, s string) (loadgen.Trim, error) {
+	t, err := loadgen.ParseTrim(s)
+	if err != nil {
+		return t, fmt.Errorf("--%s %w", flag, err)
+	}
+	return t, nil
+}
+
+// setup starts the target (or the mock), the client, the tokenizer, the
+// workload, the results folder and the level runner.
+func (b *Benchmark) setup(ctx context.Context) error {
+	s := &b.s
+	b.started = time.Now()
+	b.clock = loadgen.NewClock(b.started)
+	b.target = s.Target
+	if s.Tokenizer != "" {
+		tok, err := tokenize.Load(s.Tokenizer)
+		if err != nil {
+			return badInput(fmt.Errorf("--tokenizer: %w", err))
+		}
+		b.tok = tok
+	}
+	// The workload (a --dataset is read here) is checked before the
+	// client sends anything, even GET /v1/models.
+	if err := b.newWorkload(); err != nil {
+		return badInput(err)
+	}
+	if s.Insecure {
+		fmt.Fprintln(b.opt.Log, "*** --insecure: the server's TLS certificate is NOT verified; anyone on the path can read and alter the traffic. run.json and the scorecard record it. ***")
+	}
+	if b.target == "" {
+		m, err := startEmbeddedMock(ctx, s.MockPreset, b.tok)
+		if err != nil {
+			return err
+		}
+		b.mock = m
+		b.target = m.URL
+		fmt.Fprintf(b.opt.Log, "*** no --target given: measuring the BUILT-IN MOCK server (preset %q) at %s ***\n*** these figures describe the simulator, not a real inference server ***\n", s.MockPreset, m.URL)
+		if s.MaxLag == 0 {
+			// The mock shares this process's cores with the client, so
+			// its own work shows up as scheduling lag.
+			s.MaxLag = 20 * time.Millisecond
+			fmt.Fprintln(b.opt.Log, "*** demo: --max-lag raised to 20ms: the in-process mock shares the client's CPU (a real target keeps the default, 5 % of the tightest SLO latency) ***")
+		}
+	}
+	if err := b.newClient(ctx); err != nil {
+		return err
+	}
+	if err := b.describeHost(ctx); err != nil {
+		return err
+	}
+	dir, err := b.createDir()
+	if err != nil {
+		return badInput(err)
+	}
+	b.dir = dir
+	// Space for run.json and the scorecard, should the records fill the
+	// disk. A disk too full for it is refused before anything is sent.
+	free, ferr := b.folder().FileSystem().FreeSpace(dir)
+	if b.reserve, err = b.folder().Reserve(reserveSize(free, ferr)); err != nil {
+		return fmt.Errorf("%w: free some space, or choose another --output-dir", err)
+	}
+	name := results.RequestsJSONL
+	if s.Gzip {
+		name = results.RequestsJSONLGz
+	}
+	if b.log, err = harness.CreateRecordLogIn(b.folder(), name, s.Gzip); err != nil {
+		return err
+	}
+	if b.sources, err = b.telemetry(ctx); err != nil {
+		return err
+	}
+	maxLag := s.MaxLag
+	if maxLag == 0 {
+		maxLag = b.obj.MaxLag()
+	}
+	b.runner, err = harness.New(harness.Config{
+		Requester: b.client,
+		Workload:  b.work,
+		Clock:     b.clock,
+		Limits:    b.limits,
+		Warmup:    b.warmup,
+		Cooldown:  b.cooldown,
+		Objective: b.obj,
+		Precision: b.precision,
+		DecideLimits: loadgen.Limits{
+			MaxDuration: time.Duration(s.PrecisionMaxSeconds * float64(time.Second)),
+			MaxErrors:   b.limits.MaxErrors, UnreachableAfter: b.limits.UnreachableAfter,
+		},
+		Repeat:      s.Repeat,
+		MaxLag:      maxLag,
+		Drain:       s.DrainTimeout,
+		Log:         b.log,
+		Telemetry:   b.sources,
+		Progress:    b.opt.Progress,
+		Shard:       b.shard,
+		SettleProbe: true,
+	})
+	return err
+}
+
+// describeHost records the client machine and its TCP connect time to the
+// target (the median of 5 probes), before the first level.
+func (b *Benchmark) describeHost(ctx context.Context) error {
+	host := machine.Describe()
+	if addr, err := machine.Addr(b.target); err == nil {
+		rtt, err := machine.ProbeRTT(ctx, addr, 5)
+		if err != nil {
+			return err
+		}
+		host.TargetRTT = &rtt
+	}
+	b.host = &host
+	return nil
+}
+
+func (b *Benchmark) newClient(ctx context.Context) error {
+	s := &b.s
+	endpoint, err := openai.ParseEndpoint(s.Endpoint)
+	if err != nil {
+		return badInput(err)
+	}
+	opts := []openai.Option{
+		openai.WithEndpoint(endpoint),
+		openai.WithStream(!s.NoStream),
+		openai.WithIgnoreEOS(!s.NoIgnoreEOS),
+		openai.WithTemperature(s.Temperature),
+		openai.WithRequestTimeout(s.RequestTimeout),
+		openai.WithIdleTimeout(s.IdleTimeout),
+		openai.WithMaxConcurrency(b.maxInFlight()),
+	}
+	if s.MinTokens > 0 {
+		opts = append(opts, openai.WithMinTokens(s.MinTokens))
+	}
+	if s.APIKey != "" {
+		opts = append(opts, openai.WithAPIKey(s.APIKey))
+	}
+	headers, _ := parseKV("header", s.Headers)
+	for k, v := range headers {
+		opts = append(opts, openai.WithHeader(k, v))
+	}
+	if s.ExtraBody != "" {
+		opts = append(opts, openai.WithExtraBody(s.ExtraBody))
+	}
+	if b.tok != nil {
+		opts = append(opts, openai.WithTokenCounter(b.tok.Count))
+	}
+	if b.tls != nil {
+		opts = append(opts, openai.WithTLSConfig(b.tls))
+	}
+	b.model = s.Model
+	if b.model == "" {
+		probe, err := openai.New(b.target, opts...)
+		if err != nil {
+			return badInput(err)
+		}
+		mctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		models, err := probe.Models(mctx)
+		cancel()
+		if err != nil {
+			return modelLookupError(b.target, err)
+		}
+		b.model = models[0]
+	}
+	c, err := openai.New(b.target, append(opts, openai.WithModel(b.model))...)
+	if err != nil {
+		return badInput(err)
+	}
+	b.client = c
+	return nil
+}
+
+// maxInFlight is the most requests the run can have in flight, which sizes
+// the connection pool so that it never caps concurrency.
+func (b *Benchmark) maxInFlight() int {
+	n := loadgen.DefaultThroughputConcurrency
+	for _, l := range b.levels {
+		if b.s.Profile == "concurrent" || b.s.Profile == "throughput" {
+			n = max(n, int(l))
+		}
+	}
+	if b.s.MaxConcurrency > 0 {
+		n = max(n, b.s.MaxConcurrency)
+	}
+	return n
+}
+
+func (b *Benchmark) newWorkload() error {
+	s := &b.s
+	var lengths workload.LengthSampler
+	var defaultOSL int
+	switch {
+	case s.SequenceDistribution != "":
+		sd, err := workload.ParseSequenceDistribution(s.SequenceDistribution)
+		if err != nil {
+			return err
+		}
+		lengths, defaultOSL = sd, sd.Entries[0].OSL
+	default:
+		d, err := workload.ParseData(b.dataSpec())
+		if err != nil {
+			return err
+		}
+		lengths, defaultOSL = d, d.OutputTokens
+		b.lengths = d
+	}
+	var tok workload.Tokenizer
+	if b.tok != nil {
+		tok = b.tok
+	}
+	if s.Dataset != "" {
+		entries, err := workload.ReadDatasetFile(s.Dataset)
+		if err != nil {
+			var de *workload.DatasetError
+			if errors.As(err, &de) {
+				err = fmt.Errorf("--dataset: %w", err)
+			}
+			return err
+		}
+		w, err := workload.NewDataset(entries, defaultOSL, tok)
+		if err != nil {
+			return err
+		}
+		b.work = w
+		return nil
+	}
+	pc, warmN, err := parsePrefixCache(b.prefixCacheSpec())
+	if err != nil {
+		return err
+	}
+	w, err := workload.NewSynthetic(workload.SyntheticConfig{
+		Lengths: lengths, Seed: s.Seed, Nonce: s.RunID, Tokenizer: tok,
+		PrefixCache: pc, WarmPrefixTokens: warmN,
+	})
+	if err != nil {
+		return err
+	}
+	b.work = w
+	return nil
+}
+
+// parsePrefixCache parses --prefix-cache cold | warm:N.
+// prefixCacheState is the prefix-cache state the run declares: the
+// --prefix-cache value for synthetic prompts, "dataset" for a --dataset's
+// prompts, which gollm-bench sends unchanged and so does not control.
+func (b *Benchmark) prefixCacheState() string {
+	if b.s.Dataset != "" {
+		return "dataset"
+	}
+	return b.prefixCacheSpec()
+}
+
+func parsePrefixCache(s string) (workload.PrefixCache, int, error) {
+	mode, n, hasN := strings.Cut(s, ":")
+	switch workload.PrefixCache(mode) {
+	case workload.PrefixCold:
+		if hasN {
+			return "", 0, fmt.Errorf("--prefix-cache %q: cold takes no length", s)
+		}
+		return workload.PrefixCold, 0, nil
+	case workload.PrefixWarm:
+		v, err := strconv.Atoi(n)
+		if !hasN || err != nil || v < 1 {
+			return "", 0, fmt.Errorf("--prefix-cache %q: warm needs the shared prefix length in tokens, e.g. warm:256", s)
+		}
+		return workload.PrefixWarm, v, nil
+	}
+	return "", 0, fmt.Errorf("--prefix-cache %q: want cold or warm:N", s)
+}
+
+// profiles returns the levels of a `run`.
+func (b *Benchmark) profiles() []loadgen.Profile {
+	s := &b.s
+	base := loadgen.Profile{Mode: loadgen.Mode(s.Profile), MaxConcurrency: s.MaxConcurrency, Seed: s.Seed}
+	switch base.Mode {
+	case loadgen.ModeSynchronous:
+		base.Concurrency = 1
+		return []loadgen.Profile{base}
+	case loadgen.ModeThroughput:
+		if len(b.levels) == 0 {
+			return []loadgen.Profile{base}
+		}
+	}
+	var out []loadgen.Profile
+	for i, l := range b.levels {
+		p := base
+		switch p.Mode {
+		case loadgen.ModeConcurrent:
+			p.Concurrency = int(l)
+		case loadgen.ModeThroughput:
+			p.MaxConcurrency = int(l)
+		default:
+			p.Rate = l
+			p.Seed = s.Seed + uint64(i)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// reserveSize is the disk space, bytes, set aside for a run's outputs
+// (results.Folder.Reserve): a quarter of the space free, between 16 KiB
+// and 256 KiB (run.json takes about 15 KiB a level, scorecard.json 2 KiB).
+func reserveSize(free int64, err error) int64 {
+	const lo, hi = 16 << 10, 256 << 10
+	if err != nil {
+		return hi
+	}
+	return min(max(free/4, lo), hi)
+}
+
+// interruptedBy says what cancelled ctx: "interrupted by SIGHUP (hangup)"
+// after a signal, "interrupted" when the cause is not known.
+func interruptedBy(ctx context.Context) string {
+	if c := context.Cause(ctx); c != nil && c != ctx.Err() {
+		return "interrupted by " + c.Error()
+	}
+	return "interrupted"
+}
+
+// folder is the run's results folder.
+func (b *Benchmark) folder() results.Folder { return results.Folder{Path: b.dir, FS: b.opt.FS} }
+
+// Outcome is what Run did.
+type Outcome struct {
+	// Run is run.json as written.
+	Run results.Run
+	// Scorecard is scorecard.json as written.
+	Scorecard scorecard.Scorecard
+	// Dir is the results folder.
+	Dir string
+	// Code is the exit code a CLI gives the outcome (package exitcode):
+	// OK, SLOFailed, Partial, Undecided, or Failure with Run's error.
+	Code int
+}
+
+// Run runs the levels (or the sweep), then writes every output, even
+// after an interruption or a failure, and closes the benchmark. Its error
+// is a runtime failure (Outcome.Code exitcode.Failure): a failed write
+// (naming the file, the space left, and what was kept), no request
+// succeeded at any level, or the runner's error; an interruption (ctx
+// cancelled) is not an error but Code exitcode.Partial, with the partial
+// results written and marked.
+func (b *Benchmark) Run(ctx context.Context) (Outcome, error) {
+	defer b.Close()
+	var res sweep.Result
+	var runErr error
+	if b.isSweep() {
+		res, runErr = sweep.Run(ctx, b.plan(), b.runner)
+	} else {
+		res, runErr = b.runLevels(ctx)
+	}
+	var writeErr *results.WriteError
+	failedWrite := errors.As(runErr, &writeErr)
+	if ctx.Err() != nil || failedWrite {
+		res.Partial = true
+	}
+	if failedWrite {
+		res.Warnings = append(res.Warnings, metrics.Warning{Code: results.WarnWriteFailed, Level: -1, Message: writeFailedWarning(writeErr, b.log.Records())})
+	}
+	run := b.result(res)
+	switch {
+	case failedWrite:
+		run.PartialReason = "stopped by a failed write: " + writeErr.Error()
+	case ctx.Err() != nil:
+		run.PartialReason = interruptedBy(ctx)
+	}
+	if !b.shard.IsZero() {
+		run.Config.Shard = b.shard.String()
+	}
+	out := Outcome{Dir: b.dir, Code: exitcode.Failure}
+	var outErr error
+	out.Run, out.Scorecard, outErr = b.writeOutputs(ctx, run)
+	if failedWrite || errors.As(outErr, &writeErr) {
+		return out, b.writeFailure(writeErr, failedWrite, outErr)
+	}
+	failures := tallyFailures(b.runner.Levels())
+	b.printUnreachable(res)
+	// The hint goes on the summary unless the final error carries it.
+	lastWord := outErr == nil && !res.Partial && runErr == nil && failures.noSuccess(b.target) != nil
+	failures.print(b.opt.Log, b.target, !lastWord)
+	switch {
+	case outErr != nil:
+		return out, errors.Join(runErr, outErr)
+	case res.Partial:
+		fmt.Fprintf(b.opt.Log, "%s: partial results kept in %s\n", interruptedBy(ctx), b.dir)
+		out.Code = exitcode.Partial
+		return out, nil
+	case runErr != nil:
+		return out, fmt.Errorf("%w (results so far are in %s)", runErr, b.dir)
+	}
+	fmt.Fprintf(b.opt.Log, "results: %s\n", b.dir)
+	if err := failures.noSuccess(b.target); err != nil {
+		return out, err // a dead or refusing server is a runtime failure, not an SLO verdict
+	}
+	out.Code = res.ExitCode()
+	if out.Code == exitcode.SLOFailed && !b.shard.IsZero() {
+		// A shard sees only its share of the load; the verdict that
+		// counts is the merged one (merge exits 3 if it fails). A healthy
+		// shard must not fail its Kubernetes Job.
+		fmt.Fprintf(b.opt.Log, "shard %s: this shard's share missed the SLO; the verdict that counts is the merged one (gollm-bench merge)\n", b.shard)
+		out.Code = exitcode.OK
+	}
+	return out, nil
+}
+
+func (b *Benchmark) plan() sweep.Plan {
+	s := &b.s
+	p := sweep.Plan{
+		Kind:           sweep.KindRate,
+		RateMode:       loadgen.ModeConstant,
+		N:              s.GridLevels,
+		MaxConcurrency: s.MaxConcurrency,
+		Seed:           s.Seed,
+		Objective:      b.obj,
+		KneeTolerance:  s.KneeTolerance,
+		MaxLevels:      s.MaxLevels,
+		EarlyStop:      s.EarlyStop,
+		Decide:         !b.precision.IsZero(),
+	}
+	switch s.Profile {
+	case "poisson":
+		p.RateMode = loadgen.ModePoisson
+	case "concurrent":
+		p.Kind = sweep.KindConcurrency
+	}
+	if len(b.levels) > 0 {
+		p.Rates = b.levels
+		p.N = 0
+	}
+	return p
+}
+
+// runLevels runs the `run` command's levels in order, each judged
+// against the SLO, with no knee search (sweep.KindLevels).
+func (b *Benchmark) runLevels(ctx context.Context) (sweep.Result, error) {
+	return sweep.Run(ctx, sweep.Plan{Kind: sweep.KindLevels, Levels: b.profiles(), Objective: b.obj, Decide: !b.precision.IsZero()}, b.runner)
+}
+
+// result assembles run.json.
+func (b *Benchmark) result(res sweep.Result) results.Run {
+	s := &b.s
+	res.Warnings = append(res.Warnings, b.islWarnings(res)...)
+	res.Warnings = append(res.Warnings, b.opt.Notes...)
+	redactWarnings(&res)
+	labels, _ := parseKV("label", s.Labels)
+	run := results.Run{
+		SchemaVersion: results.SchemaVersion,
+		RunID:         s.RunID,
+		Tool:          b.opt.Tool,
+		Command:       redact.Args(b.opt.Args),
+		StartedAt:     b.started,
+		FinishedAt:    time.Now(),
+		Partial:       res.Partial,
+		Result:        res,
+		Config: results.Config{
+			Command: string(s.Command), Target: redact.URL(b.target), Endpoint: s.Endpoint, Model: b.model,
+			Stream: !s.NoStream, IgnoreEOS: !s.NoIgnoreEOS, Profile: s.Profile, Rates: b.levels,
+			MaxConcurrency: s.MaxConcurrency, Seed: s.Seed, Data: b.dataSpec(), SequenceDistribution: s.SequenceDistribution,
+			Dataset: s.Dataset, PrefixCache: b.prefixCacheState(), Warmup: b.warmup.String(), Cooldown: b.cooldown.String(),
+			MaxSeconds: s.MaxSeconds, MaxRequests: s.MaxRequests, MaxErrors: s.MaxErrors,
+			RequestTimeoutS: s.RequestTimeout.Seconds(), IdleTimeoutS: s.IdleTimeout.Seconds(),
+			MaxLagMs: msOf(b.runnerMaxLag()), SLO: b.obj.String(), Precision: b.precision.String(), PrecisionMaxS: s.PrecisionMaxSeconds, Repeat: s.Repeat,
+			Energy: redact.URLs(s.Energy), Labels: labels,
+			UnreachableAfter: s.UnreachableAfter, CACert: s.CACert, Insecure: s.Insecure, Like: s.Like,
+		},
+	}
+	if s.SequenceDistribution != "" {
+		run.Config.Data = ""
+	}
+	if b.mock != nil {
+		run.Config.MockPreset = s.MockPreset
+	}
+	if b.tok != nil {
+		run.Config.Tokenizer, run.Config.TokenizerSHA256 = b.tok.Path(), b.tok.SHA256()
+		run.Config.ISLMeaning = "prompt tokens counted with the served tokenizer, without any chat template"
+	} else {
+		run.Config.ISLMeaning = "the server's usage.prompt_tokens (no --tokenizer given)"
+	}
+	for _, lv := range b.runner.Levels() {
+		tl := lv.Timeline
+		tl.Repeat = lv.Repeat
+		run.Timelines = append(run.Timelines, tl)
+		if r, ok := lv.Telemetry.(*harness.LevelReading); ok && r != nil && (r.Energy != nil || r.Engine != nil) {
+			run.Telemetry = append(run.Telemetry, results.LevelTelemetry{Level: lv.Result.Level, Repeat: lv.Repeat, Energy: r.Energy, Engine: r.Engine})
+		}
+	}
+	return run
+}
+
+func (b *Benchmark) runnerMaxLag() time.Duration {
+	if b.s.MaxLag > 0 {
+		return b.s.MaxLag
+	}
+	return b.obj.MaxLag()
+}
+
+func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// writeOutputs writes run.json and the scorecard, closes the records log,
+// and writes the formats asked for. Every output is attempted; errors are
+// joined. The order matters when the disk is full: the reserve is given
+// back first; then come run.json, which every other command reads, the
+// scorecard, the records still in memory after a failed write, and last
+// levels.csv and report.html, which `gollm-bench report` can render again
+// from run.json. Each file is written whole or not at all.
+func (b *Benchmark) writeOutputs(ctx context.Context, run results.Run) (results.Run, scorecard.Scorecard, error) {
+	errs := []error{b.reserve.Release()}
+	if b.sources != nil && b.sources.Meter != nil {
+		errs = append(errs, b.sources.Meter.Close())
+	}
+	run = b.withScorecardInputs(ctx, run)
+	sc := run.Scorecard()
+	run.Metadata = sc.Metadata
+	dir := b.folder()
+	errs = append(errs, dir.WriteRun(run), writeScorecard(dir, sc), b.log.Close())
+	formats := slices.DeleteFunc(slices.Clone(b.s.Formats), func(f string) bool { return f == "json" })
+	errs = append(errs, report.WriteFormats(b.opt.Stdout, dir, run, formats))
+	if sc.Status == scorecard.StatusAnecdote {
+		fmt.Fprintf(b.opt.Log, "scorecard: anecdote, missing %s (give them as flags to make it auditable)\n", strings.Join(sc.Missing, ", "))
+	} else {
+		fmt.Fprintf(b.opt.Log, "scorecard: %s\n", sc.Status)
+	}
+	return run, sc, errors.Join(errs...)
+}
+
+// writeFailure is the error of a run that a failed write (a full disk)
+// stopped, or whose outputs did not all fit: exit 1, not 4 (which says
+// the user stopped the run). It names the file, the space left, what was
+// written, and where the records are.
+func (b *Benchmark) writeFailure(first *results.WriteError, duringRun bool, outErr error) error {
+	var msg strings.Builder
+	fmt.Fprintf(&msg, "%v", first)
+	if duringRun {
+		msg.WriteString("\nthe run stopped there and sent no new request; its results are partial (run.json says so, with the reason)")
+	}
+	var errs []error
+	if j, ok := outErr.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else if outErr != nil {
+		errs = []error{outErr}
+	}
+	for _, err := range errs {
+		var we *results.WriteError
+		if err != nil && !(errors.As(err, &we) && we == first) {
+			fmt.Fprintf(&msg, "\n%v", err)
+		}
+	}
+	var written []string
+	for _, name := range []string{results.RunJSON, results.ScorecardJSON, results.LevelsCSV, results.ReportHTML} {
+		if _, err := os.Stat(filepath.Join(b.dir, name)); err == nil {
+			written = append(written, name)
+		}
+	}
+	fmt.Fprintf(&msg, "\nwritten in %s: %s", b.dir, strings.Join(written, ", "))
+	if !slices.Contains(written, results.RunJSON) {
+		msg.WriteString(" (no run.json: nothing more fitted)")
+	} else if len(written) < 4 {
+		fmt.Fprintf(&msg, " (once there is space, `gollm-bench report %s` renders the others again from run.json)", b.dir)
+	}
+	fmt.Fprintf(&msg, "\nrecords: %s", b.log.Records())
+	return errors.New(msg.String())
+}
+
+// writeFailedWarning is run.json's account of a write failure: which
+// file, the space left, and where the records of the run are.
+func writeFailedWarning(err *results.WriteError, recs harness.Records) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v: the run stopped there. %s holds the whole levels before it", err, filepath.Base(recs.Path))
+	for _, k := range recs.Kept {
+		fmt.Fprintf(&b, "; level %d's records are in %s, those that fitted on the disk (written before its window was known, they carry in_window false: the window is in this file)", k.Level, filepath.Base(k.Path))
+	}
+	b.WriteString("; every request sent is counted in its level's summary here, written or not")
+	return b.String()
+}
+
+// islWarnings says when prompts sized without the served tokenizer missed
+// the requested ISL by more than 10 % in the server's count: without
+// --tokenizer, synthetic prompts are cut in words, and a server counts
+// tokens.
+func (b *Benchmark) islWarnings(res sweep.Result) []metrics.Warning {
+	want := b.lengths.PromptTokens
+	if b.tok != nil || want == 0 || b.s.Dataset != "" || b.s.SequenceDistribution != "" {
+		return nil
+	}
+	for _, lv := range res.Levels {
+		got := lv.Summary.PromptTokens.Mean
+		if lv.Summary.PromptTokens.Count == 0 || math.Abs(got-float64(want)) <= 0.1*float64(want) {
+			continue
+		}
+		return []metrics.Warning{{Code: workload.WarnISLNotExact, Level: -1, Message: fmt.Sprintf(
+			"the server counted a mean ISL of %.0f tokens for a requested %d: without --tokenizer, prompts are sized in words; give the served model's tokenizer for an exact ISL",
+			got, want)}}
+	}
+	return nil
+}
+
+// printUnreachable says on stderr which levels stopped because their first
+// requests all failed to connect (the warnings of --unreachable-after).
+func (b *Benchmark) printUnreachable(res sweep.Result) {
+	for _, lv := range res.Levels {
+		for _, w := range lv.Summary.Warnings {
+			if w.Code == harness.WarnUnreachable {
+				fmt.Fprintf(b.opt.Log, "warning: %s\n", redact.URLs(w.Message))
+			}
+		}
+	}
+}
+
+// redactWarnings redacts the URLs that warnings quote (a telemetry source
+// that failed, say), since run.json and the report show them.
+func redactWarnings(res *sweep.Result) {
+	for i := range res.Warnings {
+		res.Warnings[i].Message = redact.URLs(res.Warnings[i].Message)
+	}
+	for i := range res.Levels {
+		ws := res.Levels[i].Summary.Warnings
+		for j := range ws {
+			ws[j].Message = redact.URLs(ws[j].Message)
+		}
+	}
+}

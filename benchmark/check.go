@@ -1,0 +1,234 @@
+package benchmark
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/gollm-bench/gollm-bench/cost"
+	"github.com/gollm-bench/gollm-bench/energy"
+	"github.com/gollm-bench/gollm-bench/internal/fieldname"
+	"github.com/gollm-bench/gollm-bench/internal/redact"
+	"github.com/gollm-bench/gollm-bench/openai"
+)
+
+// The checks of `run` and `sweep` flags, in two stages, both run by parse
+// before anything is sent or created: validateFlags checks each value and
+// combination of flags, and validateBuilt passes what the flags build
+// (level limits, profiles, the sweep plan) to the library's own Validate.
+// Every message names the flag and says how to fix the value; none quotes
+// a secret (a header's value, a URL's credentials).
+
+// validateFlags checks the flags parse does not convert. It reads the file
+// --ca-cert names (and keeps the TLS configuration built from it), and no
+// network.
+func (b *Benchmark) validateFlags() []error {
+	s := &b.s
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+	// Numbers in range.
+	for _, c := range []struct {
+		bad bool
+		msg string
+	}{
+		{!finite(s.MaxSeconds) || s.MaxSeconds < 0, fmt.Sprintf("--max-seconds %v: want a level length in seconds, e.g. 30 (0: 30 unless --max-requests is given)", s.MaxSeconds)},
+		{s.MaxRequests < 0, fmt.Sprintf("--max-requests %d: want a number of requests per level, e.g. 1000 (0: no limit)", s.MaxRequests)},
+		{s.MaxErrors < 0, fmt.Sprintf("--max-errors %d: want a number of failed requests, e.g. 50 (0: never stop on errors)", s.MaxErrors)},
+		{s.UnreachableAfter < 0, fmt.Sprintf("--unreachable-after %d: want a number of requests, e.g. %d (0: never stop)", s.UnreachableAfter, DefaultUnreachableAfter)},
+		{!finite(s.Temperature) || s.Temperature < 0, fmt.Sprintf("--temperature %v: want a number >= 0, e.g. 0 or 0.7", s.Temperature)},
+		{s.MinTokens < 0, fmt.Sprintf("--min-tokens %d: want 0 (not sent) or a positive number of tokens", s.MinTokens)},
+		{s.MaxConcurrency < 0, fmt.Sprintf("--max-concurrency %d: want 0 for no cap, or a positive number of requests in flight", s.MaxConcurrency)},
+		{s.RequestTimeout < 0, fmt.Sprintf("--request-timeout %v: want a duration, e.g. 5m, or 0 for none", s.RequestTimeout)},
+		{s.IdleTimeout < 0, fmt.Sprintf("--idle-timeout %v: want a duration, e.g. 60s, or 0 for none", s.IdleTimeout)},
+		{s.DrainTimeout < 0, fmt.Sprintf("--drain-timeout %v: want a duration, e.g. 30s, or 0 to cut requests off at the level's end", s.DrainTimeout)},
+		{s.MaxLag < 0, fmt.Sprintf("--max-lag %v: want a duration, e.g. 20ms, or 0 for the default (5 %% of the tightest SLO latency)", s.MaxLag)},
+		{s.PUE != 0 && (!finite(s.PUE) || s.PUE < 1), fmt.Sprintf("--pue %v: a PUE is facility power over IT power, so at least 1, e.g. 1.4; leave it out when unknown", s.PUE)},
+		{!finite(s.GPUCostEURh) || s.GPUCostEURh < 0, fmt.Sprintf("--gpu-cost-eur-h %v: want a cost >= 0 in EUR per hour, e.g. 2.5", s.GPUCostEURh)},
+		{!finite(s.GridGCO2KWh) || s.GridGCO2KWh < 0, fmt.Sprintf("--grid-gco2-kwh %v: want a carbon intensity >= 0 in gCO2 per kWh, e.g. 350", s.GridGCO2KWh)},
+		{!finite(s.IdleBaselineW) || s.IdleBaselineW < 0, fmt.Sprintf("--idle-baseline-w %v: want a power >= 0 in W, e.g. 60", s.IdleBaselineW)},
+	} {
+		if c.bad {
+			errs = append(errs, errors.New(c.msg))
+		}
+	}
+	if b.isSweep() {
+		if s.GridLevels < 2 {
+			bad("--levels %d: a rate sweep needs at least 2 levels (synchronous and throughput), e.g. --levels 10", s.GridLevels)
+		}
+		if !(s.KneeTolerance > 0 && s.KneeTolerance < 1) {
+			bad("--knee-tolerance %v: want a fraction in (0, 1) of the knee's load, e.g. 0.05 (5 %%)", s.KneeTolerance)
+		}
+		if s.MaxLevels < 0 {
+			bad("--max-levels %d: want 0 for the default budget (the grid plus the bisection) or a positive number of levels", s.MaxLevels)
+		}
+	}
+
+	// Levels: --rate means a concurrency in closed loop, a rate in open
+	// loop, and nothing for synchronous.
+	switch s.Profile {
+	case "synchronous":
+		if len(s.Rates) > 0 {
+			bad("--rate %s with --profile synchronous: synchronous runs one request at a time and takes no rate; drop --rate, or use --profile concurrent --rate N (N in flight) or --profile constant --rate R (R req/s)", strings.Join(s.Rates, ","))
+		}
+	case "concurrent", "throughput":
+		what := "requests in flight"
+		if s.Profile == "throughput" {
+			what = "requests in flight at most"
+		}
+		for _, r := range s.Rates {
+			v, err := strconv.ParseFloat(strings.TrimSpace(r), 64)
+			if err != nil || !(v > 0) || math.IsInf(v, 0) {
+				continue // parse reports it
+			}
+			if v != math.Trunc(v) || v > math.MaxInt32 {
+				bad("--rate %q with --profile %s: a concurrency is a whole number of %s, e.g. --rate 1,2,4; for a request rate use --profile constant", r, s.Profile, what)
+			}
+		}
+	}
+
+	// Requests.
+	for _, kv := range s.Headers {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			continue // parseKV reports it
+		}
+		if err := openai.CheckHeader(strings.TrimSpace(k), v); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if s.Target != "" {
+		if err := openai.CheckBaseURL(s.Target); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if tc, err := s.tlsConfig(); err != nil {
+		errs = append(errs, err)
+	} else {
+		b.tls = tc
+	}
+
+	// SLO.
+	if err := b.obj.Validate(); err != nil {
+		bad("--slo: %w", err)
+	}
+	if s.NoStream {
+		for _, t := range b.obj.Terms {
+			if t.Metric.Streamed() {
+				bad("--no-stream with --slo term %s: %s is not measured without streaming (no first-token or chunk times); drop the term (e2e, error_rate and output_tps are measured), or drop --no-stream", t.Name(), t.Name())
+			}
+		}
+	}
+
+	// Telemetry and cost.
+	if m := s.EngineMetrics; m != "" && m != "target" {
+		if u, err := url.Parse(m); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("--engine-metrics %q: want 'target' (the /metrics of --target) or an http(s) URL, e.g. http://127.0.0.1:8000/metrics", redact.URLs(m))
+		}
+	}
+	switch {
+	case s.OpenCost != "":
+		if _, err := cost.NewOpenCost(s.OpenCost); err != nil {
+			errs = append(errs, errors.New(redact.URLs(err.Error())))
+		}
+		if s.OpenCostNamespace == "" {
+			bad("--opencost %s needs --opencost-namespace NS, the namespace whose OpenCost allocation is the deployment's cost", redact.URLs(s.OpenCost))
+		}
+	case s.OpenCostNamespace != "":
+		bad("--opencost-namespace %s has no effect without --opencost URL: give both, or neither", s.OpenCostNamespace)
+	}
+	if s.EnergyFilter != "" {
+		if _, err := energy.ParseFilter(s.EnergyFilter); err != nil {
+			bad("--energy-filter: %w", err)
+		}
+	}
+	if s.Stabilize != "" {
+		if _, err := parseStabilize(s.Stabilize); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// validateBuilt hands what the flags build to the library's Validate: the
+// level limits (the warmup and cooldown must leave a window), each level's
+// profile (`run`) or the sweep plan. Their messages name the flags.
+func (b *Benchmark) validateBuilt() error {
+	errs := []error{b.limits.WithTrims(b.warmup, b.cooldown).Validate()}
+	if b.isSweep() {
+		errs = append(errs, fieldname.Apply(b.plan().Validate(), planFields...))
+	} else {
+		for _, p := range b.profiles() {
+			errs = append(errs, p.Validate())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// planFields maps the sweep.Plan fields its Validate names to the
+// settings that set them.
+var planFields = []fieldname.Name{
+	{Field: "Plan.N =", Caller: "--levels"},
+	{Field: "Plan.Rates", Caller: "--rate"},
+	{Field: "Plan.MaxConcurrency", Caller: "--max-concurrency"},
+	{Field: "Plan.KneeTolerance", Caller: "--knee-tolerance"},
+	{Field: "Plan.MaxLevels", Caller: "--max-levels"},
+	{Field: "Plan.EarlyStopFactor", Caller: "--early-stop"},
+}
+
+// tlsConfig builds the TLS configuration of --ca-cert and --insecure (nil
+// when neither is given: Go's defaults, the system's roots).
+func (s *Settings) tlsConfig() (*tls.Config, error) {
+	switch {
+	case s.Insecure && s.CACert != "":
+		return nil, errors.New("--insecure and --ca-cert both say how to trust the server: give --ca-cert FILE to verify its certificate against a private CA, or --insecure to skip verification, not both")
+	case s.Insecure:
+		// The user asked for it, loudly (see newClient); the run records it.
+		return &tls.Config{InsecureSkipVerify: true}, nil //nolint:gosec // --insecure
+	case s.CACert == "":
+		return nil, nil
+	}
+	data, err := os.ReadFile(s.CACert)
+	if err != nil {
+		return nil, fmt.Errorf("--ca-cert: %w", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil || pool == nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(data) {
+		return nil, fmt.Errorf("--ca-cert %s: holds no PEM certificate: want the CA's certificate in PEM (a block starting -----BEGIN CERTIFICATE-----)", s.CACert)
+	}
+	return &tls.Config{RootCAs: pool}, nil
+}
+
+// parseKV parses repeatable K=V flags. A bad --header is not quoted, since
+// it may hold a secret ("Authorization: Bearer ...").
+func parseKV(flag string, kvs []string) (map[string]string, error) {
+	out := map[string]string{}
+	var errs []error
+	for i, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			switch {
+			case flag != "header":
+				errs = append(errs, fmt.Errorf("--%s %q: want KEY=VALUE", flag, kv))
+			case strings.Contains(kv, ":"):
+				name, _, _ := strings.Cut(kv, ":")
+				errs = append(errs, fmt.Errorf("--header %q (value not shown): want NAME=VALUE, with '=' where curl has ':', e.g. --header '%s=...'", strings.TrimSpace(name)+": ...", strings.TrimSpace(name)))
+			default:
+				errs = append(errs, fmt.Errorf("--header number %d (not shown, it may be a secret): want NAME=VALUE, e.g. --header 'X-Tenant=a'", i+1))
+			}
+			continue
+		}
+		out[strings.TrimSpace(k)] = v
+	}
+	return out, errors.Join(errs...)
+}

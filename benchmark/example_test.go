@@ -1,0 +1,41 @@
+package benchmark_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/gollm-bench/gollm-bench/benchmark"
+	"github.com/gollm-bench/gollm-bench/exitcode"
+)
+
+// Example runs one short concurrent level against the built-in mock (no
+// Target) under an SLO and reads the verdict from the outcome.
+func Example() {
+	dir, err := os.MkdirTemp("", "benchmark")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+
+	s := benchmark.DefaultSettings(benchmark.CommandRun)
+	s.MockPreset = "instant"
+	s.Rates = []string{"2"}
+	s.MaxRequests = 40
+	s.SLO = "e2e_p90<=2s"
+	s.Energy = "none"
+	s.OutputDir, s.RunID = dir, "example"
+	s.Formats = []string{"json"}
+
+	b, err := benchmark.New(context.Background(), s, benchmark.Options{})
+	if err != nil {
+		panic(err)
+	}
+	out, err := b.Run(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	lv := out.Run.Result.Levels[0]
+	fmt.Println(lv.Summary.Requests.OK > 0, lv.Verdict.Outcome, out.Code == exitcode.OK)
+	// Output: true pass true
+}

@@ -1,0 +1,114 @@
+package benchmark
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/gollm-bench/gollm-bench/cost"
+	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/scorecard"
+)
+
+// withScorecardInputs records in run what its scorecard is built from:
+// the metadata (declared by flags, or observed), the cost rate, and the
+// declared energy factors; Run.Scorecard then needs nothing else.
+func (b *Benchmark) withScorecardInputs(ctx context.Context, run results.Run) results.Run {
+	s := &b.s
+	labels, _ := parseKV("label", s.Labels)
+	seed := s.Seed
+	meta := scorecard.Metadata{
+		Engine:        s.Engine,
+		ModelRevision: s.ModelRevision,
+		Precision:     s.ModelPrecision,
+		Hardware:      s.Hardware,
+		ToolVersion:   b.opt.Tool.Version,
+		ToolCommit:    b.opt.Tool.Commit,
+		SLO:           b.obj.String(),
+		Warmup:        run.Config.Warmup,
+		RunID:         s.RunID,
+		Model:         b.model,
+		Endpoint:      s.Endpoint,
+		LoadMode:      s.Profile,
+		Profile:       s.Profile,
+		PrefixCache:   b.prefixCacheState(),
+		Seed:          &seed,
+		Labels:        labels,
+		TargetURL:     scorecard.RedactURL(b.target),
+		StartedAt:     run.StartedAt,
+		InsecureTLS:   s.Insecure,
+		Client:        b.host,
+	}
+	if meta.LoadMode == "sweep" {
+		meta.LoadMode = "constant"
+	}
+	if b.mock != nil && meta.Engine == "" {
+		meta.Engine = "gollm-bench-mock-" + b.opt.Tool.Version + " (preset " + s.MockPreset + ")"
+	}
+	switch {
+	case s.Dataset != "":
+		meta.DataSpec = "dataset=" + s.Dataset
+	case s.SequenceDistribution != "":
+		meta.DataSpec = s.SequenceDistribution
+	default:
+		meta.DataSpec = s.Data
+	}
+	// ISL: with the served tokenizer, the requested --data length is hit
+	// exactly; without it, the mean the server's usage reported (which
+	// includes the chat template on /chat/completions).
+	switch {
+	case b.tok != nil && s.Dataset == "" && s.SequenceDistribution == "":
+		meta.Tokenizer, meta.TokenizerSHA256, meta.ISLBasis = b.tok.Path(), b.tok.SHA256(), "prompt"
+		meta.ISLTokens, meta.OSLTokens = b.lengths.PromptTokens, b.lengths.OutputTokens
+	default:
+		if b.tok != nil {
+			meta.Tokenizer, meta.TokenizerSHA256 = b.tok.Path(), b.tok.SHA256()
+		}
+		meta.ISLBasis = "prompt"
+		if b.tok == nil && s.Endpoint == "chat" {
+			meta.ISLBasis = "chat_template"
+		}
+		for _, lv := range run.Result.Levels {
+			if lv.Summary.PromptTokens.Count > 0 {
+				// The level's mean achieved lengths, rounded.
+				meta.ISLTokens = int(math.Round(lv.Summary.PromptTokens.Mean))
+				meta.OSLTokens = int(math.Round(lv.Summary.OutputTokens.Mean))
+				break
+			}
+		}
+	}
+	rate := scorecard.CostRate{EURPerHour: s.GPUCostEURh, Currency: "EUR", Source: "flag"}
+	if s.OpenCost != "" {
+		oc, err := cost.NewOpenCost(s.OpenCost, cost.WithCurrency(s.Currency))
+		if err == nil {
+			octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			alloc, aerr := oc.Namespace(octx, s.OpenCostNamespace, run.StartedAt, run.FinishedAt)
+			cancel()
+			err = aerr
+			if err == nil {
+				rate = scorecard.CostRate{EURPerHour: alloc.PerHour(), Currency: s.Currency, Source: "opencost"}
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(b.opt.Log, "warning: --opencost: %v (no cost figures)\n", err)
+		}
+	}
+	run.Metadata = meta
+	if rate.EURPerHour > 0 {
+		run.CostRate = &rate
+	}
+	run.Config.PUE, run.Config.IdleBaselineW, run.Config.GridGCO2KWh = s.PUE, s.IdleBaselineW, s.GridGCO2KWh
+	return run
+}
+
+// writeScorecard writes scorecard.json into dir, atomically (a full disk
+// leaves no half file).
+func writeScorecard(dir results.Folder, sc scorecard.Scorecard) error {
+	var buf bytes.Buffer
+	if err := scorecard.Write(&buf, sc); err != nil {
+		return fmt.Errorf("scorecard: %w", err)
+	}
+	return dir.WriteFile(scorecard.FileName, buf.Bytes())
+}

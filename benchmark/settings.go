@@ -1,0 +1,151 @@
+package benchmark
+
+import "time"
+
+// Command is what a benchmark does with its levels.
+type Command string
+
+const (
+	// CommandRun runs the levels given (Profile, Rates), each judged
+	// against the SLO, with no knee search.
+	CommandRun Command = "run"
+	// CommandSweep searches for the knee: a rate grid (or the Rates given),
+	// then levels between the last pass and the first failure.
+	CommandSweep Command = "sweep"
+)
+
+// Settings are everything a benchmark is set up from, as text and plain
+// numbers: the target and its requests, the load, the data, the limits,
+// the SLO and the knee search, telemetry, cost, metadata and outputs.
+//
+// Each setting is named, in errors and in documentation, by its key: the
+// name of the `gollm-bench run`/`sweep` flag that sets it (the comment of
+// each field gives it), which is also its key in a configuration file.
+// Text settings use the flags' grammar (docs/cli.md) and are parsed and
+// checked by New, which reports every bad setting at once.
+//
+// The zero value of a field means its default where the comment gives
+// one; DefaultSettings fills in the defaults a flag shows.
+type Settings struct {
+	Command Command
+
+	// Target and requests.
+	Target      string   // target: base URL; "" starts the built-in mock in-process
+	Model       string   // model: "" asks GET /v1/models for its first id
+	Endpoint    string   // endpoint: completions or chat
+	APIKey      string   // api-key: bearer token, never written to an output
+	Headers     []string // header: extra HTTP headers, each NAME=VALUE
+	ExtraBody   string   // extra-body: a JSON object merged into every request body
+	NoStream    bool     // no-stream: non-streaming requests (no TTFT, no ITL)
+	NoIgnoreEOS bool     // no-ignore-eos: do not send ignore_eos
+	MinTokens   int      // min-tokens: min_tokens sent when > 0 (a vLLM extension)
+	Temperature float64  // temperature
+	CACert      string   // ca-cert: PEM file of the CA that signed the target's certificate
+	Insecure    bool     // insecure: no TLS certificate verification
+
+	// Load.
+	Profile        string   // profile: synchronous, concurrent, throughput, constant, poisson or sweep
+	Rates          []string // rate: concurrency (concurrent, throughput) or req/s (constant, poisson) levels
+	MaxConcurrency int      // max-concurrency: requests in flight at most in rate modes (0: no cap)
+	Seed           uint64   // seed: of prompts, lengths and arrivals
+	GridLevels     int      // levels: a rate sweep's grid size, synchronous and throughput included
+	KneeTolerance  float64  // knee-tolerance: bisection stops when the bracket is within this fraction
+	MaxLevels      int      // max-levels: level budget of a sweep (0: the grid plus the bisection)
+	EarlyStop      bool     // early-stop: stop after two levels that fail by a wide margin
+
+	// Data.
+	Data                 string // data: synthetic lengths, e.g. prompt_tokens=256,output_tokens=64 ("": that default)
+	SequenceDistribution string // sequence-distribution: an ISL/OSL mix
+	Dataset              string // dataset: a prompts file (JSONL or ShareGPT JSON)
+	Tokenizer            string // tokenizer: the served model's tokenizer.json, its folder, or a cached model id
+	PrefixCache          string // prefix-cache: cold or warm:N ("": cold)
+
+	// Limits and windows.
+	Warmup           string        // warmup: trimmed at each level's start: a duration, a request count or a share
+	Cooldown         string        // cooldown: trimmed at each level's end
+	MaxSeconds       float64       // max-seconds: level length, s (0: 30, or 8 for a sweep of the mock, or 120 for a run with Precision)
+	MaxRequests      int64         // max-requests: requests per level (0: no limit)
+	MaxErrors        int64         // max-errors: stop a level after this many failures (0: never)
+	UnreachableAfter int64         // unreachable-after: stop a level whose first N requests fail to connect (0: never)
+	RequestTimeout   time.Duration // request-timeout: limit on one request (0: none)
+	IdleTimeout      time.Duration // idle-timeout: longest gap between stream bytes (0: none)
+	DrainTimeout     time.Duration // drain-timeout: how long requests sent in the window may finish after it
+	MaxLag           time.Duration // max-lag: scheduling-lag p99 above which a level is client-limited (0: from the SLO)
+
+	// SLO and statistics.
+	SLO                 string  // slo: the service-level objective, e.g. ttft_p99<=500ms,itl_p95<=50ms
+	Precision           string  // precision: interval targets levels run to, e.g. ttft_p99:5%
+	PrecisionMaxSeconds float64 // precision-max-seconds: a sweep's bound on a level run to a decision, s (0: 10 × MaxSeconds)
+	Repeat              int     // repeat: runs of each level, pooled (0 or 1: once)
+
+	// Energy, cost and carbon.
+	Energy            string  // energy: auto, nvml, dcgm=URL, prometheus=URL or none
+	EnergyFilter      string  // energy-filter: labels a GPU must carry, e.g. Hostname=node-1
+	EngineMetrics     string  // engine-metrics: the engine's /metrics URL, or "target"
+	GPUCostEURh       float64 // gpu-cost-eur-h: the deployment's cost, EUR/h
+	OpenCost          string  // opencost: OpenCost base URL
+	OpenCostNamespace string  // opencost-namespace: the namespace whose allocation is the cost
+	Currency          string  // currency: of OpenCost figures
+	PUE               float64 // pue: data-centre PUE (0: none declared)
+	GridGCO2KWh       float64 // grid-gco2-kwh: grid carbon intensity, gCO2/kWh
+	IdleBaselineW     float64 // idle-baseline-w: idle power subtracted, W
+	Stabilize         string  // stabilize: WINDOW,BAND[,TIMEOUT], wait for GPU power to settle
+
+	// Metadata.
+	Engine         string   // engine: engine and version
+	ModelRevision  string   // model-revision
+	ModelPrecision string   // model-precision: the model's numeric precision, e.g. fp8
+	Hardware       string   // hardware ("": from NVML or DCGM)
+	RunID          string   // run-id ("": the UTC start time, with a suffix if taken)
+	Labels         []string // label: K=V pairs
+
+	// Outputs.
+	OutputDir  string   // output-dir: parent of the run's folder
+	Formats    []string // format: console, json, csv, html
+	Overwrite  bool     // overwrite: replace an existing results folder
+	Gzip       bool     // gzip: write requests.jsonl.gz
+	MockPreset string   // mock-preset: the in-process mock's preset when Target is ""
+
+	// Distributed runs and peers.
+	Shard string // shard: I/N, this process's share of a distributed run (run only)
+	Like  string // like: the peer result whose load was reproduced (recorded)
+}
+
+// DefaultSettings returns the settings of `gollm-bench <command>` with
+// no flag given: the defaults the flags show.
+func DefaultSettings(command Command) Settings {
+	s := Settings{
+		Command:          command,
+		Endpoint:         "completions",
+		Profile:          "concurrent",
+		Seed:             42,
+		GridLevels:       10,
+		KneeTolerance:    0.05,
+		MaxLevels:        16,
+		Warmup:           "10%",
+		Cooldown:         "10%",
+		UnreachableAfter: DefaultUnreachableAfter,
+		RequestTimeout:   5 * time.Minute,
+		IdleTimeout:      60 * time.Second,
+		DrainTimeout:     30 * time.Second,
+		Repeat:           1,
+		Energy:           "auto",
+		Currency:         "EUR",
+		OutputDir:        "results",
+		Formats:          []string{"console", "json", "csv", "html"},
+		MockPreset:       "demo",
+	}
+	if command == CommandSweep {
+		s.Profile = "sweep"
+	}
+	return s
+}
+
+// DefaultUnreachableAfter is the default UnreachableAfter: enough requests
+// that a refused connection is not a one-off, few enough that a dead target
+// costs a fraction of a second per level.
+const DefaultUnreachableAfter = 10
+
+// DefaultData is the synthetic lengths used when Settings.Data,
+// SequenceDistribution and Dataset are all empty.
+const DefaultData = "prompt_tokens=256,output_tokens=64"
