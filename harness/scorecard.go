@@ -16,6 +16,10 @@ type ScorecardInputs struct {
 	PUE           float64
 	IdleBaselineW float64
 	GridGCO2KWh   float64
+	// Prices prices the knee window's tokens by type (--price); nil: none.
+	Prices *scorecard.TokenPrices
+	// Reference is checked against Wh/token (--reference); nil: none.
+	Reference *scorecard.Reference
 }
 
 // Scorecard builds the run's scorecard (SPEC §10) from its reference
@@ -89,11 +93,17 @@ func Scorecard(run results.Run, levels []Level, in ScorecardInputs) scorecard.Sc
 		perf.KneeReached = &reached
 	}
 	var er scorecard.EnergyReading
+	var pod *scorecard.PodReading
+	var lite *scorecard.LiteLLMReading
 	for _, l := range levels {
 		if l.Result.Level != lv.Index {
 			continue
 		}
-		if r, ok := l.Telemetry.(*LevelReading); ok && r != nil && r.Energy != nil {
+		r, _ := l.Telemetry.(*LevelReading)
+		if r != nil {
+			pod, lite = podInput(r), liteLLMInput(r)
+		}
+		if r != nil && r.Energy != nil {
 			e := r.Energy
 			er = scorecard.EnergyReading{Source: e.Source, Valid: e.Valid, EnergyJ: e.GrossEnergyJ, ResetDetected: e.ResetDetected, GPUName: e.GPUName, GPUCount: e.GPUCount}
 			if meta.Hardware == "" && e.GPUCount > 0 {
@@ -107,7 +117,32 @@ func Scorecard(run results.Run, levels []Level, in ScorecardInputs) scorecard.Sc
 	return scorecard.Build(scorecard.Inputs{
 		Metadata: meta, Performance: perf, Energy: er, Cost: in.Cost,
 		PUE: in.PUE, IdleBaselineW: in.IdleBaselineW, GridGCO2KWh: in.GridGCO2KWh, Warnings: warnings,
+		Prices: in.Prices, Tokens: scorecard.KneeTokens(lv.Summary), Pod: pod, LiteLLM: lite, Reference: in.Reference,
 	})
+}
+
+// podInput is the scorecard's view of a level's Kepler reading.
+func podInput(r *LevelReading) *scorecard.PodReading {
+	p := r.Pod
+	if p == nil {
+		return nil
+	}
+	in := &scorecard.PodReading{Source: p.Source, Via: p.Via, Generation: p.Generation, Scope: p.Scope, Selector: p.Selector,
+		Valid: p.Valid, EnergyJ: p.EnergyJ, CPUJ: p.CPUJ, GPUJ: p.GPUJ}
+	if g := r.PodGap; g != nil {
+		in.Gap = &scorecard.PodGap{GPUJ: g.GPUJ, GapJ: g.GapJ, GapFraction: g.GapFraction, KeplerIdleJ: g.KeplerIdleJ, Reason: g.Reason}
+	}
+	return in
+}
+
+// liteLLMInput is the scorecard's view of a level's LiteLLM reading.
+func liteLLMInput(r *LevelReading) *scorecard.LiteLLMReading {
+	l := r.LiteLLM
+	if l == nil {
+		return nil
+	}
+	return &scorecard.LiteLLMReading{Valid: l.Valid, Via: l.Via, Filter: l.Filter,
+		InputTokens: l.InputTokens, OutputTokens: l.OutputTokens, Spend: l.Spend}
 }
 
 // AchievedLengths returns the mean achieved ISL and OSL of a level's

@@ -47,6 +47,9 @@ type bench struct {
 	shard            loadgen.Shard // --shard; zero when unsharded
 	tls              *tls.Config   // --ca-cert or --insecure; nil for Go's defaults
 
+	prices    *scorecard.TokenPrices // --price parsed
+	reference *scorecard.Reference   // --reference parsed
+
 	clock      loadgen.Clock
 	target     string
 	mock       *embeddedMock

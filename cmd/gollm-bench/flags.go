@@ -75,6 +75,10 @@ type benchFlags struct {
 	gridGCO2kWh   float64
 	idleBaselineW float64
 	stabilize     string
+	podEnergy     string // --pod-energy: Kepler's pod energy
+	litellm       string // --litellm-metrics: a LiteLLM proxy's counters
+	price         string // --price: EUR per 1M tokens by type
+	reference     string // --reference: a published Wh/token to check against
 
 	// Metadata.
 	engine         string
@@ -165,6 +169,10 @@ func (f *benchFlags) register(fs *pflag.FlagSet, sweep bool) {
 	fs.Float64Var(&f.idleBaselineW, "idle-baseline-w", 0, "subtract this idle power, W, over the window (declared in the output)")
 	fs.StringVar(&f.stabilize, "stabilize", "", "before measuring, wait until GPU power varies < band over a window: e.g. 30s,3W")
 	fs.Lookup("stabilize").NoOptDefVal = "30s,3W"
+	fs.StringVar(&f.podEnergy, "pod-energy", "", `Kepler's energy of the benchmarked pod over each window, beside the GPU energy: "prometheus=URL,namespace=NS[,pod=NAME|pod=~RE][,container=NAME]" (or kepler=URL for Kepler's own /metrics)`)
+	fs.StringVar(&f.litellm, "litellm-metrics", "", `a LiteLLM proxy's token and spend counters over each window: 'target', its /metrics URL or prometheus=URL, then filters, e.g. "target,requested_model=llama-70b"`)
+	fs.StringVar(&f.price, "price", "", `token prices, EUR per 1M tokens, for cost by token type: "input=0.50,output=1.50[,cached_input=0.10]"`)
+	fs.StringVar(&f.reference, "reference", "", `a published energy per token to check Wh/token against (a factor of 2): "wh_per_token=0.00044,source=TEXT" or "tokens_per_j=N,source=TEXT" (source last), or @FILE holding that`)
 
 	fs.StringVar(&f.engine, "engine", "", "metadata: engine and version, e.g. vllm-0.9.1")
 	fs.StringVar(&f.modelRevision, "model-revision", "", "metadata: model revision (commit or tag)")

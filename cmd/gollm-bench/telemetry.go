@@ -12,10 +12,12 @@ import (
 	"github.com/gollm-bench/gollm-bench/energy"
 	"github.com/gollm-bench/gollm-bench/enginemetrics"
 	"github.com/gollm-bench/gollm-bench/harness"
+	"github.com/gollm-bench/gollm-bench/litellm"
 )
 
 // telemetry builds the run's telemetry sources from --energy,
-// --energy-filter, --idle-baseline-w and --engine-metrics. With
+// --energy-filter, --idle-baseline-w, --engine-metrics, --pod-energy and
+// --litellm-metrics. With
 // --stabilize it waits for GPU power to settle before returning.
 func (b *bench) telemetry(ctx context.Context) (*harness.Sources, error) {
 	f := &b.f
@@ -49,6 +51,20 @@ func (b *bench) telemetry(ctx context.Context) (*harness.Sources, error) {
 			hc = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: b.tls}}
 		}
 		src.Engine = enginemetrics.NewScraper(u, hc)
+	}
+	if f.podEnergy != "" {
+		if src.Pod, err = energy.ParsePodEnergy(f.podEnergy); err != nil {
+			return nil, usageErr(err)
+		}
+	}
+	if f.litellm != "" {
+		opts := []litellm.Option{litellm.WithTarget(b.target)}
+		if b.tls != nil && strings.HasPrefix(f.litellm, "target") {
+			opts = append(opts, litellm.WithHTTPClient(&http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: b.tls}}))
+		}
+		if src.LiteLLM, err = litellm.Parse(f.litellm, opts...); err != nil {
+			return nil, usageErr(err)
+		}
 	}
 	if f.stabilize != "" {
 		st, err := parseStabilize(f.stabilize)

@@ -14,7 +14,9 @@ import (
 	"github.com/gollm-bench/gollm-bench/cost"
 	"github.com/gollm-bench/gollm-bench/energy"
 	"github.com/gollm-bench/gollm-bench/harness"
+	"github.com/gollm-bench/gollm-bench/litellm"
 	"github.com/gollm-bench/gollm-bench/openai"
+	"github.com/gollm-bench/gollm-bench/scorecard"
 )
 
 // The checks of `run` and `sweep` flags, in two stages, both run by parse
@@ -152,6 +154,56 @@ func (b *bench) validateFlags() []error {
 	if f.stabilize != "" {
 		if _, err := parseStabilize(f.stabilize); err != nil {
 			errs = append(errs, err)
+		}
+	}
+	errs = append(errs, b.validateTelemetry()...)
+	return errs
+}
+
+// validateTelemetry checks --pod-energy, --litellm-metrics, --price and
+// --reference (reading the file of --reference @FILE), and keeps the
+// parsed prices and reference.
+func (b *bench) validateTelemetry() []error {
+	f := &b.f
+	var errs []error
+	if f.podEnergy != "" {
+		if _, err := energy.ParsePodEnergy(f.podEnergy); err != nil {
+			errs = append(errs, errors.New(redactURLs(err.Error())))
+		}
+	}
+	if f.litellm != "" {
+		// "target" is checked against a stand-in: the target may be the
+		// in-process mock, started later.
+		if _, err := litellm.Parse(f.litellm, litellm.WithTarget("http://target.invalid")); err != nil {
+			errs = append(errs, errors.New(redactURLs(err.Error())))
+		}
+	}
+	if f.price != "" {
+		p, err := cost.ParsePrices(f.price)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			b.prices = &scorecard.TokenPrices{Input: p.Input, Output: p.Output}
+			if p.HasCachedInput {
+				c := p.CachedInput
+				b.prices.CachedInput = &c
+			}
+		}
+	}
+	if f.reference != "" {
+		text := f.reference
+		if path, ok := strings.CutPrefix(text, "@"); ok {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return append(errs, fmt.Errorf("--reference @%s: %w", path, err))
+			}
+			text = string(data)
+		}
+		r, err := scorecard.ParseReference(text)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			b.reference = &r
 		}
 	}
 	return errs
