@@ -38,7 +38,6 @@ if [ ! -x "$PROM" ]; then
   fi
   log "built in $((SECONDS - start)) s"
 fi
-"$PROM" --version 2>&1 | head -1 >&2
 
 cd "$REPO"
 go build -o "$BENCH_WORK/fakeexporter" ./bench/fakeexporter
@@ -76,5 +75,6 @@ OUT=$BENCH_WORK/results
   --pod-energy "prometheus=$URL,namespace=bench,pod=mock-0" \
   --litellm-metrics "prometheus=$URL,requested_model=mock-model" \
   --output-dir "$OUT" --run-id prometheus-check --format json --quiet >&2
-echo "== gollm-bench $("$BENCH_WORK/gollm-bench" version 2>/dev/null | head -1), $("$PROM" --version 2>&1 | head -1), scrape interval $SCRAPE"
+# go install sets no version in the binary: name the module version.
+echo "== $("$BENCH_WORK/gollm-bench" version 2>/dev/null | head -1), prometheus (built from the module $PROM_VERSION), scrape interval $SCRAPE"
 "$BENCH_WORK/fakeexporter" check -scrape "$SCRAPE" "$OUT/prometheus-check"
