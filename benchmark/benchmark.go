@@ -85,9 +85,11 @@ type Benchmark struct {
 	levels           []float64     // Settings.Rates parsed
 	warmup, cooldown loadgen.Trim
 	limits           loadgen.Limits
-	shard            loadgen.Shard // Settings.Shard; zero when unsharded
-	tls              *tls.Config   // CACert or Insecure; nil for Go's defaults
-	defaultRunID     bool          // RunID was not given: a taken one gets a suffix
+	shard            loadgen.Shard          // Settings.Shard; zero when unsharded
+	tls              *tls.Config            // CACert or Insecure; nil for Go's defaults
+	defaultRunID     bool                   // RunID was not given: a taken one gets a suffix
+	prices           *scorecard.TokenPrices // Settings.Price parsed
+	reference        *scorecard.Reference   // Settings.Reference parsed
 
 	clock      loadgen.Clock
 	target     string
@@ -793,8 +795,9 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 		tl := lv.Timeline
 		tl.Repeat = lv.Repeat
 		run.Timelines = append(run.Timelines, tl)
-		if r, ok := lv.Telemetry.(*harness.LevelReading); ok && r != nil && (r.Energy != nil || r.Engine != nil) {
-			run.Telemetry = append(run.Telemetry, results.LevelTelemetry{Level: lv.Result.Level, Repeat: lv.Repeat, Energy: r.Energy, Engine: r.Engine})
+		if r, ok := lv.Telemetry.(*harness.LevelReading); ok && r != nil && (r.Energy != nil || r.Engine != nil || r.Pod != nil || r.LiteLLM != nil) {
+			run.Telemetry = append(run.Telemetry, results.LevelTelemetry{Level: lv.Result.Level, Repeat: lv.Repeat,
+				Energy: r.Energy, Engine: r.Engine, Pod: r.Pod, PodGap: r.PodGap, LiteLLM: r.LiteLLM})
 		}
 	}
 	return run

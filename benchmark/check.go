@@ -15,7 +15,9 @@ import (
 	"github.com/gollm-bench/gollm-bench/energy"
 	"github.com/gollm-bench/gollm-bench/internal/fieldname"
 	"github.com/gollm-bench/gollm-bench/internal/redact"
+	"github.com/gollm-bench/gollm-bench/litellm"
 	"github.com/gollm-bench/gollm-bench/openai"
+	"github.com/gollm-bench/gollm-bench/scorecard"
 )
 
 // The checks of `run` and `sweep` flags, in two stages, both run by parse
@@ -152,6 +154,55 @@ func (b *Benchmark) validateFlags() []error {
 	if s.Stabilize != "" {
 		if _, err := parseStabilize(s.Stabilize); err != nil {
 			errs = append(errs, err)
+		}
+	}
+	return append(errs, b.validateTelemetry()...)
+}
+
+// validateTelemetry checks PodEnergy, LiteLLMMetrics, Price and Reference
+// (reading the file of Reference @FILE), and keeps the parsed prices and
+// reference.
+func (b *Benchmark) validateTelemetry() []error {
+	s := &b.s
+	var errs []error
+	if s.PodEnergy != "" {
+		if _, err := energy.ParsePodEnergy(s.PodEnergy); err != nil {
+			errs = append(errs, errors.New(redact.URLs(err.Error())))
+		}
+	}
+	if s.LiteLLMMetrics != "" {
+		// "target" is checked against a stand-in: the target may be the
+		// in-process mock, started later.
+		if _, err := litellm.Parse(s.LiteLLMMetrics, litellm.WithTarget("http://target.invalid")); err != nil {
+			errs = append(errs, errors.New(redact.URLs(err.Error())))
+		}
+	}
+	if s.Price != "" {
+		p, err := cost.ParsePrices(s.Price)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			b.prices = &scorecard.TokenPrices{Input: p.Input, Output: p.Output}
+			if p.HasCachedInput {
+				c := p.CachedInput
+				b.prices.CachedInput = &c
+			}
+		}
+	}
+	if s.Reference != "" {
+		text := s.Reference
+		if path, ok := strings.CutPrefix(text, "@"); ok {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return append(errs, fmt.Errorf("--reference @%s: %w", path, err))
+			}
+			text = string(data)
+		}
+		r, err := scorecard.ParseReference(text)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			b.reference = &r
 		}
 	}
 	return errs

@@ -100,6 +100,7 @@ func (b *Benchmark) withScorecardInputs(ctx context.Context, run results.Run) re
 		run.CostRate = &rate
 	}
 	run.Config.PUE, run.Config.IdleBaselineW, run.Config.GridGCO2KWh = s.PUE, s.IdleBaselineW, s.GridGCO2KWh
+	run.Prices, run.Reference = b.prices, b.reference
 	return run
 }
 

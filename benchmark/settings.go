@@ -90,6 +90,10 @@ type Settings struct {
 	GridGCO2KWh       float64 // grid-gco2-kwh: grid carbon intensity, gCO2/kWh
 	IdleBaselineW     float64 // idle-baseline-w: idle power subtracted, W
 	Stabilize         string  // stabilize: WINDOW,BAND[,TIMEOUT], wait for GPU power to settle
+	PodEnergy         string  // pod-energy: Kepler's energy of the benchmarked pod (prometheus=URL,namespace=NS... or kepler=URL)
+	LiteLLMMetrics    string  // litellm-metrics: a LiteLLM proxy's counters: target, a URL or prometheus=URL, then filters
+	Price             string  // price: EUR per 1M tokens by type, input=..,output=..[,cached_input=..]
+	Reference         string  // reference: a published Wh/token (or tokens/J) to check against, with its source, or @FILE
 
 	// Metadata.
 	Engine         string   // engine: engine and version

@@ -12,10 +12,12 @@ import (
 	"github.com/gollm-bench/gollm-bench/energy"
 	"github.com/gollm-bench/gollm-bench/enginemetrics"
 	"github.com/gollm-bench/gollm-bench/harness"
+	"github.com/gollm-bench/gollm-bench/litellm"
 )
 
 // telemetry builds the run's telemetry sources from --energy,
-// --energy-filter, --idle-baseline-w and --engine-metrics. With
+// --energy-filter, --idle-baseline-w, --engine-metrics, --pod-energy and
+// --litellm-metrics. With
 // --stabilize it waits for GPU power to settle before returning.
 func (b *Benchmark) telemetry(ctx context.Context) (*harness.Sources, error) {
 	s := &b.s
@@ -49,6 +51,20 @@ func (b *Benchmark) telemetry(ctx context.Context) (*harness.Sources, error) {
 			hc = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: b.tls}}
 		}
 		src.Engine = enginemetrics.NewScraper(u, hc)
+	}
+	if s.PodEnergy != "" {
+		if src.Pod, err = energy.ParsePodEnergy(s.PodEnergy); err != nil {
+			return nil, badInput(err)
+		}
+	}
+	if s.LiteLLMMetrics != "" {
+		opts := []litellm.Option{litellm.WithTarget(b.target)}
+		if b.tls != nil && strings.HasPrefix(s.LiteLLMMetrics, "target") {
+			opts = append(opts, litellm.WithHTTPClient(&http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: b.tls}}))
+		}
+		if src.LiteLLM, err = litellm.Parse(s.LiteLLMMetrics, opts...); err != nil {
+			return nil, badInput(err)
+		}
 	}
 	if s.Stabilize != "" {
 		st, err := parseStabilize(s.Stabilize)

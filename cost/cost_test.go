@@ -92,6 +92,11 @@ func TestOpenCostNamespace(t *testing.T) {
 	want := Allocation{Name: "inference", Currency: "EUR", Start: start, End: start.Add(time.Hour), Minutes: 60,
 		CPUCost: 1.01155, GPUCost: 10, RAMCost: 1.08467, TotalCost: 12.09622, GPUHours: 4, GPUCount: 4,
 		CPUEfficiency: 0.23382, RAMEfficiency: 0.50781, TotalEfficiency: 0.37559}
+	// The older shape: flat GPU averages, no limits.
+	if a.GPURequestAverage == nil || *a.GPURequestAverage != 4 || a.GPUUsageAverage == nil || *a.GPUUsageAverage != 0 || a.IsGPUShared != nil {
+		t.Errorf("GPU averages %v %v shared %v", a.GPURequestAverage, a.GPUUsageAverage, a.IsGPUShared)
+	}
+	a.GPURequestAverage, a.GPUUsageAverage = nil, nil
 	if a != want {
 		t.Errorf("allocation = %+v\nwant %+v", a, want)
 	}
@@ -134,6 +139,10 @@ func TestDecodeAllocationSteps(t *testing.T) {
 
 func FuzzDecodeAllocation(f *testing.F) {
 	f.Add(fixture(f), "inference")
+	if b, err := os.ReadFile(filepath.Join("..", "testdata", "telemetry", "opencost-allocation-gpu-nested.json")); err == nil {
+		f.Add(b, "inference")
+	}
+	f.Add([]byte(`{"code":200,"data":[{"x":{"gpuAllocation":null,"gpuUsageAverage":1}}]}`), "x")
 	f.Add([]byte(`{"code":200,"data":[null,{}]}`), "")
 	f.Fuzz(func(t *testing.T, b []byte, key string) {
 		a, err := DecodeAllocation(b, key)
@@ -141,4 +150,101 @@ func FuzzDecodeAllocation(f *testing.F) {
 			t.Fatalf("PerHour NaN for %+v", a)
 		}
 	})
+}
+
+func TestParsePrices(t *testing.T) {
+	p, err := ParsePrices(" input=0.50, output=1.50 ,cached_input=0.10")
+	if err != nil || p.Input != 0.5 || p.Output != 1.5 || p.CachedInput != 0.1 || !p.HasCachedInput {
+		t.Fatalf("%+v, %v", p, err)
+	}
+	if p.String() != "cached_input=0.1,input=0.5,output=1.5" {
+		t.Errorf("String = %q", p.String())
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"", "input= is required"},
+		{"input=0.5", "output= is required"},
+		{"input=0.5,output=-1", `output="-1": want a price >= 0`},
+		{"input=x,output=1", `input="x"`},
+		{"input=0.5,output=1,cache=0.1", `"cache" is not a token type`},
+		{"input=0.5,output=1,input=2", "given twice"},
+		{"input=0.5;output=1", "want a price"},
+		{"input=0.5,output=NaN", "want a price"},
+		{"0.5", "want TYPE=EUR_PER_1M"},
+	} {
+		_, err := ParsePrices(tc.in)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "--price") {
+			t.Errorf("%q: %v, want an error naming --price with %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+// By hand: 1,000 input tokens of which 400 cached, 250 output, at
+// 0.50 / 0.10 / 1.50 EUR per 1M: 600 × 0.5e-6 + 400 × 0.1e-6 + 250 × 1.5e-6
+// = 0.0003 + 0.00004 + 0.000375 = 0.000715 EUR.
+func TestPricesCost(t *testing.T) {
+	p := Prices{Input: 0.5, Output: 1.5, CachedInput: 0.1, HasCachedInput: true}
+	c := p.Cost(1000, 400, 250)
+	if !near(c.Input, 0.0003, 1e-15) || !near(c.CachedInput, 0.00004, 1e-15) || !near(c.Output, 0.000375, 1e-15) || !near(c.Total(), 0.000715, 1e-15) {
+		t.Errorf("cost = %+v (total %v)", c, c.Total())
+	}
+	// Without a cached price, cached tokens cost as input.
+	p.HasCachedInput = false
+	if c := p.Cost(1000, 400, 250); !near(c.Total(), 0.0005+0.000375, 1e-15) {
+		t.Errorf("no cached price: %+v", c)
+	}
+	if c := p.Cost(10, 50, 0); c.Input != 0 || !near(c.CachedInput, 10*0.5e-6, 1e-18) {
+		t.Errorf("cached above input is clamped: %+v", c)
+	}
+}
+
+func FuzzParsePrices(f *testing.F) {
+	f.Add("input=0.50,output=1.50,cached_input=0.10")
+	f.Add("input=1e3,output=0")
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := ParsePrices(s)
+		if err != nil {
+			if !strings.Contains(err.Error(), "--price") {
+				t.Fatalf("error without the flag: %v", err)
+			}
+			return
+		}
+		back, err := ParsePrices(p.String())
+		if err != nil || back != p {
+			t.Fatalf("%q -> %+v -> %q -> %+v, %v", s, p, p.String(), back, err)
+		}
+	})
+}
+
+// OpenCost's newer shape: the GPU averages in a nested gpuAllocation
+// object, and the CPU and RAM limits; totalCost stays the figure.
+func TestDecodeAllocationNestedGPU(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "telemetry", "opencost-allocation-gpu-nested.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := DecodeAllocation(b, "inference")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.TotalCost != 12.09622 || a.PerHour() != 12.09622 || a.GPUCost != 10 || a.Minutes != 60 {
+		t.Errorf("costs %+v", a)
+	}
+	if a.GPURequestAverage == nil || *a.GPURequestAverage != 4 || a.GPUUsageAverage == nil || *a.GPUUsageAverage != 2.87 ||
+		a.IsGPUShared == nil || *a.IsGPUShared {
+		t.Errorf("gpuAllocation: request %v usage %v shared %v", a.GPURequestAverage, a.GPUUsageAverage, a.IsGPUShared)
+	}
+	if eff, ok := a.GPUEfficiency(); !ok || !near(eff, 0.7175, 1e-12) {
+		t.Errorf("GPU efficiency %v, %v", eff, ok)
+	}
+	if a.CPUCoreLimitAverage != 32 || a.RAMByteLimitAverage != 274877906944 {
+		t.Errorf("limits %v cores, %v bytes", a.CPUCoreLimitAverage, a.RAMByteLimitAverage)
+	}
+	// A namespace without GPUs: requested 0, no efficiency.
+	k, err := DecodeAllocation(b, "kube-system")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := k.GPUEfficiency(); ok {
+		t.Errorf("kube-system has a GPU efficiency: %+v", k)
+	}
 }

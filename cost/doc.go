@@ -4,4 +4,8 @@
 // the --gpu-cost-eur-h flag or from OpenCost's /allocation API for a
 // namespace over the window (OpenCost.Namespace, Allocation.PerHour); the
 // currency is declared by the caller, because OpenCost's response has none.
+//
+// Prices (the --price flag) price tokens by type instead, EUR per 1M
+// tokens: input, output and cached input, with LiteLLM's meanings;
+// Prices.Cost gives what a number of tokens of each type costs.
 package cost

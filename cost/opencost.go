@@ -33,6 +33,29 @@ type Allocation struct {
 	CPUEfficiency   float64 `json:"cpu_efficiency"`
 	RAMEfficiency   float64 `json:"ram_efficiency"`
 	TotalEfficiency float64 `json:"total_efficiency"`
+
+	// GPURequestAverage and GPUUsageAverage are the GPUs requested and
+	// used on average over the allocation (GPU count; usage from DCGM when
+	// OpenCost has it), read from the nested gpuAllocation object of newer
+	// OpenCost versions or the flat fields of older ones; nil when absent.
+	GPURequestAverage *float64 `json:"gpu_request_average,omitempty"`
+	GPUUsageAverage   *float64 `json:"gpu_usage_average,omitempty"`
+	// IsGPUShared is gpuAllocation.isGPUShared (time-slicing or MPS); nil
+	// when absent.
+	IsGPUShared *bool `json:"is_gpu_shared,omitempty"`
+	// CPUCoreLimitAverage (cores) and RAMByteLimitAverage (bytes) are the
+	// average limits of the allocation's containers; 0 when absent.
+	CPUCoreLimitAverage float64 `json:"cpu_core_limit_average,omitempty"`
+	RAMByteLimitAverage float64 `json:"ram_byte_limit_average,omitempty"`
+}
+
+// GPUEfficiency is GPUUsageAverage / GPURequestAverage; ok is false when
+// either is missing or nothing was requested.
+func (a Allocation) GPUEfficiency() (eff float64, ok bool) {
+	if a.GPUUsageAverage == nil || a.GPURequestAverage == nil || *a.GPURequestAverage <= 0 {
+		return 0, false
+	}
+	return *a.GPUUsageAverage / *a.GPURequestAverage, true
 }
 
 // PerHour is TotalCost per hour of the allocation: totalCost / (minutes/60).
@@ -131,11 +154,26 @@ type allocationJSON struct {
 	CPUEfficiency   float64   `json:"cpuEfficiency"`
 	RAMEfficiency   float64   `json:"ramEfficiency"`
 	TotalEfficiency float64   `json:"totalEfficiency"`
+
+	// The older, flat GPU averages, and the newer nested object.
+	GPURequestAverage *float64 `json:"gpuRequestAverage"`
+	GPUUsageAverage   *float64 `json:"gpuUsageAverage"`
+	GPUAllocation     *struct {
+		GPURequestAverage *float64 `json:"gpuRequestAverage"`
+		GPUUsageAverage   *float64 `json:"gpuUsageAverage"`
+		IsGPUShared       *bool    `json:"isGPUShared"`
+	} `json:"gpuAllocation"`
+	CPUCoreLimitAverage float64 `json:"cpuCoreLimitAverage"`
+	RAMByteLimitAverage float64 `json:"ramByteLimitAverage"`
 }
 
 // DecodeAllocation picks key (a namespace, with aggregate=namespace) out of
 // an /allocation response body. With several steps (accumulate=false) the
-// costs and minutes are summed. It is safe for concurrent use.
+// costs and minutes are summed, and the averages and efficiencies are the
+// last step's. It reads both shapes OpenCost has answered with: GPU
+// averages as flat members (gpuRequestAverage, gpuUsageAverage) or in a
+// nested gpuAllocation object (with isGPUShared), which wins. totalCost is
+// the cost in either. It is safe for concurrent use.
 func DecodeAllocation(body []byte, key string) (Allocation, error) {
 	var r allocationResponse
 	if err := json.Unmarshal(body, &r); err != nil {
@@ -163,6 +201,11 @@ func DecodeAllocation(body []byte, key string) (Allocation, error) {
 		out.TotalCost += a.TotalCost
 		out.GPUHours += a.GPUHours
 		out.GPUCount, out.CPUEfficiency, out.RAMEfficiency, out.TotalEfficiency = a.GPUCount, a.CPUEfficiency, a.RAMEfficiency, a.TotalEfficiency
+		out.GPURequestAverage, out.GPUUsageAverage, out.IsGPUShared = a.GPURequestAverage, a.GPUUsageAverage, nil
+		if g := a.GPUAllocation; g != nil {
+			out.GPURequestAverage, out.GPUUsageAverage, out.IsGPUShared = g.GPURequestAverage, g.GPUUsageAverage, g.IsGPUShared
+		}
+		out.CPUCoreLimitAverage, out.RAMByteLimitAverage = a.CPUCoreLimitAverage, a.RAMByteLimitAverage
 	}
 	if !found {
 		return Allocation{}, fmt.Errorf("no allocation named %q in the window (check --opencost-namespace)", key)

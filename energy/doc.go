@@ -27,4 +27,13 @@
 // The formulas (WhPerToken, JoulesPerToken, MeanWatts, PUEAdjusted,
 // GramsCO2PerMillionTokens) are pure functions; Reading.Figures applies them.
 // Stabilize is the optional thermal gate run before measuring.
+//
+// Pod energy comes from Kepler (ParsePodEnergy, PodMeter): the CPU and GPU
+// joules Kepler attributed to a namespace's pods (or containers) over the
+// same window, through Prometheus (increase() aligned to the window's
+// edges) or by scraping Kepler's exporter, with the names of Kepler 0.10
+// and later (kepler_pod_*, kepler_container_{cpu,gpu}_joules_total) or of
+// 0.9 and earlier (kepler_container_joules_total with a mode label).
+// ComparePod sets it beside the GPUs' own counters and explains the gap:
+// Kepler gives pods only the GPUs' active power.
 package energy

@@ -2,6 +2,7 @@ package energy
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -57,4 +58,22 @@ func families(b []byte, names ...string) []byte {
 		}
 	}
 	return out
+}
+
+func FuzzParsePodEnergy(f *testing.F) {
+	f.Add("prometheus=http://prometheus:9090,namespace=inference,pod=~vllm-.*,container=vllm")
+	f.Add("kepler=http://node:28282,namespace=a")
+	f.Add("prometheus=http://p,namespace=a,pod=~(")
+	f.Fuzz(func(t *testing.T, spec string) {
+		m, err := ParsePodEnergy(spec)
+		if err != nil {
+			if !strings.Contains(err.Error(), "--pod-energy") {
+				t.Fatalf("error does not name the flag: %v", err)
+			}
+			return
+		}
+		if m.Selector().Namespace == "" {
+			t.Fatalf("%q: accepted without a namespace", spec)
+		}
+	})
 }

@@ -3,24 +3,35 @@ package harness
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/energy"
 	"github.com/gollm-bench/gollm-bench/enginemetrics"
+	"github.com/gollm-bench/gollm-bench/litellm"
 	"github.com/gollm-bench/gollm-bench/metrics"
 )
 
-// Sources is the Telemetry of a real run: GPU energy from an energy.Meter
-// and the engine's Prometheus metrics, both read over each level's window.
-// Either may be nil. Begin and End are called from one goroutine.
+// Sources is the Telemetry of a real run: GPU energy from an energy.Meter,
+// the engine's Prometheus metrics, Kepler's pod energy and a LiteLLM
+// proxy's accounting, all read over each level's window. Any may be nil.
+// Begin and End are called from one goroutine.
 type Sources struct {
 	Meter *energy.Meter
 	// Engine scrapes the engine's /metrics; EngineEvery is how often it is
 	// sampled for peaks during the window (default 2 s).
 	Engine      *enginemetrics.Scraper
 	EngineEvery time.Duration
+	// Pod reads Kepler's pod energy (--pod-energy).
+	Pod *energy.PodMeter
+	// LiteLLM reads a LiteLLM proxy's counters (--litellm-metrics).
+	LiteLLM *litellm.Meter
 
 	monitor *enginemetrics.Monitor
+	// podErr and liteErr hold a failed Begin of Pod and LiteLLM: the
+	// window then has no figure from them, and a warning says why; the
+	// other sources carry on.
+	podErr, liteErr error
 }
 
 // LevelReading is what Sources read during one level's window, as stored
@@ -28,6 +39,12 @@ type Sources struct {
 type LevelReading struct {
 	Energy *energy.Reading      `json:"energy,omitempty"`
 	Engine *enginemetrics.Delta `json:"engine,omitempty"`
+	// Pod is Kepler's energy of the benchmarked pod, and PodGap its GPU
+	// part set beside Energy's GPU counters.
+	Pod    *energy.PodReading `json:"pod_energy,omitempty"`
+	PodGap *energy.PodGap     `json:"pod_gap,omitempty"`
+	// LiteLLM is the proxy's accounting of the window.
+	LiteLLM *litellm.Reading `json:"litellm,omitempty"`
 }
 
 // Begin implements Telemetry.
@@ -47,6 +64,13 @@ func (s *Sources) Begin(ctx context.Context, _ int) error {
 			errs = append(errs, err)
 		}
 	}
+	s.podErr, s.liteErr = nil, nil
+	if s.Pod != nil {
+		s.podErr = s.Pod.Start(ctx)
+	}
+	if s.LiteLLM != nil {
+		s.liteErr = s.LiteLLM.Start(ctx)
+	}
 	return errors.Join(errs...)
 }
 
@@ -65,6 +89,40 @@ func (s *Sources) End(ctx context.Context, level int) (any, error) {
 			out.Energy = &r
 		}
 	}
+	if s.Pod != nil {
+		r := energy.PodReading{Source: "kepler", Selector: s.Pod.Selector().String()}
+		err := s.podErr
+		if err == nil {
+			r, err = s.Pod.Stop(ctx)
+		}
+		if err != nil {
+			r.Warnings = append(r.Warnings, metrics.Warning{Code: WarnPodEnergyFailed, Message: fmt.Sprintf("pod energy: %v", err)})
+		}
+		if out.Energy != nil {
+			if gap, ws, ok := energy.ComparePod(*out.Energy, r); ok {
+				out.PodGap = &gap
+				r.Warnings = append(r.Warnings, ws...)
+			}
+		}
+		for i := range r.Warnings {
+			r.Warnings[i].Level = level
+		}
+		out.Pod = &r
+	}
+	if s.LiteLLM != nil {
+		r := litellm.Reading{Filter: s.LiteLLM.Filter()}
+		err := s.liteErr
+		if err == nil {
+			r, err = s.LiteLLM.Stop(ctx)
+		}
+		if err != nil {
+			r.Warnings = append(r.Warnings, metrics.Warning{Code: WarnLiteLLMFailed, Message: fmt.Sprintf("LiteLLM metrics: %v", err)})
+		}
+		for i := range r.Warnings {
+			r.Warnings[i].Level = level
+		}
+		out.LiteLLM = &r
+	}
 	if s.monitor != nil {
 		d, err := s.monitor.Stop(ctx)
 		s.monitor = nil
@@ -81,12 +139,24 @@ func (s *Sources) End(ctx context.Context, level int) (any, error) {
 }
 
 // Warnings returns the reading's warnings, and cross-checks the engine's
-// token counters against ours over the window (warning when they differ by
-// more than 1 %).
+// and LiteLLM's token counters against ours over the window (warning when
+// they differ by more than 1 %).
 func (r *LevelReading) Warnings(s metrics.Summary) []metrics.Warning {
 	var out []metrics.Warning
 	if r.Energy != nil {
 		out = append(out, r.Energy.Warnings...)
+	}
+	if r.Pod != nil {
+		out = append(out, r.Pod.Warnings...)
+	}
+	if r.LiteLLM != nil {
+		out = append(out, r.LiteLLM.Warnings...)
+		prompt := int64(s.InputTokensPerSecond*s.WindowSeconds + 0.5)
+		output := int64(s.OutputTokensPerSecond*s.WindowSeconds + 0.5)
+		for _, w := range litellm.CrossCheck(*r.LiteLLM, prompt, output) {
+			w.Level = s.Level
+			out = append(out, w)
+		}
 	}
 	if r.Engine != nil {
 		out = append(out, r.Engine.Warnings...)

@@ -1,31 +1,123 @@
-package harness_test
+package harness
 
 import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
-	"github.com/gollm-bench/gollm-bench/enginemetrics"
-	"github.com/gollm-bench/gollm-bench/harness"
+	"github.com/gollm-bench/gollm-bench/energy"
+	"github.com/gollm-bench/gollm-bench/litellm"
 	"github.com/gollm-bench/gollm-bench/metrics"
 )
 
-// Against an engine whose /metrics names were not known (llama.cpp's, then),
-// a level warned "the engine counted 0 prompt tokens in the window, the
-// client 16384": zeros compared as if measured. Now the level carries one
-// warning saying the metrics were not recognised, and no mismatch.
-func TestUnrecognisedEngineMetricsAreNotAMismatch(t *testing.T) {
-	snap, err := enginemetrics.Parse(strings.NewReader("# TYPE other_tokens_total counter\nother_tokens_total 99\n"))
+// edges returns t0 on its first call and t0 + 120 s after.
+func edges() func() time.Time {
+	t0 := time.Unix(1771322400, 0)
+	var n atomic.Int32
+	return func() time.Time {
+		if n.Add(1) == 1 {
+			return t0
+		}
+		return t0.Add(120 * time.Second)
+	}
+}
+
+// serveFiles serves the fixture files in order, then repeats the last.
+func serveFiles(t *testing.T, names ...string) string {
+	t.Helper()
+	var bodies [][]byte
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join("..", "testdata", "telemetry", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies = append(bodies, b)
+	}
+	var i atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(bodies[min(int(i.Add(1))-1, len(bodies)-1)])
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// The GPU counters, Kepler and LiteLLM over one window: the pod's gap to
+// the GPUs is set beside them, LiteLLM is cross-checked with the summary's
+// counts, and a reader that cannot start costs the window its figure only,
+// with a warning, not the others'.
+func TestSourcesPodAndLiteLLM(t *testing.T) {
+	ctx := context.Background()
+	gpu, err := energy.Parse("dcgm="+serveFiles(t, "dcgm-before.prom", "dcgm-after.prom"), energy.WithClock(edges()), energy.WithSampleInterval(0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := enginemetrics.Diff(snap, snap)
-	r := &harness.LevelReading{Engine: &d}
-	s := metrics.Summary{Level: 1, WindowSeconds: 16, InputTokensPerSecond: 1024, OutputTokensPerSecond: 256}
-	ws := r.Warnings(s)
-	if len(ws) != 1 || ws[0].Code != enginemetrics.WarnUnrecognised {
-		t.Fatalf("warnings %v, want one %s", ws, enginemetrics.WarnUnrecognised)
+	pod, err := energy.ParsePodEnergy("kepler="+serveFiles(t, "kepler-v0.11-t0.prom", "kepler-v0.11-t1.prom")+",namespace=inference", energy.WithClock(edges()))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if strings.Contains(ws[0].Message, "16384") {
-		t.Errorf("warning %q compares the client's count with nothing", ws[0].Message)
+	lite, err := litellm.Parse(serveFiles(t, "litellm-t0.prom", "litellm-t1.prom")+",requested_model=llama-70b", litellm.WithClock(edges()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Sources{Meter: gpu, Pod: pod, LiteLLM: lite}
+	if err := s.Begin(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.End(ctx, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := v.(*LevelReading)
+	if r.Pod == nil || !r.Pod.Valid || r.PodGap == nil || r.PodGap.GapJ < 32969 || r.PodGap.GapJ > 32971 {
+		t.Fatalf("pod %+v, gap %+v", r.Pod, r.PodGap)
+	}
+	if r.LiteLLM == nil || !r.LiteLLM.Valid || *r.LiteLLM.OutputTokens != 421308 {
+		t.Fatalf("litellm %+v", r.LiteLLM)
+	}
+	// The summary of the same window: vLLM's counts, so LiteLLM agrees on
+	// input and output; 2 % fewer output tokens on our side disagrees.
+	sum := metrics.Summary{Level: 3, WindowSeconds: 120, InputTokensPerSecond: 1104512.0 / 120, OutputTokensPerSecond: 421308.0 / 120}
+	codes := func(ws []metrics.Warning) string {
+		var c []string
+		for _, w := range ws {
+			c = append(c, string(w.Code))
+		}
+		return strings.Join(c, ",")
+	}
+	if got := codes(r.Warnings(sum)); got != string(litellm.WarnSpendUnfiltered) {
+		t.Errorf("warnings %s", got)
+	}
+	sum.OutputTokensPerSecond /= 1.02
+	if got := codes(r.Warnings(sum)); !strings.Contains(got, string(litellm.WarnTokenMismatch)) {
+		t.Errorf("warnings %s", got)
+	}
+	for _, w := range r.Warnings(sum) {
+		if w.Level != 3 {
+			t.Errorf("warning %s at level %d", w.Code, w.Level)
+		}
+	}
+
+	// Kepler unreachable at the window's start: the pod reading says so,
+	// the GPU energy is still measured.
+	gpu, _ = energy.Parse("dcgm="+serveFiles(t, "dcgm-before.prom", "dcgm-after.prom"), energy.WithClock(edges()), energy.WithSampleInterval(0))
+	pod, _ = energy.ParsePodEnergy("kepler=http://127.0.0.1:1,namespace=inference")
+	s = &Sources{Meter: gpu, Pod: pod}
+	if err := s.Begin(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	v, err = s.End(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = v.(*LevelReading)
+	if r.Energy == nil || !r.Energy.Valid || r.Pod == nil || r.Pod.Valid || r.PodGap != nil ||
+		len(r.Pod.Warnings) != 1 || r.Pod.Warnings[0].Code != "pod_energy_failed" {
+		t.Errorf("energy %+v, pod %+v", r.Energy, r.Pod)
 	}
 }

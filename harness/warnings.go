@@ -17,10 +17,10 @@ const (
 	// run to run than its within-run interval accounts for; verdicts and
 	// the scorecard then use the between-run interval, the wider.
 	WarnRunToRunVariance metrics.WarningCode = "run_to_run_variance"
-	// WarnNoSLO: the run had no SLO, so the scorecard describes the level
-	// of highest throughput and its goodput is raw throughput.
-	WarnNoSLO metrics.WarningCode = "no_slo"
-	// WarnNoKnee: no level passed the SLO, so the scorecard describes the
-	// level of highest throughput, not a knee.
-	WarnNoKnee metrics.WarningCode = "no_knee"
+	// WarnPodEnergyFailed: Kepler's pod energy could not be read over a
+	// level's window.
+	WarnPodEnergyFailed metrics.WarningCode = "pod_energy_failed"
+	// WarnLiteLLMFailed: a LiteLLM proxy's counters could not be read over
+	// a level's window.
+	WarnLiteLLMFailed metrics.WarningCode = "litellm_failed"
 )

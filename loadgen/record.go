@@ -102,6 +102,14 @@ type Record struct {
 	LocalPromptTokens     int `json:"local_prompt_tokens,omitempty"`     // our tokenizer's count of the prompt
 	LocalOutputTokens     int `json:"local_output_tokens,omitempty"`     // our tokenizer's count of the output text
 	RequestedOutputTokens int `json:"requested_output_tokens,omitempty"` // max_tokens sent
+	// CachedPromptTokens is usage.prompt_tokens_details.cached_tokens: the
+	// prompt tokens the server served from its prefix cache, which token
+	// prices may charge less for. 0 when the server does not send it.
+	CachedPromptTokens int `json:"cached_prompt_tokens,omitempty"`
+	// ResponseCost is the cost a LiteLLM proxy gave for this response in
+	// its x-litellm-response-cost header, in the currency of its prices;
+	// nil without the header (or with a value that is not a number >= 0).
+	ResponseCost *float64 `json:"response_cost,omitempty"`
 
 	// UsageRejected says which members of the server's usage object were
 	// impossible and left unused, with their values and why, e.g.

@@ -113,6 +113,7 @@ type Accumulator struct {
 	counts       RequestCounts
 	outTokens    float64 // output tokens arriving in the window (scaled to usage)
 	inTokens     int64   // prompt tokens of prefilled requests sent in the window
+	cachedTokens int64   // the cached part of inTokens (usage.prompt_tokens_details.cached_tokens)
 	busy         time.Duration
 	goodReqs     int64
 	goodTokens   float64
@@ -252,6 +253,7 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 	}
 	if ok || rec.FirstTokenAt != 0 {
 		a.inTokens += int64(rec.PromptTokens)
+		a.cachedTokens += int64(max(rec.CachedPromptTokens, 0))
 	}
 	if !ok {
 		return
@@ -466,6 +468,7 @@ func (a *Accumulator) Summary() Summary {
 		sec := a.windowLength.Seconds()
 		s.OutputTokensPerSecond = a.outTokens / sec
 		s.InputTokensPerSecond = float64(a.inTokens) / sec
+		s.CachedInputTokensPerSecond = float64(a.cachedTokens) / sec
 		s.TotalTokensPerSecond = s.OutputTokensPerSecond + s.InputTokensPerSecond
 		s.RequestsPerSecond = float64(a.counts.Completed) / sec
 		s.MeanConcurrency = a.busy.Seconds() / sec

@@ -169,6 +169,10 @@ func TestWindowPopulations(t *testing.T) {
 	cut.ErrorKind = loadgen.ErrorCancelled
 	cut.DoneAt = ms(20000)
 
+	inside.CachedPromptTokens = 6 // the server's prompt_tokens_details.cached_tokens
+	cut.CachedPromptTokens = 4
+	lateFail.CachedPromptTokens = 9 // not prefilled: not counted
+
 	recs := []*loadgen.Record{before, inside, after, lateFail, cut}
 	s := summarize(Config{Window: w}, recs...)
 
@@ -203,6 +207,9 @@ func TestWindowPopulations(t *testing.T) {
 	// (got a token); lateFail was refused before prefill.
 	if !near(s.InputTokensPerSecond, 20) || !near(s.TotalTokensPerSecond, 20.5) {
 		t.Errorf("input, total tok/s = %v, %v, want 20, 20.5", s.InputTokensPerSecond, s.TotalTokensPerSecond)
+	}
+	if !near(s.CachedInputTokensPerSecond, 1) {
+		t.Errorf("cached input tok/s = %v, want (6 + 4) / 10 s", s.CachedInputTokensPerSecond)
 	}
 	if !near(s.RequestsPerSecond, 0.1) {
 		t.Errorf("req/s = %v, want 0.1", s.RequestsPerSecond)

@@ -209,6 +209,7 @@ func TestMergeShardsEqualsWhole(t *testing.T) {
 	}{
 		{"output tok/s", whole.OutputTokensPerSecond, merged.OutputTokensPerSecond},
 		{"input tok/s", whole.InputTokensPerSecond, merged.InputTokensPerSecond},
+		{"cached input tok/s", whole.CachedInputTokensPerSecond, merged.CachedInputTokensPerSecond},
 		{"total tok/s", whole.TotalTokensPerSecond, merged.TotalTokensPerSecond},
 		{"req/s", whole.RequestsPerSecond, merged.RequestsPerSecond},
 		{"mean in flight", whole.MeanConcurrency, merged.MeanConcurrency},

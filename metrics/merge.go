@@ -10,7 +10,7 @@ import (
 // into the level's summary, as if one process had sent every request:
 //   - distributions merge exactly, through their HDR histograms;
 //   - request counts, error kinds and goodput counts add;
-//   - rates add (throughputs, req/s, goodput, mean concurrency, target and
+//   - rates add (throughputs, cached input tokens/s, req/s, goodput, mean concurrency, target and
 //     achieved rates, CPU time and percentage), which assumes the shards
 //     measured the same window; when their windows differ, the merged
 //     Window is their hull and a "shard_windows_differ" warning says so;
@@ -78,6 +78,7 @@ func MergeSummaries(parts ...Summary) (Summary, error) {
 
 		s.OutputTokensPerSecond += p.OutputTokensPerSecond
 		s.InputTokensPerSecond += p.InputTokensPerSecond
+		s.CachedInputTokensPerSecond += p.CachedInputTokensPerSecond
 		s.TotalTokensPerSecond += p.TotalTokensPerSecond
 		s.RequestsPerSecond += p.RequestsPerSecond
 		s.MeanConcurrency += p.MeanConcurrency

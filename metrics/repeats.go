@@ -109,7 +109,7 @@ func PoolRepeats(parts ...Summary) (Summary, error) {
 	s.Warnings = nil
 	var errs []error
 	var total float64
-	var outTok, inTok, req, busy, goodReq, goodTok float64
+	var outTok, inTok, cachedTok, req, busy, goodReq, goodTok float64
 	var outRates, reqRates, goodTokRates, goodReqRates []float64
 	seen := map[Warning]bool{}
 	for i, p := range parts {
@@ -121,6 +121,7 @@ func PoolRepeats(parts ...Summary) (Summary, error) {
 		total += w
 		outTok += p.OutputTokensPerSecond * w
 		inTok += p.InputTokensPerSecond * w
+		cachedTok += p.CachedInputTokensPerSecond * w
 		req += p.RequestsPerSecond * w
 		busy += p.MeanConcurrency * w
 		goodReq += p.Goodput.RequestsPerSecond * w
@@ -183,6 +184,7 @@ func PoolRepeats(parts ...Summary) (Summary, error) {
 	if total > 0 {
 		s.OutputTokensPerSecond = outTok / total
 		s.InputTokensPerSecond = inTok / total
+		s.CachedInputTokensPerSecond = cachedTok / total
 		s.TotalTokensPerSecond = s.OutputTokensPerSecond + s.InputTokensPerSecond
 		s.RequestsPerSecond = req / total
 		s.MeanConcurrency = busy / total

@@ -98,11 +98,16 @@ type Summary struct {
 	OutputTokens   Distribution `json:"output_tokens"` // achieved OSL
 
 	// Throughputs over the window (SPEC §5).
-	OutputTokensPerSecond float64 `json:"output_tok_s"`   // output tokens whose chunk arrived in the window (any request, scaled to OutputTokens) / window
-	InputTokensPerSecond  float64 `json:"input_tok_s"`    // prompt tokens of requests sent in the window and prefilled (ok, or a token arrived) / window
-	TotalTokensPerSecond  float64 `json:"total_tok_s"`    // input + output
-	RequestsPerSecond     float64 `json:"req_s"`          // requests completed ok in the window / window
-	MeanConcurrency       float64 `json:"mean_in_flight"` // time-weighted mean of requests in flight over the window
+	OutputTokensPerSecond float64 `json:"output_tok_s"` // output tokens whose chunk arrived in the window (any request, scaled to OutputTokens) / window
+	InputTokensPerSecond  float64 `json:"input_tok_s"`  // prompt tokens of requests sent in the window and prefilled (ok, or a token arrived) / window
+	// CachedInputTokensPerSecond is the part of InputTokensPerSecond the
+	// server reported served from its prefix cache
+	// (usage.prompt_tokens_details.cached_tokens), tokens/s; 0 when it
+	// reports none.
+	CachedInputTokensPerSecond float64 `json:"cached_input_tok_s,omitempty"`
+	TotalTokensPerSecond       float64 `json:"total_tok_s"`    // input + output
+	RequestsPerSecond          float64 `json:"req_s"`          // requests completed ok in the window / window
+	MeanConcurrency            float64 `json:"mean_in_flight"` // time-weighted mean of requests in flight over the window
 	// OutputTokensPerSecondCI and RequestsPerSecondCI are the batch-means
 	// intervals of the two rates (see Batches), tokens/s and req/s.
 	OutputTokensPerSecondCI stats.Interval `json:"output_tok_s_ci,omitzero"`

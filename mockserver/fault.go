@@ -62,6 +62,15 @@ type Fault struct {
 	// that negative and absurd values can be sent); total_tokens follows.
 	UsageCompletion    int
 	UsageCompletionSet bool
+	// CachedTokens, when CachedTokensSet, is sent as
+	// usage.prompt_tokens_details.cached_tokens (as OpenAI and vLLM report
+	// prompt tokens served from the prefix cache), capped at the prompt's
+	// token count.
+	CachedTokens    int
+	CachedTokensSet bool
+	// ResponseCost, when not empty, is sent as the x-litellm-response-cost
+	// response header (a LiteLLM proxy's cost of the response), verbatim.
+	ResponseCost string
 }
 
 // Bodies of the body=KIND fault (Fault.Body).
@@ -106,6 +115,8 @@ const (
 //	choices-null         every chunk event is `data: {"choices":null}`
 //	error-null           every chunk event is `data: {"error":null}`
 //	usage-completion=N   usage.completion_tokens is N (any integer)
+//	cached-tokens=N      usage.prompt_tokens_details.cached_tokens is N (at most the prompt's tokens)
+//	response-cost=X      header x-litellm-response-cost: X (X a decimal number, e.g. 0.000123)
 //
 // Every bad item is reported (errors.Join), with its 1-based column.
 // ParseFault is safe for concurrent use.
@@ -248,6 +259,18 @@ func (f *Fault) applyItem(item string) error {
 			return fmt.Errorf("needs an integer, e.g. usage-completion=-7")
 		}
 		f.UsageCompletion, f.UsageCompletionSet = n, true
+	case "cached-tokens":
+		n, perr := strconv.Atoi(arg)
+		if !hasArg || perr != nil || n < 0 {
+			return fmt.Errorf("needs a token count >= 0, e.g. cached-tokens=64")
+		}
+		f.CachedTokens, f.CachedTokensSet = n, true
+	case "response-cost":
+		v, perr := strconv.ParseFloat(arg, 64)
+		if !hasArg || perr != nil || v < 0 {
+			return fmt.Errorf("needs a cost >= 0, e.g. response-cost=0.000123")
+		}
+		f.ResponseCost = arg
 	default:
 		code, ok := strings.CutPrefix(name, "http-")
 		if !ok {

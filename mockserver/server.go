@@ -492,6 +492,9 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool
 		tr.ID = "chat" + tr.ID
 	}
 	w.Header().Set("X-Request-Id", tr.ID)
+	if f.ResponseCost != "" {
+		w.Header().Set("X-Litellm-Response-Cost", f.ResponseCost)
+	}
 	if s.drawError() {
 		fail(s.cfg.errorStatus(), false, "mockserver: injected error (ErrorRate)")
 		return

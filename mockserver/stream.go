@@ -92,6 +92,11 @@ func (g *generation) appendUsage(b []byte) []byte {
 	b = appendInt(b, int64(g.tr.PromptTokens)+out)
 	b = append(b, `,"completion_tokens":`...)
 	b = appendInt(b, out)
+	if g.f.CachedTokensSet {
+		b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
+		b = appendInt(b, int64(min(g.f.CachedTokens, g.tr.PromptTokens)))
+		b = append(b, '}')
+	}
 	return append(b, '}')
 }
 

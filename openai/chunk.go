@@ -93,6 +93,7 @@ type usage struct {
 	present    bool
 	prompt     count // usage.prompt_tokens
 	completion count // usage.completion_tokens
+	cached     count // usage.prompt_tokens_details.cached_tokens
 }
 
 // count is one token count of a usage object as the server sent it; the
@@ -138,8 +139,11 @@ func (c *chunk) slowDecode(data []byte) error {
 		Usage   *struct {
 			// Raw, so that a negative, fractional or string count is
 			// seen and judged rather than skipped as a type error.
-			PromptTokens     json.RawMessage `json:"prompt_tokens"`
-			CompletionTokens json.RawMessage `json:"completion_tokens"`
+			PromptTokens        json.RawMessage `json:"prompt_tokens"`
+			CompletionTokens    json.RawMessage `json:"completion_tokens"`
+			PromptTokensDetails *struct {
+				CachedTokens json.RawMessage `json:"cached_tokens"`
+			} `json:"prompt_tokens_details"`
 		} `json:"usage"`
 		Error rawJSON `json:"error"`
 	}
@@ -156,6 +160,9 @@ func (c *chunk) slowDecode(data []byte) error {
 	c.Error = v.Error
 	if v.Usage != nil {
 		c.Usage = usage{present: true, prompt: parseCount(v.Usage.PromptTokens), completion: parseCount(v.Usage.CompletionTokens)}
+		if d := v.Usage.PromptTokensDetails; d != nil {
+			c.Usage.cached = parseCount(d.CachedTokens)
+		}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -353,6 +354,9 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	defer resp.Body.Close()
 	rec.HeadersAt = clock.Now()
 	rec.HTTPStatus = resp.StatusCode
+	if v := resp.Header.Get(ResponseCostHeader); v != "" {
+		rec.ResponseCost = responseCost(v)
+	}
 	var r io.Reader = resp.Body
 	if idle != nil {
 		idle.Reset(c.cfg.idleTimeout)
@@ -549,14 +553,22 @@ func (c *Client) finish(req *loadgen.Request, rec *loadgen.Record, st *streamSta
 	}
 	prompt, promptOK, promptNote := usageCount("prompt_tokens", st.usage.prompt, 0)
 	out, outOK, outNote := usageCount("completion_tokens", st.usage.completion, st.delivered)
-	switch {
-	case promptNote != "" && outNote != "":
-		rec.UsageRejected = promptNote + "; " + outNote
-	default:
-		rec.UsageRejected = promptNote + outNote
+	cached, cachedOK, cachedNote := usageCount("prompt_tokens_details.cached_tokens", st.usage.cached, 0)
+	if cachedOK && promptOK && cached > prompt {
+		cachedOK, cachedNote = false, fmt.Sprintf("usage.prompt_tokens_details.cached_tokens %d exceeds usage.prompt_tokens %d", cached, prompt)
 	}
+	var notes []string
+	for _, n := range []string{promptNote, outNote, cachedNote} {
+		if n != "" {
+			notes = append(notes, n)
+		}
+	}
+	rec.UsageRejected = strings.Join(notes, "; ")
 	if promptOK {
 		rec.ServerPromptTokens = prompt
+	}
+	if cachedOK {
+		rec.CachedPromptTokens = cached
 	}
 	if outOK {
 		rec.ServerOutputTokens = out
@@ -590,6 +602,21 @@ func (c *Client) finish(req *loadgen.Request, rec *loadgen.Record, st *streamSta
 			rec.PromptTokensSource = loadgen.SourceDataset
 		}
 	}
+}
+
+// ResponseCostHeader is the response header in which a LiteLLM proxy gives
+// the response's cost, in the currency of its prices. The client copies it
+// into Record.ResponseCost.
+const ResponseCostHeader = "x-litellm-response-cost"
+
+// responseCost parses the ResponseCostHeader's value: a finite number >= 0,
+// else nil (the header is then ignored).
+func responseCost(v string) *float64 {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+		return nil
+	}
+	return &f
 }
 
 // usageCount judges one member of the server's usage object. ok is false

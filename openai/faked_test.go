@@ -193,3 +193,30 @@ func TestSSENotAnEventStream(t *testing.T) {
 		}
 	}
 }
+
+// An impossible cached count (above the prompt's, negative, not a number)
+// is refused with a note, like the other usage counts.
+func TestCachedTokensRejected(t *testing.T) {
+	for _, tc := range []struct{ details, note string }{
+		{`{"cached_tokens":9}`, "usage.prompt_tokens_details.cached_tokens 9 exceeds usage.prompt_tokens 5"},
+		{`{"cached_tokens":-1}`, "usage.prompt_tokens_details.cached_tokens -1 is negative"},
+		{`{"cached_tokens":"3"}`, `usage.prompt_tokens_details.cached_tokens "3" is not a token count`},
+		{`{"cached_tokens":3}`, ""},
+		{`null`, ""},
+	} {
+		frame := `data: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":1,"prompt_tokens_details":` + tc.details + `}}` + "\n\n"
+		url, _ := serve(t, script{frames: []string{content("a"), frame, doneFrame}})
+		c, err := New(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := do(t, context.Background(), c)
+		want := 0
+		if tc.note == "" && tc.details != "null" {
+			want = 3
+		}
+		if rec.Status != "ok" || rec.UsageRejected != tc.note || rec.CachedPromptTokens != want || rec.ServerPromptTokens != 5 {
+			t.Errorf("%s: status %s, cached %d, rejected %q; want %d, %q", tc.details, rec.Status, rec.CachedPromptTokens, rec.UsageRejected, want, tc.note)
+		}
+	}
+}

@@ -68,6 +68,7 @@ func FuzzChunkDecode(f *testing.F) {
 	for _, s := range []string{
 		benchChatChunk,
 		`{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":3}}`,
+		`{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":3,"prompt_tokens_details":{"cached_tokens":2}}}`,
 		`{"choices":[{"text":"","finish_reason":"length"}],"usage":{"completion_tokens":2,"prompt_tokens":4}}`,
 		`{"choices":[{"delta":{"reasoning_content":"x","tool_calls":[{"function":{"arguments":"{}"}}]}}]}`,
 		`{"choices":[{"text":"ab","logprobs":{"tokens":["a","b"]}}]}`,

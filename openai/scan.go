@@ -122,8 +122,12 @@ func (c *chunk) scanUsage(s *scanner) bool {
 			n, ok := s.int()
 			c.Usage.completion = count{set: true, n: int64(n)}
 			return ok
+		case "prompt_tokens_details":
+			// Rare and nested (the cached prompt tokens of the last
+			// chunk): encoding/json reads it.
+			return false
 		}
-		return !nearKey(key, "prompt_tokens", "completion_tokens") && s.skip()
+		return !nearKey(key, "prompt_tokens", "completion_tokens", "prompt_tokens_details") && s.skip()
 	})
 }
 

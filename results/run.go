@@ -5,6 +5,7 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/energy"
 	"github.com/gollm-bench/gollm-bench/enginemetrics"
+	"github.com/gollm-bench/gollm-bench/litellm"
 
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/scorecard"
@@ -55,6 +56,12 @@ type Run struct {
 	// at (--gpu-cost-eur-h, or OpenCost's allocation over the run); nil
 	// when unknown.
 	CostRate *scorecard.CostRate `json:"cost_rate,omitempty"`
+	// Prices are the token prices, EUR per 1M tokens by type, the
+	// scorecard prices the knee window's tokens at (--price); nil: none.
+	Prices *scorecard.TokenPrices `json:"prices,omitempty"`
+	// Reference is the published energy per token the scorecard checks
+	// Wh/token against (--reference); nil: none.
+	Reference *scorecard.Reference `json:"reference,omitempty"`
 }
 
 // Tool identifies the build that produced a run.
@@ -142,4 +149,11 @@ type LevelTelemetry struct {
 	// Engine is the engine's /metrics counters over the window (tokens,
 	// requests, peak KV-cache use and queue).
 	Engine *enginemetrics.Delta `json:"engine,omitempty"`
+	// Pod is Kepler's energy of the benchmarked pod over the window, and
+	// PodGap its GPU part set beside Energy's GPU counters.
+	Pod    *energy.PodReading `json:"pod_energy,omitempty"`
+	PodGap *energy.PodGap     `json:"pod_gap,omitempty"`
+	// LiteLLM is a LiteLLM proxy's accounting of the window: tokens and
+	// spend.
+	LiteLLM *litellm.Reading `json:"litellm,omitempty"`
 }

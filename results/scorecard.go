@@ -92,6 +92,14 @@ func (r Run) Scorecard() scorecard.Scorecard {
 	}
 	in.Performance = perf
 	in.Energy = levelEnergy(lv)
+	in.Prices, in.Reference, in.Tokens = r.Prices, r.Reference, scorecard.KneeTokens(lv.Summary)
+	for _, run := range lv.Runs {
+		// Kepler and LiteLLM read the first run of a repeated level.
+		if t := run.Telemetry; t != nil {
+			in.Pod, in.LiteLLM = podInput(t), liteLLMInput(t)
+			break
+		}
+	}
 	if meta.Hardware == "" && in.Energy.GPUCount > 0 {
 		for _, run := range lv.Runs {
 			if t := run.Telemetry; t != nil && t.Energy != nil {
@@ -131,4 +139,28 @@ func levelEnergy(lv Level) scorecard.EnergyReading {
 		er.Valid = false // a run without a reading: the sum would be short
 	}
 	return er
+}
+
+// podInput is the scorecard's view of a level's Kepler reading.
+func podInput(t *LevelTelemetry) *scorecard.PodReading {
+	p := t.Pod
+	if p == nil {
+		return nil
+	}
+	in := &scorecard.PodReading{Source: p.Source, Via: p.Via, Generation: p.Generation, Scope: p.Scope, Selector: p.Selector,
+		Valid: p.Valid, EnergyJ: p.EnergyJ, CPUJ: p.CPUJ, GPUJ: p.GPUJ}
+	if g := t.PodGap; g != nil {
+		in.Gap = &scorecard.PodGap{GPUJ: g.GPUJ, GapJ: g.GapJ, GapFraction: g.GapFraction, KeplerIdleJ: g.KeplerIdleJ, Reason: g.Reason}
+	}
+	return in
+}
+
+// liteLLMInput is the scorecard's view of a level's LiteLLM reading.
+func liteLLMInput(t *LevelTelemetry) *scorecard.LiteLLMReading {
+	l := t.LiteLLM
+	if l == nil {
+		return nil
+	}
+	return &scorecard.LiteLLMReading{Valid: l.Valid, Via: l.Via, Filter: l.Filter,
+		InputTokens: l.InputTokens, OutputTokens: l.OutputTokens, Spend: l.Spend}
 }

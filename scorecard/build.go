@@ -33,6 +33,17 @@ type Inputs struct {
 	GridGCO2KWh float64
 	// Warnings are the run's warnings, copied into the scorecard.
 	Warnings []metrics.Warning
+
+	// Prices, when set, price the window's tokens by type (--price);
+	// Tokens holds the counts they price (KneeTokens fills it).
+	Prices *TokenPrices
+	Tokens TokenCounts
+	// Pod is Kepler's pod energy over the knee window (--pod-energy).
+	Pod *PodReading
+	// LiteLLM is a LiteLLM proxy's accounting of the knee window.
+	LiteLLM *LiteLLMReading
+	// Reference, when set, is checked against Wh/token (--reference).
+	Reference *Reference
 }
 
 // EnergyReading is the GPU energy over the knee level's window, as an
@@ -139,6 +150,16 @@ func Build(in Inputs) Scorecard {
 			c.CostPerRequestEUR = num(costPerRequest(rate, g))
 		}
 	}
+	if in.Prices != nil {
+		if tokens > 0 {
+			sc.Cost.Tokens = tokenCost(*in.Prices, in.Tokens, tokens, window, p.OutputTokSCI)
+		} else {
+			warn(WarnNoTokenCost, "--price was given but no output tokens arrived in the knee window: no cost by token type")
+		}
+	}
+	if in.LiteLLM != nil && in.LiteLLM.Valid {
+		sc.Cost.LiteLLM = liteLLMCost(*in.LiteLLM)
+	}
 
 	// Energy.
 	e := &sc.Energy
@@ -159,8 +180,21 @@ func Build(in Inputs) Scorecard {
 		e.IdleBaselineW = num(b)
 	}
 	gross := in.Energy.EnergyJ
+	valid := in.Energy.Valid
+	basis := BasisGPU
+	if pod := in.Pod; (!valid || !finite(gross) || gross < 0) && pod != nil && pod.Valid && finite(pod.EnergyJ) && pod.EnergyJ >= 0 {
+		// No usable GPU counter: the per-token figures divide Kepler's
+		// pod energy, and say so. Kepler attributes no idle power to a
+		// pod, so no idle baseline is subtracted from it.
+		if e.Source != "none" {
+			warn(WarnEnergyInvalid, "energy source %s gave no usable reading for the knee window", e.Source)
+		}
+		warn(WarnEnergyFromPod, "Wh/token divides Kepler's energy of %s (CPU and GPU, active power only), not GPU counters: it is not comparable with a GPU-counter Wh/token", pod.Selector)
+		e.Source, gross, valid, basis = "kepler", pod.EnergyJ, true, BasisPod
+		e.IdleBaselineW, e.GPUName, e.GPUCount = nil, "", 0
+	}
 	switch {
-	case !in.Energy.Valid || !finite(gross) || gross < 0:
+	case !valid || !finite(gross) || gross < 0:
 		if e.Source != "none" {
 			warn(WarnEnergyInvalid, "energy source %s gave no usable reading for the knee window: energy figures omitted", e.Source)
 		}
@@ -170,6 +204,7 @@ func Build(in Inputs) Scorecard {
 		warn(WarnBaselineTooHigh, "idle baseline %g W × %g s exceeds the measured %g J: energy figures omitted", *e.IdleBaselineW, window, gross)
 	default:
 		e.Valid = true
+		e.WhPerTokenBasis = basis
 		net := gross
 		if e.IdleBaselineW != nil {
 			e.EnergyGrossJ = num(gross)
@@ -198,6 +233,21 @@ func Build(in Inputs) Scorecard {
 		}
 		if e.ResetDetected {
 			warn(WarnEnergyReset, "an energy counter reset was detected; its share of the window was estimated from power samples")
+		}
+	}
+
+	if in.Pod != nil {
+		e.Pod = podEnergy(*in.Pod, tokens, window, p.OutputTokSCI)
+	}
+	if ref := in.Reference; ref != nil && ref.WhPerToken > 0 {
+		if e.WhPerToken != nil {
+			pl, w := plausibility(*ref, *e.WhPerToken, e.WhPerTokenCI)
+			e.Plausibility = &pl
+			if w != nil {
+				sc.Warnings = append(sc.Warnings, *w)
+			}
+		} else {
+			warn(WarnReferenceUnchecked, "a reference Wh/token was given (%s) but the scorecard has no Wh/token to check against it", ref.Source)
 		}
 	}
 

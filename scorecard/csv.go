@@ -122,6 +122,36 @@ func columns() []column {
 		{"cost.source", func(sc *Scorecard) string { return sc.Cost.Source }},
 		{"cost.cpm_eur_1m_lo", func(sc *Scorecard) string { return lo(sc.Cost.CPMEUR1MCI) }},
 		{"cost.cpm_eur_1m_hi", func(sc *Scorecard) string { return hi(sc.Cost.CPMEUR1MCI) }},
+		{"cost.tokens.cpm_eur_1m", func(sc *Scorecard) string { return tokens(sc, func(t *TokenCost) *float64 { return t.CPMEUR1M }) }},
+		{"cost.tokens.cpm_eur_1m_lo", func(sc *Scorecard) string {
+			if t := sc.Cost.Tokens; t != nil {
+				return lo(t.CPMEUR1MCI)
+			}
+			return ""
+		}},
+		{"cost.tokens.cpm_eur_1m_hi", func(sc *Scorecard) string {
+			if t := sc.Cost.Tokens; t != nil {
+				return hi(t.CPMEUR1MCI)
+			}
+			return ""
+		}},
+		{"cost.tokens.blended_eur_1m", func(sc *Scorecard) string { return tokens(sc, func(t *TokenCost) *float64 { return t.BlendedEUR1M }) }},
+		{"cost.tokens.cost_per_request_eur", func(sc *Scorecard) string {
+			return tokens(sc, func(t *TokenCost) *float64 { return t.CostPerRequestEUR })
+		}},
+		{"cost.tokens.window_eur", func(sc *Scorecard) string { return tokens(sc, func(t *TokenCost) *float64 { return &t.WindowEUR }) }},
+		{"cost.litellm.spend", func(sc *Scorecard) string {
+			if l := sc.Cost.LiteLLM; l != nil {
+				return floatp(l.Spend)
+			}
+			return ""
+		}},
+		{"cost.litellm.cpm_1m", func(sc *Scorecard) string {
+			if l := sc.Cost.LiteLLM; l != nil {
+				return floatp(l.CPM1M)
+			}
+			return ""
+		}},
 
 		{"energy.source", func(sc *Scorecard) string { return sc.Energy.Source }},
 		{"energy.valid", func(sc *Scorecard) string { return strconv.FormatBool(sc.Energy.Valid) }},
@@ -138,6 +168,24 @@ func columns() []column {
 		{"energy.gpu_count", func(sc *Scorecard) string { return posInt(sc.Energy.GPUCount) }},
 		{"energy.wh_per_token_lo", func(sc *Scorecard) string { return lo(sc.Energy.WhPerTokenCI) }},
 		{"energy.wh_per_token_hi", func(sc *Scorecard) string { return hi(sc.Energy.WhPerTokenCI) }},
+		{"energy.wh_per_token_basis", func(sc *Scorecard) string { return sc.Energy.WhPerTokenBasis }},
+		{"energy.pod.energy_j", func(sc *Scorecard) string { return pod(sc, func(p *PodEnergy) *float64 { return p.EnergyJ }) }},
+		{"energy.pod.cpu_j", func(sc *Scorecard) string { return pod(sc, func(p *PodEnergy) *float64 { return p.CPUJ }) }},
+		{"energy.pod.gpu_j", func(sc *Scorecard) string { return pod(sc, func(p *PodEnergy) *float64 { return p.GPUJ }) }},
+		{"energy.pod.wh_per_token", func(sc *Scorecard) string { return pod(sc, func(p *PodEnergy) *float64 { return p.WhPerToken }) }},
+		{"energy.pod.gpu_gap_j", func(sc *Scorecard) string { return pod(sc, func(p *PodEnergy) *float64 { return p.GPUGapJ }) }},
+		{"energy.plausibility.ratio", func(sc *Scorecard) string {
+			if p := sc.Energy.Plausibility; p != nil {
+				return fmtFloat(p.Ratio)
+			}
+			return ""
+		}},
+		{"energy.plausibility.verdict", func(sc *Scorecard) string {
+			if p := sc.Energy.Plausibility; p != nil {
+				return p.Verdict
+			}
+			return ""
+		}},
 
 		{"carbon.grid_gco2_kwh", func(sc *Scorecard) string { return floatp(sc.Carbon.GridGCO2KWh) }},
 		{"carbon.gco2_per_1m_tokens", func(sc *Scorecard) string { return floatp(sc.Carbon.GCO2Per1MTokens) }},
@@ -165,12 +213,25 @@ func Columns() []string {
 }
 
 // WriteCSV writes one CSV row per scorecard (`gollm-bench aggregate`,
-// scorecard-aggregate.csv, SPEC §10): the header Columns(), then one
-// label.<k> column per label key found in any row, sorted by key. A missing
+// scorecard-aggregate.csv, SPEC §10): the header Columns(), with
+// WithCostBasis the cost_basis and cpm_1m columns (the chosen basis and its
+// CPM), then one label.<k> column per label key found in any row, sorted by
+// key. A missing
 // figure is an empty cell, never 0; numbers use the shortest decimal that
 // round-trips; list cells (missing, warnings) join with ";".
-func WriteCSV(w io.Writer, cards []Scorecard) error {
+func WriteCSV(w io.Writer, cards []Scorecard, opts ...Option) error {
 	cols := columns()
+	if cfg := newConfig(opts); cfg.basisSet {
+		key := cfg.basis.Key()
+		cols = append(cols,
+			column{"cost_basis", func(*Scorecard) string { return string(cfg.basis) }},
+			column{"cpm_1m", func(sc *Scorecard) string {
+				if v, ok := Figure(*sc, key); ok {
+					return fmtFloat(v)
+				}
+				return ""
+			}})
+	}
 	var keys []string
 	for i := range cards {
 		for k := range cards[i].Metadata.Labels {
@@ -181,7 +242,10 @@ func WriteCSV(w io.Writer, cards []Scorecard) error {
 	keys = slices.Compact(keys)
 
 	cw := csv.NewWriter(w)
-	header := Columns()
+	header := make([]string, len(cols))
+	for i, c := range cols {
+		header[i] = c.name
+	}
 	for _, k := range keys {
 		header = append(header, "label."+k)
 	}
@@ -252,4 +316,18 @@ func boolp(v *bool) string {
 		return ""
 	}
 	return strconv.FormatBool(*v)
+}
+
+func tokens(sc *Scorecard, get func(*TokenCost) *float64) string {
+	if t := sc.Cost.Tokens; t != nil {
+		return floatp(get(t))
+	}
+	return ""
+}
+
+func pod(sc *Scorecard, get func(*PodEnergy) *float64) string {
+	if p := sc.Energy.Pod; p != nil {
+		return floatp(get(p))
+	}
+	return ""
 }

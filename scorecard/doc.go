@@ -31,6 +31,16 @@
 // 4,924 W deployment at that rate spends 0.000438 Wh (1.58 J) per token,
 // 0.000614 Wh at PUE 1.4, or 24.55 g CO2 per 1M tokens at 40 g/kWh.
 //
+// Beside these, from the telemetry of the same window: the cost of its
+// tokens at per-type prices (Cost.Tokens, --price), a LiteLLM proxy's spend
+// (Cost.LiteLLM), Kepler's energy of the benchmarked pod and its gap to the
+// GPU counters (Energy.Pod; Energy.WhPerTokenBasis says which energy
+// Wh/token divides), and the plausibility of Wh/token against a published
+// reference (Energy.Plausibility: within a factor of 2, or an
+// "implausible_energy" warning). ParseReference reads --reference;
+// ParseCostBasis and WithCostBasis choose the CPM that Pareto and WriteCSV
+// compare on.
+//
 // Missing numbers are nil pointers, absent from the JSON and empty in the
 // CSV: a 0 in a scorecard is always a measured zero.
 //

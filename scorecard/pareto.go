@@ -94,8 +94,10 @@ func negate(op string) string {
 
 // Figure returns a numeric scorecard figure by its JSON key (performance,
 // cost, energy and carbon keys such as "ttft_p99_ms", "cpm_eur_1m",
-// "wh_per_token", "gco2_per_1m_tokens"), and false when the key is unknown
-// or the figure absent.
+// "wh_per_token", "gco2_per_1m_tokens"; and "token_cpm_eur_1m",
+// "blended_eur_1m", "litellm_cpm_1m", "pod_wh_per_token" for the nested
+// token, LiteLLM and pod figures), and false when the key is unknown or the
+// figure absent.
 func Figure(sc Scorecard, key string) (float64, bool) {
 	var p *float64
 	switch key {
@@ -119,6 +121,22 @@ func Figure(sc Scorecard, key string) (float64, bool) {
 		p = sc.Performance.ErrorRate
 	case "cpm_eur_1m":
 		p = sc.Cost.CPMEUR1M
+	case "token_cpm_eur_1m":
+		if t := sc.Cost.Tokens; t != nil {
+			p = t.CPMEUR1M
+		}
+	case "blended_eur_1m":
+		if t := sc.Cost.Tokens; t != nil {
+			p = t.BlendedEUR1M
+		}
+	case "litellm_cpm_1m":
+		if l := sc.Cost.LiteLLM; l != nil {
+			p = l.CPM1M
+		}
+	case "pod_wh_per_token":
+		if e := sc.Energy.Pod; e != nil {
+			p = e.WhPerToken
+		}
 	case "cost_per_request_eur":
 		p = sc.Cost.CostPerRequestEUR
 	case "wh_per_token":
@@ -152,7 +170,8 @@ type Dropped struct {
 // Pareto returns the scorecards on the Pareto frontier minimising (CPM,
 // Wh/token, TTFT P99) — cpm_eur_1m, wh_per_token (GPU energy, not
 // PUE-adjusted) and ttft_p99_ms — and the others with the reason each was
-// dropped (SPEC §10). In order: a row that fails check (nil: OwnVerdict) is
+// dropped (SPEC §10). WithCostBasis replaces cpm_eur_1m with the CPM of
+// another basis (token prices, LiteLLM's spend). In order: a row that fails check (nil: OwnVerdict) is
 // dropped with the check's reason; a row missing one of the three figures
 // is dropped ("no energy figure (wh_per_token)"); of the rest, a row is
 // dropped when another dominates it: <= on all three and < on at least
@@ -162,13 +181,14 @@ type Dropped struct {
 // dropped rows keep their input order. A dominated row names a frontier row
 // that dominates it (the first in frontier order). Pareto does not modify
 // cards. It is O(n²), fine for the hundreds of configurations a study has.
-func Pareto(cards []Scorecard, check SLOCheck) (frontier []Scorecard, dropped []Dropped) {
+func Pareto(cards []Scorecard, check SLOCheck, opts ...Option) (frontier []Scorecard, dropped []Dropped) {
 	if check == nil {
 		check = OwnVerdict
 	}
+	cfg := newConfig(opts)
 	// The objectives, all minimised (SPEC §10), and the words used when one is missing.
 	objectives := [...]struct{ key, what string }{
-		{"cpm_eur_1m", "no cost figure"},
+		{cfg.basis.Key(), "no cost figure"},
 		{"wh_per_token", "no energy figure"},
 		{"ttft_p99_ms", "no latency figure"},
 	}
@@ -256,16 +276,23 @@ func runLabel(sc Scorecard) string {
 }
 
 // WriteParetoText writes the frontier as an aligned table (run id, engine,
-// precision, hardware, CPM EUR/1M, Wh/token, TTFT P99 ms, status), then one
-// line per dropped row with its reason. Missing figures print as "-".
-func WriteParetoText(w io.Writer, frontier []Scorecard, dropped []Dropped) error {
+// precision, hardware, CPM per 1M of the cost basis (WithCostBasis; default
+// cpm_eur_1m), Wh/token, TTFT P99 ms, status), then one line per dropped
+// row with its reason. Missing figures print as "-".
+func WriteParetoText(w io.Writer, frontier []Scorecard, dropped []Dropped, opts ...Option) error {
+	cfg := newConfig(opts)
+	key := cfg.basis.Key()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "Pareto frontier (minimise CPM, Wh/token, TTFT P99): %d of %d\n", len(frontier), len(frontier)+len(dropped))
-	fmt.Fprintln(tw, "run_id\tengine\tprecision\thardware\tcpm_eur_1m\twh_per_token\tttft_p99_ms\tstatus")
+	fmt.Fprintf(tw, "run_id\tengine\tprecision\thardware\t%s\twh_per_token\tttft_p99_ms\tstatus\n", key)
 	for _, sc := range frontier {
 		m := sc.Metadata
+		var cpm *float64
+		if v, ok := Figure(sc, key); ok {
+			cpm = &v
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", runLabel(sc), dash(m.Engine), dash(m.Precision), dash(m.Hardware),
-			short(sc.Cost.CPMEUR1M), short(sc.Energy.WhPerToken), short(sc.Performance.TTFTP99Ms), dash(string(sc.Status)))
+			short(cpm), short(sc.Energy.WhPerToken), short(sc.Performance.TTFTP99Ms), dash(string(sc.Status)))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("scorecard: pareto: %w", err)

@@ -125,11 +125,18 @@ type Cost struct {
 	// CPMEUR1MCI is the interval of CPMEUR1M, from goodput tok/s's:
 	// [EUR/h × 1e6 / (hi × 3600), EUR/h × 1e6 / (lo × 3600)].
 	CPMEUR1MCI *stats.Interval `json:"cpm_eur_1m_ci,omitempty"`
+	// Tokens prices the knee window's tokens by type (--price): its
+	// cpm_eur_1m stands beside the GPU-hour one above. Nil without prices.
+	Tokens *TokenCost `json:"tokens,omitempty"`
+	// LiteLLM is a LiteLLM proxy's spend over the knee window
+	// (--litellm-metrics), in its own price currency. Nil without it.
+	LiteLLM *LiteLLMCost `json:"litellm,omitempty"`
 }
 
 // Energy holds GPU energy over the knee level's window (SPEC §9).
 type Energy struct {
-	// Source is "nvml", "dcgm", "prometheus" or "none".
+	// Source is "nvml", "dcgm", "prometheus", "none", or "kepler" when the
+	// per-token figures come from Kepler's pod energy (WhPerTokenBasis "pod").
 	Source string `json:"source,omitempty"`
 	// EnergyJ is Σ_gpu (end − start) / 1000 over the window, J, after
 	// subtracting IdleBaselineW × window when a baseline was declared.
@@ -166,6 +173,17 @@ type Energy struct {
 	// [E / 3600 / (hi × window), E / 3600 / (lo × window)].
 	WhPerTokenCI    *stats.Interval `json:"wh_per_token_ci,omitempty"`
 	WhPerTokenPUECI *stats.Interval `json:"wh_per_token_pue_ci,omitempty"`
+	// WhPerTokenBasis says which energy the per-token figures divide:
+	// "gpu" (the GPUs' counters of Source) or "pod" (Kepler's pod energy,
+	// CPU and GPU, used only when no GPU counter gave a usable reading;
+	// Source is then "kepler").
+	WhPerTokenBasis string `json:"wh_per_token_basis,omitempty"`
+	// Pod is Kepler's energy of the benchmarked pod over the same window
+	// (--pod-energy), beside the GPUs' own; nil without it.
+	Pod *PodEnergy `json:"pod,omitempty"`
+	// Plausibility checks WhPerToken against a published reference
+	// (--reference); nil without one.
+	Plausibility *Plausibility `json:"plausibility,omitempty"`
 }
 
 // Carbon holds the emissions estimate (SPEC §9).

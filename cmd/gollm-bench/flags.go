@@ -76,6 +76,10 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.Float64Var(&s.IdleBaselineW, "idle-baseline-w", s.IdleBaselineW, "subtract this idle power, W, over the window (declared in the output)")
 	fs.StringVar(&s.Stabilize, "stabilize", s.Stabilize, "before measuring, wait until GPU power varies < band over a window: e.g. 30s,3W")
 	fs.Lookup("stabilize").NoOptDefVal = "30s,3W"
+	fs.StringVar(&s.PodEnergy, "pod-energy", s.PodEnergy, `Kepler's energy of the benchmarked pod over each window, beside the GPU energy: "prometheus=URL,namespace=NS[,pod=NAME|pod=~RE][,container=NAME]" (or kepler=URL for Kepler's own /metrics)`)
+	fs.StringVar(&s.LiteLLMMetrics, "litellm-metrics", s.LiteLLMMetrics, `a LiteLLM proxy's token and spend counters over each window: 'target', its /metrics URL or prometheus=URL, then filters, e.g. "target,requested_model=llama-70b"`)
+	fs.StringVar(&s.Price, "price", s.Price, `token prices, EUR per 1M tokens, for cost by token type: "input=0.50,output=1.50[,cached_input=0.10]"`)
+	fs.StringVar(&s.Reference, "reference", s.Reference, `a published energy per token to check Wh/token against (a factor of 2): "wh_per_token=0.00044,source=TEXT" or "tokens_per_j=N,source=TEXT" (source last), or @FILE holding that`)
 
 	fs.StringVar(&s.Engine, "engine", s.Engine, "metadata: engine and version, e.g. vllm-0.9.1")
 	fs.StringVar(&s.ModelRevision, "model-revision", s.ModelRevision, "metadata: model revision (commit or tag)")

@@ -62,12 +62,12 @@ func runReport(_ context.Context, e env, args []string) error {
 }
 
 // writeParetoHTML draws the Pareto chart of `gollm-bench pareto --html`.
-func writeParetoHTML(path string, frontier []scorecard.Scorecard, dropped []scorecard.Dropped) error {
+func writeParetoHTML(path string, frontier []scorecard.Scorecard, dropped []scorecard.Dropped, basis scorecard.CostBasis) error {
 	var pts []report.ParetoPoint
 	add := func(sc scorecard.Scorecard, on bool) {
 		p := report.ParetoPoint{RunID: sc.Metadata.RunID, OnFrontier: on}
-		if v := sc.Cost.CPMEUR1M; v != nil {
-			p.CPM = *v
+		if v, ok := scorecard.Figure(sc, basis.Key()); ok {
+			p.CPM = v
 		}
 		if v := sc.Performance.TTFTP99Ms; v != nil {
 			p.TTFTP99Ms = *v

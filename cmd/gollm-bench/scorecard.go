@@ -33,6 +33,7 @@ func runAggregate(_ context.Context, e env, args []string) error {
 	fs.SetOutput(e.stderr)
 	outDir := fs.String("output-dir", "results", "folder to write "+aggregateFile+" in, as run and sweep write results/<run-id>/ (created if need be; an earlier "+aggregateFile+" there is replaced)")
 	out := fs.StringP("output", "o", "", "CSV file to write instead ('-' for standard output)")
+	basisFlag := fs.String("cost-basis", "", "add cost_basis and cpm_1m columns with the CPM of this basis: gpu_hour (EUR/h over goodput), tokens (--price) or litellm (the proxy's spend)")
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "usage: gollm-bench aggregate DIR... [--output-dir DIR | -o FILE]\n\nOne CSV row per scorecard.json found in the results folders (and per level of\nthe GuideLLM, AIPerf, GenAI-Perf or vLLM results there, as anecdotes), written\nto OUTPUT-DIR/%s (default results/%s) unless -o names a file.\n\n%s", aggregateFile, aggregateFile, fs.FlagUsages())
 	}
@@ -49,12 +50,20 @@ func runAggregate(_ context.Context, e env, args []string) error {
 	if *out == "" && *outDir == "" {
 		return usageErr(errors.New("--output-dir is empty: give a folder, e.g. --output-dir results"))
 	}
+	var csvOpts []scorecard.Option
+	if *basisFlag != "" {
+		basis, err := scorecard.ParseCostBasis(*basisFlag)
+		if err != nil {
+			return usageErr(err)
+		}
+		csvOpts = append(csvOpts, scorecard.WithCostBasis(basis))
+	}
 	cards, err := readScorecards(e, fs.Args())
 	if err != nil {
 		return err
 	}
 	if *out == "-" {
-		return scorecard.WriteCSV(e.stdout, cards)
+		return scorecard.WriteCSV(e.stdout, cards, csvOpts...)
 	}
 	path := *out
 	if path == "" {
@@ -67,7 +76,7 @@ func runAggregate(_ context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := errors.Join(scorecard.WriteCSV(f, cards), f.Close()); err != nil {
+	if err := errors.Join(scorecard.WriteCSV(f, cards, csvOpts...), f.Close()); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	fmt.Fprintf(e.stderr, "%d scorecards -> %s\n", len(cards), path)
@@ -79,6 +88,7 @@ func runPareto(_ context.Context, e env, args []string) error {
 	fs.SetOutput(e.stderr)
 	sloFlag := fs.String("slo", "", `drop rows violating this SLO (scorecard figures only: ttft_p99, itl_p95, e2e_p99, error_rate, output_tps); default: each row's own verdict`)
 	html := fs.String("html", "", "also write the Pareto chart to this HTML file")
+	basisFlag := fs.String("cost-basis", "gpu_hour", "the CPM to minimise: gpu_hour (cost.cpm_eur_1m, EUR/h over goodput), tokens (cost.tokens.cpm_eur_1m, --price) or litellm (cost.litellm.cpm_1m)")
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "usage: gollm-bench pareto DIR... [--slo S]\n\nThe non-dominated scorecards on (CPM, Wh/token, TTFT P99), all minimised. DIR\nholds results folders, scorecards in the exporter layout, or peer results.\n\n%s", fs.FlagUsages())
 	}
@@ -88,6 +98,10 @@ func runPareto(_ context.Context, e env, args []string) error {
 	if fs.NArg() == 0 {
 		fs.Usage()
 		return usageErr(errors.New("give at least one results folder"))
+	}
+	basis, err := scorecard.ParseCostBasis(*basisFlag)
+	if err != nil {
+		return usageErr(err)
 	}
 	var check scorecard.SLOCheck
 	if *sloFlag != "" {
@@ -105,12 +119,12 @@ func runPareto(_ context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	frontier, dropped := scorecard.Pareto(cards, check)
-	if err := scorecard.WriteParetoText(e.stdout, frontier, dropped); err != nil {
+	frontier, dropped := scorecard.Pareto(cards, check, scorecard.WithCostBasis(basis))
+	if err := scorecard.WriteParetoText(e.stdout, frontier, dropped, scorecard.WithCostBasis(basis)); err != nil {
 		return err
 	}
 	if *html != "" {
-		return writeParetoHTML(*html, frontier, dropped)
+		return writeParetoHTML(*html, frontier, dropped, basis)
 	}
 	return nil
 }

@@ -1,0 +1,84 @@
+package counter_test
+
+import (
+	"bytes"
+	"math"
+	"testing"
+
+	"github.com/gollm-bench/gollm-bench/counter"
+)
+
+func FuzzParseText(f *testing.F) {
+	// A few lines of each fixture: whole exposition files as seeds make
+	// the expfmt-based worker look stalled while it minimises.
+	for _, name := range []string{"kepler-v0.11-t1.prom", "kepler-legacy-v0.7-t0.prom", "litellm-t1.prom"} {
+		b := fixture(f, name)
+		if i := bytes.LastIndexByte(b[:min(len(b), 1200)], '\n'); i > 0 {
+			b = b[:i+1]
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("# TYPE c counter\nc{a=\"1\"} NaN\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := counter.ParseText(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		// Diff of a snapshot with itself: every increase is 0 (or NaN).
+		for name := range familyNames(b) {
+			for _, x := range counter.Diff(s, s, name) {
+				if x.Increase != 0 && !math.IsNaN(x.Increase) && !x.Reset {
+					t.Fatalf("%s: self-diff %v", name, x.Increase)
+				}
+			}
+		}
+	})
+}
+
+// familyNames guesses the family names in a text body (the first word of
+// each sample line).
+func familyNames(b []byte) map[string]bool {
+	out := map[string]bool{}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		end := bytes.IndexAny(line, "{ ")
+		if end > 0 {
+			out[string(line[:end])] = true
+		}
+	}
+	return out
+}
+
+func FuzzDecodeQuery(f *testing.F) {
+	f.Add(fixture(f, "prom-query-energy-increase.json"))
+	f.Add(fixture(f, "prom-error-bad-data.json"))
+	f.Add([]byte(`{"status":"success","data":{"resultType":"scalar","result":[1,"2"]}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		res, err := counter.DecodeQuery(b)
+		if err == nil {
+			for _, s := range res {
+				if s.Labels == nil {
+					t.Fatal("nil labels")
+				}
+			}
+		}
+	})
+}
+
+func FuzzParseMatcher(f *testing.F) {
+	f.Add("pod_name=~vllm-.*")
+	f.Add("model=x")
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := counter.ParseMatcher(s)
+		if err != nil {
+			return
+		}
+		// What parses can be written and parsed back the same.
+		back, err := counter.ParseMatcher(m.Label + map[bool]string{true: "=~", false: "="}[m.Regex] + m.Value)
+		if err != nil || back != m {
+			t.Fatalf("%q -> %+v -> %+v, %v", s, m, back, err)
+		}
+	})
+}

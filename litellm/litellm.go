@@ -1,0 +1,311 @@
+package litellm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gollm-bench/gollm-bench/counter"
+	"github.com/gollm-bench/gollm-bench/metrics"
+)
+
+// LiteLLM's counter families, as its proxy exposes them on /metrics.
+const (
+	InputTokens  = "litellm_input_tokens_metric_total"  // tokens; labels end_user, hashed_api_key, api_key_alias, requested_model, team, team_alias, user, model
+	OutputTokens = "litellm_output_tokens_metric_total" // tokens; same labels
+	TotalTokens  = "litellm_total_tokens_metric_total"  // tokens; same labels
+	Spend        = "litellm_spend_metric_total"         // spend in LiteLLM's price currency; no requested_model label
+)
+
+// ResponseCostHeader is the response header in which LiteLLM gives one
+// response's cost, in the currency of its prices.
+const ResponseCostHeader = "x-litellm-response-cost"
+
+// Warning codes.
+const (
+	WarnNoSeries        metrics.WarningCode = "litellm_no_series"        // no token series matched the filter: no figures
+	WarnTokenMismatch   metrics.WarningCode = "litellm_token_mismatch"   // LiteLLM's token count differs from the client's by more than 1 %
+	WarnSpendUnfiltered metrics.WarningCode = "litellm_spend_unfiltered" // the spend counter lacks a filter label: spend covers more than the filter
+	WarnCounterReset    metrics.WarningCode = "litellm_counter_reset"    // a counter went backwards: figures not valid
+)
+
+// Reading is what LiteLLM accounted over one window. Its figures are
+// counter deltas over the window: measurements, like the GPU energy
+// counters, not estimates. It is plain data.
+type Reading struct {
+	// Via is "prometheus" or "scrape".
+	Via string `json:"via"`
+	// Filter is the label filter applied, e.g. requested_model="llama-70b".
+	Filter        string    `json:"filter,omitempty"`
+	Start         time.Time `json:"start"`
+	End           time.Time `json:"end"`
+	WindowSeconds float64   `json:"window_s"`
+
+	// The counters' increases over the window, tokens; nil when the
+	// family had no matching series.
+	InputTokens  *float64 `json:"input_tokens,omitempty"`
+	OutputTokens *float64 `json:"output_tokens,omitempty"`
+	TotalTokens  *float64 `json:"total_tokens,omitempty"`
+	// Spend is the increase of litellm_spend_metric_total, in LiteLLM's
+	// price currency; nil when it had no matching series.
+	Spend *float64 `json:"spend,omitempty"`
+
+	// Valid is true when a token counter matched and none was reset.
+	Valid    bool              `json:"valid"`
+	Warnings []metrics.Warning `json:"warnings,omitempty"`
+}
+
+// SpendCPM is LiteLLM's spend per 1M output tokens over the window,
+// spend × 1e6 / LiteLLM's output tokens, in LiteLLM's price currency.
+// ok is false without spend, output tokens, or a valid reading.
+func (r Reading) SpendCPM() (cpm float64, ok bool) {
+	if !r.Valid || r.Spend == nil || r.OutputTokens == nil || *r.OutputTokens <= 0 {
+		return 0, false
+	}
+	return *r.Spend * 1e6 / *r.OutputTokens, true
+}
+
+// tolerance is the relative disagreement CrossCheck tolerates: 1 %.
+const tolerance = 0.01
+
+// CrossCheck compares LiteLLM's input and output token counts over the
+// window with the client's (input: prompt tokens of the window's
+// requests; output: output tokens that arrived in it) and returns a
+// WarnTokenMismatch warning for each that differs by more than 1 %. A zero
+// client count, or a count LiteLLM does not have, is not checked. LiteLLM
+// counts a request when it completes, and counts every client of the
+// proxy that the filter lets through.
+func CrossCheck(r Reading, input, output int64) []metrics.Warning {
+	if !r.Valid {
+		return nil
+	}
+	var ws []metrics.Warning
+	check := func(what string, theirs *float64, ours int64) {
+		if theirs == nil || ours <= 0 {
+			return
+		}
+		if diff := math.Abs(*theirs-float64(ours)) / float64(ours); diff > tolerance {
+			ws = append(ws, metrics.Warning{Code: WarnTokenMismatch, Level: -1,
+				Message: fmt.Sprintf("LiteLLM counted %.0f %s tokens in the window (%s), the client %d (%.2f %% apart): other clients of the proxy, requests straddling the window, or a tokenizer that differs", *theirs, what, r.Filter, ours, 100*diff)})
+		}
+	}
+	check("input", r.InputTokens, input)
+	check("output", r.OutputTokens, output)
+	return ws
+}
+
+// Meter reads LiteLLM's counters over windows (--litellm-metrics). Start
+// and Stop must be called from one goroutine.
+type Meter struct {
+	win     counter.Window
+	filter  []counter.Matcher
+	now     func() time.Time
+	t0      time.Time
+	running bool
+}
+
+// Option configures Parse and NewMeter.
+type Option func(*options)
+
+type options struct {
+	client *http.Client
+	now    func() time.Time
+	target string
+}
+
+// WithHTTPClient sets the HTTP client (default: a private client, 10 s timeout).
+func WithHTTPClient(c *http.Client) Option { return func(o *options) { o.client = c } }
+
+// WithClock sets the clock that stamps windows (default time.Now).
+func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
+
+// WithTarget gives the benchmark's target base URL, which the source
+// "target" scrapes at /metrics (the /v1 suffix dropped).
+func WithTarget(base string) Option { return func(o *options) { o.target = base } }
+
+func newOptions(opts []Option) options {
+	o := options{now: time.Now}
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+// NewMeter returns a Meter over win keeping the series that match every
+// matcher of filter. Options: WithClock.
+func NewMeter(win counter.Window, filter []counter.Matcher, opts ...Option) *Meter {
+	o := newOptions(opts)
+	return &Meter{win: win, filter: filter, now: o.now}
+}
+
+// Parse builds the Meter the --litellm-metrics flag asks for:
+//
+//	SOURCE[,LABEL=VALUE|LABEL=~REGEX...]
+//
+// where SOURCE is a /metrics URL of the proxy (http://litellm:4000/metrics;
+// the path defaults to /metrics), "target" (the /metrics of the
+// benchmark's target, given by WithTarget), or prometheus=URL (a
+// Prometheus server storing LiteLLM's series). The terms filter series by
+// label, typically requested_model=NAME (the model name the client sends)
+// or model=NAME. Errors name the flag.
+func Parse(spec string, opts ...Option) (*Meter, error) {
+	const example = "target,requested_model=llama-70b"
+	o := newOptions(opts)
+	terms := strings.Split(spec, ",")
+	src := strings.TrimSpace(terms[0])
+	var win counter.Window
+	kind, raw, isProm := strings.Cut(src, "=")
+	switch {
+	case isProm && strings.EqualFold(strings.TrimSpace(kind), "prometheus"):
+		u, err := httpURL(raw)
+		if err != nil {
+			return nil, fmt.Errorf("--litellm-metrics prometheus=%q: want an http(s) URL, e.g. prometheus=http://prometheus:9090", raw)
+		}
+		win = counter.NewPrometheus(u.String(), o.client)
+	case src == "target":
+		if o.target == "" {
+			return nil, errors.New("--litellm-metrics target: no target URL to read /metrics from")
+		}
+		base := strings.TrimSuffix(strings.TrimSuffix(o.target, "/"), "/v1")
+		win = counter.NewScrape(base+"/metrics", o.client)
+	default:
+		u, err := httpURL(src)
+		if err != nil {
+			return nil, fmt.Errorf("--litellm-metrics %q: want 'target', the proxy's /metrics URL or prometheus=URL, e.g. %s or http://litellm:4000/metrics", src, example)
+		}
+		if u.Path == "" || u.Path == "/" {
+			u.Path = "/metrics"
+		}
+		win = counter.NewScrape(u.String(), o.client)
+	}
+	var filter []counter.Matcher
+	var errs []error
+	for _, t := range terms[1:] {
+		m, err := counter.ParseMatcher(strings.TrimSpace(t))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--litellm-metrics: %w (e.g. %s)", err, example))
+			continue
+		}
+		filter = append(filter, m)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return NewMeter(win, filter, opts...), nil
+}
+
+func httpURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New("not an http(s) URL")
+	}
+	return u, nil
+}
+
+// Filter returns the meter's label filter in PromQL syntax ("" for none).
+func (m *Meter) Filter() string { return filterString(m.filter) }
+
+func filterString(ms []counter.Matcher) string {
+	parts := make([]string, len(ms))
+	for i, x := range ms {
+		parts[i] = x.String()
+	}
+	return strings.Join(parts, ",")
+}
+
+// Start opens a window.
+func (m *Meter) Start(ctx context.Context) error {
+	if m.running {
+		return errors.New("litellm: Start called twice without Stop")
+	}
+	t0 := m.now()
+	if err := m.win.Begin(ctx, t0); err != nil {
+		return fmt.Errorf("litellm: reading counters at the window's start: %w", err)
+	}
+	m.t0, m.running = t0, true
+	return nil
+}
+
+// Stop closes the window and returns LiteLLM's accounting of it. An error
+// means the counters could not be read; a filter that matches nothing is a
+// Reading with Valid false and a WarnNoSeries warning, never zeros.
+func (m *Meter) Stop(ctx context.Context) (Reading, error) {
+	if !m.running {
+		return Reading{}, errors.New("litellm: Stop called without Start")
+	}
+	m.running = false
+	t1 := m.now()
+	if err := m.win.End(ctx, t1); err != nil {
+		return Reading{}, fmt.Errorf("litellm: reading counters at the window's end: %w", err)
+	}
+	return Read(ctx, m.win, m.filter, m.t0, t1)
+}
+
+// Read reads the four counters from a window win already closed by End.
+// The spend counter carries no requested_model label: a requested_model
+// term is left out of its filter, with a WarnSpendUnfiltered warning.
+func Read(ctx context.Context, win counter.Window, filter []counter.Matcher, start, end time.Time) (Reading, error) {
+	r := Reading{Via: win.Name(), Filter: filterString(filter), Start: start, End: end, WindowSeconds: end.Sub(start).Seconds()}
+	reset := false
+	read := func(family string, ms []counter.Matcher) (*float64, error) {
+		s, err := win.Increase(ctx, family, ms...)
+		if err != nil {
+			return nil, fmt.Errorf("litellm: %w", err)
+		}
+		if len(s) == 0 {
+			return nil, nil
+		}
+		for _, x := range s {
+			if x.Reset {
+				reset = true
+			}
+		}
+		v := counter.Sum(s)
+		return &v, nil
+	}
+	var err error
+	if r.InputTokens, err = read(InputTokens, filter); err != nil {
+		return Reading{}, err
+	}
+	if r.OutputTokens, err = read(OutputTokens, filter); err != nil {
+		return Reading{}, err
+	}
+	if r.TotalTokens, err = read(TotalTokens, filter); err != nil {
+		return Reading{}, err
+	}
+	var spendFilter []counter.Matcher
+	var dropped []string
+	for _, m := range filter {
+		if m.Label == "requested_model" {
+			dropped = append(dropped, m.String())
+			continue
+		}
+		spendFilter = append(spendFilter, m)
+	}
+	if r.Spend, err = read(Spend, spendFilter); err != nil {
+		return Reading{}, err
+	}
+	if r.InputTokens == nil && r.OutputTokens == nil && r.TotalTokens == nil {
+		r.Warnings = append(r.Warnings, metrics.Warning{Code: WarnNoSeries, Level: -1,
+			Message: fmt.Sprintf("LiteLLM (%s) has no token series matching {%s} over the %.1f s window (looked for %s and %s): no LiteLLM figures for this window; check the filter (requested_model is the model name the client sends) and that the proxy's prometheus callback is on",
+				r.Via, r.Filter, r.WindowSeconds, InputTokens, OutputTokens)})
+		r.Spend = nil
+		return r, nil
+	}
+	if len(dropped) > 0 && r.Spend != nil {
+		r.Warnings = append(r.Warnings, metrics.Warning{Code: WarnSpendUnfiltered, Level: -1,
+			Message: fmt.Sprintf("LiteLLM's spend counter has no requested_model label: the spend is filtered by {%s} only, not by %s, and may include other models; add model=NAME to the filter",
+				filterString(spendFilter), strings.Join(dropped, ","))})
+	}
+	r.Valid = !reset
+	if reset {
+		r.Warnings = append(r.Warnings, metrics.Warning{Code: WarnCounterReset, Level: -1,
+			Message: "a LiteLLM counter went backwards in the window (proxy restart): LiteLLM's figures for this window are lower bounds and not used"})
+	}
+	return r, nil
+}
