@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/openai"
 )
 
