@@ -828,7 +828,7 @@ func (b *Benchmark) writeOutputs(ctx context.Context, run results.Run) (results.
 	sc := run.Scorecard()
 	run.Metadata = sc.Metadata
 	dir := b.folder()
-	errs = append(errs, dir.WriteRun(run), writeScorecard(dir, sc), b.log.Close())
+	errs = append(errs, dir.WriteRun(run), dir.WriteScorecard(sc), b.log.Close())
 	formats := slices.DeleteFunc(slices.Clone(b.s.Formats), func(f string) bool { return f == "json" })
 	errs = append(errs, report.WriteFormats(b.opt.Stdout, dir, run, formats))
 	if sc.Status == scorecard.StatusAnecdote {

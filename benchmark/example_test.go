@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/gollm-bench/gollm-bench/benchmark"
 	"github.com/gollm-bench/gollm-bench/exitcode"
@@ -21,8 +22,9 @@ func Example() {
 	s := benchmark.DefaultSettings(benchmark.CommandRun)
 	s.MockPreset = "instant"
 	s.Rates = []string{"2"}
-	s.MaxRequests = 40
-	s.SLO = "e2e_p90<=2s"
+	s.MaxRequests = 60
+	s.SLO = "e2e_p50<=2s"
+	s.MaxLag = 100 * time.Millisecond // the in-process mock shares the CPU
 	s.Energy = "none"
 	s.OutputDir, s.RunID = dir, "example"
 	s.Formats = []string{"json"}

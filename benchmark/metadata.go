@@ -1,7 +1,6 @@
 package benchmark
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -102,14 +101,4 @@ func (b *Benchmark) withScorecardInputs(ctx context.Context, run results.Run) re
 	run.Config.PUE, run.Config.IdleBaselineW, run.Config.GridGCO2KWh = s.PUE, s.IdleBaselineW, s.GridGCO2KWh
 	run.Prices, run.Reference = b.prices, b.reference
 	return run
-}
-
-// writeScorecard writes scorecard.json into dir, atomically (a full disk
-// leaves no half file).
-func writeScorecard(dir results.Folder, sc scorecard.Scorecard) error {
-	var buf bytes.Buffer
-	if err := scorecard.Write(&buf, sc); err != nil {
-		return fmt.Errorf("scorecard: %w", err)
-	}
-	return dir.WriteFile(scorecard.FileName, buf.Bytes())
 }

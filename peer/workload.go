@@ -320,6 +320,40 @@ func (l Load) Flags() [][2]string {
 	return out
 }
 
+// flagGroups are flags that set one thing together: a flag of a Load is
+// not applied when any flag of its group was given.
+var flagGroups = [][]string{
+	{"profile", "rate", "max-concurrency"},
+	{"data", "dataset", "sequence-distribution"},
+}
+
+// Apply sets, with set, every flag of l (Flags) that the user did not
+// give, as told by given; a flag of a group (profile, rate and
+// max-concurrency; data, dataset and sequence-distribution) is not set
+// when the user gave any flag of its group. It returns the flags set, as
+// "--name value", and set's first error, naming the flag.
+func (l Load) Apply(given func(flag string) bool, set func(flag, value string) error) ([]string, error) {
+	isGiven := func(name string) bool {
+		for _, g := range flagGroups {
+			if slices.Contains(g, name) {
+				return slices.ContainsFunc(g, given)
+			}
+		}
+		return given(name)
+	}
+	var applied []string
+	for _, kv := range l.Flags() {
+		if isGiven(kv[0]) {
+			continue
+		}
+		if err := set(kv[0], kv[1]); err != nil {
+			return applied, fmt.Errorf("--%s %s: %w", kv[0], kv[1], err)
+		}
+		applied = append(applied, "--"+kv[0]+" "+kv[1])
+	}
+	return applied, nil
+}
+
 // GoodputSLO maps a peer's goodput thresholds onto a gollm-bench SLO:
 // vLLM's `--goodput ttft:500 tpot:50 e2el:2000` (ms) and AIPerf's
 // `--goodput "time_to_first_token:1500 inter_token_latency:300"` (its

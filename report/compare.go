@@ -39,6 +39,32 @@ type Comparison struct {
 	Regressions [][]compare.Regression
 }
 
+// NewComparison judges each result against the --fail-on thresholds ths
+// (text is the expression, for the output) and says whether any result
+// regressed.
+func NewComparison(res []compare.Result, text string, ths []compare.Threshold) (Comparison, bool) {
+	c := Comparison{Results: res, FailOn: text}
+	regressed := false
+	for _, r := range res {
+		regs := compare.Regressions(r, ths)
+		c.Regressions = append(c.Regressions, regs)
+		regressed = regressed || len(regs) > 0
+	}
+	return c, regressed
+}
+
+// MismatchLines lists every workload mismatch of res, one line each: "A vs
+// B: workload mismatch: FIELD a vs b".
+func MismatchLines(res []compare.Result) []string {
+	var out []string
+	for _, r := range res {
+		for _, m := range r.Mismatches {
+			out = append(out, fmt.Sprintf("%s vs %s: workload mismatch: %s %s vs %s", r.A.File, r.B.File, m.Field, m.A, m.B))
+		}
+	}
+	return out
+}
+
 // WriteComparison writes c in format (console, markdown, json or csv).
 // Console and markdown give, per comparison: the two inputs, every
 // workload mismatch on a line of its own before any figure, the summary

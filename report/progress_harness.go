@@ -2,13 +2,27 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 
 	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"golang.org/x/term"
 )
+
+// TerminalProgress is the live progress of a command writing to w: a
+// line updated in place when w is a terminal, plain lines otherwise,
+// nothing when quiet.
+func TerminalProgress(w io.Writer, quiet bool) *Progress {
+	isTTY := false
+	if f, ok := w.(*os.File); ok {
+		isTTY = term.IsTerminal(int(f.Fd()))
+	}
+	return NewProgress(w, isTTY, quiet)
+}
 
 // Harness shows a level runner's progress (harness.Config.Progress): the
 // level's line while it runs, and its last line when it ends.

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gollm-bench/gollm-bench/scorecard"
 )
 
 // File names inside a results folder (SPEC §10).
@@ -200,6 +202,16 @@ func (d Folder) WriteRun(run Run) error {
 		return err
 	}
 	return d.WriteFile(RunJSON, buf.Bytes())
+}
+
+// WriteScorecard writes sc to scorecard.json in d (see scorecard.Write),
+// replacing it atomically, as WriteFile does.
+func (d Folder) WriteScorecard(sc scorecard.Scorecard) error {
+	var buf bytes.Buffer
+	if err := scorecard.Write(&buf, sc); err != nil {
+		return fmt.Errorf("results: %s: %w", ScorecardJSON, err)
+	}
+	return d.WriteFile(ScorecardJSON, buf.Bytes())
 }
 
 // WriteFile writes data to the file name in d atomically: to a temporary

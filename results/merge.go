@@ -233,7 +233,32 @@ func Merge(parts []Shard) (Run, error) {
 		run.PartialReason = "a shard was interrupted"
 	}
 	run.Result = res
+	// The metadata, cost rate and energy factors are shard 0's (every
+	// shard was given the same flags); the concurrency tested is the
+	// merged levels'.
+	run.Metadata.MaxConcurrencyTested = 0
+	run.Metadata.StartedAt = run.StartedAt
 	return run, nil
+}
+
+// MarkTorn marks a merged run partial when MergeRecords left torn records
+// out: the whole records were merged, the torn ones are named in the
+// partial reason and a WarnTornRecord warning, and the summaries, which
+// come from the shards' run.json, still count them. No torn record: no
+// change.
+func (r *Run) MarkTorn(torn []TornRecord) {
+	if len(torn) == 0 {
+		return
+	}
+	where := make([]string, len(torn))
+	for i, t := range torn {
+		where[i] = t.String()
+	}
+	r.Partial, r.Result.Partial = true, true
+	reason := "a shard's records file was cut short: " + strings.Join(where, "; ")
+	r.PartialReason = strings.Join(slices.DeleteFunc([]string{r.PartialReason, reason}, func(s string) bool { return s == "" }), "; ")
+	r.Result.Warnings = append(r.Result.Warnings, metrics.Warning{Code: WarnTornRecord, Level: -1, Message: reason +
+		": the merged requests.jsonl lacks those records; the merged summaries come from the shards' run.json and still count them"})
 }
 
 // mergeTelemetry combines the shards' readings level by level (and

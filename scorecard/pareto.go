@@ -2,6 +2,7 @@ package scorecard
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -9,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/gollm-bench/gollm-bench/slo"
 )
 
 // SLOCheck judges a scorecard against a service-level objective: ok, or a
@@ -326,4 +329,33 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// TermsOf maps an SLO's terms onto the figures a scorecard holds, for
+// CheckTerms. A scorecard keeps only TTFT P99, ITL P95, E2E P99, the error
+// rate and output throughput: a term on another figure is an error naming
+// it.
+func TermsOf(obj slo.Objective) ([]Term, error) {
+	var out []Term
+	var errs []error
+	for _, t := range obj.Terms {
+		key := ""
+		switch {
+		case t.Metric == slo.MetricErrorRate:
+			key = "error_rate"
+		case t.Metric == slo.MetricOutputTPS:
+			key = "output_tok_s"
+		case t.Metric == slo.MetricTTFT && t.Percentile == 99:
+			key = "ttft_p99_ms"
+		case t.Metric == slo.MetricITL && t.Percentile == 95:
+			key = "itl_p95_ms"
+		case t.Metric == slo.MetricE2E && t.Percentile == 99:
+			key = "e2e_p99_ms"
+		default:
+			errs = append(errs, fmt.Errorf("SLO term %q: a scorecard holds only ttft_p99, itl_p95, e2e_p99, error_rate and output_tps", t.Text))
+			continue
+		}
+		out = append(out, Term{Key: key, Op: string(t.Op), Limit: t.Threshold})
+	}
+	return out, errors.Join(errs...)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gollm-bench/gollm-bench/compare"
+	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/peer"
 	"github.com/gollm-bench/gollm-bench/report"
 )
@@ -79,29 +80,15 @@ differ), 3 a --fail-on metric regressed significantly.
 		inputs[i] = r
 	}
 	res := compare.All(inputs[0], inputs[1:], compare.Options{Metrics: ms, Seed: *seed})
-	if *strict {
-		var bad []string
-		for _, r := range res {
-			for _, m := range r.Mismatches {
-				bad = append(bad, fmt.Sprintf("%s vs %s: workload mismatch: %s %s vs %s", r.A.File, r.B.File, m.Field, m.A, m.B))
-			}
-		}
-		if len(bad) > 0 {
-			return usageErr(fmt.Errorf("--strict: the workloads differ, so the figures are not comparable:\n  %s", strings.Join(bad, "\n  ")))
-		}
+	if bad := report.MismatchLines(res); *strict && len(bad) > 0 {
+		return usageErr(fmt.Errorf("--strict: the workloads differ, so the figures are not comparable:\n  %s", strings.Join(bad, "\n  ")))
 	}
-	out := report.Comparison{Results: res, FailOn: *failOn}
-	regressed := false
-	for _, r := range res {
-		regs := compare.Regressions(r, ths)
-		out.Regressions = append(out.Regressions, regs)
-		regressed = regressed || len(regs) > 0
-	}
+	out, regressed := report.NewComparison(res, *failOn, ths)
 	if err := report.WriteComparison(e.stdout, *format, out); err != nil {
 		return err
 	}
 	if regressed {
-		return withCode(exitRegression, errors.New("a --fail-on metric regressed significantly (see the regression lines)"))
+		return withCode(exitcode.SLOFailed, errors.New("a --fail-on metric regressed significantly (see the regression lines)"))
 	}
 	return nil
 }

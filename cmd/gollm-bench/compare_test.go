@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/results"
 )
@@ -31,7 +32,7 @@ func shortRun(t *testing.T, url, dir, id string, extra ...string) string {
 		"--warmup", "0", "--cooldown", "0", "--data", "prompt_tokens=16,output_tokens=2", "--energy", "none",
 		"--output-dir", dir, "--run-id", id, "--max-lag", lenientLag, "--format", "json", "--quiet"}, extra...)
 	code, stdout, stderr := cli(t, context.Background(), args...)
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("run %s: exit %d\n%s\n%s", id, code, stdout, stderr)
 	}
 	return filepath.Join(dir, id)
@@ -61,8 +62,8 @@ func TestCompareMockServers(t *testing.T) {
 	a2 := shortRun(t, fast, dir, "a2", append(cost, "--seed", "2")...)
 
 	code, stdout, stderr := cli(t, context.Background(), "compare", a, b, "--fail-on", "ttft_p99:+5%,ttft_p50:+5%")
-	if code != exitRegression {
-		t.Fatalf("20 ms against 30 ms: exit %d, want %d\n%s\n%s", code, exitRegression, stdout, stderr)
+	if code != exitcode.SLOFailed {
+		t.Fatalf("20 ms against 30 ms: exit %d, want %d\n%s\n%s", code, exitcode.SLOFailed, stdout, stderr)
 	}
 	for _, w := range []string{"regression: ttft_p50 at concurrency 4: +", "bootstrap, U p", "CPM EUR/1M tok", "goodput tok/s"} {
 		if !strings.Contains(stdout, w) {
@@ -73,7 +74,7 @@ func TestCompareMockServers(t *testing.T) {
 		t.Errorf("same workload reported as mismatched:\n%s", stdout)
 	}
 	code, stdout, stderr = cli(t, context.Background(), "compare", a, a2, "--fail-on", "ttft_p50:+25%")
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("one server, two seeds: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if !strings.Contains(stdout, "no regression beyond --fail-on") {
@@ -93,12 +94,12 @@ func TestCompareWorkloadMismatchFirst(t *testing.T) {
 	code, _, stderr := cli(t, context.Background(), "run", "--target", url, "--profile", "concurrent", "--rate", "4", "--max-seconds", "1",
 		"--warmup", "0", "--cooldown", "0", "--data", "prompt_tokens=256,output_tokens=64", "--energy", "none",
 		"--output-dir", dir, "--run-id", "mock", "--max-lag", lenientLag, "--format", "json", "--quiet")
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}
 	guidellm := filepath.Join(peerFixtures, "guidellm-v0.5.0.dev0-concurrent4-qwen3-4b-4req.json")
 	code, stdout, stderr := cli(t, context.Background(), "compare", guidellm, filepath.Join(dir, "mock"))
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("compare: exit %d\n%s", code, stderr)
 	}
 	isl := strings.Index(stdout, "\nworkload mismatch: ISL 99 vs ")
@@ -111,7 +112,7 @@ func TestCompareWorkloadMismatchFirst(t *testing.T) {
 		t.Errorf("rows across mismatched workloads are not marked:\n%s", stdout)
 	}
 	code, _, stderr = cli(t, context.Background(), "compare", "--strict", guidellm, filepath.Join(dir, "mock"))
-	if code != exitUsage || !strings.Contains(stderr, "--strict") || !strings.Contains(stderr, "workload mismatch: ISL 99 vs") {
+	if code != exitcode.Usage || !strings.Contains(stderr, "--strict") || !strings.Contains(stderr, "workload mismatch: ISL 99 vs") {
 		t.Errorf("--strict: exit %d\n%s", code, stderr)
 	}
 }
@@ -144,7 +145,7 @@ func TestCompareInputsAndFormats(t *testing.T) {
 	}
 	// Three inputs: the first is the baseline of the two others.
 	code, stdout, stderr := cli(t, context.Background(), "compare", ours, sweep, csvExport, jsonl)
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	if n := strings.Count(stdout, "\nB: "); n != 3 {
@@ -164,7 +165,7 @@ func TestCompareInputsAndFormats(t *testing.T) {
 	}
 	code, stdout, _ = cli(t, context.Background(), "compare", ours, sweep, "--metrics", "ttft_p99")
 	_, table, _ := strings.Cut(stdout, "\nlevel ")
-	if code != exitOK || strings.Contains(table, "ITL p95") || !strings.Contains(table, "TTFT p99") {
+	if code != exitcode.OK || strings.Contains(table, "ITL p95") || !strings.Contains(table, "TTFT p99") {
 		t.Errorf("--metrics ttft_p99: exit %d\n%s", code, stdout)
 	}
 	// Formats.
@@ -176,15 +177,15 @@ func TestCompareInputsAndFormats(t *testing.T) {
 			Rows    []json.RawMessage `json:"rows"`
 		} `json:"comparisons"`
 	}
-	if code != exitOK || json.Unmarshal([]byte(stdout), &js) != nil || js.SchemaVersion != "compare/1" || len(js.Comparisons) != 1 || len(js.Comparisons[0].Rows) == 0 {
+	if code != exitcode.OK || json.Unmarshal([]byte(stdout), &js) != nil || js.SchemaVersion != "compare/1" || len(js.Comparisons) != 1 || len(js.Comparisons[0].Rows) == 0 {
 		t.Errorf("json: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	code, stdout, _ = cli(t, context.Background(), "compare", ours, sweep, "--format", "csv")
-	if recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll(); code != exitOK || err != nil || len(recs) < 5 || recs[0][0] != "comparison" {
+	if recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll(); code != exitcode.OK || err != nil || len(recs) < 5 || recs[0][0] != "comparison" {
 		t.Errorf("csv: exit %d, %v\n%s", code, err, stdout)
 	}
 	code, stdout, _ = cli(t, context.Background(), "compare", ours, sweep, "--format", "markdown")
-	if code != exitOK || !strings.Contains(stdout, "| level | metric | A | B | delta | verdict | method |") {
+	if code != exitcode.OK || !strings.Contains(stdout, "| level | metric | A | B | delta | verdict | method |") {
 		t.Errorf("markdown: exit %d\n%s", code, stdout)
 	}
 }
@@ -204,7 +205,7 @@ func TestCompareBadInput(t *testing.T) {
 	} {
 		args := append([]string{"compare", "no-such-a", "no-such-b"}, tt.args...)
 		code, _, stderr := cli(t, context.Background(), args...)
-		if code != exitUsage {
+		if code != exitcode.Usage {
 			t.Errorf("%v: exit %d, want 2", tt.args, code)
 		}
 		for _, w := range tt.want {
@@ -217,7 +218,7 @@ func TestCompareBadInput(t *testing.T) {
 		}
 	}
 	code, _, stderr := cli(t, context.Background(), "compare", "no-such-a", "no-such-b")
-	if code != exitUsage || !strings.Contains(stderr, "no-such-a") {
+	if code != exitcode.Usage || !strings.Contains(stderr, "no-such-a") {
 		t.Errorf("missing input: exit %d\n%s", code, stderr)
 	}
 }
@@ -234,14 +235,14 @@ func TestRunLike(t *testing.T) {
 	dir := t.TempDir()
 
 	code, _, stderr := cli(t, context.Background(), "run", "--like", guidellm, "--target", "http://127.0.0.1:9", "--energy", "none", "--output-dir", dir)
-	if code != exitUsage || !strings.Contains(stderr, "args.data") || !strings.Contains(stderr, "/root/aime_2024_v2.jsonl") || !strings.Contains(stderr, "--dataset") {
+	if code != exitcode.Usage || !strings.Contains(stderr, "args.data") || !strings.Contains(stderr, "/root/aime_2024_v2.jsonl") || !strings.Contains(stderr, "--dataset") {
 		t.Errorf("a dataset we lack: exit %d\n%s", code, stderr)
 	}
 
 	qwen := mock(t, mockserver.Config{Model: "Qwen/Qwen3-4B-Thinking-2507"})
 	code, stdout, stderr := cli(t, context.Background(), "run", "--like", guidellm, "--target", qwen, "--data", "prompt_tokens=32,output_tokens=16",
 		"--energy", "none", "--output-dir", dir, "--run-id", "g", "--max-lag", lenientLag, "--format", "json", "--quiet")
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("--like GuideLLM: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	run, err := results.Read(filepath.Join(dir, "g"))
@@ -259,7 +260,7 @@ func TestRunLike(t *testing.T) {
 
 	code, stdout, stderr = cli(t, context.Background(), "run", "--like", aiperf, "--target", fixedMock(t, 0, ""),
 		"--energy", "none", "--output-dir", dir, "--run-id", "a", "--max-lag", lenientLag, "--format", "json", "--quiet")
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("--like AIPerf: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if run, err = results.Read(filepath.Join(dir, "a")); err != nil {
@@ -278,7 +279,7 @@ func TestRunLike(t *testing.T) {
 	}
 	// The rerun and the peer's result side by side: the same load matches.
 	code, stdout, _ = cli(t, context.Background(), "compare", aiperf, filepath.Join(dir, "a"))
-	if code != exitOK || !strings.Contains(stdout, "\nconcurrency 4") || strings.Contains(stdout, "workload mismatch: endpoint") {
+	if code != exitcode.OK || !strings.Contains(stdout, "\nconcurrency 4") || strings.Contains(stdout, "workload mismatch: endpoint") {
 		t.Errorf("compare PEERFILE results/<id>: exit %d\n%s", code, stdout)
 	}
 }
@@ -309,7 +310,7 @@ func TestAggregateAndParetoWithPeers(t *testing.T) {
 		}
 	}
 	code, stdout, stderr := cli(t, context.Background(), "pareto", dir)
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("pareto: exit %d\n%s", code, stderr)
 	}
 	frontier, dropped, _ := strings.Cut(stdout, "Dropped:")
@@ -322,7 +323,7 @@ func TestAggregateAndParetoWithPeers(t *testing.T) {
 		t.Errorf("the AIPerf row is not listed:\n%s", stdout)
 	}
 	code, stdout, stderr = cli(t, context.Background(), "aggregate", dir, "-o", "-")
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("aggregate: exit %d\n%s", code, stderr)
 	}
 	recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/results"
@@ -42,7 +43,7 @@ func TestDeadTargetStopsEarly(t *testing.T) {
 			"--data", "prompt_tokens=4,output_tokens=2", "--energy", "none", "--output-dir", dir, "--run-id", id}, extra...)
 	}
 	code, stdout, stderr := cli(t, context.Background(), args("dead")...)
-	if code != exitFailure {
+	if code != exitcode.Failure {
 		t.Errorf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
 	}
 	for _, w := range []string{
@@ -74,7 +75,7 @@ func TestDeadTargetStopsEarly(t *testing.T) {
 
 	// The override: every request is sent.
 	code, _, stderr = cli(t, context.Background(), args("override", "--unreachable-after", "0", "--max-requests", "30")...)
-	if code != exitFailure || strings.Contains(stderr, "stopped early") || !strings.Contains(stderr, "failed requests: 30 (0 ok)") {
+	if code != exitcode.Failure || strings.Contains(stderr, "stopped early") || !strings.Contains(stderr, "failed requests: 30 (0 ok)") {
 		t.Errorf("--unreachable-after 0: exit %d, stderr %s", code, stderr)
 	}
 }
@@ -107,7 +108,7 @@ func TestModelHintOnlyForTheLookup(t *testing.T) {
 	} {
 		code, _, stderr := cli(t, context.Background(), "run", "--target", tt.target, "--profile", "synchronous", "--max-requests", "1",
 			"--energy", "none", "--output-dir", t.TempDir())
-		if code != exitFailure || !strings.Contains(stderr, tt.want) || strings.Contains(stderr, "give --model NAME") != tt.modelHint {
+		if code != exitcode.Failure || !strings.Contains(stderr, tt.want) || strings.Contains(stderr, "give --model NAME") != tt.modelHint {
 			t.Errorf("%s: exit %d, stderr %q; want exit 1 with %q, model hint %v", tt.target, code, stderr, tt.want, tt.modelHint)
 		}
 	}
@@ -120,7 +121,7 @@ func TestFailureSummary(t *testing.T) {
 	url := mock(t, mockserver.Config{Scheduler: mockserver.SchedulerFixed, ErrorRate: 0.5, Seed: 3})
 	code, stdout, stderr := cli(t, context.Background(), "run", "--target", url, "--profile", "concurrent", "--rate", "2", "--max-requests", "20",
 		"--data", "prompt_tokens=4,output_tokens=2", "--energy", "none", "--max-lag", lenientLag, "--output-dir", t.TempDir())
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if !strings.Contains(stderr, "failed requests: ") || !strings.Contains(stderr, "http_status ") || !strings.Contains(stderr, "HTTP 500") {

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/mockserver"
@@ -115,11 +116,11 @@ func TestFaultMatrix(t *testing.T) {
 				"--header", mockserver.FaultHeader + "=" + tt.fault, "--warmup", "0", "--cooldown", "0",
 				"--slo", faultSLO, "--max-lag", lenientLag}, tt.extra...)
 			code, stdout, stderr := cli(t, context.Background(), args...)
-			wantCode := exitFailure // no request succeeded: a runtime failure
+			wantCode := exitcode.Failure // no request succeeded: a runtime failure
 			if tt.want.status == loadgen.StatusOK {
 				// 8 good requests cannot prove error_rate<=0.5% at 95 %
 				// confidence: the level is undecided, never failed.
-				wantCode = exitUndecided
+				wantCode = exitcode.Undecided
 			}
 			if code != wantCode {
 				t.Fatalf("exit %d, want %d\n%s\n%s", code, wantCode, stdout, stderr)
@@ -175,7 +176,7 @@ func TestTokensPerChunkFollowsUsage(t *testing.T) {
 	code, stdout, stderr := cli(t, context.Background(), "run", "--target", url, "--profile", "concurrent", "--rate", "2", "--max-requests", "4",
 		"--data", "prompt_tokens=8,output_tokens=4", "--energy", "none", "--output-dir", dir, "--run-id", "tpc",
 		"--header", mockserver.FaultHeader+"=usage-completion=8", "--warmup", "0", "--cooldown", "0", "--max-lag", lenientLag)
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	run, err := results.Read(filepath.Join(dir, "tpc"))

@@ -13,13 +13,6 @@ import (
 	"github.com/gollm-bench/gollm-bench/peer"
 )
 
-// likeGroups are flags that set one thing together: a flag of --like's
-// load is not applied when the user gave any flag of its group.
-var likeGroups = [][]string{
-	{"profile", "rate", "max-concurrency"},
-	{"data", "dataset", "sequence-distribution"},
-}
-
 // applyLike reads --like's result and sets, as if given on the command
 // line, every flag of its load (peer.Result.Load) that the user did not
 // give. What the load cannot reproduce is refused, naming the result's
@@ -46,23 +39,9 @@ func (b *bench) applyLike(e env, fs *pflag.FlagSet) error {
 	// The flags the user gave, before any of the load's is set.
 	user := map[string]bool{}
 	fs.Visit(func(f *pflag.Flag) { user[f.Name] = true })
-	given := func(name string) bool {
-		for _, g := range likeGroups {
-			if slices.Contains(g, name) {
-				return slices.ContainsFunc(g, func(n string) bool { return user[n] })
-			}
-		}
-		return user[name]
-	}
-	var applied []string
-	for _, kv := range load.Flags() {
-		if given(kv[0]) {
-			continue
-		}
-		if err := fs.Set(kv[0], kv[1]); err != nil {
-			return fmt.Errorf("--like %s: --%s %s: %w", path, kv[0], kv[1], err)
-		}
-		applied = append(applied, "--"+kv[0]+" "+kv[1])
+	applied, err := load.Apply(func(name string) bool { return user[name] }, fs.Set)
+	if err != nil {
+		return fmt.Errorf("--like %s: %w", path, err)
 	}
 	fmt.Fprintf(e.stderr, "--like %s (%s): %s\n", path, res.Tool, strings.Join(applied, " "))
 	for _, n := range load.Notes {

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/internal/quota"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/mockserver"
@@ -120,7 +121,7 @@ func TestFullDiskKeepsPartial(t *testing.T) {
 					"--data", "prompt_tokens=16,output_tokens=64", "--warmup", "0", "--cooldown", "0", "--max-lag", lenientLag,
 					"--energy", "none", "--output-dir", parent, "--run-id", "full"})
 			dir := filepath.Join(parent, "full")
-			if code != exitFailure {
+			if code != exitcode.Failure {
 				t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout.String(), stderr.String())
 			}
 			msg := stderr.String()
@@ -229,15 +230,15 @@ func TestMergeTornShard(t *testing.T) {
 		want []string // in stderr
 		kept int      // records lost from shard 1
 	}{
-		{"torn last line", false, func(b []byte) []byte { return b[:len(b)-40] }, exitPartial,
+		{"torn last line", false, func(b []byte) []byte { return b[:len(b)-40] }, exitcode.Partial,
 			[]string{"requests.jsonl line 100: a torn record", "left out", "partial"}, 1},
-		{"torn gzip stream", true, func(b []byte) []byte { return b[:len(b)*2/3] }, exitPartial,
+		{"torn gzip stream", true, func(b []byte) []byte { return b[:len(b)*2/3] }, exitcode.Partial,
 			[]string{"requests.jsonl.gz", "gzip stream ends early", "partial"}, -1},
 		{"damaged line", false, func(b []byte) []byte {
 			i := bytes.IndexByte(b, '\n')
 			j := i + 1 + bytes.IndexByte(b[i+1:], '\n')
 			return append(append(slices.Clone(b[:i+20]), '\n'), b[j+1:]...) // line 2 cut to 19 bytes
-		}, exitUsage, []string{"requests.jsonl line 2: not a whole record", "remove or repair that line"}, 0},
+		}, exitcode.Usage, []string{"requests.jsonl line 2: not a whole record", "remove or repair that line"}, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir, path := makeShards(t, tt.gz)
@@ -258,7 +259,7 @@ func TestMergeTornShard(t *testing.T) {
 					t.Errorf("stderr lacks %q:\n%s", w, stderr)
 				}
 			}
-			if tt.code == exitUsage {
+			if tt.code == exitcode.Usage {
 				ents, _ := os.ReadDir(dir)
 				for _, e := range ents {
 					if !e.IsDir() {

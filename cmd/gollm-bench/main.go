@@ -8,16 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"regexp"
 	"runtime"
-	"runtime/debug"
-	"strings"
-	"sync"
-	"syscall"
-	"time"
 
 	"github.com/gollm-bench/gollm-bench/energy"
+	"github.com/gollm-bench/gollm-bench/exitcode"
+	"github.com/gollm-bench/gollm-bench/internal/buildinfo"
+	"github.com/gollm-bench/gollm-bench/internal/interrupt"
 	"github.com/gollm-bench/gollm-bench/results"
 )
 
@@ -28,51 +24,10 @@ var (
 )
 
 func main() {
-	ctx, stop := stopOnSignal(context.Background())
+	ctx, stop := interrupt.OnSignal(context.Background())
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
-}
-
-// signalNames names the signals that end a run early with its partial
-// results kept and marked (exit 4): Ctrl-C (SIGINT), SIGTERM (kill, docker
-// stop, Kubernetes), SIGHUP (the terminal or the ssh session went away)
-// and SIGQUIT (Ctrl-\).
-func signalNames() map[os.Signal]string {
-	return map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP", syscall.SIGQUIT: "SIGQUIT"}
-}
-
-// stopOnSignal returns a context cancelled by the first of the signals of
-// signalNames, with the signal, e.g. "SIGHUP (hangup)", as its cause. After that first signal
-// the signals take their default action again, so that a second one ends a
-// stuck process at once (a second SIGQUIT prints Go's goroutine dump),
-// and SIGPIPE is ignored: a hangup often closes the pipe stdout or stderr
-// went to (| tee), and a write there must fail, not kill the process
-// before it has written its results. stop releases the signals.
-func stopOnSignal(parent context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(parent)
-	names := signalNames()
-	sigs := make(chan os.Signal, 1)
-	for sig := range names {
-		signal.Notify(sigs, sig)
-	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		select {
-		case sig := <-sigs:
-			signal.Stop(sigs)
-			signal.Ignore(syscall.SIGPIPE)
-			cancel(fmt.Errorf("%s (%v)", names[sig], sig))
-		case <-done:
-		}
-	})
-	return ctx, func() {
-		close(done)
-		wg.Wait()
-		signal.Stop(sigs)
-		cancel(nil)
-	}
 }
 
 // env is what every subcommand gets: its I/O, and the environment lookup
@@ -117,9 +72,9 @@ func runEnv(ctx context.Context, e env, args []string) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout)
 		if len(args) == 0 {
-			return exitUsage
+			return exitcode.Usage
 		}
-		return exitOK
+		return exitcode.OK
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
@@ -128,7 +83,7 @@ func runEnv(ctx context.Context, e env, args []string) int {
 	}
 	fmt.Fprintf(stderr, "gollm-bench: unknown command %q\n\n", args[0])
 	usage(stderr)
-	return exitUsage
+	return exitcode.Usage
 }
 
 func usage(w io.Writer) {
@@ -145,54 +100,12 @@ func runVersion(ctx context.Context, e env, _ []string) error {
 		c = "unknown (built without VCS stamp: use `make build`, or `go build` in a git checkout)"
 	}
 	fmt.Fprintf(e.stdout, "gollm-bench %s\ncommit: %s\ngo:     %s %s/%s\nnvml:   %s\n",
-		toolVersion(), c, runtime.Version(), runtime.GOOS, runtime.GOARCH, nvmlStatus(ctx))
+		toolVersion(), c, runtime.Version(), runtime.GOOS, runtime.GOARCH, energy.DescribeNVML(ctx, openNVML))
 	return nil
 }
 
-// nvmlStatus says whether NVML can be read here, and what it sees.
-func nvmlStatus(ctx context.Context) string {
-	src, err := openNVML()
-	if err != nil {
-		return "not available: " + strings.TrimPrefix(err.Error(), energy.ErrNVMLUnavailable.Error()+": ")
-	}
-	if c, ok := src.(io.Closer); ok {
-		defer c.Close()
-	}
-	snap, err := src.Read(ctx, time.Now())
-	if err != nil {
-		return "loaded, but reading failed: " + err.Error()
-	}
-	names := make([]string, 0, len(snap.GPUs))
-	for _, g := range snap.GPUs {
-		names = append(names, g.Name)
-	}
-	return fmt.Sprintf("available: driver %s, %d GPU(s): %s", snap.Driver, len(snap.GPUs), strings.Join(names, ", "))
-}
+// toolVersion is the release (buildinfo.Version).
+func toolVersion() string { return buildinfo.Version(version) }
 
-// commitOrVCS is the git commit the binary was built from, if known.
-func commitOrVCS() string {
-	if commit != "" {
-		return commit
-	}
-	return vcsRevision()
-}
-
-// toolVersion is the version: the linker's stamp (see the Makefile), else
-// the module version `go install module@version` records, else "dev".
-func toolVersion() string {
-	if version != "dev" {
-		return version
-	}
-	if info, ok := debug.ReadBuildInfo(); ok && isRelease(info.Main.Version) {
-		return info.Main.Version
-	}
-	return version
-}
-
-// isRelease reports whether v is a tagged module version, not "(devel)",
-// a pseudo-version (v0.0.0-20260616120000-e7a34af6c1d2) or a dirty one.
-func isRelease(v string) bool {
-	return strings.HasPrefix(v, "v") && !strings.Contains(v, "+") && !pseudoVersion.MatchString(v)
-}
-
-var pseudoVersion = regexp.MustCompile(`\d{14}-[0-9a-f]{12}$`)
+// commitOrVCS is the commit the binary was built from (buildinfo.Commit).
+func commitOrVCS() string { return buildinfo.Commit(commit) }

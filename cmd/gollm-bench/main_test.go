@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/results"
@@ -135,7 +136,7 @@ func TestRunAgainstMock(t *testing.T) {
 	code, stdout, stderr := cli(t, context.Background(), "run", "--target", url, "--profile", "concurrent", "--rate", "4",
 		"--max-requests", "80", "--warmup", "0", "--cooldown", "0", "--data", "prompt_tokens=32,output_tokens=8",
 		"--energy", "none", "--output-dir", dir, "--run-id", "golden", "--slo", "ttft_p95<=2s,itl_p95<=1s", "--max-lag", lenientLag)
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	golden(t, "run-console.golden", mask(stdout))
@@ -189,7 +190,7 @@ func TestScorecardAuditable(t *testing.T) {
 		"--max-requests", "40", "--data", "prompt_tokens=64,output_tokens=4", "--tokenizer", tok, "--energy", "none",
 		"--engine", "mock-1", "--model-revision", "abc123", "--model-precision", "bf16", "--hardware", "1xCPU",
 		"--slo", "ttft_p90<=1s", "--max-lag", lenientLag, "--output-dir", dir, "--run-id", "audit")
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	sc, err := scorecard.Read(filepath.Join(dir, "audit", results.ScorecardJSON))
@@ -230,7 +231,7 @@ func TestDatasetPrefixCacheState(t *testing.T) {
 	}
 	code, stdout, stderr := cli(t, context.Background(), "run", "--target", ts.URL, "--profile", "concurrent", "--rate", "1",
 		"--max-requests", "3", "--dataset", data, "--energy", "none", "--max-lag", lenientLag, "--output-dir", dir, "--run-id", "ds")
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	sc, err := scorecard.Read(filepath.Join(dir, "ds", results.ScorecardJSON))
@@ -267,7 +268,7 @@ func TestFaultsRecorded(t *testing.T) {
 			// Every request fails, so the run is a runtime failure (exit
 			// 1), with everything measured still written.
 			code, stdout, stderr := cli(t, context.Background(), args...)
-			if code != exitFailure {
+			if code != exitcode.Failure {
 				t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
 			}
 			recs := readRecords(t, filepath.Join(dir, "f", results.RequestsJSONL))
@@ -298,7 +299,7 @@ func TestOverloadIsClientLimited(t *testing.T) {
 	code, stdout, stderr := cli(t, context.Background(), "run", "--target", url, "--profile", "constant", "--rate", "50000",
 		"--max-seconds", "1", "--data", "prompt_tokens=4,output_tokens=2", "--energy", "none", "--output-dir", dir, "--run-id", "over",
 		"--warmup", "0", "--cooldown", "0")
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if !strings.Contains(stdout, "client-limited") {
@@ -325,8 +326,8 @@ func TestInterruptKeepsPartial(t *testing.T) {
 	}()
 	code, stdout, stderr := cli(t, ctx, "run", "--target", url, "--profile", "concurrent", "--rate", "4,8",
 		"--max-seconds", "30", "--data", "prompt_tokens=8,output_tokens=16", "--energy", "none", "--output-dir", dir, "--run-id", "cut")
-	if code != exitPartial {
-		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitPartial, stdout, stderr)
+	if code != exitcode.Partial {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitcode.Partial, stdout, stderr)
 	}
 	run, err := results.Read(filepath.Join(dir, "cut"))
 	if err != nil {
@@ -367,7 +368,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"tokenize", "hello"}, "--tokenizer"},
 	} {
 		code, _, stderr := cli(t, context.Background(), tt.args...)
-		if code != exitUsage || !strings.Contains(stderr, tt.want) {
+		if code != exitcode.Usage || !strings.Contains(stderr, tt.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 mentioning %q", tt.args, code, stderr, tt.want)
 		}
 	}
@@ -402,7 +403,7 @@ func TestWarmPrefixRefusedBeforeSending(t *testing.T) {
 				args := append([]string{cmd, "--target", ts.URL, "--profile", "constant", "--rate", "1", "--max-requests", "2",
 					"--energy", "none", "--output-dir", t.TempDir()}, tt.args...)
 				code, stdout, stderr := cli(t, context.Background(), args...)
-				if code != exitUsage {
+				if code != exitcode.Usage {
 					t.Fatalf("%s: exit %d, want 2\n%s\n%s", cmd, code, stdout, stderr)
 				}
 				for _, w := range tt.want {
@@ -424,14 +425,14 @@ func TestRunIDRefused(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"run", "--target", url, "--profile", "synchronous", "--max-requests", "2", "--energy", "none",
 		"--data", "prompt_tokens=4,output_tokens=2", "--output-dir", dir, "--run-id", "same", "--format", "json"}
-	if code, _, stderr := cli(t, context.Background(), args...); code != exitOK {
+	if code, _, stderr := cli(t, context.Background(), args...); code != exitcode.OK {
 		t.Fatalf("first run: exit %d: %s", code, stderr)
 	}
 	code, _, stderr := cli(t, context.Background(), args...)
-	if code != exitUsage || !strings.Contains(stderr, "--overwrite") {
+	if code != exitcode.Usage || !strings.Contains(stderr, "--overwrite") {
 		t.Errorf("second run: exit %d, %q; want 2 naming --overwrite", code, stderr)
 	}
-	if code, _, stderr := cli(t, context.Background(), append(args, "--overwrite")...); code != exitOK {
+	if code, _, stderr := cli(t, context.Background(), append(args, "--overwrite")...); code != exitcode.OK {
 		t.Errorf("--overwrite: exit %d: %s", code, stderr)
 	}
 }
@@ -449,7 +450,7 @@ func TestReportOtherMachine(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, stdout, stderr := cli(t, context.Background(), "report", dir, "--format", "console,csv,html")
-	if code != exitOK || !strings.Contains(stdout, "knee") {
+	if code != exitcode.OK || !strings.Contains(stdout, "knee") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	for _, f := range []string{results.LevelsCSV, results.ReportHTML} {
@@ -487,7 +488,7 @@ func TestCompare(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, stdout, stderr := cli(t, context.Background(), "compare", tt.a, tt.b)
-			if code != exitOK {
+			if code != exitcode.OK {
 				t.Fatalf("exit %d\n%s", code, stderr)
 			}
 			golden(t, "compare-"+tt.name+".golden", stdout)
@@ -505,7 +506,7 @@ func TestAggregateAndPareto(t *testing.T) {
 	src := filepath.Join("..", "..", "testdata", "scorecards", "results")
 	out := filepath.Join(t.TempDir(), "agg.csv")
 	code, _, stderr := cli(t, context.Background(), "aggregate", src, "-o", out)
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("aggregate: exit %d: %s", code, stderr)
 	}
 	b, err := os.ReadFile(out)
@@ -513,7 +514,7 @@ func TestAggregateAndPareto(t *testing.T) {
 		t.Errorf("aggregate CSV: %v\n%s", err, b)
 	}
 	code, stdout, stderr := cli(t, context.Background(), "pareto", src, "--slo", "ttft_p99<=500ms")
-	if code != exitOK || !strings.Contains(stdout, "frontier") {
+	if code != exitcode.OK || !strings.Contains(stdout, "frontier") {
 		t.Errorf("pareto: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
@@ -540,7 +541,7 @@ func TestAggregateOutput(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, stdout, stderr := cli(t, context.Background(), append([]string{"aggregate", src}, tt.args...)...)
-			if code != exitOK {
+			if code != exitcode.OK {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			if tt.wantFile == "" {
@@ -562,7 +563,7 @@ func TestAggregateOutput(t *testing.T) {
 		t.Error("aggregate wrote scorecard-aggregate.csv into the current folder")
 	}
 	code, _, stderr := cli(t, context.Background(), "aggregate", src, "-o", "x.csv", "--output-dir", "d")
-	if code != exitUsage || !strings.Contains(stderr, "give one") {
+	if code != exitcode.Usage || !strings.Contains(stderr, "give one") {
 		t.Errorf("-o with --output-dir: exit %d, %q; want 2", code, stderr)
 	}
 	_, _, stderr = cli(t, context.Background(), "aggregate", "--help")
@@ -573,7 +574,7 @@ func TestAggregateOutput(t *testing.T) {
 
 func TestVersion(t *testing.T) {
 	code, stdout, _ := cli(t, context.Background(), "version")
-	if code != exitOK || !strings.HasPrefix(stdout, "gollm-bench ") {
+	if code != exitcode.OK || !strings.HasPrefix(stdout, "gollm-bench ") {
 		t.Errorf("version: exit %d %q", code, stdout)
 	}
 }
@@ -606,7 +607,7 @@ func TestSweepBracketsMockKnee(t *testing.T) {
 		"--rate", "12,17,26", "--max-seconds", "8", "--data", "prompt_tokens=256,output_tokens=64",
 		"--slo", "ttft_p90<=500ms,itl_p95<=50ms", "--max-lag", "200ms",
 		"--knee-tolerance", "0.05", "--energy", "none", "--output-dir", dir, "--run-id", "knee")
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	run, err := results.Read(filepath.Join(dir, "knee"))
@@ -678,7 +679,7 @@ func TestSweepScorecardWithDCGM(t *testing.T) {
 	dir := t.TempDir()
 	full := append(slices.Clone(common), "--output-dir", dir, "--run-id", "full", "--tokenizer", tok,
 		"--engine", "mock-1", "--model-revision", "r1", "--model-precision", "bf16")
-	if code, stdout, stderr := cli(t, context.Background(), full...); code != exitOK {
+	if code, stdout, stderr := cli(t, context.Background(), full...); code != exitcode.OK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	for _, f := range []string{results.RunJSON, results.ScorecardJSON, results.LevelsCSV, results.RequestsJSONL, results.ReportHTML} {
@@ -705,7 +706,7 @@ func TestSweepScorecardWithDCGM(t *testing.T) {
 	}
 	// Without the metadata flags: an anecdote that says what is missing.
 	anec := append(slices.Clone(common), "--output-dir", dir, "--run-id", "anecdote")
-	if code, stdout, stderr := cli(t, context.Background(), anec...); code != exitOK {
+	if code, stdout, stderr := cli(t, context.Background(), anec...); code != exitcode.OK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	sc, err = scorecard.Read(filepath.Join(dir, "anecdote", results.ScorecardJSON))
@@ -731,7 +732,7 @@ func TestShortRateRunNotClientLimited(t *testing.T) {
 		"--energy", "none", "--output-dir", dir, "--run-id", "short")
 	// 16 requests cannot bound a p99: the verdict is undecided (exit 5),
 	// and it must be for want of requests, not because of the client.
-	if code != exitUndecided {
+	if code != exitcode.Undecided {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	run, err := results.Read(filepath.Join(dir, "short"))
@@ -755,7 +756,7 @@ func TestDeadServerIsARuntimeFailure(t *testing.T) {
 	code, stdout, stderr := cli(t, context.Background(), "run", "--target", url, "--profile", "concurrent", "--rate", "2",
 		"--max-requests", "6", "--data", "prompt_tokens=4,output_tokens=2", "--slo", "ttft_p99<=1s", "--energy", "none",
 		"--header", mockserver.FaultHeader+"=http-500", "--output-dir", dir, "--run-id", "dead")
-	if code != exitFailure || !strings.Contains(stderr, "no request succeeded") || !strings.Contains(stderr, "http_status: ") {
+	if code != exitcode.Failure || !strings.Contains(stderr, "no request succeeded") || !strings.Contains(stderr, "http_status: ") {
 		t.Errorf("exit %d, stderr %q; want exit 1 naming the error kinds\n%s", code, stderr, stdout)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "dead", results.RunJSON)); err != nil {

@@ -8,12 +8,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/internal/redact"
-	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/report"
 	"github.com/gollm-bench/gollm-bench/results"
 )
@@ -82,30 +81,14 @@ func runMerge(_ context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(torn) > 0 {
-		// A careful user keeps what was measured and is told what is
-		// missing: the whole records are merged, the torn ones are named,
-		// and the result is partial.
-		var where []string
-		for _, t := range torn {
-			where = append(where, t.String())
-			fmt.Fprintf(e.stderr, "warning: %s\n", t)
-		}
-		run.Partial, run.Result.Partial = true, true
-		reason := "a shard's records file was cut short: " + strings.Join(where, "; ")
-		run.PartialReason = strings.Join(slices.DeleteFunc([]string{run.PartialReason, reason}, func(s string) bool { return s == "" }), "; ")
-		run.Result.Warnings = append(run.Result.Warnings, metrics.Warning{Code: results.WarnTornRecord, Level: -1, Message: reason +
-			": the merged requests.jsonl lacks those records; the merged summaries come from the shards' run.json and still count them"})
+	for _, t := range torn {
+		fmt.Fprintf(e.stderr, "warning: %s\n", t)
 	}
-	// The metadata, cost rate and energy factors are shard 0's (every
-	// shard was given the same flags); the concurrency tested is the
-	// merged levels'.
-	run.Metadata.MaxConcurrencyTested = 0
-	run.Metadata.StartedAt = run.StartedAt
+	run.MarkTorn(torn)
 	sc := run.Scorecard()
 	run.Metadata = sc.Metadata
 	errs := []error{
-		writeScorecard(results.Folder{Path: dir}, sc),
+		results.Folder{Path: dir}.WriteScorecard(sc),
 		results.Write(dir, run),
 	}
 	errs = append(errs, report.WriteFormats(e.stdout, results.Folder{Path: dir}, run, *formats))
@@ -116,8 +99,8 @@ func runMerge(_ context.Context, e env, args []string) error {
 	switch code := run.Result.ExitCode(); {
 	case run.Partial:
 		fmt.Fprintf(e.stderr, "the merged result is partial: %s\n", run.PartialReason)
-		return withCode(exitPartial, nil)
-	case code != exitOK:
+		return withCode(exitcode.Partial, nil)
+	case code != exitcode.OK:
 		return withCode(code, nil)
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/results"
@@ -145,7 +146,7 @@ func TestMergeEqualsSingleProcess(t *testing.T) {
 				writeShard(t, filepath.Join(dir, results.ShardDir(i)), run, mine)
 			}
 			code, stdout, stderr := cli(t, context.Background(), "merge", dir, "--format", "csv")
-			if code != exitOK && code != exitSLO {
+			if code != exitcode.OK && code != exitcode.SLOFailed {
 				t.Fatalf("merge: exit %d\n%s\n%s", code, stdout, stderr)
 			}
 			merged := readRun(t, dir)
@@ -237,15 +238,15 @@ func TestMergeRefusesBadShards(t *testing.T) {
 				writeShard(t, filepath.Join(dir, name), run, nil)
 			}
 			code, _, stderr := cli(t, context.Background(), "merge", dir)
-			if code != exitUsage || !strings.Contains(stderr, tt.want) {
-				t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tt.want)
+			if code != exitcode.Usage || !strings.Contains(stderr, tt.want) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, exitcode.Usage, tt.want)
 			}
 			if _, err := os.Stat(filepath.Join(dir, results.RunJSON)); err == nil {
 				t.Error("a refused merge wrote run.json")
 			}
 		})
 	}
-	if code, _, stderr := cli(t, context.Background(), "merge", t.TempDir()); code != exitUsage || !strings.Contains(stderr, "shard-*/") {
+	if code, _, stderr := cli(t, context.Background(), "merge", t.TempDir()); code != exitcode.Usage || !strings.Contains(stderr, "shard-*/") {
 		t.Errorf("empty folder: exit %d, %q", code, stderr)
 	}
 }
@@ -264,7 +265,7 @@ func TestShardedRunAgainstMock(t *testing.T) {
 	var wg sync.WaitGroup
 	for _, s := range []string{"0/2", "1/2"} {
 		wg.Go(func() {
-			if code, stdout, stderr := cli(t, context.Background(), args(s)...); code != exitOK {
+			if code, stdout, stderr := cli(t, context.Background(), args(s)...); code != exitcode.OK {
 				t.Errorf("shard %s: exit %d\n%s\n%s", s, code, stdout, stderr)
 			}
 		})
@@ -289,7 +290,7 @@ func TestShardedRunAgainstMock(t *testing.T) {
 		}
 	}
 	code, stdout, stderr := cli(t, context.Background(), "merge", run)
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("merge: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	merged := readRun(t, run)
@@ -310,10 +311,10 @@ func TestShardedRunAgainstMock(t *testing.T) {
 		t.Errorf("console table does not show the merged level:\n%s", stdout)
 	}
 	// Merging again is refused unless --overwrite.
-	if code, _, _ := cli(t, context.Background(), "merge", run); code != exitUsage {
-		t.Errorf("second merge: exit %d, want %d", code, exitUsage)
+	if code, _, _ := cli(t, context.Background(), "merge", run); code != exitcode.Usage {
+		t.Errorf("second merge: exit %d, want %d", code, exitcode.Usage)
 	}
-	if code, _, stderr := cli(t, context.Background(), "merge", run, "--overwrite", "--format", "csv"); code != exitOK {
+	if code, _, stderr := cli(t, context.Background(), "merge", run, "--overwrite", "--format", "csv"); code != exitcode.OK {
 		t.Errorf("merge --overwrite: exit %d: %s", code, stderr)
 	}
 }
@@ -334,8 +335,8 @@ func TestShardFlagErrors(t *testing.T) {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			args := append(tt.args, "--output-dir", t.TempDir(), "--target", "http://127.0.0.1:1")
 			code, _, stderr := cli(t, context.Background(), args...)
-			if code != exitUsage || !strings.Contains(stderr, tt.want) {
-				t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tt.want)
+			if code != exitcode.Usage || !strings.Contains(stderr, tt.want) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, exitcode.Usage, tt.want)
 			}
 		})
 	}

@@ -15,60 +15,72 @@ import (
 	"github.com/gollm-bench/gollm-bench/tokenize"
 )
 
-func runMockServer(ctx context.Context, e env, args []string) error {
+// mockFlags are the flags of mock-server beside the mockserver.Config
+// fields they set.
+type mockFlags struct {
+	preset, addr, scheduler, tokenizer string
+}
+
+// mockFlagSet binds mock-server's flags to cfg, with cfg's values as
+// their defaults.
+func mockFlagSet(e env, cfg *mockserver.Config, m *mockFlags) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("mock-server", pflag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.SortFlags = false
-	preset := fs.String("preset", "", "start from a named configuration: demo, fast or instant (flags below override it)")
-	var cfg mockserver.Config
-	addr := fs.String("addr", "127.0.0.1:8000", "listen address (loopback by default)")
-	fs.StringVar(&cfg.Model, "model", "", "model id served by /v1/models (default "+mockserver.DefaultModel+")")
-	sched := fs.String("scheduler", "", "latency model: fixed (per-request TTFT and ITL) or batch (continuous batching with a knee)")
-	fs.IntVar(&cfg.MaxBatch, "max-batch", 0, "batch: sequences decoded together; more wait in a queue (0: unlimited)")
-	fs.DurationVar(&cfg.PrefillPerToken, "prefill-per-token", 0, "batch: prefill cost per prompt token admitted in a step")
-	fs.DurationVar(&cfg.ITLBase, "itl-base", 0, "batch: decode step time at batch size 0 (step = itl-base + itl-per-seq × batch)")
-	fs.DurationVar(&cfg.ITLPerSeq, "itl-per-seq", 0, "batch: decode step time added per running sequence")
-	fs.DurationVar(&cfg.TTFT, "ttft", 0, "fixed: time to first token")
-	fs.DurationVar(&cfg.ITL, "itl", 0, "fixed: time between tokens")
-	fs.IntVar(&cfg.OutputTokens, "output-tokens", 0, "force this many output tokens per request (0: honour max_tokens)")
-	fs.Float64Var(&cfg.ErrorRate, "error-rate", 0, "fraction of requests that fail with --error-status (seeded)")
-	fs.IntVar(&cfg.ErrorStatus, "error-status", 0, "HTTP status of injected errors (default 500)")
-	fs.StringVar(&cfg.Fault, "fault", "", "fault for every request, in the X-Mock-Fault grammar (docs/mock-server.md), e.g. disconnect-after=5")
-	fs.Uint64Var(&cfg.Seed, "seed", 0, "seed of injected errors and early stops")
-	tokPath := fs.String("tokenizer", "", "count prompt tokens with this tokenizer.json (default: whitespace-separated words)")
+	fs.StringVar(&m.preset, "preset", "", "start from a named configuration: demo, fast or instant (flags below override it)")
+	fs.StringVar(&m.addr, "addr", "127.0.0.1:8000", "listen address (loopback by default)")
+	fs.StringVar(&cfg.Model, "model", cfg.Model, "model id served by /v1/models (default "+mockserver.DefaultModel+")")
+	fs.StringVar(&m.scheduler, "scheduler", string(cfg.Scheduler), "latency model: fixed (per-request TTFT and ITL) or batch (continuous batching with a knee)")
+	fs.IntVar(&cfg.MaxBatch, "max-batch", cfg.MaxBatch, "batch: sequences decoded together; more wait in a queue (0: unlimited)")
+	fs.DurationVar(&cfg.PrefillPerToken, "prefill-per-token", cfg.PrefillPerToken, "batch: prefill cost per prompt token admitted in a step")
+	fs.DurationVar(&cfg.ITLBase, "itl-base", cfg.ITLBase, "batch: decode step time at batch size 0 (step = itl-base + itl-per-seq × batch)")
+	fs.DurationVar(&cfg.ITLPerSeq, "itl-per-seq", cfg.ITLPerSeq, "batch: decode step time added per running sequence")
+	fs.DurationVar(&cfg.TTFT, "ttft", cfg.TTFT, "fixed: time to first token")
+	fs.DurationVar(&cfg.ITL, "itl", cfg.ITL, "fixed: time between tokens")
+	fs.IntVar(&cfg.OutputTokens, "output-tokens", cfg.OutputTokens, "force this many output tokens per request (0: honour max_tokens)")
+	fs.Float64Var(&cfg.ErrorRate, "error-rate", cfg.ErrorRate, "fraction of requests that fail with --error-status (seeded)")
+	fs.IntVar(&cfg.ErrorStatus, "error-status", cfg.ErrorStatus, "HTTP status of injected errors (default 500)")
+	fs.StringVar(&cfg.Fault, "fault", cfg.Fault, "fault for every request, in the X-Mock-Fault grammar (docs/mock-server.md), e.g. disconnect-after=5")
+	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of injected errors and early stops")
+	fs.StringVar(&m.tokenizer, "tokenizer", "", "count prompt tokens with this tokenizer.json (default: whitespace-separated words)")
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "usage: gollm-bench mock-server [flags]\n\nAn OpenAI-compatible simulated server (vLLM-shaped streams) for trying and testing.\n\n%s", fs.FlagUsages())
 	}
+	return fs
+}
+
+func runMockServer(ctx context.Context, e env, args []string) error {
+	var cfg mockserver.Config
+	var m mockFlags
+	fs := mockFlagSet(e, &cfg, &m)
 	if err := fs.Parse(args); err != nil {
 		return usageErr(err)
 	}
 	if fs.NArg() > 0 {
 		return usageErr(fmt.Errorf("unexpected argument %q: mock-server takes flags only (see --help)", fs.Arg(0)))
 	}
-	if err := checkListenAddr(*addr); err != nil {
-		return usageErr(err)
-	}
-	if *preset != "" {
-		base, err := mockserver.Preset(*preset)
+	if m.preset != "" {
+		// The preset's values become the flags' defaults; the flags given
+		// (already parsed once without error) override them.
+		base, err := mockserver.Preset(m.preset)
 		if err != nil {
 			return usageErr(fmt.Errorf("--preset: %w", err))
 		}
-		fs.Visit(func(f *pflag.Flag) { base = overrideMock(base, cfg, f.Name) })
 		cfg = base
+		_ = mockFlagSet(e, &cfg, &m).Parse(args)
 	}
-	if *sched != "" {
-		cfg.Scheduler = mockserver.Scheduler(*sched)
+	if err := checkListenAddr(m.addr); err != nil {
+		return usageErr(err)
 	}
-	cfg.Addr = *addr
-	var opts []mockserver.Option
-	if *tokPath != "" {
-		tok, err := tokenize.Load(*tokPath)
+	cfg.Scheduler, cfg.Addr = mockserver.Scheduler(m.scheduler), m.addr
+	opts := []mockserver.Option{mockserver.WithLogger(slog.New(slog.NewTextHandler(e.stderr, nil)))}
+	if m.tokenizer != "" {
+		tok, err := tokenize.Load(m.tokenizer)
 		if err != nil {
 			return usageErr(fmt.Errorf("--tokenizer: %w", err))
 		}
 		opts = append(opts, mockserver.WithTokenCounter(tok.Count))
 	}
-	opts = append(opts, mockserver.WithLogger(slog.New(slog.NewTextHandler(e.stderr, nil))))
 	if _, err := mockserver.ParseFault(cfg.Fault); err != nil {
 		return usageErr(fmt.Errorf("--fault %q: %w", cfg.Fault, err))
 	}
@@ -88,37 +100,6 @@ func runMockServer(ctx context.Context, e env, args []string) error {
 	<-ctx.Done()
 	fmt.Fprintln(e.stdout, "mock server stopped")
 	return nil
-}
-
-// overrideMock copies the field behind flag name from flags into base.
-func overrideMock(base, flags mockserver.Config, name string) mockserver.Config {
-	switch name {
-	case "model":
-		base.Model = flags.Model
-	case "max-batch":
-		base.MaxBatch = flags.MaxBatch
-	case "prefill-per-token":
-		base.PrefillPerToken = flags.PrefillPerToken
-	case "itl-base":
-		base.ITLBase = flags.ITLBase
-	case "itl-per-seq":
-		base.ITLPerSeq = flags.ITLPerSeq
-	case "ttft":
-		base.TTFT = flags.TTFT
-	case "itl":
-		base.ITL = flags.ITL
-	case "output-tokens":
-		base.OutputTokens = flags.OutputTokens
-	case "error-rate":
-		base.ErrorRate = flags.ErrorRate
-	case "error-status":
-		base.ErrorStatus = flags.ErrorStatus
-	case "fault":
-		base.Fault = flags.Fault
-	case "seed":
-		base.Seed = flags.Seed
-	}
-	return base
 }
 
 // checkListenAddr checks --addr: HOST:PORT with a port from 0 to 65535

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,20 +9,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/scorecard"
 	"github.com/gollm-bench/gollm-bench/slo"
 )
-
-// writeScorecard writes scorecard.json into dir, atomically (a full disk
-// leaves no half file).
-func writeScorecard(dir results.Folder, sc scorecard.Scorecard) error {
-	var buf bytes.Buffer
-	if err := scorecard.Write(&buf, sc); err != nil {
-		return fmt.Errorf("scorecard: %w", err)
-	}
-	return dir.WriteFile(scorecard.FileName, buf.Bytes())
-}
 
 // aggregateFile is the name of `aggregate`'s CSV (SPEC §10).
 const aggregateFile = "scorecard-aggregate.csv"
@@ -109,9 +97,9 @@ func runPareto(_ context.Context, e env, args []string) error {
 		if err != nil {
 			return usageErr(fmt.Errorf("--slo: %w", err))
 		}
-		terms, err := scorecardTerms(obj)
+		terms, err := scorecard.TermsOf(obj)
 		if err != nil {
-			return usageErr(err)
+			return usageErr(fmt.Errorf("--slo: %w", err))
 		}
 		check = scorecard.CheckTerms(terms...)
 	}
@@ -127,32 +115,6 @@ func runPareto(_ context.Context, e env, args []string) error {
 		return writeParetoHTML(*html, frontier, dropped, basis)
 	}
 	return nil
-}
-
-// scorecardTerms maps SLO terms onto the figures a scorecard holds.
-func scorecardTerms(obj slo.Objective) ([]scorecard.Term, error) {
-	var out []scorecard.Term
-	var errs []error
-	for _, t := range obj.Terms {
-		key := ""
-		switch {
-		case t.Metric == slo.MetricErrorRate:
-			key = "error_rate"
-		case t.Metric == slo.MetricOutputTPS:
-			key = "output_tok_s"
-		case t.Metric == slo.MetricTTFT && t.Percentile == 99:
-			key = "ttft_p99_ms"
-		case t.Metric == slo.MetricITL && t.Percentile == 95:
-			key = "itl_p95_ms"
-		case t.Metric == slo.MetricE2E && t.Percentile == 99:
-			key = "e2e_p99_ms"
-		default:
-			errs = append(errs, fmt.Errorf("--slo term %q: a scorecard holds only ttft_p99, itl_p95, e2e_p99, error_rate and output_tps", t.Text))
-			continue
-		}
-		out = append(out, scorecard.Term{Key: key, Op: string(t.Op), Limit: t.Threshold})
-	}
-	return out, errors.Join(errs...)
 }
 
 // readScorecards reads the scorecards under the results folders dirs. A

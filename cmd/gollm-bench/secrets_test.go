@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gollm-bench/gollm-bench/exitcode"
 )
 
 // TestSecretsNeverWritten: the secrets a command line carries (a password
@@ -50,10 +52,10 @@ func TestSecretsNeverWritten(t *testing.T) {
 	code, stdout, stderr := cli(t, context.Background(), args...)
 	check("stdout", stdout)
 	check("stderr", stderr)
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	if code, stdout, stderr := cli(t, context.Background(), "report", filepath.Join(dir, "ok"), "--format", "console,csv,html,json"); code != exitOK {
+	if code, stdout, stderr := cli(t, context.Background(), "report", filepath.Join(dir, "ok"), "--format", "console,csv,html,json"); code != exitcode.OK {
 		t.Errorf("report: exit %d: %s", code, stderr)
 	} else {
 		check("report's stdout", stdout)
@@ -72,7 +74,7 @@ func TestSecretsNeverWritten(t *testing.T) {
 		code, stdout, stderr := cli(t, context.Background(), args...)
 		check(extra[1]+" stdout", stdout)
 		check(extra[1]+" stderr", stderr)
-		if code != exitFailure {
+		if code != exitcode.Failure {
 			t.Errorf("%s: exit %d, want 1\n%s", extra[1], code, stderr)
 		}
 	}
@@ -80,7 +82,7 @@ func TestSecretsNeverWritten(t *testing.T) {
 	// A header written the curl way is refused without quoting it.
 	code, _, stderr = cli(t, context.Background(), "run", "--target", url, "--header", "Authorization: Bearer APIKEYHDRSECRET", "--output-dir", dir)
 	check("stderr of a curl-style header", stderr)
-	if code != exitUsage || !strings.Contains(stderr, "Authorization=") {
+	if code != exitcode.Usage || !strings.Contains(stderr, "Authorization=") {
 		t.Errorf("curl-style header: exit %d, %q; want 2 showing the NAME=VALUE form", code, stderr)
 	}
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gollm-bench/gollm-bench/energy/nvml"
+	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/scorecard"
 )
@@ -29,7 +30,7 @@ func hasNVMLDriver() bool {
 
 func TestVersionLines(t *testing.T) {
 	code, stdout, _ := cli(t, context.Background(), "version")
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d", code)
 	}
 	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
@@ -51,22 +52,8 @@ func TestEnergyNVMLWithoutDriver(t *testing.T) {
 	t.Parallel()
 	code, _, stderr := cli(t, context.Background(), "run", "--target", fastMock(t), "--rate", "1", "--max-seconds", "1",
 		"--data", "prompt_tokens=4,output_tokens=2", "--energy", "nvml", "--output-dir", t.TempDir(), "--run-id", "nvml")
-	if code != exitFailure || !strings.Contains(stderr, "libnvidia-ml.so.1 not found") || strings.Contains(stderr, "not in this build") {
+	if code != exitcode.Failure || !strings.Contains(stderr, "libnvidia-ml.so.1 not found") || strings.Contains(stderr, "not in this build") {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
-	}
-}
-
-func TestIsRelease(t *testing.T) {
-	for v, want := range map[string]bool{
-		"v0.1.0": true, "v1.2.3-rc.1": true, "(devel)": false, "": false,
-		"v0.0.0-20260616120000-e7a34af6c1d2":       false,
-		"v0.1.1-0.20260616120000-e7a34af6c1d2":     false,
-		"v0.0.0-20260616120000-e7a34af6c1d2+dirty": false,
-		"v0.1.0+dirty": false,
-	} {
-		if got := isRelease(v); got != want {
-			t.Errorf("isRelease(%q) = %v", v, got)
-		}
 	}
 }
 
@@ -78,7 +65,7 @@ func TestClientMetadata(t *testing.T) {
 	dir := t.TempDir()
 	code, _, stderr := cli(t, context.Background(), "run", "--target", target, "--rate", "2", "--max-requests", "4",
 		"--data", "prompt_tokens=4,output_tokens=2", "--energy", "none", "--max-lag", lenientLag, "--output-dir", dir, "--run-id", "client")
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	u, _ := url.Parse(target)

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/exitcode"
+	"github.com/gollm-bench/gollm-bench/internal/interrupt"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/results"
 )
@@ -38,7 +40,7 @@ func TestSignalKeepsPartial(t *testing.T) {
 		t.Skip("runs gollm-bench as a child process for a few seconds")
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGTERM} {
-		t.Run(signalNames()[sig], func(t *testing.T) {
+		t.Run(interrupt.Name(sig), func(t *testing.T) {
 			t.Parallel()
 			url, received := countingPresetMock(t, "fast")
 			parent := t.TempDir()
@@ -64,18 +66,18 @@ func TestSignalKeepsPartial(t *testing.T) {
 			}
 			err := cmd.Wait()
 			var exit *exec.ExitError
-			if code := 0; !errors.As(err, &exit) || exit.ExitCode() != exitPartial {
+			if code := 0; !errors.As(err, &exit) || exit.ExitCode() != exitcode.Partial {
 				if exit != nil {
 					code = exit.ExitCode()
 				}
-				t.Fatalf("%v: exit %d (%v), want %d\n%s\n%s", sig, code, err, exitPartial, stdout.String(), stderr.String())
+				t.Fatalf("%v: exit %d (%v), want %d\n%s\n%s", sig, code, err, exitcode.Partial, stdout.String(), stderr.String())
 			}
 			dir := filepath.Join(parent, "sig")
 			run, rerr := results.Read(dir)
 			if rerr != nil {
 				t.Fatal(rerr)
 			}
-			name := signalNames()[sig]
+			name := interrupt.Name(sig)
 			if !run.Partial || !strings.Contains(run.PartialReason, name) || len(run.Result.Levels) != 1 || !run.Result.Levels[0].Partial {
 				t.Errorf("run.json partial %v (%q), %d levels: want one partial level, the reason naming %s", run.Partial, run.PartialReason, len(run.Result.Levels), name)
 			}

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/mockserver"
@@ -109,7 +110,7 @@ func TestPriceByTokenTypeOnMock(t *testing.T) {
 		"--data", "prompt_tokens=8,output_tokens=4", "--energy", "none", "--output-dir", dir, "--run-id", "price",
 		"--header", mockserver.FaultHeader+"=cached-tokens=3,response-cost=0.0000088", "--warmup", "0", "--cooldown", "0", "--max-lag", lenientLag,
 		"--price", "input=0.50,output=1.50,cached_input=0.10")
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	sc, err := scorecard.Read(filepath.Join(dir, "price"))
@@ -164,7 +165,7 @@ func TestPriceByTokenTypeOnMock(t *testing.T) {
 	// aggregate --cost-basis tokens adds the basis and its CPM.
 	code, stdout, stderr = cli(t, context.Background(), "aggregate", dir, "-o", "-", "--cost-basis", "tokens")
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	if code != exitOK || len(lines) != 2 || !strings.Contains(lines[0], ",cost_basis,cpm_1m") || !strings.Contains(lines[1], ",tokens,2.2") {
+	if code != exitcode.OK || len(lines) != 2 || !strings.Contains(lines[0], ",cost_basis,cpm_1m") || !strings.Contains(lines[1], ",tokens,2.2") {
 		t.Errorf("aggregate: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
@@ -191,7 +192,7 @@ func TestLiteLLMAndPodEnergyOnMock(t *testing.T) {
 				"--litellm-metrics", lite+",requested_model=mock-model,model=hosted_vllm/mock-model",
 				"--pod-energy", "kepler="+keplerScrapes(t)+",namespace=inference",
 				"--reference", "wh_per_token=0.00044,source=a made-up reference, for the test")
-			if code != exitOK {
+			if code != exitcode.OK {
 				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 			}
 			run, err := results.Read(filepath.Join(dir, "lite"))
@@ -266,7 +267,7 @@ func TestTelemetryFlagsRefused(t *testing.T) {
 			}
 			before := hits.Load()
 			code, stdout, stderr := cli(t, context.Background(), args...)
-			if code != exitUsage {
+			if code != exitcode.Usage {
 				t.Errorf("exit %d, want 2\n%s\n%s", code, stdout, stderr)
 			}
 			for _, w := range tc.want {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/scorecard"
@@ -64,7 +65,7 @@ func TestSelfSignedTarget(t *testing.T) {
 		{"with --model", []string{"--model", "m", "--max-requests", "40"}, []string{"stopped early", "--ca-cert FILE", "--insecure", "connect"}},
 	} {
 		code, stdout, stderr := cli(t, context.Background(), base("refused-"+strings.ReplaceAll(tt.name, " ", "-"), tt.extra...)...)
-		if code != exitFailure {
+		if code != exitcode.Failure {
 			t.Errorf("%s: exit %d, want 1\n%s\n%s", tt.name, code, stdout, stderr)
 		}
 		for _, w := range tt.want {
@@ -78,7 +79,7 @@ func TestSelfSignedTarget(t *testing.T) {
 	}
 
 	code, stdout, stderr := cli(t, context.Background(), base("ca", "--ca-cert", ca)...)
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("--ca-cert: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	run, err := results.Read(filepath.Join(dir, "ca"))
@@ -90,7 +91,7 @@ func TestSelfSignedTarget(t *testing.T) {
 	}
 
 	code, stdout, stderr = cli(t, context.Background(), base("insecure", "--insecure")...)
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("--insecure: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if !strings.Contains(stderr, "--insecure") || !strings.Contains(stderr, "NOT verified") {

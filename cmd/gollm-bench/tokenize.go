@@ -50,11 +50,7 @@ func runTokenize(_ context.Context, e env, args []string) error {
 	enc := tok.Encode(text, *special)
 	fmt.Fprintf(e.stdout, "%d tokens (%s, sha256 %s)\n", len(enc), tok.Path(), tok.SHA256()[:12])
 	if *ids {
-		parts := make([]string, len(enc))
-		for i, id := range enc {
-			parts[i] = fmt.Sprint(id)
-		}
-		fmt.Fprintln(e.stdout, strings.Join(parts, " "))
+		fmt.Fprintln(e.stdout, strings.Trim(fmt.Sprint(enc), "[]"))
 	}
 	if *tokens {
 		for _, id := range enc {

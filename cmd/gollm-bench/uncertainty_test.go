@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/slo"
 )
@@ -28,8 +29,8 @@ func TestShortLevelGoodputAndUndecidedP99(t *testing.T) {
 	code, stdout, stderr := cli(t, context.Background(), "run", "--profile", "concurrent", "--rate", "16", "--max-seconds", "8",
 		"--slo", "ttft_p99<=10s,itl_p95<=1s", "--data", "prompt_tokens=256,output_tokens=256", "--energy", "none",
 		"--output-dir", dir, "--run-id", "short")
-	if code != exitUndecided {
-		t.Fatalf("exit %d, want %d (undecided)\n%s\n%s", code, exitUndecided, stdout, stderr)
+	if code != exitcode.Undecided {
+		t.Fatalf("exit %d, want %d (undecided)\n%s\n%s", code, exitcode.Undecided, stdout, stderr)
 	}
 	run, err := results.Read(filepath.Join(dir, "short"))
 	if err != nil {
@@ -77,7 +78,7 @@ func TestRepeatEndToEnd(t *testing.T) {
 	code, stdout, stderr := cli(t, context.Background(), "run", "--target", url, "--profile", "concurrent", "--rate", "4",
 		"--max-requests", "40", "--repeat", "3", "--data", "prompt_tokens=16,output_tokens=4", "--energy", "none",
 		"--slo", "ttft_p95<=2s", "--max-lag", lenientLag, "--output-dir", dir, "--run-id", "rep")
-	if code != exitOK && code != exitUndecided {
+	if code != exitcode.OK && code != exitcode.Undecided {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	run, err := results.Read(filepath.Join(dir, "rep"))

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gollm-bench/gollm-bench/exitcode"
 )
 
 // badInputFixtures writes the files the bad-input table needs into dir: a
@@ -137,7 +139,7 @@ func TestBadInputRefusedBeforeSending(t *testing.T) {
 			defer cancel()
 			before := hits.Load()
 			code, stdout, stderr := cli(t, ctx, args...)
-			if code != exitUsage {
+			if code != exitcode.Usage {
 				t.Errorf("exit %d, want 2\nstdout %s\nstderr %s", code, stdout, stderr)
 			}
 			for _, w := range tt.want {
