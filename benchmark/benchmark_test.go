@@ -3,8 +3,12 @@ package benchmark
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
 )
 
 // Bad settings are all reported at once, as an *InputError naming each
@@ -25,5 +29,42 @@ func TestNewRefusesBadSettings(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %s:\n%v", want, err)
 		}
+	}
+}
+
+// Seen: for a synchronous level `run` reported the concurrency (1) as its
+// offered load while `sweep` reported the measured req/s. Both now take it
+// from sweep.OfferedLoad: a closed-loop probe's load is what the server
+// sustained, an open-loop level's is its target rate.
+func TestRunAndSweepAgreeOnOfferedLoad(t *testing.T) {
+	t.Parallel()
+	levels := func(cmd Command, profile string, rates ...string) []float64 {
+		s := DefaultSettings(cmd)
+		s.MockPreset, s.Energy, s.Formats = "instant", "none", []string{"json"}
+		s.OutputDir, s.Profile, s.Rates = t.TempDir(), profile, rates
+		s.MaxRequests, s.Warmup, s.Cooldown = 8, "0", "0"
+		s.MaxLag = time.Second
+		b, err := New(context.Background(), s, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := b.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var loads []float64
+		for _, l := range out.Run.Result.Levels {
+			if l.Profile.Mode == loadgen.ModeSynchronous && l.OfferedLoad != l.Summary.RequestsPerSecond {
+				t.Errorf("%s: synchronous level's offered load %v, want its measured %v req/s", cmd, l.OfferedLoad, l.Summary.RequestsPerSecond)
+			}
+			loads = append(loads, l.OfferedLoad)
+		}
+		return loads
+	}
+	levels(CommandRun, "synchronous")
+	run := levels(CommandRun, "constant", "20", "40")
+	sweep := levels(CommandSweep, "constant", "20", "40")
+	if !slices.Equal(run, sweep) || !slices.Equal(run, []float64{20, 40}) {
+		t.Errorf("offered loads: run %v, sweep %v; want both [20 40]", run, sweep)
 	}
 }
