@@ -29,20 +29,33 @@ func (p PrecisionTarget) String() string {
 // Precision is a set of precision targets (the --precision flag). The
 // zero Precision asks for nothing.
 type Precision struct {
+	// Decide asks for levels run until every SLO term is decided, with no
+	// interval target ("decide"). Targets imply it.
+	Decide  bool              `json:"decide,omitempty"`
 	Targets []PrecisionTarget `json:"targets,omitempty"`
 }
 
-// IsZero reports whether p has no target.
-func (p Precision) IsZero() bool { return len(p.Targets) == 0 }
+// IsZero reports whether p asks for nothing: levels run their plain
+// length.
+func (p Precision) IsZero() bool { return !p.Decide && len(p.Targets) == 0 }
 
-// String spells p as ParsePrecision reads it.
+// String spells p as ParsePrecision reads it: "decide" alone, or the
+// targets.
 func (p Precision) String() string {
+	if len(p.Targets) == 0 && p.Decide {
+		return PrecisionDecide
+	}
 	parts := make([]string, len(p.Targets))
 	for i, t := range p.Targets {
 		parts[i] = t.String()
 	}
 	return strings.Join(parts, ",")
 }
+
+// PrecisionDecide is the precision that only asks for decided verdicts:
+// each level runs until every SLO term passes or fails (within the
+// level's bound), however wide its intervals.
+const PrecisionDecide = "decide"
 
 // PrecisionStatus is how far one target is from being met.
 type PrecisionStatus struct {
@@ -79,7 +92,7 @@ func (p Precision) Met(s metrics.Summary) bool {
 	return true
 }
 
-// ParsePrecision reads precision targets: comma-separated
+// ParsePrecision reads "decide" (PrecisionDecide), or precision targets: comma-separated
 // "statistic:fraction", where statistic is a latency statistic of the SLO
 // grammar (ttft_p99, itl_p95, e2e_mean, ...) and fraction a percentage
 // ("5%") or a bare fraction ("0.05") in (0, 1). icl is refused: it pools
@@ -88,9 +101,13 @@ func (p Precision) Met(s metrics.Summary) bool {
 // wrong and how to write it.
 func ParsePrecision(s string) (Precision, error) {
 	var p Precision
-	if strings.TrimSpace(s) == "" {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "":
 		return p, nil
+	case PrecisionDecide:
+		return Precision{Decide: true}, nil
 	}
+	p.Decide = true
 	seen := map[string]bool{}
 	for _, raw := range strings.Split(s, ",") {
 		item := strings.TrimSpace(raw)

@@ -18,6 +18,12 @@ func TestParsePrecision(t *testing.T) {
 	if p, err := ParsePrecision(" "); err != nil || !p.IsZero() {
 		t.Errorf("blank: %v, %v", p, err)
 	}
+	if d, err := ParsePrecision("Decide"); err != nil || d.IsZero() || !d.Decide || len(d.Targets) != 0 || d.String() != "decide" {
+		t.Errorf("decide: %+v, %v", d, err)
+	}
+	if !p.Decide {
+		t.Errorf("targets do not imply decide: %+v", p)
+	}
 	for _, c := range []struct{ in, want string }{
 		{"ttft_p99", "want statistic:fraction"},
 		{"ttft_p99:", "is not a number"},
