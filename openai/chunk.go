@@ -93,6 +93,7 @@ type usage struct {
 	present    bool
 	prompt     count // usage.prompt_tokens
 	completion count // usage.completion_tokens
+	cached     count // usage.prompt_tokens_details.cached_tokens
 }
 
 // count is one token count of a usage object as the server sent it; the
@@ -140,6 +141,9 @@ func (c *chunk) slowDecode(data []byte) error {
 			// seen and judged rather than skipped as a type error.
 			PromptTokens     json.RawMessage `json:"prompt_tokens"`
 			CompletionTokens json.RawMessage `json:"completion_tokens"`
+			Details          *struct {
+				CachedTokens json.RawMessage `json:"cached_tokens"`
+			} `json:"prompt_tokens_details"`
 		} `json:"usage"`
 		Error rawJSON `json:"error"`
 	}
@@ -156,6 +160,9 @@ func (c *chunk) slowDecode(data []byte) error {
 	c.Error = v.Error
 	if v.Usage != nil {
 		c.Usage = usage{present: true, prompt: parseCount(v.Usage.PromptTokens), completion: parseCount(v.Usage.CompletionTokens)}
+		if v.Usage.Details != nil {
+			c.Usage.cached = parseCount(v.Usage.Details.CachedTokens)
+		}
 	}
 	return nil
 }
