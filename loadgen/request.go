@@ -37,11 +37,12 @@ type Request struct {
 	// MaxTokens is the requested output length (max_tokens), in tokens.
 	MaxTokens int
 
-	// Messages, when not empty, is the chat conversation sent in place of
+	// Chat, when not nil, is the chat conversation sent in place of
 	// Prompt: a multi-turn session's history (user messages and the
 	// server's replies, in order) ending with the new user message (see
-	// Session). Prompt is then not sent. PromptTokens counts all of them.
-	Messages []Message
+	// Session). Prompt is then not sent. PromptTokens counts all of it. A
+	// pointer, so that Request stays comparable.
+	Chat *Chat
 	// KeepReply asks the Requester to return the generated content in
 	// Reply, for the next turn of a session.
 	KeepReply bool

@@ -21,6 +21,11 @@ type Message struct {
 	Content string `json:"content"`
 }
 
+// Chat is a chat conversation: its messages, in order.
+type Chat struct {
+	Messages []Message
+}
+
 // SessionWorkload is a Workload whose arrivals are multi-turn chat
 // sessions. A Generator whose workload implements it runs each arrival as
 // a session: Session(seq) plans it, then its turns are sent one after the
@@ -68,7 +73,7 @@ type Session interface {
 	// Next returns the request of turn t (0-based) given reply, the
 	// content the server generated in turn t−1 ("" for t = 0), and the
 	// think time between the end of turn t−1 and turn t's intended send
-	// time (ignored for t = 0). The request's Messages hold the whole
+	// time (ignored for t = 0). The request's Chat holds the whole
 	// conversation, ending with the new user message, and PromptTokens
 	// counts them all when known.
 	Next(t int, reply string) (req Request, think time.Duration, err error)

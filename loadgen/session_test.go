@@ -22,12 +22,12 @@ type chatFake struct {
 }
 
 func (f *chatFake) Do(ctx context.Context, clock Clock, req *Request, rec *Record) {
-	turn := (len(req.Messages) - 1) / 2
+	turn := (len(req.Chat.Messages) - 1) / 2
 	f.mu.Lock()
 	if f.sent == nil {
 		f.sent = map[[2]int64][]Message{}
 	}
-	f.sent[[2]int64{req.Seq, int64(turn)}] = append([]Message(nil), req.Messages...)
+	f.sent[[2]int64{req.Seq, int64(turn)}] = append([]Message(nil), req.Chat.Messages...)
 	f.mu.Unlock()
 	t := time.NewTimer(f.latency)
 	defer t.Stop()
@@ -84,7 +84,7 @@ func (s *chatSession) Next(t int, reply string) (Request, time.Duration, error) 
 		s.history = append(s.history, Message{Role: RoleAssistant, Content: reply})
 	}
 	s.history = append(s.history, Message{Role: RoleUser, Content: fmt.Sprintf("user-%d-%d", s.seq, t)})
-	req := Request{Messages: append([]Message(nil), s.history...), MaxTokens: 8}
+	req := Request{Chat: &Chat{Messages: append([]Message(nil), s.history...)}, MaxTokens: 8}
 	return req, s.w.think, nil
 }
 

@@ -226,9 +226,9 @@ func (c *Client) body(req *loadgen.Request) ([]byte, error) {
 	b := make([]byte, 0, len(c.bodyPrefix)+len(req.Prompt)+96)
 	b = append(b, c.bodyPrefix...)
 	if c.sendPrompt {
-		if len(req.Messages) > 0 {
+		if req.Chat != nil {
 			var err error
-			if b, err = c.appendMessages(b, req.Messages); err != nil {
+			if b, err = c.appendMessages(b, req.Chat.Messages); err != nil {
 				return nil, err
 			}
 		} else if c.cfg.endpoint == Chat {

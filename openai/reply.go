@@ -14,7 +14,7 @@ import (
 
 // errMessagesNeedChat is the error of a request carrying a conversation
 // on the completions endpoint, which takes a single prompt.
-var errMessagesNeedChat = errors.New("a conversation (loadgen.Request.Messages) needs the chat endpoint (WithEndpoint(Chat))")
+var errMessagesNeedChat = errors.New("a conversation (loadgen.Request.Chat) needs the chat endpoint (WithEndpoint(Chat))")
 
 // appendMessages appends `,"messages":[...]` holding msgs to b.
 func (c *Client) appendMessages(b []byte, msgs []loadgen.Message) ([]byte, error) {

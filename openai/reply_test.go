@@ -29,7 +29,7 @@ func TestConversationAndReply(t *testing.T) {
 		{Role: loadgen.RoleAssistant, Content: " a b"},
 		{Role: loadgen.RoleUser, Content: "more"},
 	}
-	req := &loadgen.Request{Messages: msgs, MaxTokens: 3, KeepReply: true}
+	req := &loadgen.Request{Chat: &loadgen.Chat{Messages: msgs}, MaxTokens: 3, KeepReply: true}
 	rec := &loadgen.Record{}
 	c.Do(context.Background(), clock, req, rec)
 	if rec.Status != loadgen.StatusOK {
@@ -110,7 +110,7 @@ func TestConversationNeedsChat(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &loadgen.Record{}
-	c.Do(context.Background(), loadgen.NewClock(time.Now()), &loadgen.Request{Messages: []loadgen.Message{{Role: "user", Content: "x"}}, MaxTokens: 1}, rec)
+	c.Do(context.Background(), loadgen.NewClock(time.Now()), &loadgen.Request{Chat: &loadgen.Chat{Messages: []loadgen.Message{{Role: "user", Content: "x"}}}, MaxTokens: 1}, rec)
 	if rec.Status != loadgen.StatusError || !strings.Contains(rec.ErrorMessage, "chat endpoint") {
 		t.Errorf("status %s %q, want an error naming the chat endpoint", rec.Status, rec.ErrorMessage)
 	}
