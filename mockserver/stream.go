@@ -92,6 +92,11 @@ func (g *generation) appendUsage(b []byte) []byte {
 	b = appendInt(b, int64(g.tr.PromptTokens)+out)
 	b = append(b, `,"completion_tokens":`...)
 	b = appendInt(b, out)
+	if g.s.cache != nil {
+		b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
+		b = appendInt(b, int64(g.tr.CachedTokens))
+		b = append(b, '}')
+	}
 	return append(b, '}')
 }
 
@@ -277,6 +282,7 @@ func (g *generation) finish() {
 	g.tr.OutputTokens = int(g.q.produced.Load())
 	g.tr.FinishReason = g.p.finish
 	g.s.succeeded(g.p.finish)
+	g.cacheOutput()
 }
 
 // whole serves a non-streaming request: one JSON body once every token
