@@ -192,3 +192,16 @@ func TestPrefixCacheTTFTByTurn(t *testing.T) {
 		}
 	}
 }
+
+// TestChatPromptCountedPerMessage: a chat prompt's usage.prompt_tokens is
+// the sum of its messages' counts, each counted on its own (the newline
+// that joins them in the ground truth's prompt text is not a token), so a
+// conversation grows by exactly the reply and the new message.
+func TestChatPromptCountedPerMessage(t *testing.T) {
+	bytesCount := func(s string) int { return len(s) }
+	_, url := newTestServer(t, Config{ChatTemplateTokens: 3}, WithTokenCounter(bytesCount))
+	u := chatTurn(t, url, []map[string]string{{"role": "user", "content": "ab"}, {"role": "assistant", "content": "cde"}, {"role": "user", "content": "f"}})
+	if u.Usage.PromptTokens != 6+3*3 {
+		t.Errorf("prompt tokens %d, want 2+3+1 bytes and 3 template tokens per message = 15", u.Usage.PromptTokens)
+	}
+}

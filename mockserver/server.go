@@ -295,7 +295,10 @@ func (s *Server) promptOf(req *apiRequest, chat bool) (string, int, error) {
 		if len(req.Messages) == 0 {
 			return "", 0, errors.New("messages: at least one message is required")
 		}
+		// Each message is counted on its own, as a chat template
+		// tokenizes each message's content between its own markers.
 		var sb strings.Builder
+		n := 0
 		for i, m := range req.Messages {
 			text, err := contentText(m.Content)
 			if err != nil {
@@ -305,9 +308,9 @@ func (s *Server) promptOf(req *apiRequest, chat bool) (string, int, error) {
 				sb.WriteByte('\n')
 			}
 			sb.WriteString(text)
+			n += s.opts.count(text)
 		}
-		p := sb.String()
-		return p, s.opts.count(p) + s.cfg.ChatTemplateTokens*len(req.Messages), nil
+		return sb.String(), n + s.cfg.ChatTemplateTokens*len(req.Messages), nil
 	}
 	raw := req.Prompt
 	if len(raw) == 0 || string(raw) == "null" {
