@@ -212,6 +212,7 @@ func (b *bench) parse(fs *pflag.FlagSet) error {
 			bad(fmt.Errorf("--format %q: want console, json, csv or html", fm))
 		}
 	}
+	errs = append(errs, b.parseSessions(fs)...)
 	errs = append(errs, b.validateFlags()...)
 	if len(errs) > 0 {
 		return errors.Join(errs...)
@@ -451,6 +452,9 @@ func (b *bench) maxInFlight() int {
 }
 
 func (b *bench) newWorkload() error {
+	if b.f.sess.on() {
+		return b.newSessionWorkload() // multi-turn sessions: sessions.go
+	}
 	f := &b.f
 	var lengths workload.LengthSampler
 	var defaultOSL int
@@ -754,6 +758,7 @@ func (b *bench) writeOutputs(ctx context.Context, run results.Run) error {
 		errs = append(errs, b.sources.Meter.Close())
 	}
 	run = b.withScorecardInputs(ctx, run)
+	b.declareSessions(&run)
 	sc := run.Scorecard()
 	run.Metadata = sc.Metadata
 	dir := b.folder()

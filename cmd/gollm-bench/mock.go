@@ -57,7 +57,7 @@ func runMockServer(ctx context.Context, e env, args []string) error {
 	fs := pflag.NewFlagSet("mock-server", pflag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.SortFlags = false
-	preset := fs.String("preset", "", "start from a named configuration: demo, fast or instant (flags below override it)")
+	preset := fs.String("preset", "", "start from a named configuration: demo, demo-cache, fast or instant (flags below override it)")
 	var cfg mockserver.Config
 	addr := fs.String("addr", "127.0.0.1:8000", "listen address (loopback by default)")
 	fs.StringVar(&cfg.Model, "model", "", "model id served by /v1/models (default "+mockserver.DefaultModel+")")
@@ -74,6 +74,7 @@ func runMockServer(ctx context.Context, e env, args []string) error {
 	fs.StringVar(&cfg.Fault, "fault", "", "fault for every request, in the X-Mock-Fault grammar (docs/mock-server.md), e.g. disconnect-after=5")
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "seed of injected errors and early stops")
 	tokPath := fs.String("tokenizer", "", "count prompt tokens with this tokenizer.json (default: whitespace-separated words)")
+	cache := registerMockCache(fs) // sessions.go
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "usage: gollm-bench mock-server [flags]\n\nAn OpenAI-compatible simulated server (vLLM-shaped streams) for trying and testing.\n\n%s", fs.FlagUsages())
 	}
@@ -110,6 +111,7 @@ func runMockServer(ctx context.Context, e env, args []string) error {
 	if _, err := mockserver.ParseFault(cfg.Fault); err != nil {
 		return usageErr(fmt.Errorf("--fault %q: %w", cfg.Fault, err))
 	}
+	cache.apply(&cfg)
 	if err := withFlagNames(cfg.Validate(), mockFlags()); err != nil {
 		return usageErr(err)
 	}
@@ -186,5 +188,7 @@ func mockFlags() []struct{ field, flag string } {
 		{"ErrorStatus", "--error-status"},
 		{"TTFT", "--ttft"},
 		{"ITL", "--itl"},
+		{"PrefixCacheBlockTokens", "--prefix-cache-block"},
+		{"PrefixCacheBlocks", "--prefix-cache-blocks"},
 	}
 }
