@@ -46,7 +46,10 @@ func ParseTurnCount(s string) (TurnCount, error) {
 	default:
 		return c, fmt.Errorf("%q: unknown distribution %q; write N (e.g. 3) or uniform:MIN:MAX (e.g. uniform:2:6)", s, dist)
 	}
-	return c, c.Validate()
+	if err := c.Validate(); err != nil {
+		return TurnCount{}, fmt.Errorf("%s: %w", s, err)
+	}
+	return c, nil
 }
 
 // IsZero reports whether c is the zero TurnCount ("as the data says").
@@ -56,11 +59,11 @@ func (c TurnCount) IsZero() bool { return c == TurnCount{} }
 func (c TurnCount) Validate() error {
 	switch {
 	case c.Min < 1:
-		return fmt.Errorf("%s: a session has at least 1 turn", c)
+		return fmt.Errorf("a session has at least 1 turn, not %d", c.Min)
 	case c.Max < c.Min:
-		return fmt.Errorf("%s: the maximum %d is below the minimum %d", c, c.Max, c.Min)
+		return fmt.Errorf("the maximum %d is below the minimum %d", c.Max, c.Min)
 	case c.Max > MaxTurns:
-		return fmt.Errorf("%s: at most %d turns", c, MaxTurns)
+		return fmt.Errorf("%d turns: at most %d", c.Max, MaxTurns)
 	}
 	return nil
 }
@@ -277,7 +280,7 @@ func (c SessionConfig) Validate() error {
 	var errs []error
 	if !(c.Turns.IsZero() && len(c.Conversations) > 0) {
 		if err := c.Turns.Validate(); err != nil {
-			errs = append(errs, fmt.Errorf("SessionConfig.Turns %w", err))
+			errs = append(errs, fmt.Errorf("SessionConfig.Turns %d..%d: %w", c.Turns.Min, c.Turns.Max, err))
 		}
 	}
 	if err := c.ThinkTime.Validate(); err != nil {
