@@ -205,3 +205,15 @@ func TestChatPromptCountedPerMessage(t *testing.T) {
 		t.Errorf("prompt tokens %d, want 2+3+1 bytes and 3 template tokens per message = 15", u.Usage.PromptTokens)
 	}
 }
+
+// BenchmarkPrefixCacheLookup: the cost of looking a 2,048-word prompt up
+// (and adding its blocks) in a warm cache, per request.
+func BenchmarkPrefixCacheLookup(b *testing.B) {
+	c := newPrefixCache(16, 0)
+	prompt := words("w", 2048)
+	c.insert(prompt)
+	b.ReportAllocs()
+	for b.Loop() {
+		c.lookup(prompt)
+	}
+}

@@ -135,6 +135,14 @@ type Config struct {
 	Sessions *workload.SessionSpec `json:"sessions,omitempty"`
 }
 
+// sessionSpec is c.Sessions spelt out ("" without sessions).
+func (c Config) sessionSpec() string {
+	if c.Sessions == nil {
+		return ""
+	}
+	return c.Sessions.String()
+}
+
 // LevelTelemetry is what the telemetry sources read over the window of one
 // level (or one run of a repeated level). A field is nil when its source
 // was off or failed.
