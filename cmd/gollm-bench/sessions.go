@@ -34,26 +34,24 @@ func (s *sessionFlags) register(fs *pflag.FlagSet) {
 // on reports whether the run sends sessions.
 func (s *sessionFlags) on() bool { return s.turns != "" }
 
-// sessionFieldFlags maps the workload.SessionConfig fields its errors
-// name to the flags that set them.
-var sessionFieldFlags = strings.NewReplacer(
-	"SessionConfig.Turns", "--turns",
-	"SessionConfig.ThinkTime", "--think-time",
-	"SessionConfig.MaxContextTokens", "--max-context",
-)
-
-// sessionErr rewrites the field names in err's messages as flags.
+// sessionErr rewrites the workload.SessionConfig fields err's messages
+// name as the flags that set them.
 func sessionErr(err error) error {
 	if err == nil {
 		return nil
 	}
+	flags := strings.NewReplacer(
+		"SessionConfig.Turns", "--turns",
+		"SessionConfig.ThinkTime", "--think-time",
+		"SessionConfig.MaxContextTokens", "--max-context",
+	)
 	list := []error{err}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		list = j.Unwrap()
 	}
 	out := make([]error, len(list))
 	for i, e := range list {
-		out[i] = errors.New(sessionFieldFlags.Replace(e.Error()))
+		out[i] = errors.New(flags.Replace(e.Error()))
 	}
 	return errors.Join(out...)
 }
@@ -84,9 +82,11 @@ func (b *bench) parseSessions(fs *pflag.FlagSet) []error {
 		errs = append(errs, err)
 	case f.dataset == "" && strings.EqualFold(s.turns, "dataset"):
 		bad("--turns dataset: plays every user turn of a ShareGPT --dataset's conversations; give --dataset FILE, or a number of turns (--turns 3)")
-	case f.dataset == "":
+	case f.dataset == "" && cfg.Synthetic.Lengths != nil:
 		// Synthetic messages: the context check needs only the lengths.
-		// A dataset's is made when it is read (newSessionWorkload).
+		// A dataset's is made when it is read (newSessionWorkload). The
+		// prefix cache, checked by parse, is left out here.
+		cfg.Synthetic.PrefixCache, cfg.Synthetic.WarmPrefixTokens = workload.PrefixCold, 0
 		if err := cfg.Validate(); err != nil {
 			errs = append(errs, sessionErr(err))
 		}
@@ -98,7 +98,10 @@ func (b *bench) parseSessions(fs *pflag.FlagSet) []error {
 }
 
 // sessionConfig maps the flags onto a workload.SessionConfig, without the
-// tokenizer or the dataset (newSessionWorkload adds them).
+// tokenizer or the dataset (newSessionWorkload adds them). Its errors are
+// those of --turns and --think-time; a bad --data,
+// --sequence-distribution or --prefix-cache, which parse reports, leaves
+// the lengths or the prefix cache unset.
 func (b *bench) sessionConfig() (workload.SessionConfig, error) {
 	f, s := &b.f, &b.f.sess
 	cfg := workload.SessionConfig{MaxContextTokens: max(s.maxContext, 0)}
@@ -116,24 +119,16 @@ func (b *bench) sessionConfig() (workload.SessionConfig, error) {
 	}
 	cfg.ThinkTime = tt
 	if f.sequenceDistribution != "" {
-		sd, err := workload.ParseSequenceDistribution(f.sequenceDistribution)
-		if err != nil {
-			errs = append(errs, err)
+		if sd, err := workload.ParseSequenceDistribution(f.sequenceDistribution); err == nil {
+			cfg.Synthetic.Lengths = sd
 		}
-		cfg.Synthetic.Lengths = sd
-	} else {
-		d, err := workload.ParseData(f.data)
-		if err != nil {
-			errs = append(errs, err)
-		}
+	} else if d, err := workload.ParseData(f.data); err == nil {
 		cfg.Synthetic.Lengths = d
 	}
-	pc, warmN, err := parsePrefixCache(f.prefixCache)
-	if err != nil {
-		errs = append(errs, err)
+	if pc, warmN, err := parsePrefixCache(f.prefixCache); err == nil {
+		cfg.Synthetic.PrefixCache, cfg.Synthetic.WarmPrefixTokens = pc, warmN
 	}
 	cfg.Synthetic.Seed, cfg.Synthetic.Nonce = f.seed, f.runID
-	cfg.Synthetic.PrefixCache, cfg.Synthetic.WarmPrefixTokens = pc, warmN
 	return cfg, errors.Join(errs...)
 }
 
