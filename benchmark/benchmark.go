@@ -252,6 +252,7 @@ func (b *Benchmark) parse() error {
 			bad(fmt.Errorf("--format %q: want console, json, csv or html", fm))
 		}
 	}
+	errs = append(errs, b.parseSessions()...)
 	errs = append(errs, b.validateFlags()...)
 	if len(errs) > 0 {
 		return errors.Join(errs...)
@@ -500,6 +501,9 @@ func (b *Benchmark) maxInFlight() int {
 }
 
 func (b *Benchmark) newWorkload() error {
+	if b.sessions() {
+		return b.newSessionWorkload() // multi-turn sessions: sessions.go
+	}
 	s := &b.s
 	var lengths workload.LengthSampler
 	var defaultOSL int
@@ -825,6 +829,7 @@ func (b *Benchmark) writeOutputs(ctx context.Context, run results.Run) (results.
 		errs = append(errs, b.sources.Meter.Close())
 	}
 	run = b.withScorecardInputs(ctx, run)
+	b.declareSessions(&run)
 	sc := run.Scorecard()
 	run.Metadata = sc.Metadata
 	dir := b.folder()

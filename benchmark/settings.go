@@ -59,6 +59,9 @@ type Settings struct {
 	Dataset              string // dataset: a prompts file (JSONL or ShareGPT JSON)
 	Tokenizer            string // tokenizer: the served model's tokenizer.json, its folder, or a cached model id
 	PrefixCache          string // prefix-cache: cold or warm:N ("": cold)
+	Turns                string // turns: multi-turn chat sessions: N, uniform:MIN:MAX or dataset ("": none)
+	ThinkTime            string // think-time: with Turns, the pause before each next turn: a duration, uniform:MIN:MAX or exponential:MEAN ("": 0)
+	MaxContext           int    // max-context: with Turns, the model's context window, tokens (0: not checked)
 
 	// Limits and windows.
 	Warmup           string        // warmup: trimmed at each level's start: a duration, a request count or a share

@@ -18,6 +18,11 @@
 //     returns a LevelResult: the level's start and end, its measured window
 //     (SPEC §5), its stop reason, and client health (late arrivals, queue
 //     depth, client CPU time).
+//   - A SessionWorkload (session.go) makes each arrival a multi-turn chat
+//     session: its turns follow one another, each due at the end of the
+//     previous plus a think time, each carrying the conversation so far
+//     (Request.Chat) with the server's replies (Request.Reply), each with
+//     its own Record (Record.Turn); a session counts as one arrival.
 //   - Encoder and Decoder stream records as JSON Lines (requests.jsonl),
 //     optionally gzip-compressed; MemorySink, Tee and SinkFunc compose
 //     sinks.

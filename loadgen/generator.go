@@ -220,6 +220,7 @@ func (g *Generator) Run(ctx context.Context, level int, p Profile, lim Limits, s
 	res.ClientCPU = processCPU() - cpu0
 	res.StopReason = l.reason
 	res.Window = l.window()
+	l.sessionResult(&res)
 	switch {
 	case ctx.Err() != nil:
 		res.Interrupted = true
@@ -344,6 +345,8 @@ type level struct {
 	// later. Both are guarded by mu.
 	stopAt     time.Duration
 	drainTimer *time.Timer
+
+	sess sessionCounters // multi-turn levels (session.go)
 }
 
 // slot is one scheduled request: its index k in the level's whole plan
@@ -693,6 +696,10 @@ func (l *level) worker() {
 // execute builds, sends and records request s. It always emits exactly
 // one record, even if the workload or the requester panics.
 func (l *level) execute(s slot) {
+	if sw, ok := l.g.workload.(SessionWorkload); ok {
+		l.session(s, sw) // a multi-turn session: session.go
+		return
+	}
 	g := l.g
 	rec := &Record{Seq: l.firstSeq + s.k, Level: l.num, ScheduledAt: s.at}
 	sent := false
@@ -722,6 +729,15 @@ func (l *level) execute(s slot) {
 		l.stop(StopWorkloadError, true)
 		return
 	}
+	l.send(s.k, &req, rec, &sent)
+}
+
+// send sends req, request k of the level, and fills rec. It sets *sent
+// once the request is handed to the Requester (before it is, so that a
+// panic in the Requester still counts it as sent); a request cut off
+// before that is recorded as cancelled.
+func (l *level) send(k int64, req *Request, rec *Record, sent *bool) {
+	g := l.g
 	req.Seq, req.Level = rec.Seq, l.num
 	rec.RequestedOutputTokens = req.MaxTokens
 	rec.PromptTokens, rec.PromptTokensSource = req.PromptTokens, req.PromptTokensSource
@@ -734,7 +750,7 @@ func (l *level) execute(s slot) {
 		rec.ErrorMessage = "level stopped before the request was sent"
 		return
 	}
-	sent = true
+	*sent = true
 	g.progress.sent.Add(1)
 	l.sent.Add(1)
 	for n := l.inFlight.Add(1); ; {
@@ -745,10 +761,10 @@ func (l *level) execute(s slot) {
 	}
 	rec.SentAt = g.clock.Now()
 	ctx := l.reqCtx
-	if l.beforeWindow(s.k, rec.SentAt) {
+	if l.beforeWindow(k, rec.SentAt) {
 		ctx = l.preCtx
 	}
-	g.requester.Do(ctx, g.clock, &req, rec)
+	g.requester.Do(ctx, g.clock, req, rec)
 	if rec.Status != StatusOK && ctx.Err() != nil {
 		// Whatever the requester saw, we cut the request off.
 		rec.Status, rec.ErrorKind = StatusCancelled, ErrorCancelled

@@ -65,6 +65,13 @@ const (
 type Record struct {
 	Seq   int64 `json:"seq"`   // 0-based index in the run's arrival plan
 	Level int   `json:"level"` // 0-based index of the load level (sweep step)
+	// Turn is the 0-based turn of a multi-turn session (SessionWorkload).
+	// A session is one arrival: its turns share its Seq, which is the
+	// session's id. 0, and omitted, outside sessions.
+	Turn int `json:"turn,omitempty"`
+	// SessionTurns is the number of turns planned for the record's
+	// session (at least 1); 0, and omitted, outside sessions.
+	SessionTurns int `json:"session_turns,omitempty"`
 	// Repeat is the 0-based run of a level run several times (--repeat);
 	// 0, and omitted, otherwise.
 	Repeat int `json:"repeat,omitempty"`
@@ -102,14 +109,17 @@ type Record struct {
 	LocalPromptTokens     int `json:"local_prompt_tokens,omitempty"`     // our tokenizer's count of the prompt
 	LocalOutputTokens     int `json:"local_output_tokens,omitempty"`     // our tokenizer's count of the output text
 	RequestedOutputTokens int `json:"requested_output_tokens,omitempty"` // max_tokens sent
-	// CachedPromptTokens is usage.prompt_tokens_details.cached_tokens: the
-	// prompt tokens the server served from its prefix cache, which token
-	// prices may charge less for. 0 when the server does not send it.
-	CachedPromptTokens int `json:"cached_prompt_tokens,omitempty"`
 	// ResponseCost is the cost a LiteLLM proxy gave for this response in
 	// its x-litellm-response-cost header, in the currency of its prices;
 	// nil without the header (or with a value that is not a number >= 0).
 	ResponseCost *float64 `json:"response_cost,omitempty"`
+
+	// ServerCachedTokens is usage.prompt_tokens_details.cached_tokens:
+	// the prompt tokens the server served from its prefix cache (vLLM,
+	// SGLang, llama.cpp, the mock with its prefix cache on), part of
+	// ServerPromptTokens, which token prices may charge less for. nil when
+	// the server did not report it.
+	ServerCachedTokens *int `json:"server_cached_tokens,omitempty"`
 
 	// UsageRejected says which members of the server's usage object were
 	// impossible and left unused, with their values and why, e.g.
@@ -141,4 +151,13 @@ func (r *Record) E2E() time.Duration {
 		return r.LastTokenAt - r.SentAt
 	}
 	return r.DoneAt - r.SentAt
+}
+
+// CachedPromptTokens is ServerCachedTokens, or 0 when the server did not
+// report it.
+func (r *Record) CachedPromptTokens() int {
+	if r.ServerCachedTokens == nil {
+		return 0
+	}
+	return *r.ServerCachedTokens
 }

@@ -36,6 +36,20 @@ type Request struct {
 	PromptTokensSource TokenSource
 	// MaxTokens is the requested output length (max_tokens), in tokens.
 	MaxTokens int
+
+	// Chat, when not nil, is the chat conversation sent in place of
+	// Prompt: a multi-turn session's history (user messages and the
+	// server's replies, in order) ending with the new user message (see
+	// Session). Prompt is then not sent. PromptTokens counts all of it. A
+	// pointer, so that Request stays comparable.
+	Chat *Chat
+	// KeepReply asks the Requester to return the generated content in
+	// Reply, for the next turn of a session.
+	KeepReply bool
+	// Reply is set by the Requester when KeepReply is true: the content
+	// the server generated (chat delta or message content, or completion
+	// text), without reasoning or tool calls; "" when none arrived.
+	Reply string
 }
 
 // Workload produces the request for a given sequence number. It must be

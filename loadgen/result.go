@@ -73,6 +73,11 @@ type LevelResult struct {
 
 	FirstSeq  int64 `json:"first_seq"` // Seq of request k = 0
 	Scheduled int64 `json:"scheduled"` // requests this process scheduled: exactly one record each
+	// Sessions is, for a multi-turn level (SessionWorkload), the sessions
+	// this process started: its arrivals. Each turn of a session is a
+	// request, counted in Scheduled; Planned, FirstSeq and the request
+	// indices k count sessions. 0 outside sessions.
+	Sessions int64 `json:"sessions,omitempty"`
 	// Planned is the number of requests of the whole plan (all shards)
 	// the level spanned: request indices k lie in [0, Planned), and the
 	// next level's FirstSeq is FirstSeq + Planned. It equals Scheduled

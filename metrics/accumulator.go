@@ -125,6 +125,8 @@ type Accumulator struct {
 	// tokens per sub-window while it is added.
 	batches Batches
 	scratch [SubWindows]float64
+
+	sessions sessionAccumulator // multi-turn levels (sessions.go)
 }
 
 // NewAccumulator returns an empty Accumulator for the level cfg describes,
@@ -194,6 +196,7 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 	} else {
 		rec.InWindow = w.Contains(rec.SentAt)
 	}
+	a.sessions.add(rec)
 	ok := rec.Status == loadgen.StatusOK
 	in := 0.0
 	if a.validWindow {
@@ -253,7 +256,7 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 	}
 	if ok || rec.FirstTokenAt != 0 {
 		a.inTokens += int64(rec.PromptTokens)
-		a.cachedTokens += int64(max(rec.CachedPromptTokens, 0))
+		a.cachedTokens += int64(max(rec.CachedPromptTokens(), 0))
 	}
 	if !ok {
 		return
@@ -477,6 +480,8 @@ func (a *Accumulator) Summary() Summary {
 		s.Client.AchievedRate = float64(a.counts.Sent) / sec
 		s.Batches = a.batches.clone()
 	}
+	s.Sessions = a.sessions.stats()
+	a.sessions.adjustClient(&s)
 	setIntervals(&s)
 	assessClient(&s, c.CapReached)
 	s.Warnings = deriveWarnings(&s)

@@ -169,9 +169,12 @@ func TestWindowPopulations(t *testing.T) {
 	cut.ErrorKind = loadgen.ErrorCancelled
 	cut.DoneAt = ms(20000)
 
-	inside.CachedPromptTokens = 6 // the server's prompt_tokens_details.cached_tokens
-	cut.CachedPromptTokens = 4
-	lateFail.CachedPromptTokens = 9 // not prefilled: not counted
+	inside.ServerCachedTokens = new(int)
+	*inside.ServerCachedTokens = 6 // the server's prompt_tokens_details.cached_tokens
+	cut.ServerCachedTokens = new(int)
+	*cut.ServerCachedTokens = 4
+	lateFail.ServerCachedTokens = new(int)
+	*lateFail.ServerCachedTokens = 9 // not prefilled: not counted
 
 	recs := []*loadgen.Record{before, inside, after, lateFail, cut}
 	s := summarize(Config{Window: w}, recs...)

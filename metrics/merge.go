@@ -75,6 +75,11 @@ func MergeSummaries(parts ...Summary) (Summary, error) {
 			}
 			*m.dst = d
 		}
+		if ss, err := mergeSessions(s.Sessions, p.Sessions); err != nil {
+			errs = append(errs, fmt.Errorf("part %d: %w", i, err))
+		} else {
+			s.Sessions = ss
+		}
 
 		s.OutputTokensPerSecond += p.OutputTokensPerSecond
 		s.InputTokensPerSecond += p.InputTokensPerSecond

@@ -165,6 +165,11 @@ func PoolRepeats(parts ...Summary) (Summary, error) {
 			}
 			*m.dst = d
 		}
+		if ss, err := mergeSessions(s.Sessions, p.Sessions); err != nil {
+			errs = append(errs, fmt.Errorf("run %d: %w", i, err))
+		} else {
+			s.Sessions = ss
+		}
 		s.Goodput.Requests += p.Goodput.Requests
 		c, d := &s.Client, p.Client
 		c.CPUSeconds += d.CPUSeconds

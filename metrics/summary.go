@@ -126,6 +126,11 @@ type Summary struct {
 	// (--repeat); nil otherwise.
 	Repeats *Repeats `json:"repeats,omitempty"`
 
+	// Sessions holds the figures of a multi-turn level by turn index and
+	// by session (TTFT by turn, session duration, turns completed); nil
+	// for a level without sessions.
+	Sessions *SessionStats `json:"sessions,omitempty"`
+
 	Warnings []Warning `json:"warnings,omitempty"`
 }
 

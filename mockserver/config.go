@@ -76,6 +76,22 @@ type Config struct {
 	// standing in for the chat template (0 = none).
 	ChatTemplateTokens int
 
+	// PrefixCacheBlockTokens, when positive, turns on the prefix cache:
+	// prompts are cut into blocks of this many tokens (vLLM's default
+	// block is 16; 64 is coarser), a prompt's leading run of blocks
+	// already seen is served from the cache and not charged to prefill,
+	// and usage.prompt_tokens_details.cached_tokens reports it. A block
+	// is known by its content and everything before it, so only a shared
+	// prefix hits. The blocks of every prompt admitted, and of every
+	// finished request's prompt and output together (what the next turn
+	// of a chat starts with), are kept, least recently used first out.
+	// 0, the default, is off: every prompt token is prefilled and no
+	// cached_tokens is reported.
+	PrefixCacheBlockTokens int
+	// PrefixCacheBlocks is the cache's capacity, blocks (0 =
+	// DefaultPrefixCacheBlocks).
+	PrefixCacheBlocks int
+
 	// ErrorRate is the probability, in [0, 1], that a request is answered
 	// with ErrorStatus instead of being served. Draws come from Seed, in
 	// arrival order.
@@ -122,6 +138,12 @@ func (c Config) Validate() error {
 	}
 	if c.ChatTemplateTokens < 0 {
 		bad("mockserver: ChatTemplateTokens is %d: must be >= 0", c.ChatTemplateTokens)
+	}
+	if c.PrefixCacheBlockTokens < 0 {
+		bad("mockserver: PrefixCacheBlockTokens is %d: use 0 (no prefix cache) or a block size in tokens, e.g. 16", c.PrefixCacheBlockTokens)
+	}
+	if c.PrefixCacheBlocks < 0 {
+		bad("mockserver: PrefixCacheBlocks is %d: use 0 (default %d) or a positive number of blocks", c.PrefixCacheBlocks, DefaultPrefixCacheBlocks)
 	}
 	if !(c.ErrorRate >= 0 && c.ErrorRate <= 1) {
 		bad("mockserver: ErrorRate is %v: use a probability in [0, 1]", c.ErrorRate)
@@ -172,6 +194,17 @@ func presets() map[string]Config {
 			ITLBase:         10 * time.Millisecond,
 			ITLPerSeq:       500 * time.Microsecond,
 		},
+		// demo-cache: demo with a prefix cache of 16-token blocks, so
+		// that the later turns of a multi-turn session, whose prompt
+		// starts with the conversation so far, prefill only what is new.
+		"demo-cache": {
+			Scheduler:              SchedulerBatch,
+			MaxBatch:               128,
+			PrefillPerToken:        20 * time.Microsecond,
+			ITLBase:                10 * time.Millisecond,
+			ITLPerSeq:              500 * time.Microsecond,
+			PrefixCacheBlockTokens: 16,
+		},
 		// fast: fixed TTFT 20 ms, ITL 5 ms, no batch limit; for measuring
 		// the client's own overhead against known truth.
 		"fast": {
@@ -186,8 +219,9 @@ func presets() map[string]Config {
 }
 
 // Preset returns the named configuration: "demo" (batch scheduler with a
-// knee near 21.6 req/s at ISL 256 / OSL 64), "fast" (fixed TTFT 20 ms, ITL
-// 5 ms) or "instant" (no latency). An unknown name is an error listing the
+// knee near 21.6 req/s at ISL 256 / OSL 64), "demo-cache" (demo with a
+// prefix cache of 16-token blocks), "fast" (fixed TTFT 20 ms, ITL 5 ms)
+// or "instant" (no latency). An unknown name is an error listing the
 // known ones.
 func Preset(name string) (Config, error) {
 	p, ok := presets()[name]

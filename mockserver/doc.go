@@ -34,8 +34,9 @@
 // finish "stop", and usage.completion_tokens = L (EOS counted, as vLLM and
 // llama.cpp do). Config.OutputTokens forces a fixed length.
 // usage.prompt_tokens is HeuristicTokens (whitespace-separated words) unless
-// WithTokenCounter gives the served tokenizer, plus
-// Config.ChatTemplateTokens per chat message.
+// WithTokenCounter gives the served tokenizer; a chat request's is the sum
+// of its messages' counts, each message counted on its own, plus
+// Config.ChatTemplateTokens per message.
 //
 // # Latency model
 //

@@ -21,6 +21,10 @@ type RequestTrace struct {
 	Prompt string
 	// PromptTokens is usage.prompt_tokens.
 	PromptTokens int
+	// CachedTokens is usage.prompt_tokens_details.cached_tokens: the
+	// prompt tokens found in the prefix cache, not charged to prefill (0
+	// with the cache off).
+	CachedTokens int
 	// Arrival is when the handler started (before reading the body).
 	Arrival time.Time
 	// HeadersAt is when the response headers were flushed.

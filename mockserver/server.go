@@ -24,6 +24,7 @@ type Option func(*options)
 
 type options struct {
 	count       func(string) int
+	counted     bool // count is not HeuristicTokens (WithTokenCounter)
 	groundTruth bool
 	logger      *slog.Logger
 }
@@ -32,7 +33,7 @@ type options struct {
 // prefill cost) with count, typically the served tokenizer's Count, instead
 // of HeuristicTokens. count must be safe for concurrent use.
 func WithTokenCounter(count func(string) int) Option {
-	return func(o *options) { o.count = count }
+	return func(o *options) { o.count, o.counted = count, true }
 }
 
 // WithGroundTruth makes the server keep a RequestTrace of every request,
@@ -63,6 +64,7 @@ type Server struct {
 	handler   http.Handler
 
 	sched *scheduler
+	cache *prefixCache // nil: off
 	stop  chan struct{}
 	wg    sync.WaitGroup
 
@@ -71,6 +73,7 @@ type Server struct {
 	rng   *rand.Rand
 
 	promptTokens  atomic.Int64
+	cachedTokens  atomic.Int64
 	successLength atomic.Int64
 	successStop   atomic.Int64
 
@@ -96,6 +99,7 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 		model:   cfg.model(),
 		created: time.Now().Unix(),
 		sched:   newScheduler(cfg),
+		cache:   newPrefixCache(cfg.PrefixCacheBlockTokens, cfg.PrefixCacheBlocks),
 		stop:    make(chan struct{}),
 		rng:     rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x6d6f636b)),
 	}
@@ -201,6 +205,7 @@ func (s *Server) shutdown() error {
 type Stats struct {
 	Running, Waiting int64 // sequences in service and queued
 	PromptTokens     int64 // prompt tokens admitted
+	CachedTokens     int64 // ... of which the prefix cache served (not prefilled)
 	GenerationTokens int64 // tokens generated
 	SuccessLength    int64 // requests finished with "length"
 	SuccessStop      int64 // requests finished with "stop"
@@ -213,6 +218,7 @@ func (s *Server) Stats() Stats {
 		Running:          s.sched.running.Load(),
 		Waiting:          s.sched.waiting.Load(),
 		PromptTokens:     s.promptTokens.Load(),
+		CachedTokens:     s.cachedTokens.Load(),
 		GenerationTokens: s.sched.generated.Load(),
 		SuccessLength:    s.successLength.Load(),
 		SuccessStop:      s.successStop.Load(),
@@ -289,7 +295,10 @@ func (s *Server) promptOf(req *apiRequest, chat bool) (string, int, error) {
 		if len(req.Messages) == 0 {
 			return "", 0, errors.New("messages: at least one message is required")
 		}
+		// Each message is counted on its own, as a chat template
+		// tokenizes each message's content between its own markers.
 		var sb strings.Builder
+		n := 0
 		for i, m := range req.Messages {
 			text, err := contentText(m.Content)
 			if err != nil {
@@ -299,9 +308,9 @@ func (s *Server) promptOf(req *apiRequest, chat bool) (string, int, error) {
 				sb.WriteByte('\n')
 			}
 			sb.WriteString(text)
+			n += s.opts.count(text)
 		}
-		p := sb.String()
-		return p, s.opts.count(p) + s.cfg.ChatTemplateTokens*len(req.Messages), nil
+		return sb.String(), n + s.cfg.ChatTemplateTokens*len(req.Messages), nil
 	}
 	raw := req.Prompt
 	if len(raw) == 0 || string(raw) == "null" {
@@ -513,7 +522,8 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool
 		tr.Error = "cancelled"
 		return
 	}
-	q := newSequence(promptTokens, p.target)
+	tr.CachedTokens = s.cachedPrefix(prompt, promptTokens)
+	q := newSequence(promptTokens-tr.CachedTokens, p.target)
 	defer q.cancelled.Store(true) // frees its batch slot if it is still running
 	s.promptTokens.Add(int64(promptTokens))
 	s.sched.submit(q)

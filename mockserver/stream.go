@@ -92,9 +92,15 @@ func (g *generation) appendUsage(b []byte) []byte {
 	b = appendInt(b, int64(g.tr.PromptTokens)+out)
 	b = append(b, `,"completion_tokens":`...)
 	b = appendInt(b, out)
-	if g.f.CachedTokensSet {
+	switch {
+	case g.f.CachedTokensSet:
+		// A fault's cached-tokens=N wins over the prefix cache.
 		b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
 		b = appendInt(b, int64(min(g.f.CachedTokens, g.tr.PromptTokens)))
+		b = append(b, '}')
+	case g.s.cache != nil:
+		b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
+		b = appendInt(b, int64(g.tr.CachedTokens))
 		b = append(b, '}')
 	}
 	return append(b, '}')
@@ -282,6 +288,7 @@ func (g *generation) finish() {
 	g.tr.OutputTokens = int(g.q.produced.Load())
 	g.tr.FinishReason = g.p.finish
 	g.s.succeeded(g.p.finish)
+	g.cacheOutput()
 }
 
 // whole serves a non-streaming request: one JSON body once every token

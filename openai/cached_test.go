@@ -50,8 +50,8 @@ func TestCachedTokensAndResponseCost(t *testing.T) {
 			if rec.Status != loadgen.StatusOK || rec.ServerPromptTokens != 40 {
 				t.Fatalf("record %+v", rec)
 			}
-			if rec.CachedPromptTokens != tc.cached || rec.UsageRejected != tc.rejected {
-				t.Errorf("cached %d (rejected %q), want %d", rec.CachedPromptTokens, rec.UsageRejected, tc.cached)
+			if rec.CachedPromptTokens() != tc.cached || rec.UsageRejected != tc.rejected {
+				t.Errorf("cached %d (rejected %q), want %d", rec.CachedPromptTokens(), rec.UsageRejected, tc.cached)
 			}
 			if (rec.ResponseCost != nil) != tc.hasCost || tc.hasCost && *rec.ResponseCost != tc.cost {
 				t.Errorf("response cost %v, want %v (%v)", rec.ResponseCost, tc.cost, tc.hasCost)

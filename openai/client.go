@@ -227,7 +227,12 @@ func (c *Client) body(req *loadgen.Request) ([]byte, error) {
 	b := make([]byte, 0, len(c.bodyPrefix)+len(req.Prompt)+96)
 	b = append(b, c.bodyPrefix...)
 	if c.sendPrompt {
-		if c.cfg.endpoint == Chat {
+		if req.Chat != nil {
+			var err error
+			if b, err = c.appendMessages(b, req.Chat.Messages); err != nil {
+				return nil, err
+			}
+		} else if c.cfg.endpoint == Chat {
 			// go-openai's message type carries the chat shape; the request
 			// around it is ours (see doc.go).
 			msg, err := json.Marshal([]goopenai.ChatCompletionMessage{{Role: goopenai.ChatMessageRoleUser, Content: req.Prompt}})
@@ -267,6 +272,10 @@ type streamState struct {
 	// delivered counts the token-carrying chunks of a stream, or is 1 for
 	// a non-streaming body that carried generated text.
 	delivered int
+	// reply is the generated content, kept when the request asks for it
+	// (loadgen.Request.KeepReply).
+	reply     []byte
+	keepReply bool
 }
 
 // Do sends req and fills rec (loadgen.Requester). It sets rec.SentAt only
@@ -279,6 +288,7 @@ func (c *Client) Do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 		st = &streamState{}
 	}
 	st.text, st.finish, st.usage, st.reused, st.delivered = st.text[:0], st.finish[:0], usage{}, false, 0
+	st.reply, st.keepReply = st.reply[:0], req.KeepReply
 	defer func() {
 		if p := recover(); p != nil {
 			rec.Status, rec.ErrorKind = loadgen.StatusError, loadgen.ErrorPanic
@@ -479,6 +489,9 @@ func (c *Client) chunk(now time.Duration, data []byte, rec *loadgen.Record, st *
 		return errors.New(msg)
 	}
 	k := st.ch.classify()
+	if st.keepReply {
+		st.reply = st.ch.appendContent(st.reply)
+	}
 	if k.token {
 		st.delivered++
 		n := k.tokens
@@ -531,6 +544,9 @@ func (c *Client) readBody(ctx, rctx context.Context, r io.Reader, rec *loadgen.R
 	if c.cfg.countTokens != nil {
 		st.text = st.ch.appendText(st.text)
 	}
+	if st.keepReply {
+		st.reply = st.ch.appendContent(st.reply)
+	}
 	if fr := st.ch.finishReason(); fr != nil {
 		st.finish = append(st.finish[:0], fr...)
 	}
@@ -551,12 +567,12 @@ func (c *Client) finish(req *loadgen.Request, rec *loadgen.Record, st *streamSta
 	if len(st.finish) > 0 {
 		rec.FinishReason = rawJSON(st.finish).str()
 	}
+	if req.KeepReply {
+		req.Reply = string(st.reply)
+	}
 	prompt, promptOK, promptNote := usageCount("prompt_tokens", st.usage.prompt, 0)
 	out, outOK, outNote := usageCount("completion_tokens", st.usage.completion, st.delivered)
-	cached, cachedOK, cachedNote := usageCount("prompt_tokens_details.cached_tokens", st.usage.cached, 0)
-	if cachedOK && promptOK && cached > prompt {
-		cachedOK, cachedNote = false, fmt.Sprintf("usage.prompt_tokens_details.cached_tokens %d exceeds usage.prompt_tokens %d", cached, prompt)
-	}
+	cachedNote := c.cachedCount(rec, st.usage.cached, prompt, promptOK)
 	var notes []string
 	for _, n := range []string{promptNote, outNote, cachedNote} {
 		if n != "" {
@@ -566,9 +582,6 @@ func (c *Client) finish(req *loadgen.Request, rec *loadgen.Record, st *streamSta
 	rec.UsageRejected = strings.Join(notes, "; ")
 	if promptOK {
 		rec.ServerPromptTokens = prompt
-	}
-	if cachedOK {
-		rec.CachedPromptTokens = cached
 	}
 	if outOK {
 		rec.ServerOutputTokens = out

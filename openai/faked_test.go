@@ -215,8 +215,8 @@ func TestCachedTokensRejected(t *testing.T) {
 		if tc.note == "" && tc.details != "null" {
 			want = 3
 		}
-		if rec.Status != "ok" || rec.UsageRejected != tc.note || rec.CachedPromptTokens != want || rec.ServerPromptTokens != 5 {
-			t.Errorf("%s: status %s, cached %d, rejected %q; want %d, %q", tc.details, rec.Status, rec.CachedPromptTokens, rec.UsageRejected, want, tc.note)
+		if rec.Status != "ok" || rec.UsageRejected != tc.note || rec.CachedPromptTokens() != want || rec.ServerPromptTokens != 5 {
+			t.Errorf("%s: status %s, cached %d, rejected %q; want %d, %q", tc.details, rec.Status, rec.CachedPromptTokens(), rec.UsageRejected, want, tc.note)
 		}
 	}
 }

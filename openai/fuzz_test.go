@@ -78,6 +78,10 @@ func FuzzChunkDecode(f *testing.F) {
 		`{"choices":[{"message":{"content":"a\ud83d\ude00\n"}}]}`,
 		`[1,2]`, `null`, `{"usage":{"prompt_tokens":1e3}}`,
 		`{"choices":null}`, `{"error":null}`, `{"usage":{"completion_tokens":-7,"prompt_tokens":"8"}}`,
+		`{"choices":[],"usage":{"prompt_tokens":900,"completion_tokens":64,"prompt_tokens_details":{"cached_tokens":768}}}`,
+		`{"usage":{"prompt_tokens_details":null,"prompt_tokens":3}}`,
+		`{"usage":{"prompt_tokens_details":{"cached_tokens":2},"prompt_tokens_details":{"audio_tokens":1}}}`,
+		`{"usage":{"Prompt_Tokens_Details":{"Cached_Tokens":2}}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -101,6 +105,9 @@ func FuzzChunkDecode(f *testing.F) {
 		}
 		if a, b := fast.Usage, slow.Usage; a != b {
 			t.Errorf("%q: usage fast %+v, encoding/json %+v", data, a, b)
+		}
+		if a, b := fast.appendContent(nil), slow.appendContent(nil); !bytes.Equal(a, b) {
+			t.Errorf("%q: content fast %q, encoding/json %q", data, a, b)
 		}
 		if a, b := fast.appendText(nil), slow.appendText(nil); !bytes.Equal(a, b) {
 			t.Errorf("%q: text fast %q, encoding/json %q", data, a, b)

@@ -123,11 +123,28 @@ func (c *chunk) scanUsage(s *scanner) bool {
 			c.Usage.completion = count{set: true, n: int64(n)}
 			return ok
 		case "prompt_tokens_details":
-			// Rare and nested (the cached prompt tokens of the last
-			// chunk): encoding/json reads it.
-			return false
+			return c.scanPromptDetails(s)
 		}
 		return !nearKey(key, "prompt_tokens", "completion_tokens", "prompt_tokens_details") && s.skip()
+	})
+}
+
+// scanPromptDetails reads usage.prompt_tokens_details.cached_tokens.
+func (c *chunk) scanPromptDetails(s *scanner) bool {
+	if s.literal("null") {
+		c.Usage.cached = count{}
+		return true
+	}
+	if s.peek() != '{' {
+		return false
+	}
+	return s.object(func(key []byte) bool {
+		if string(key) == "cached_tokens" {
+			n, ok := s.int()
+			c.Usage.cached = count{set: true, n: int64(n)}
+			return ok
+		}
+		return !nearKey(key, "cached_tokens") && s.skip()
 	})
 }
 

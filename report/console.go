@@ -34,6 +34,7 @@ func WriteConsole(w io.Writer, run results.Run) error {
 		if err := t.write(&b); err != nil {
 			return err
 		}
+		writeSessions(&b, run.Result) // multi-turn levels: sessions.go
 	}
 	b.WriteString("\n")
 	for _, l := range kneeLines(run.Result) {

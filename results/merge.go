@@ -145,6 +145,7 @@ func planDiff(a, b Config) string {
 		{"--sequence-distribution", a.SequenceDistribution, b.SequenceDistribution},
 		{"--dataset", a.Dataset, b.Dataset},
 		{"--prefix-cache", a.PrefixCache, b.PrefixCache},
+		{"--turns and --think-time", a.sessionSpec(), b.sessionSpec()},
 		{"--max-seconds", a.MaxSeconds, b.MaxSeconds},
 		{"--max-requests", a.MaxRequests, b.MaxRequests},
 		{"--warmup", a.Warmup, b.Warmup},

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/energy"
 	"github.com/gollm-bench/gollm-bench/enginemetrics"
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/workload"
 )
 
 // FuzzCopyRecords: whatever a shard's requests.jsonl holds, merge copies
@@ -111,5 +113,23 @@ func TestMergeEnergySameGPUsKeepsShard0(t *testing.T) {
 	}
 	if n != 2 { // energy, and the engine deltas
 		t.Errorf("%d %s warnings, want 2 (energy and engine): %+v", n, WarnTelemetryShard0, run.Result.Warnings)
+	}
+}
+
+// TestMergeRefusesDifferentSessions: shards of one run send the same
+// sessions; a shard with other turns or think times is not of that run.
+func TestMergeRefusesDifferentSessions(t *testing.T) {
+	a := Config{Sessions: &workload.SessionSpec{Turns: "3", ThinkTime: "1s", Concurrency: "sessions"}}
+	b := a
+	if d := planDiff(a, b); d != "" {
+		t.Errorf("same sessions differ: %s", d)
+	}
+	b.Sessions = &workload.SessionSpec{Turns: "4", ThinkTime: "1s", Concurrency: "sessions"}
+	if d := planDiff(a, b); d == "" || !strings.Contains(d, "--turns") {
+		t.Errorf("3 against 4 turns: %q, want a difference naming --turns", d)
+	}
+	b.Sessions = nil
+	if d := planDiff(a, b); d == "" {
+		t.Error("sessions against single requests: no difference")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/scorecard"
 	"github.com/gollm-bench/gollm-bench/sweep"
+	"github.com/gollm-bench/gollm-bench/workload"
 )
 
 // SchemaVersion is the version of run.json's layout. It changes when a
@@ -134,6 +135,19 @@ type Config struct {
 	// Like is the result whose load --like reproduced (a peer's file, or
 	// another run's folder); "" without --like.
 	Like string `json:"like,omitempty"`
+	// Sessions declares a multi-turn session workload (--turns,
+	// --think-time): each arrival is a session, and Data (or Dataset)
+	// gives each turn's new user message and output length; nil for
+	// single requests.
+	Sessions *workload.SessionSpec `json:"sessions,omitempty"`
+}
+
+// sessionSpec is c.Sessions spelt out ("" without sessions).
+func (c Config) sessionSpec() string {
+	if c.Sessions == nil {
+		return ""
+	}
+	return c.Sessions.String()
 }
 
 // LevelTelemetry is what the telemetry sources read over the window of one

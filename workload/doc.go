@@ -2,6 +2,12 @@
 // that hit a requested input length (ISL) exactly in the served model's
 // tokens, and prompts read from dataset files (JSONL or ShareGPT JSON).
 //
+// Sessions (NewSessions) is a multi-turn chat workload
+// (loadgen.SessionWorkload): each session's turn count and think times
+// are drawn from the seed, each turn adds the server's reply and a new
+// user message (synthetic and exact in the served tokenizer, or a ShareGPT
+// conversation's next user turn, ReadConversations) to the conversation.
+//
 // Lengths come from a LengthSampler: GuideLLM's --data spelling
 // (ParseData: "prompt_tokens=1024,output_tokens=256,prompt_tokens_stdev=..")
 // or AIPerf's --sequence-distribution grammar (ParseSequenceDistribution:

@@ -42,6 +42,9 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.StringVar(&s.SequenceDistribution, "sequence-distribution", s.SequenceDistribution, `AIPerf length mix "ISL|sd,OSL|sd:weight;...", e.g. "64|10,32|8:70;256|40,128|20:30"`)
 	fs.StringVar(&s.Dataset, "dataset", s.Dataset, "prompts file: JSONL (one prompt per line, or {\"prompt\",\"output_tokens\"}) or ShareGPT JSON")
 	fs.StringVar(&s.Tokenizer, "tokenizer", s.Tokenizer, "served model's tokenizer: tokenizer.json, a folder holding one, or a model id in the local HF cache")
+	fs.StringVar(&s.Turns, "turns", s.Turns, `multi-turn chat sessions (needs --endpoint chat): N turns, "uniform:MIN:MAX", or "dataset" (every user turn of a ShareGPT --dataset); each turn sends the conversation so far with the server's replies and a new user message of --data's prompt_tokens; a session is one arrival, so --rate, --max-concurrency, --max-requests and request-count --warmup/--cooldown count sessions`)
+	fs.StringVar(&s.ThinkTime, "think-time", s.ThinkTime, `with --turns: the pause between a turn's end and the next turn's intended send time: a duration (2s), "uniform:MIN:MAX" or "exponential:MEAN" (default 0)`)
+	fs.IntVar(&s.MaxContext, "max-context", s.MaxContext, "with --turns: the served model's context window, tokens; sessions whose last turn would not fit at the declared lengths are refused before anything is sent (0: not checked)")
 	fs.StringVar(&s.PrefixCache, "prefix-cache", s.PrefixCache, "cold (the default: a unique leading token sequence per request) or warm:N (a shared N-token prefix; N below the ISL: prompt_tokens, or the smallest ISL of --sequence-distribution)")
 
 	fs.StringVar(&s.Warmup, "warmup", s.Warmup, "excluded from the window at each level's start: a duration (30s), a request count (100) or a share of the level (10%)")

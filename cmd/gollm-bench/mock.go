@@ -27,7 +27,7 @@ func mockFlagSet(e env, cfg *mockserver.Config, m *mockFlags) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("mock-server", pflag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.SortFlags = false
-	fs.StringVar(&m.preset, "preset", "", "start from a named configuration: demo, fast or instant (flags below override it)")
+	fs.StringVar(&m.preset, "preset", "", "start from a named configuration: demo, demo-cache, fast or instant (flags below override it)")
 	fs.StringVar(&m.addr, "addr", "127.0.0.1:8000", "listen address (loopback by default)")
 	fs.StringVar(&cfg.Model, "model", cfg.Model, "model id served by /v1/models (default "+mockserver.DefaultModel+")")
 	fs.StringVar(&m.scheduler, "scheduler", string(cfg.Scheduler), "latency model: fixed (per-request TTFT and ITL) or batch (continuous batching with a knee)")
@@ -42,6 +42,8 @@ func mockFlagSet(e env, cfg *mockserver.Config, m *mockFlags) *pflag.FlagSet {
 	fs.IntVar(&cfg.ErrorStatus, "error-status", cfg.ErrorStatus, "HTTP status of injected errors (default 500)")
 	fs.StringVar(&cfg.Fault, "fault", cfg.Fault, "fault for every request, in the X-Mock-Fault grammar (docs/mock-server.md), e.g. disconnect-after=5")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of injected errors and early stops")
+	fs.IntVar(&cfg.PrefixCacheBlockTokens, "prefix-cache-block", cfg.PrefixCacheBlockTokens, "prefix cache: blocks of this many tokens (e.g. 16); a prompt's leading blocks seen before are not charged prefill and are reported as usage.prompt_tokens_details.cached_tokens (0: off)")
+	fs.IntVar(&cfg.PrefixCacheBlocks, "prefix-cache-blocks", cfg.PrefixCacheBlocks, fmt.Sprintf("prefix cache capacity, blocks (0: %d)", mockserver.DefaultPrefixCacheBlocks))
 	fs.StringVar(&m.tokenizer, "tokenizer", "", "count prompt tokens with this tokenizer.json (default: whitespace-separated words)")
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "usage: gollm-bench mock-server [flags]\n\nAn OpenAI-compatible simulated server (vLLM-shaped streams) for trying and testing.\n\n%s", fs.FlagUsages())
@@ -128,4 +130,6 @@ var mockFields = []fieldname.Name{
 	{Field: "ErrorStatus", Caller: "--error-status"},
 	{Field: "TTFT", Caller: "--ttft"},
 	{Field: "ITL", Caller: "--itl"},
+	{Field: "PrefixCacheBlockTokens", Caller: "--prefix-cache-block"},
+	{Field: "PrefixCacheBlocks", Caller: "--prefix-cache-blocks"},
 }

@@ -155,8 +155,8 @@ func TestPriceByTokenTypeOnMock(t *testing.T) {
 			break
 		}
 		n++
-		if r.Status == loadgen.StatusOK && (r.CachedPromptTokens != 3 || r.ResponseCost == nil || *r.ResponseCost != 8.8e-6) {
-			t.Fatalf("record %d: cached %d, response cost %v", r.Seq, r.CachedPromptTokens, r.ResponseCost)
+		if r.Status == loadgen.StatusOK && (r.CachedPromptTokens() != 3 || r.ResponseCost == nil || *r.ResponseCost != 8.8e-6) {
+			t.Fatalf("record %d: cached %d, response cost %v", r.Seq, r.CachedPromptTokens(), r.ResponseCost)
 		}
 	}
 	if n != 20 {
