@@ -231,6 +231,9 @@ func figures(run results.Run) ([]figure, []string, error) {
 	if err := add(timelinePlot(run.Timelines, "plot-inflight-time", "Requests in flight over time", "requests in flight", func(t metrics.Timeline) []float64 { return t.InFlight })); err != nil {
 		return nil, nil, err
 	}
+	if err := add(ratePlot(run.Timelines)); err != nil {
+		return nil, nil, err
+	}
 	return figs, missing, nil
 }
 
