@@ -269,3 +269,32 @@ func FuzzParseRamp(f *testing.F) {
 		}
 	})
 }
+
+func TestArrivalsPacer(t *testing.T) {
+	r := Ramp{Shape: RampLinear, From: 1, To: 5, Over: time.Second}
+	poisson := Profile{Mode: ModePoisson, Rate: 4, Seed: 3}
+	constant := Profile{Mode: ModeConstant, Rate: 4, Seed: 3}
+	for _, tt := range []struct {
+		a    Arrivals
+		p    Profile
+		want Pacer
+	}{
+		{Arrivals{}, poisson, nil},
+		{Arrivals{Burstiness: 0.5}, poisson, GammaPacer{Rate: 4, Shape: 0.5, Seed: 3}},
+		{Arrivals{Burstiness: 0.5}, constant, nil},
+		{Arrivals{Ramp: &r}, constant, RampPacer{Ramp: r, Seed: 3}},
+		{Arrivals{Ramp: &r}, poisson, RampPacer{Ramp: r, Shape: 1, Seed: 3}},
+		{Arrivals{Ramp: &r, Burstiness: 2}, poisson, RampPacer{Ramp: r, Shape: 2, Seed: 3}},
+		{Arrivals{Ramp: &r}, Profile{Mode: ModeConcurrent, Concurrency: 2}, nil},
+	} {
+		if got := tt.a.Pacer(tt.p); got != tt.want {
+			t.Errorf("%+v.Pacer(%+v) = %#v, want %#v", tt.a, tt.p, got, tt.want)
+		}
+	}
+	if err := (Arrivals{Burstiness: -1}).Validate(); err == nil || !strings.Contains(err.Error(), "Arrivals.Burstiness -1") {
+		t.Errorf("negative burstiness: %v", err)
+	}
+	if err := (Arrivals{Ramp: &Ramp{Shape: RampLinear, From: 5, To: 1, Over: time.Second}}).Validate(); err == nil || !strings.Contains(err.Error(), "Arrivals.Ramp: the end rate") {
+		t.Errorf("a falling ramp: %v", err)
+	}
+}

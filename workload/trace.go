@@ -99,6 +99,10 @@ func (e *TraceError) Error() string {
 // was not given and the file's first line shows none of TraceFormats.
 var ErrTraceFormatUnknown = errors.New("unknown trace format")
 
+// ErrTraceWindowEmpty is wrapped by Trace.Window's error when the window
+// selects no request.
+var ErrTraceWindowEmpty = errors.New("the trace window selects no request")
+
 // maxTraceErrors is how many bad lines ReadTrace reports before it stops.
 const maxTraceErrors = 10
 
@@ -329,7 +333,7 @@ func (t Trace) Window(w TraceWindow) (Trace, error) {
 		if n := len(t.Entries); n > 0 {
 			last = t.Entries[n-1].At
 		}
-		return Trace{}, fmt.Errorf("trace window %v selects no request of %s, whose %d requests arrive between 0s and %v after its first", w, t.File, len(t.Entries), last)
+		return Trace{}, fmt.Errorf("%w: window %v, but the %d requests of %s arrive between 0s and %v after its first", ErrTraceWindowEmpty, w, len(t.Entries), t.File, last)
 	}
 	return out, nil
 }

@@ -188,7 +188,7 @@ func TestTraceWindowAndOffsets(t *testing.T) {
 	if w, err := ParseTraceWindow("1m,"); err != nil || w.Start != time.Minute || w.End != 0 {
 		t.Errorf("1m, = %+v, %v", w, err)
 	}
-	if _, err := tr.Window(TraceWindow{Start: time.Hour}); err == nil || !strings.Contains(err.Error(), "selects no request") {
+	if _, err := tr.Window(TraceWindow{Start: time.Hour}); err == nil || !errors.Is(err, ErrTraceWindowEmpty) {
 		t.Errorf("an empty window: %v", err)
 	}
 }
@@ -475,5 +475,32 @@ func TestSegmentsAdditive(t *testing.T) {
 		if s.additive != want {
 			t.Errorf("%s: additive %v, want %v", name, s.additive, want)
 		}
+	}
+}
+
+func TestLoadTrace(t *testing.T) {
+	p, err := LoadTrace(TraceSpec{File: samplePath("burstgpt-200.csv"), Speedup: 2, Window: TraceWindow{Start: time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Lines != 200 || len(p.SHA256) != 64 || len(p.Trace.Entries) == 0 || len(p.Trace.Entries) >= 200 || p.PrefixCacheState() != "cold" {
+		t.Fatalf("plan: %d lines, %d replayed, sha %q, state %q", p.Lines, len(p.Trace.Entries), p.SHA256, p.PrefixCacheState())
+	}
+	o := p.Offsets()
+	lim := p.Limits()
+	if lim.MaxRequests != int64(len(o)) || lim.MaxDuration <= o[len(o)-1] || p.Span() != o[len(o)-1]-o[0] {
+		t.Errorf("limits %+v for %d arrivals ending at %v", lim, len(o), o[len(o)-1])
+	}
+	if got, want := p.Rate(), float64(len(o))/o[len(o)-1].Seconds(); got != want {
+		t.Errorf("rate %v, want %v", got, want)
+	}
+	if got := p.Pacer().Arrival(3, 0); got != o[3] {
+		t.Errorf("pacer arrival 3 at %v, want %v", got, o[3])
+	}
+	if _, err := LoadTrace(TraceSpec{File: samplePath("burstgpt-200.csv"), Speedup: -1}); err == nil || !strings.Contains(err.Error(), "TraceSpec.Speedup") {
+		t.Errorf("negative speedup: %v", err)
+	}
+	if m, err := LoadTrace(TraceSpec{File: samplePath("mooncake-200.jsonl")}); err != nil || m.PrefixCacheState() != "trace" || m.Spec.Speedup != 1 {
+		t.Errorf("mooncake plan: %v", err)
 	}
 }
