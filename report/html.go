@@ -295,6 +295,7 @@ func configRows(run results.Run) []kv {
 		{"tool", strings.TrimSpace(run.Tool.Name + " " + run.Tool.Version + " " + run.Tool.Commit + " " + run.Tool.Go)},
 		{"sweep stop reason", string(run.Result.StopReason)},
 	}
+	rows = append(rows, arrivalRows(c.Arrivals)...)
 	keys := make([]string, 0, len(c.Labels))
 	for k := range c.Labels {
 		keys = append(keys, k)

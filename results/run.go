@@ -127,6 +127,10 @@ type Config struct {
 	// Like is the result whose load --like reproduced (a peer's file, or
 	// another run's folder); "" without --like.
 	Like string `json:"like,omitempty"`
+	// Arrivals describes a trace replay, a ramp, gamma arrivals or a
+	// shared-prefix workload (--trace, --ramp, --burstiness,
+	// --shared-prefix); nil when none was used.
+	Arrivals *Arrivals `json:"arrivals,omitempty"`
 }
 
 // LevelTelemetry is what the telemetry sources read over the window of one
