@@ -114,6 +114,7 @@ func (b *bench) parse(fs *pflag.FlagSet) error {
 	bad := func(err error) { errs = append(errs, err) }
 	f.changed = map[string]bool{}
 	fs.Visit(func(fl *pflag.Flag) { f.changed[fl.Name] = true })
+	errs = append(errs, b.parseArrivals()...)
 	var err error
 	if b.obj, err = slo.Parse(f.slo); err != nil {
 		bad(fmt.Errorf("--slo: %w", err))
@@ -342,6 +343,7 @@ func (b *bench) setup(ctx context.Context) error {
 	b.runner, err = harness.New(harness.Config{
 		Requester: b.client,
 		Workload:  b.work,
+		Pacer:     b.arrivalPacer(),
 		Clock:     b.clock,
 		Limits:    b.limits,
 		Warmup:    b.warmup,
@@ -452,6 +454,9 @@ func (b *bench) maxInFlight() int {
 
 func (b *bench) newWorkload() error {
 	f := &b.f
+	if done, err := b.arrivalWorkload(); done {
+		return err
+	}
 	var lengths workload.LengthSampler
 	var defaultOSL int
 	switch {
@@ -509,6 +514,9 @@ func (b *bench) newWorkload() error {
 // --prefix-cache value for synthetic prompts, "dataset" for a --dataset's
 // prompts, which gollm-bench sends unchanged and so does not control.
 func (b *bench) prefixCacheState() string {
+	if s := b.f.arrivals.prefixCacheState(); s != "" {
+		return s
+	}
 	if b.f.dataset != "" {
 		return "dataset"
 	}
@@ -712,6 +720,7 @@ func (b *bench) result(res sweep.Result) results.Run {
 	if f.sequenceDistribution != "" {
 		run.Config.Data = ""
 	}
+	f.arrivals.describe(&run.Config)
 	if b.mock != nil {
 		run.Config.MockPreset = f.mockPreset
 	}

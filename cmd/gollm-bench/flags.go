@@ -39,6 +39,7 @@ type benchFlags struct {
 	dataset              string
 	tokenizer            string
 	prefixCache          string
+	arrivals             arrivalFlags // --trace, --ramp, --burstiness, --shared-prefix (traces.go)
 
 	// Limits and windows.
 	warmup         string
@@ -133,6 +134,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet, sweep bool) {
 	fs.StringVar(&f.sequenceDistribution, "sequence-distribution", "", `AIPerf length mix "ISL|sd,OSL|sd:weight;...", e.g. "64|10,32|8:70;256|40,128|20:30"`)
 	fs.StringVar(&f.dataset, "dataset", "", "prompts file: JSONL (one prompt per line, or {\"prompt\",\"output_tokens\"}) or ShareGPT JSON")
 	fs.StringVar(&f.tokenizer, "tokenizer", "", "served model's tokenizer: tokenizer.json, a folder holding one, or a model id in the local HF cache")
+	f.arrivals.register(fs)
 	fs.StringVar(&f.prefixCache, "prefix-cache", "cold", "cold (a unique leading token sequence per request) or warm:N (a shared N-token prefix; N below the ISL: prompt_tokens, or the smallest ISL of --sequence-distribution)")
 
 	fs.StringVar(&f.warmup, "warmup", "10%", "excluded from the window at each level's start: a duration (30s), a request count (100) or a share of the level (10%)")

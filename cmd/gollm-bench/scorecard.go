@@ -61,11 +61,12 @@ func (b *bench) withScorecardInputs(ctx context.Context, run results.Run) result
 	default:
 		meta.DataSpec = f.data
 	}
+	f.arrivals.scorecardSpec(&meta)
 	// ISL: with the served tokenizer, the requested --data length is hit
 	// exactly; without it, the mean the server's usage reported (which
 	// includes the chat template on /chat/completions).
 	switch {
-	case b.tok != nil && f.dataset == "" && f.sequenceDistribution == "":
+	case b.tok != nil && f.dataset == "" && f.sequenceDistribution == "" && b.lengths.PromptTokens > 0:
 		meta.Tokenizer, meta.TokenizerSHA256, meta.ISLBasis = b.tok.Path(), b.tok.SHA256(), "prompt"
 		meta.ISLTokens, meta.OSLTokens = b.lengths.PromptTokens, b.lengths.OutputTokens
 	default:
