@@ -488,7 +488,8 @@ func TestLoadTrace(t *testing.T) {
 	}
 	o := p.Offsets()
 	lim := p.Limits()
-	if lim.MaxRequests != int64(len(o)) || lim.MaxDuration <= o[len(o)-1] || p.Span() != o[len(o)-1]-o[0] {
+	gap := max((o[len(o)-1]-o[0])/time.Duration(len(o)-1), MinTraceTail)
+	if lim.MaxRequests != int64(len(o)) || lim.MaxDuration != o[len(o)-1]+gap || p.Span() != o[len(o)-1]-o[0] {
 		t.Errorf("limits %+v for %d arrivals ending at %v", lim, len(o), o[len(o)-1])
 	}
 	if got, want := p.Rate(), float64(len(o))/o[len(o)-1].Seconds(); got != want {

@@ -84,12 +84,24 @@ func (p *TracePlan) Rate() float64 {
 }
 
 // Limits returns the limits of the replay's level: one request per line,
-// and a length that ends just after the last arrival (requests still in
-// flight then finish within the generator's drain timeout).
+// and a length that ends one mean gap between arrivals (at least
+// MinTraceTail) after the last arrival, as a constant-rate level of as
+// many arrivals would: the last request counts in the measured window
+// when it is sent within that slack, and requests still in flight at the
+// end finish within the generator's drain timeout.
 func (p *TracePlan) Limits() loadgen.Limits {
 	o := p.Offsets()
-	return loadgen.Limits{MaxRequests: int64(len(o)), MaxDuration: o[len(o)-1] + time.Millisecond}
+	n := len(o)
+	tail := MinTraceTail
+	if n > 1 {
+		tail = max(tail, (o[n-1]-o[0])/time.Duration(n-1))
+	}
+	return loadgen.Limits{MaxRequests: int64(n), MaxDuration: o[n-1] + tail}
 }
+
+// MinTraceTail is the least time a replay's level lasts after its last
+// arrival (TracePlan.Limits).
+const MinTraceTail = 10 * time.Millisecond
 
 // PrefixCacheState is the prefix-cache state the replay declares:
 // "trace" for a Mooncake trace (prompts share the blocks its hash_ids

@@ -122,8 +122,8 @@ func (b *bench) parseArrivals() []error {
 // (its pacer is the trace's schedule), named by the trace's mean rate;
 // one request per line; unless given, no warmup or cooldown (every line
 // is measured, and none sent in a warmup is cut off at the end); and,
-// unless --max-seconds is given, a length that ends just after the last
-// arrival (requests in flight then finish within --drain-timeout).
+// unless --max-seconds is given, a length that ends a mean gap after the
+// last arrival (requests in flight then finish within --drain-timeout).
 func (b *bench) readTrace() []error {
 	f, a := &b.f, &b.f.arrivals
 	spec := workload.TraceSpec{File: a.trace, Format: workload.TraceFormat(a.traceFormat), Speedup: a.traceSpeedup}
