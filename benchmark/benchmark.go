@@ -88,6 +88,7 @@ type Benchmark struct {
 	shard            loadgen.Shard          // Settings.Shard; zero when unsharded
 	tls              *tls.Config            // CACert or Insecure; nil for Go's defaults
 	defaultRunID     bool                   // RunID was not given: a taken one gets a suffix
+	arr              arrivals               // Trace, Ramp, Burstiness, SharedPrefix parsed
 	prices           *scorecard.TokenPrices // Settings.Price parsed
 	reference        *scorecard.Reference   // Settings.Reference parsed
 
@@ -154,6 +155,7 @@ func (b *Benchmark) parse() error {
 	s := &b.s
 	var errs []error
 	bad := func(err error) { errs = append(errs, err) }
+	errs = append(errs, b.parseArrivals()...)
 	var err error
 	if b.obj, err = slo.Parse(s.SLO); err != nil {
 		bad(fmt.Errorf("--slo: %w", err))
@@ -392,6 +394,7 @@ func (b *Benchmark) setup(ctx context.Context) error {
 	b.runner, err = harness.New(harness.Config{
 		Requester: b.client,
 		Workload:  b.work,
+		Pacer:     b.arrivalPacer(),
 		Clock:     b.clock,
 		Limits:    b.limits,
 		Warmup:    b.warmup,
@@ -504,6 +507,9 @@ func (b *Benchmark) newWorkload() error {
 	if b.sessions() {
 		return b.newSessionWorkload() // multi-turn sessions: sessions.go
 	}
+	if done, err := b.arrivalWorkload(); done {
+		return err // a trace or shared prefixes: arrivals.go
+	}
 	s := &b.s
 	var lengths workload.LengthSampler
 	var defaultOSL int
@@ -562,6 +568,9 @@ func (b *Benchmark) newWorkload() error {
 // --prefix-cache value for synthetic prompts, "dataset" for a --dataset's
 // prompts, which gollm-bench sends unchanged and so does not control.
 func (b *Benchmark) prefixCacheState() string {
+	if s := b.arr.prefixCacheState(); s != "" {
+		return s
+	}
 	if b.s.Dataset != "" {
 		return "dataset"
 	}
@@ -786,6 +795,7 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 	if s.SequenceDistribution != "" {
 		run.Config.Data = ""
 	}
+	b.arr.describe(&run.Config)
 	if b.mock != nil {
 		run.Config.MockPreset = s.MockPreset
 	}

@@ -54,11 +54,12 @@ func (b *Benchmark) withScorecardInputs(ctx context.Context, run results.Run) re
 	default:
 		meta.DataSpec = s.Data
 	}
+	b.arr.scorecardSpec(&meta)
 	// ISL: with the served tokenizer, the requested --data length is hit
 	// exactly; without it, the mean the server's usage reported (which
 	// includes the chat template on /chat/completions).
 	switch {
-	case b.tok != nil && s.Dataset == "" && s.SequenceDistribution == "":
+	case b.tok != nil && s.Dataset == "" && s.SequenceDistribution == "" && b.lengths.PromptTokens > 0:
 		meta.Tokenizer, meta.TokenizerSHA256, meta.ISLBasis = b.tok.Path(), b.tok.SHA256(), "prompt"
 		meta.ISLTokens, meta.OSLTokens = b.lengths.PromptTokens, b.lengths.OutputTokens
 	default:

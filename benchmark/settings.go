@@ -54,14 +54,21 @@ type Settings struct {
 	EarlyStop      bool     // early-stop: stop after two levels that fail by a wide margin
 
 	// Data.
-	Data                 string // data: synthetic lengths, e.g. prompt_tokens=256,output_tokens=64 ("": that default)
-	SequenceDistribution string // sequence-distribution: an ISL/OSL mix
-	Dataset              string // dataset: a prompts file (JSONL or ShareGPT JSON)
-	Tokenizer            string // tokenizer: the served model's tokenizer.json, its folder, or a cached model id
-	PrefixCache          string // prefix-cache: cold or warm:N ("": cold)
-	Turns                string // turns: multi-turn chat sessions: N, uniform:MIN:MAX or dataset ("": none)
-	ThinkTime            string // think-time: with Turns, the pause before each next turn: a duration, uniform:MIN:MAX or exponential:MEAN ("": 0)
-	MaxContext           int    // max-context: with Turns, the model's context window, tokens (0: not checked)
+	Data                 string  // data: synthetic lengths, e.g. prompt_tokens=256,output_tokens=64 ("": that default)
+	SequenceDistribution string  // sequence-distribution: an ISL/OSL mix
+	Dataset              string  // dataset: a prompts file (JSONL or ShareGPT JSON)
+	Tokenizer            string  // tokenizer: the served model's tokenizer.json, its folder, or a cached model id
+	PrefixCache          string  // prefix-cache: cold or warm:N ("": cold)
+	Turns                string  // turns: multi-turn chat sessions: N, uniform:MIN:MAX or dataset ("": none)
+	ThinkTime            string  // think-time: with Turns, the pause before each next turn: a duration, uniform:MIN:MAX or exponential:MEAN ("": 0)
+	MaxContext           int     // max-context: with Turns, the model's context window, tokens (0: not checked)
+	Trace                string  // trace: replay this request trace's arrival times and lengths (run only)
+	TraceFormat          string  // trace-format: mooncake, azure or burstgpt ("": detected)
+	TraceSpeedup         float64 // trace-speedup: play the trace this many times faster (0: 1)
+	TraceWindow          string  // trace-window: START,END of the trace to replay (time since its first request)
+	Ramp                 string  // ramp: raise the rate within each level, e.g. linear:1->50:60s (run only)
+	Burstiness           float64 // burstiness: gamma shape K of the gaps (0: none; implies profile poisson)
+	SharedPrefix         string  // shared-prefix: groups=G,prompts=P,prefix=S,question=Q,output=O
 
 	// Limits and windows.
 	Warmup           string        // warmup: trimmed at each level's start: a duration, a request count or a share
@@ -116,6 +123,12 @@ type Settings struct {
 	// Distributed runs and peers.
 	Shard string // shard: I/N, this process's share of a distributed run (run only)
 	Like  string // like: the peer result whose load was reproduced (recorded)
+
+	// Given holds the keys of the settings given explicitly (the flags on
+	// the command line). Settings that imply others (a trace sets the
+	// profile, rate and limits; a ramp the level length; burstiness the
+	// profile) set only those not given, and refuse those that clash.
+	Given map[string]bool
 }
 
 // DefaultSettings returns the settings of `gollm-bench <command>` with
@@ -141,6 +154,7 @@ func DefaultSettings(command Command) Settings {
 		OutputDir:        "results",
 		Formats:          []string{"console", "json", "csv", "html"},
 		MockPreset:       "demo",
+		TraceSpeedup:     1,
 	}
 	if command == CommandSweep {
 		s.Profile = "sweep"

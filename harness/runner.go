@@ -18,6 +18,11 @@ import (
 type Config struct {
 	Requester loadgen.Requester
 	Workload  loadgen.Workload
+	// Pacer, when set, gives the arrival process of each open-loop level
+	// (and each run of a repeated one, whose Profile carries its derived
+	// Seed): a ramp, gamma gaps, a trace's schedule. nil, or a nil
+	// answer, keeps loadgen.PacerFor(profile).
+	Pacer func(loadgen.Profile) loadgen.Pacer
 	// Clock stamps every record; give the Requester the same one.
 	Clock loadgen.Clock
 	// Limits are each level's stop conditions. Their warmup and cooldown
@@ -321,6 +326,9 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 		loadgen.WithSeqStart(r.nextSeq), loadgen.WithDrainTimeout(r.cfg.Drain)}
 	if !r.cfg.Shard.IsZero() {
 		opts = append(opts, loadgen.WithShard(r.cfg.Shard.Index, r.cfg.Shard.Count))
+	}
+	if r.cfg.Pacer != nil {
+		opts = append(opts, loadgen.WithPacer(r.cfg.Pacer(p)))
 	}
 	gen := loadgen.New(r.cfg.Requester, r.cfg.Workload, opts...)
 	r.genMu.Lock()

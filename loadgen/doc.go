@@ -7,11 +7,15 @@
 //   - A Workload builds the request for each sequence number; a Requester
 //     sends it and fills in the Record (the openai package provides the
 //     HTTP one). loadgen knows nothing of HTTP.
-//   - A Pacer plans open-loop arrivals (ConstantPacer, PoissonPacer): a
-//     pure function from an arrival's index to its intended time, so the
-//     plan never depends on the server (no coordinated omission, as wrk2
-//     defines it). Closed-loop modes (synchronous, concurrent N,
-//     throughput) are worker pools instead.
+//   - A Pacer plans open-loop arrivals (ConstantPacer, PoissonPacer,
+//     GammaPacer for bursty gaps, RampPacer for a rate rising within the
+//     level, SchedulePacer for a trace's fixed times; Arrivals picks one
+//     per level): a pure function from an arrival's index to its intended
+//     time, so the plan never depends on the server (no coordinated
+//     omission, as wrk2 defines it). Closed-loop modes (synchronous,
+//     concurrent N, throughput) are worker pools instead. A Workload that
+//     implements IndexedWorkload is told each request's index in the
+//     level's plan (a trace's line).
 //   - A Generator runs one level at a time (Generator.Run) with a Profile
 //     (how to pace) and Limits (when to stop, and the warmup and cooldown
 //     trims), writes the records to a Sink from a single goroutine, and

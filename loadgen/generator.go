@@ -717,7 +717,7 @@ func (l *level) execute(s slot) {
 		l.emit(rec)
 	}()
 
-	req, err := g.workload.Request(rec.Seq)
+	req, err := l.request(s.k, rec.Seq)
 	if err != nil {
 		rec.Status, rec.ErrorKind = StatusError, ErrorWorkload
 		rec.ErrorMessage = err.Error()

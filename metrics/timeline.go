@@ -23,6 +23,15 @@ type Timeline struct {
 	// InFlight is the time-weighted mean number of requests in flight
 	// (between sent_at and done_at) in each bucket.
 	InFlight []float64 `json:"in_flight"`
+	// OfferedReqPerSec is the requests scheduled in each bucket (by their
+	// intended send time, ScheduledAt), divided by the bucket length,
+	// requests/s: the load offered, which rises through a ramp and
+	// follows a replayed trace. CompletedReqPerSec is the requests that
+	// finished successfully in each bucket (by DoneAt), requests/s: the
+	// load achieved. Both are absent from results written before they
+	// existed.
+	OfferedReqPerSec   []float64 `json:"offered_req_s,omitempty"`
+	CompletedReqPerSec []float64 `json:"completed_req_s,omitempty"`
 }
 
 // TimelineBuilder accumulates records into a Timeline. Not safe for
@@ -37,8 +46,10 @@ func NewTimelineBuilder(level int, start, end time.Duration, window loadgen.Wind
 	bucket := max((end-start+time.Duration(n)-1)/time.Duration(n), time.Millisecond)
 	return &TimelineBuilder{t: Timeline{
 		Level: level, Start: start, Bucket: bucket, Window: window,
-		OutputTokPerSec: make([]float64, n),
-		InFlight:        make([]float64, n),
+		OutputTokPerSec:    make([]float64, n),
+		InFlight:           make([]float64, n),
+		OfferedReqPerSec:   make([]float64, n),
+		CompletedReqPerSec: make([]float64, n),
 	}}
 }
 
@@ -63,6 +74,7 @@ func (b *TimelineBuilder) Add(rec *loadgen.Record) {
 			t.OutputTokPerSec[k] += float64(rec.ChunkTokens[i]) * scale / bucketS
 		}
 	}
+	b.addRates(rec)
 	if rec.SentAt == 0 && rec.Status == loadgen.StatusCancelled {
 		return // never sent
 	}
@@ -77,6 +89,20 @@ func (b *TimelineBuilder) Add(rec *loadgen.Record) {
 		if overlap > 0 {
 			t.InFlight[k] += overlap.Seconds() / bucketS
 		}
+	}
+}
+
+// addRates counts rec in OfferedReqPerSec (at ScheduledAt) and, when it
+// succeeded, in CompletedReqPerSec (at DoneAt).
+func (b *TimelineBuilder) addRates(rec *loadgen.Record) {
+	t := &b.t
+	n := len(t.OfferedReqPerSec)
+	per := 1 / t.Bucket.Seconds()
+	if k := int((rec.ScheduledAt - t.Start) / t.Bucket); rec.ScheduledAt >= t.Start && k < n {
+		t.OfferedReqPerSec[k] += per
+	}
+	if k := int((rec.DoneAt - t.Start) / t.Bucket); rec.Status == loadgen.StatusOK && rec.DoneAt >= t.Start && k < n {
+		t.CompletedReqPerSec[k] += per
 	}
 }
 

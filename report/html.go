@@ -231,6 +231,9 @@ func figures(run results.Run) ([]figure, []string, error) {
 	if err := add(timelinePlot(run.Timelines, "plot-inflight-time", "Requests in flight over time", "requests in flight", func(t metrics.Timeline) []float64 { return t.InFlight })); err != nil {
 		return nil, nil, err
 	}
+	if err := add(ratePlot(run.Timelines)); err != nil {
+		return nil, nil, err
+	}
 	return figs, missing, nil
 }
 
@@ -292,6 +295,7 @@ func configRows(run results.Run) []kv {
 		{"tool", strings.TrimSpace(run.Tool.Name + " " + run.Tool.Version + " " + run.Tool.Commit + " " + run.Tool.Go)},
 		{"sweep stop reason", string(run.Result.StopReason)},
 	}
+	rows = append(rows, arrivalRows(c.Arrivals)...)
 	keys := make([]string, 0, len(c.Labels))
 	for k := range c.Labels {
 		keys = append(keys, k)

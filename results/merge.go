@@ -337,6 +337,7 @@ func mergeTimelines(li int, parts []Shard) []metrics.Timeline {
 	out := tl[0]
 	out.OutputTokPerSec = slices.Clone(out.OutputTokPerSec)
 	out.InFlight = slices.Clone(out.InFlight)
+	out.OfferedReqPerSec, out.CompletedReqPerSec = slices.Clone(out.OfferedReqPerSec), slices.Clone(out.CompletedReqPerSec)
 	for _, t := range tl[1:] {
 		if len(t.OutputTokPerSec) != len(out.OutputTokPerSec) || len(t.InFlight) != len(out.InFlight) {
 			return nil
@@ -347,6 +348,7 @@ func mergeTimelines(li int, parts []Shard) []metrics.Timeline {
 		for i := range out.InFlight {
 			out.InFlight[i] += t.InFlight[i]
 		}
+		addRates(&out, t)
 	}
 	return []metrics.Timeline{out}
 }

@@ -140,6 +140,10 @@ type Config struct {
 	// gives each turn's new user message and output length; nil for
 	// single requests.
 	Sessions *workload.SessionSpec `json:"sessions,omitempty"`
+	// Arrivals describes a trace replay, a ramp, gamma arrivals or a
+	// shared-prefix workload (--trace, --ramp, --burstiness,
+	// --shared-prefix); nil when none was used.
+	Arrivals *Arrivals `json:"arrivals,omitempty"`
 }
 
 // sessionSpec is c.Sessions spelt out ("" without sessions).

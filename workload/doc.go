@@ -23,4 +23,14 @@
 // different nonces, share a cacheable prefix; PrefixWarm makes every prompt
 // start with the same declared number of tokens, which must be below the
 // declared ISL (SyntheticConfig.Validate refuses it otherwise).
+//
+// Traces and shared prefixes. ReadTrace reads a published request trace
+// (Mooncake JSON Lines, the Azure LLM inference CSV, BurstGPT's CSV) into
+// arrival times and lengths; Trace.Window and Trace.Offsets give the
+// schedule of a loadgen.SchedulePacer, and Replay builds each line's
+// prompt at its exact input length, Mooncake lines sharing the text of
+// the prefix blocks their hash_ids share. SharedPrefix is inference-perf's
+// shared_prefix workload: groups of prompts that share a group's prefix
+// and end with their own question. Both build every prompt before the
+// run, so a long prompt never delays its request.
 package workload

@@ -3,7 +3,6 @@ package workload
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -141,22 +140,6 @@ func ParseThinkTime(s string) (ThinkTime, error) {
 		return ThinkTime{}, fmt.Errorf("%q: %w", s, err)
 	}
 	return t, t.Validate()
-}
-
-// parseSeconds parses a Go duration, or a bare number of seconds.
-func parseSeconds(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if v, err := strconv.ParseFloat(s, 64); err == nil {
-		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e9 {
-			return 0, fmt.Errorf("%q is not a duration", s)
-		}
-		return time.Duration(v * float64(time.Second)), nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration (write e.g. 2s or 500ms)", s)
-	}
-	return d, nil
 }
 
 // Validate checks that no pause can be negative.

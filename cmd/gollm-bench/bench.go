@@ -57,6 +57,8 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 	if err := b.applyLike(e, fs); err != nil {
 		return usageErr(err)
 	}
+	b.s.Given = map[string]bool{}
+	fs.Visit(func(f *pflag.Flag) { b.s.Given[f.Name] = true })
 	if b.s.APIKey == "" {
 		b.s.APIKey = e.getenv("OPENAI_API_KEY")
 	}

@@ -45,6 +45,13 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.StringVar(&s.Turns, "turns", s.Turns, `multi-turn chat sessions (needs --endpoint chat): N turns, "uniform:MIN:MAX", or "dataset" (every user turn of a ShareGPT --dataset); each turn sends the conversation so far with the server's replies and a new user message of --data's prompt_tokens; a session is one arrival, so --rate, --max-concurrency, --max-requests and request-count --warmup/--cooldown count sessions`)
 	fs.StringVar(&s.ThinkTime, "think-time", s.ThinkTime, `with --turns: the pause between a turn's end and the next turn's intended send time: a duration (2s), "uniform:MIN:MAX" or "exponential:MEAN" (default 0)`)
 	fs.IntVar(&s.MaxContext, "max-context", s.MaxContext, "with --turns: the served model's context window, tokens; sessions whose last turn would not fit at the declared lengths are refused before anything is sent (0: not checked)")
+	fs.StringVar(&s.Trace, "trace", s.Trace, "replay this request trace's arrival times and lengths (run only): Mooncake JSONL, Azure LLM inference CSV or BurstGPT CSV; one level, one request per line")
+	fs.StringVar(&s.TraceFormat, "trace-format", s.TraceFormat, "format of --trace: mooncake, azure or burstgpt (default: detected from the first line)")
+	fs.Float64Var(&s.TraceSpeedup, "trace-speedup", s.TraceSpeedup, "play --trace this many times faster (0.5: half speed)")
+	fs.StringVar(&s.TraceWindow, "trace-window", s.TraceWindow, "replay only the requests of --trace arriving in START,END (time since its first request: 10m,20m or 600,1200; either may be empty)")
+	fs.StringVar(&s.Ramp, "ramp", s.Ramp, `raise the arrival rate within each level (run only), e.g. "linear:1->50:60s" or "exponential:2->64:2m" (req/s; constant arrivals, or Poisson with --profile poisson)`)
+	fs.Float64Var(&s.Burstiness, "burstiness", s.Burstiness, "gamma-distributed gaps of this shape K with the level's mean rate (implies --profile poisson): 1 is Poisson, below 1 burstier (0.5: CV 1.41), above 1 smoother")
+	fs.StringVar(&s.SharedPrefix, "shared-prefix", s.SharedPrefix, `groups of prompts sharing a prefix, e.g. "groups=8,prompts=64,prefix=2048,question=128,output=256" (tokens; prefix-cache state shared:GxS)`)
 	fs.StringVar(&s.PrefixCache, "prefix-cache", s.PrefixCache, "cold (the default: a unique leading token sequence per request) or warm:N (a shared N-token prefix; N below the ISL: prompt_tokens, or the smallest ISL of --sequence-distribution)")
 
 	fs.StringVar(&s.Warmup, "warmup", s.Warmup, "excluded from the window at each level's start: a duration (30s), a request count (100) or a share of the level (10%)")

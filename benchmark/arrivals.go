@@ -1,0 +1,241 @@
+package benchmark
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/scorecard"
+	"github.com/gollm-bench/gollm-bench/workload"
+)
+
+// Trace replay, ramps, burstiness and shared prefixes: the settings
+// Trace, TraceFormat, TraceSpeedup, TraceWindow, Ramp, Burstiness and
+// SharedPrefix, their combinations with the others, and their mapping onto
+// the library's workload.TraceSpec, loadgen.Arrivals and
+// workload.SharedPrefixSpec.
+
+// arrivals is what parseArrivals made of the settings.
+type arrivals struct {
+	plan   *workload.TracePlan // Trace, read
+	shape  loadgen.Arrivals    // Ramp, Burstiness
+	shared *workload.SharedPrefixSpec
+}
+
+// parseArrivals checks the flags and their combinations with the others,
+// reads --trace (so that a bad line stops the run before anything is
+// sent), and sets the profile, rate and limits a trace or a ramp implies
+// where they were not given. It runs at the start of parse.
+func (b *Benchmark) parseArrivals() []error {
+	f, a := &b.s, &b.arr
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	// clash refuses the flags of others given with flag.
+	clash := func(flag, why string, others ...string) {
+		for _, o := range others {
+			if f.Given[o] {
+				bad("--%s with --%s: %s; drop --%s", flag, o, why, o)
+			}
+		}
+	}
+	for _, n := range []string{"trace-format", "trace-speedup", "trace-window"} {
+		if f.Given[n] && f.Trace == "" {
+			bad("--%s without --trace: it applies to a replayed trace; give --trace FILE, or drop --%s", n, n)
+		}
+	}
+	if f.Given["burstiness"] {
+		a.shape.Burstiness = f.Burstiness
+		if err := (loadgen.Arrivals{Burstiness: f.Burstiness}).Validate(); err != nil || f.Burstiness == 0 {
+			bad("--burstiness %v: want a gamma shape K > 0: 1 is Poisson arrivals, below 1 burstier (0.5 gives gaps with a coefficient of variation of 1.41), above 1 more even", f.Burstiness)
+		}
+		switch {
+		case !f.Given["profile"]:
+			f.Profile = "poisson"
+		case f.Profile != "poisson":
+			bad("--burstiness with --profile %s: gamma gaps replace a Poisson process's exponential ones; use --profile poisson (the default with --burstiness)", f.Profile)
+		}
+	}
+	if f.Ramp != "" {
+		r, err := loadgen.ParseRamp(f.Ramp)
+		switch {
+		case err != nil:
+			bad("--%w", err)
+		case b.isSweep():
+			bad("--ramp with sweep: a ramp raises the rate within a level; use `gollm-bench run --ramp %s`", f.Ramp)
+		case f.Given["max-seconds"] && time.Duration(f.MaxSeconds*float64(time.Second)) < r.Over:
+			bad("--max-seconds %v ends the level before --ramp %s reaches its end rate after %v: raise --max-seconds (the level holds the end rate after the ramp), or shorten the ramp", f.MaxSeconds, f.Ramp, r.Over)
+		case !f.Given["max-seconds"] && !f.Given["max-requests"]:
+			f.MaxSeconds = r.Over.Seconds()
+		}
+		a.shape.Ramp = &r
+		clash("ramp", "the ramp sets the level's rates", "rate")
+		if !f.Given["profile"] && !f.Given["burstiness"] {
+			f.Profile = "constant"
+		} else if f.Profile != "constant" && f.Profile != "poisson" {
+			bad("--ramp with --profile %s: a ramp paces arrivals by time; use --profile constant (evenly spaced) or poisson", f.Profile)
+		}
+		f.Rates = []string{strconv.FormatFloat(r.To, 'g', -1, 64)} // names the level
+	}
+	if f.SharedPrefix != "" {
+		sp, err := workload.ParseSharedPrefix(f.SharedPrefix)
+		if err != nil {
+			bad("--shared-prefix: %w", err)
+		}
+		a.shared = &sp
+		clash("shared-prefix", "the shared prefix sets the prompts and their lengths", "dataset", "data", "sequence-distribution", "prefix-cache")
+	}
+	if f.Trace != "" {
+		if b.isSweep() {
+			bad("--trace with sweep: a trace replays its own arrival times as one level; use `gollm-bench run --trace %s`", f.Trace)
+		}
+		clash("trace", "a trace sets the arrival times and lengths itself", "profile", "rate", "ramp", "burstiness", "shared-prefix", "dataset", "data", "sequence-distribution", "prefix-cache", "max-requests", "precision", "like")
+		if len(errs) == 0 {
+			errs = append(errs, b.readTrace()...)
+		}
+	}
+	return errs
+}
+
+// readTrace reads --trace and sets the level it replays: constant mode
+// (its pacer is the trace's schedule), named by the trace's mean rate;
+// one request per line; unless given, no warmup or cooldown (every line
+// is measured, and none sent in a warmup is cut off at the end); and,
+// unless --max-seconds is given, a length that ends a mean gap after the
+// last arrival (requests in flight then finish within --drain-timeout).
+func (b *Benchmark) readTrace() []error {
+	f, a := &b.s, &b.arr
+	spec := workload.TraceSpec{File: f.Trace, Format: workload.TraceFormat(f.TraceFormat), Speedup: f.TraceSpeedup}
+	var errs []error
+	switch f.TraceFormat {
+	case "", "mooncake", "azure", "burstgpt":
+	default:
+		errs = append(errs, fmt.Errorf("--trace-format %q: want mooncake, azure or burstgpt", f.TraceFormat))
+	}
+	if f.TraceWindow != "" {
+		w, err := workload.ParseTraceWindow(f.TraceWindow)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--trace-window: %w", err))
+		}
+		spec.Window = w
+	}
+	if !(f.TraceSpeedup > 0) {
+		errs = append(errs, fmt.Errorf("--trace-speedup %v: want a factor > 0, e.g. 10 (ten times faster) or 0.5 (half speed)", f.TraceSpeedup))
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	plan, err := workload.LoadTrace(spec)
+	switch {
+	case errors.Is(err, workload.ErrTraceFormatUnknown):
+		return []error{fmt.Errorf("--trace: %w (--trace-format mooncake|azure|burstgpt)", err)}
+	case errors.Is(err, workload.ErrTraceWindowEmpty):
+		return []error{fmt.Errorf("--trace-window: %w", err)}
+	case err != nil:
+		return []error{fmt.Errorf("--trace: %w", err)}
+	}
+	a.plan = plan
+	lim := plan.Limits()
+	f.Profile = "constant"
+	f.Rates = []string{strconv.FormatFloat(plan.Rate(), 'g', 4, 64)}
+	f.MaxRequests = lim.MaxRequests
+	if !f.Given["max-seconds"] {
+		f.MaxSeconds = lim.MaxDuration.Seconds()
+	}
+	for name, v := range map[string]*string{"warmup": &f.Warmup, "cooldown": &f.Cooldown} {
+		if !f.Given[name] {
+			*v = "0"
+		}
+	}
+	return nil
+}
+
+// arrivalPacer is the harness's pacer factory: the trace's schedule, or
+// the ramp and gamma gaps; nil for neither.
+func (b *Benchmark) arrivalPacer() func(loadgen.Profile) loadgen.Pacer {
+	a := &b.arr
+	switch {
+	case a.plan != nil:
+		p := a.plan.Pacer()
+		return func(loadgen.Profile) loadgen.Pacer { return p }
+	case !a.shape.IsZero():
+		return a.shape.Pacer
+	}
+	return nil
+}
+
+// arrivalWorkload builds the workload of --trace or --shared-prefix into
+// b.work; done is false when neither was given.
+func (b *Benchmark) arrivalWorkload() (done bool, err error) {
+	f, a := &b.s, &b.arr
+	var tok workload.Tokenizer
+	if b.tok != nil {
+		tok = b.tok
+	}
+	switch {
+	case a.plan != nil:
+		w, err := workload.NewReplay(workload.ReplayConfig{Trace: a.plan.Trace, Seed: f.Seed, Nonce: f.RunID, Tokenizer: tok})
+		if err != nil {
+			return true, fmt.Errorf("--trace %s: %w (--trace-window START,END selects a part)", f.Trace, err)
+		}
+		b.work = w
+	case a.shared != nil:
+		w, err := workload.NewSharedPrefix(workload.SharedPrefixConfig{Spec: *a.shared, Seed: f.Seed, Nonce: f.RunID, Tokenizer: tok})
+		if err != nil {
+			return true, fmt.Errorf("--shared-prefix: %w", err)
+		}
+		b.work = w
+		b.lengths = workload.Data{PromptTokens: a.shared.PrefixTokens + a.shared.QuestionTokens, OutputTokens: a.shared.OutputTokens}
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// prefixCacheState is the prefix-cache state a trace or a shared prefix
+// declares ("" for neither).
+func (a *arrivals) prefixCacheState() string {
+	switch {
+	case a.plan != nil:
+		return a.plan.PrefixCacheState()
+	case a.shared != nil:
+		return a.shared.State()
+	}
+	return ""
+}
+
+// describe records the settings in run.json (Config.Arrivals).
+func (a *arrivals) describe(c *results.Config) {
+	if a.plan == nil && a.shape.IsZero() && a.shared == nil {
+		return
+	}
+	out := &results.Arrivals{Burstiness: a.shape.Burstiness}
+	if r := a.shape.Ramp; r != nil {
+		out.Ramp = r.String()
+	}
+	if sp := a.shared; sp != nil {
+		out.SharedPrefix, c.Data = sp.String(), ""
+	}
+	if p := a.plan; p != nil {
+		out.Trace = &results.TraceReplay{File: p.Spec.File, Format: string(p.Trace.Format), SHA256: p.SHA256, Lines: p.Lines,
+			Requests: len(p.Trace.Entries), Speedup: p.Spec.Speedup, SpanS: p.Span().Seconds()}
+		if !p.Spec.Window.IsZero() {
+			out.Trace.Window = p.Spec.Window.String()
+		}
+		c.Data = ""
+	}
+	c.Arrivals = out
+}
+
+// scorecardSpec names the workload of a trace or a shared prefix in the
+// scorecard's data spec.
+func (a *arrivals) scorecardSpec(m *scorecard.Metadata) {
+	switch {
+	case a.plan != nil:
+		m.DataSpec = fmt.Sprintf("trace=%s (%s, %d requests, %gx)", a.plan.Spec.File, a.plan.Trace.Format, len(a.plan.Trace.Entries), a.plan.Spec.Speedup)
+	case a.shared != nil:
+		m.DataSpec = "shared-prefix=" + a.shared.String()
+	}
+}
