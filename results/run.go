@@ -46,6 +46,10 @@ type Run struct {
 	// Result holds the levels with their summaries and SLO verdicts, the
 	// knee (sweep only) and every warning. For `run` it has no knee.
 	Result sweep.Result `json:"result"`
+	// WarmupPhase is the run-level warm-up phase sent before the first
+	// level (--warmup-phase, or the load --stabilize waits under); nil
+	// when there was none. Its requests count in no level's figures.
+	WarmupPhase *WarmupPhase `json:"warmup_phase,omitempty"`
 	// Timelines holds, per level, output tokens/s and requests in flight
 	// over time, for plots.
 	Timelines []metrics.Timeline `json:"timelines,omitempty"`
@@ -134,6 +138,10 @@ type Config struct {
 	// Like is the result whose load --like reproduced (a peer's file, or
 	// another run's folder); "" without --like.
 	Like string `json:"like,omitempty"`
+	// WarmupPhase is --warmup-phase as run ("concurrent:4:60s"), and
+	// Stabilize --stabilize ("30s,3W,5m0s"); "" when not given.
+	WarmupPhase string `json:"warmup_phase,omitempty"`
+	Stabilize   string `json:"stabilize,omitempty"`
 }
 
 // LevelTelemetry is what the telemetry sources read over the window of one
