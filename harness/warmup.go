@@ -397,8 +397,9 @@ func (gw *gateWatch) stop() gateOutcome {
 	return gw.out
 }
 
-// driftSlices is the number of slices of the warm-up phase's TTFT drift.
-const driftSlices = 10
+// driftSlices is the most slices of the warm-up phase's TTFT drift, and
+// driftPerSlice the requests each slice should hold on average.
+const driftSlices, driftPerSlice = 10, 5
 
 // driftBuilder collects the warm-up phase's records for its TTFT drift.
 type driftBuilder struct {
@@ -425,8 +426,9 @@ func (b *driftBuilder) add(rec *loadgen.Record) {
 	b.recs = append(b.recs, p)
 }
 
-// slices cuts the phase, from its start to its last send, into at most
-// driftSlices equal slices by send time, and returns them with the median
+// slices cuts the phase, from its start to its last send, into equal
+// slices by send time (at most driftSlices, and about driftPerSlice
+// requests each on average), and returns them with the median
 // TTFT of the first and last slices that have one.
 func (b *driftBuilder) slices() (out []results.WarmupSlice, first, last *float64) {
 	if len(b.recs) == 0 {
@@ -436,7 +438,7 @@ func (b *driftBuilder) slices() (out []results.WarmupSlice, first, last *float64
 	for _, p := range b.recs {
 		end = max(end, p.sentAt)
 	}
-	n := min(driftSlices, len(b.recs))
+	n := min(driftSlices, max(len(b.recs)/driftPerSlice, 1))
 	width := max((end-b.start)/time.Duration(n)+1, time.Nanosecond)
 	out = make([]results.WarmupSlice, n)
 	ttfts := make([][]float64, n)
