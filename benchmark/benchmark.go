@@ -677,6 +677,10 @@ func (b *Benchmark) Run(ctx context.Context) (Outcome, error) {
 	switch {
 	case runErr != nil:
 		// The phase failed or was stopped: no level runs.
+		res = sweep.Result{Kind: sweep.KindLevels, Objective: b.obj}
+		if b.isSweep() {
+			res.Kind = b.plan().Kind
+		}
 	case b.isSweep():
 		res, runErr = sweep.Run(ctx, b.plan(), b.runner)
 	default:

@@ -326,3 +326,35 @@ func TestSweepSuggestsWarmupPhase(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptDuringWarmupPhase: a run stopped during its warm-up phase
+// exits 4 with run.json written and marked partial, the phase's record
+// interrupted, its requests in requests.jsonl, and no level.
+func TestInterruptDuringWarmupPhase(t *testing.T) {
+	t.Parallel()
+	url := fastMock(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(time.Second)
+		cancel()
+	}()
+	code, _, stderr := cli(t, ctx, "run", "--target", url, "--profile", "concurrent", "--rate", "2", "--max-seconds", "30",
+		"--warmup-phase", "concurrent:2:30s", "--data", "prompt_tokens=8,output_tokens=8", "--energy", "none",
+		"--output-dir", dir, "--run-id", "cut", "--format", "json", "--quiet")
+	if code != exitPartial {
+		t.Fatalf("exit %d, want %d\n%s", code, exitPartial, stderr)
+	}
+	run, err := results.Read(filepath.Join(dir, "cut"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := run.WarmupPhase
+	if !run.Partial || len(run.Result.Levels) != 0 || w == nil || !w.Interrupted || w.Scheduled == 0 || run.Result.Objective.String() != run.Config.SLO {
+		t.Fatalf("partial %v, %d levels, phase %+v", run.Partial, len(run.Result.Levels), w)
+	}
+	recs := readRecords(t, filepath.Join(dir, "cut", results.RequestsJSONL))
+	if int64(len(recs)) != w.Scheduled {
+		t.Errorf("%d records, the phase scheduled %d", len(recs), w.Scheduled)
+	}
+}
