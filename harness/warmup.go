@@ -84,7 +84,7 @@ func (w WarmupPhase) Validate() error {
 }
 
 // String is the phase's text form, as ParseWarmupPhase reads it:
-// "concurrent:4:60s", "poisson:2.5:2m" ("" for no phase). A gate is not
+// "concurrent:4:60s", "poisson:2.5:10m" ("" for no phase). A gate is not
 // part of it.
 func (w WarmupPhase) String() string {
 	if w.IsZero() {
@@ -97,10 +97,10 @@ func (w WarmupPhase) String() string {
 	return fmt.Sprintf("%s:%s:%s", w.Profile.Mode, level, formatDuration(w.Duration))
 }
 
-// formatDuration writes d as people write it: "60s", "90s", "2m", "1.5s".
+// formatDuration writes d as people write it: "60s", "90s", "10m", "1.5s".
 func formatDuration(d time.Duration) string {
 	switch {
-	case d >= time.Minute && d%time.Minute == 0:
+	case d >= 5*time.Minute && d%time.Minute == 0:
 		return fmt.Sprintf("%dm", d/time.Minute)
 	case d%time.Second == 0:
 		return fmt.Sprintf("%ds", d/time.Second)

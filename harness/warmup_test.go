@@ -22,7 +22,7 @@ func TestParseWarmupPhase(t *testing.T) {
 		want harness.WarmupPhase
 		str  string
 	}{
-		{"concurrent:4:60s", harness.WarmupPhase{Profile: loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 4}, Duration: time.Minute}, "concurrent:4:1m"},
+		{"concurrent:4:60s", harness.WarmupPhase{Profile: loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 4}, Duration: time.Minute}, "concurrent:4:60s"},
 		{" poisson:2.5:90s ", harness.WarmupPhase{Profile: loadgen.Profile{Mode: loadgen.ModePoisson, Rate: 2.5}, Duration: 90 * time.Second}, "poisson:2.5:90s"},
 		{"Constant:10:1m30s", harness.WarmupPhase{Profile: loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 10}, Duration: 90 * time.Second}, "constant:10:90s"},
 		{"concurrent:1:1500ms", harness.WarmupPhase{Profile: loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 1}, Duration: 1500 * time.Millisecond}, "concurrent:1:1.5s"},
