@@ -103,7 +103,7 @@ type GPU struct {
 	// Power summarises the sampled power gauge (not the counter).
 	Power PowerStats `json:"power"`
 
-	// State at the window's start, for the record (SPEC §9): with
+	// State at the window's start, for the record: with
 	// StartPowerW, the board power drawn then, W (0 when not read), they
 	// say how warm the GPU was when the level's measurement began.
 	StartPowerW float64 `json:"start_power_w,omitempty"`
