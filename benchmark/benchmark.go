@@ -105,7 +105,9 @@ type Benchmark struct {
 	reserve    *results.Reserve // disk space for the outputs, released when they are written
 	runner     *harness.Runner
 	sources    *harness.Sources
-	stabilized *energy.Stabilized
+	meter      *energy.Meter        // Settings.Energy, opened before anything is sent
+	phase      harness.WarmupPhase  // Settings.WarmupPhase and Stabilize; zero: none
+	warmRecord *results.WarmupPhase // what the warm-up phase did
 	started    time.Time
 	host       *machine.Info // the client machine and its RTT to the target
 }
@@ -114,9 +116,9 @@ type Benchmark struct {
 // *InputError, then sets the benchmark up: the tokenizer and the workload
 // (a dataset is read), the built-in mock when no target is given, the
 // client (asking the server its model when none is given), the results
-// folder, the telemetry sources (waiting for GPU power to settle with
-// Settings.Stabilize) and the level runner. Nothing is sent to the target
-// before the settings are checked. Close releases what New started.
+// folder, the telemetry sources and the level runner. Nothing is sent to
+// the target before the settings are checked. Close releases what New
+// started.
 func New(ctx context.Context, s Settings, opt Options) (*Benchmark, error) {
 	if opt.Log == nil {
 		opt.Log = io.Discard
@@ -139,6 +141,9 @@ func (b *Benchmark) Close() {
 	if b.mock != nil {
 		b.mock.Close()
 		b.mock = nil
+	}
+	if b.meter != nil && b.sources == nil {
+		_ = b.meter.Close() // setup failed before the sources took it
 	}
 	_ = b.reserve.Release()
 }
@@ -183,6 +188,9 @@ func (b *Benchmark) parse() error {
 		bad(err)
 	}
 	if b.cooldown, err = trim("cooldown", s.Cooldown); err != nil {
+		bad(err)
+	}
+	if err := b.parseWarmupPhase(); err != nil {
 		bad(err)
 	}
 	switch s.Profile {
@@ -297,6 +305,9 @@ func (b *Benchmark) parse() error {
 	if err := b.validateBuilt(); err != nil {
 		return err
 	}
+	if err := b.checkWarmupLength(); err != nil {
+		return err
+	}
 	if s.RunID == "" {
 		s.RunID = time.Now().UTC().Format("20060102T150405Z")
 		b.defaultRunID = true
@@ -342,6 +353,9 @@ func (b *Benchmark) setup(ctx context.Context) error {
 	if err := b.newWorkload(); err != nil {
 		return badInput(err)
 	}
+	if err := b.openMeter(); err != nil {
+		return err
+	}
 	if s.Insecure {
 		fmt.Fprintln(b.opt.Log, "*** --insecure: the server's TLS certificate is NOT verified; anyone on the path can read and alter the traffic. run.json and the scorecard record it. ***")
 	}
@@ -360,6 +374,7 @@ func (b *Benchmark) setup(ctx context.Context) error {
 			fmt.Fprintln(b.opt.Log, "*** demo: --max-lag raised to 20ms: the in-process mock shares the client's CPU (a real target keeps the default, 5 % of the tightest SLO latency) ***")
 		}
 	}
+	b.suggestWarmupPhase()
 	if err := b.newClient(ctx); err != nil {
 		return err
 	}
@@ -500,7 +515,7 @@ func (b *Benchmark) maxInFlight() int {
 	if b.s.MaxConcurrency > 0 {
 		n = max(n, b.s.MaxConcurrency)
 	}
-	return n
+	return max(n, b.phase.Profile.Concurrency)
 }
 
 func (b *Benchmark) newWorkload() error {
@@ -671,10 +686,17 @@ type Outcome struct {
 func (b *Benchmark) Run(ctx context.Context) (Outcome, error) {
 	defer b.Close()
 	var res sweep.Result
-	var runErr error
-	if b.isSweep() {
+	runErr := b.warmUp(ctx)
+	switch {
+	case runErr != nil:
+		// The phase failed or was stopped: no level runs.
+		res = sweep.Result{Kind: sweep.KindLevels, Objective: b.obj}
+		if b.isSweep() {
+			res.Kind = b.plan().Kind
+		}
+	case b.isSweep():
 		res, runErr = sweep.Run(ctx, b.plan(), b.runner)
-	} else {
+	default:
 		res, runErr = b.runLevels(ctx)
 	}
 	var writeErr *results.WriteError
@@ -796,6 +818,7 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 		run.Config.Data = ""
 	}
 	b.arr.describe(&run.Config)
+	b.recordWarmup(&run)
 	if b.mock != nil {
 		run.Config.MockPreset = s.MockPreset
 	}

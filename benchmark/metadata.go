@@ -40,6 +40,7 @@ func (b *Benchmark) withScorecardInputs(ctx context.Context, run results.Run) re
 		InsecureTLS:   s.Insecure,
 		Client:        b.host,
 	}
+	meta.Warmup, meta.WarmupPhase = warmupMetadata(run)
 	if meta.LoadMode == "sweep" {
 		meta.LoadMode = "constant"
 	}

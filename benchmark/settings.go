@@ -73,6 +73,7 @@ type Settings struct {
 	// Limits and windows.
 	Warmup           string        // warmup: trimmed at each level's start: a duration, a request count or a share
 	Cooldown         string        // cooldown: trimmed at each level's end
+	WarmupPhase      string        // warmup-phase: load sent before the first level, counted in no level: PROFILE:LEVEL:DURATION, e.g. concurrent:4:60s
 	MaxSeconds       float64       // max-seconds: level length, s (0: 30, or 8 for a sweep of the mock, or 120 for a run with Precision)
 	MaxRequests      int64         // max-requests: requests per level (0: no limit)
 	MaxErrors        int64         // max-errors: stop a level after this many failures (0: never)
@@ -99,7 +100,7 @@ type Settings struct {
 	PUE               float64 // pue: data-centre PUE (0: none declared)
 	GridGCO2KWh       float64 // grid-gco2-kwh: grid carbon intensity, gCO2/kWh
 	IdleBaselineW     float64 // idle-baseline-w: idle power subtracted, W
-	Stabilize         string  // stabilize: WINDOW,BAND[,TIMEOUT], wait for GPU power to settle
+	Stabilize         string  // stabilize: WINDOW,BAND[,TIMEOUT], hold the warm-up phase until GPU power settles under its load
 	PodEnergy         string  // pod-energy: Kepler's energy of the benchmarked pod (prometheus=URL,namespace=NS... or kepler=URL)
 	LiteLLMMetrics    string  // litellm-metrics: a LiteLLM proxy's counters: target, a URL or prometheus=URL, then filters
 	Price             string  // price: EUR per 1M tokens by type, input=..,output=..[,cached_input=..]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -15,17 +16,16 @@ import (
 	"github.com/gollm-bench/gollm-bench/litellm"
 )
 
-// telemetry builds the run's telemetry sources from --energy,
-// --energy-filter, --idle-baseline-w, --engine-metrics, --pod-energy and
-// --litellm-metrics. With
-// --stabilize it waits for GPU power to settle before returning.
-func (b *Benchmark) telemetry(ctx context.Context) (*harness.Sources, error) {
+// openMeter opens the energy meter of --energy, --energy-filter and
+// --idle-baseline-w (NVML is loaded here), before anything is sent, so
+// that --stabilize without a power source is refused first.
+func (b *Benchmark) openMeter() error {
 	s := &b.s
 	opts := []energy.Option{energy.WithNVML(b.opt.OpenNVML)}
 	if s.EnergyFilter != "" {
 		flt, err := energy.ParseFilter(s.EnergyFilter)
 		if err != nil {
-			return nil, badInput(err)
+			return badInput(err)
 		}
 		opts = append(opts, energy.WithFilter(flt))
 	}
@@ -35,10 +35,23 @@ func (b *Benchmark) telemetry(ctx context.Context) (*harness.Sources, error) {
 	meter, err := energy.Parse(s.Energy, opts...)
 	if err != nil {
 		if errors.Is(err, energy.ErrNVMLUnavailable) {
-			return nil, err // --energy nvml was demanded: a runtime failure
+			return err // --energy nvml was demanded: a runtime failure
 		}
-		return nil, badInput(err)
+		return badInput(err)
 	}
+	b.meter = meter
+	if b.phase.Gate != nil && meter.Source().Name() == "none" {
+		return badInput(fmt.Errorf("--stabilize %s: the thermal gate reads GPU power, but --energy %s found no GPU here (no NVML); give --energy nvml, dcgm=URL or prometheus=URL, or drop --stabilize", s.Stabilize, s.Energy))
+	}
+	return nil
+}
+
+// telemetry builds the run's telemetry sources from the meter (openMeter),
+// --engine-metrics, --pod-energy and --litellm-metrics.
+func (b *Benchmark) telemetry(ctx context.Context) (*harness.Sources, error) {
+	s := &b.s
+	meter := b.meter
+	var err error
 	src := &harness.Sources{Meter: meter}
 	if s.EngineMetrics != "" {
 		u := s.EngineMetrics
@@ -66,18 +79,6 @@ func (b *Benchmark) telemetry(ctx context.Context) (*harness.Sources, error) {
 			return nil, badInput(err)
 		}
 	}
-	if s.Stabilize != "" {
-		st, err := parseStabilize(s.Stabilize)
-		if err != nil {
-			return nil, badInput(err)
-		}
-		fmt.Fprintf(b.opt.Log, "waiting for GPU power to stabilize (±%g W over %s, up to %s)...\n", st.BandW, st.Window, st.Timeout)
-		res, err := energy.Stabilize(ctx, meter.Source(), st)
-		if err != nil {
-			return nil, fmt.Errorf("--stabilize: %w", err)
-		}
-		b.stabilized = &res
-	}
 	return src, nil
 }
 
@@ -94,13 +95,16 @@ func parseStabilize(s string) (energy.Stabilization, error) {
 		return st, fmt.Errorf("--stabilize %q: window %q is not a positive duration", s, parts[0])
 	}
 	band := strings.TrimSuffix(strings.TrimSpace(parts[1]), "W")
-	if st.BandW, err = strconv.ParseFloat(band, 64); err != nil || st.BandW <= 0 {
+	if st.BandW, err = strconv.ParseFloat(band, 64); err != nil || !(st.BandW > 0) || math.IsInf(st.BandW, 0) {
 		return st, fmt.Errorf("--stabilize %q: band %q is not a positive power in W, e.g. 3W", s, parts[1])
 	}
 	if len(parts) == 3 {
 		if st.Timeout, err = time.ParseDuration(strings.TrimSpace(parts[2])); err != nil || st.Timeout <= 0 {
 			return st, fmt.Errorf("--stabilize %q: timeout %q is not a positive duration", s, parts[2])
 		}
+	}
+	if err := st.Validate(); err != nil {
+		return st, fmt.Errorf("--stabilize %q: %w", s, err)
 	}
 	return st, nil
 }

@@ -26,7 +26,10 @@
 //
 // The formulas (WhPerToken, JoulesPerToken, MeanWatts, PUEAdjusted,
 // GramsCO2PerMillionTokens) are pure functions; Reading.Figures applies them.
-// Stabilize is the optional thermal gate run before measuring.
+// Gate is the thermal gate: from reads of a Source, on any clock, it says
+// when every GPU's power has stayed within a band over a window and its
+// temperature has stopped rising. Package harness runs it beside the
+// run-level warm-up phase's load; Stabilize runs it alone, without load.
 //
 // Pod energy comes from Kepler (ParsePodEnergy, PodMeter): the CPU and GPU
 // joules Kepler attributed to a namespace's pods (or containers) over the

@@ -103,7 +103,10 @@ type GPU struct {
 	// Power summarises the sampled power gauge (not the counter).
 	Power PowerStats `json:"power"`
 
-	// State at the window's start, for the record (SPEC §9).
+	// State at the window's start, for the record: with
+	// StartPowerW, the board power drawn then, W (0 when not read), they
+	// say how warm the GPU was when the level's measurement began.
+	StartPowerW float64 `json:"start_power_w,omitempty"`
 	TempC       float64 `json:"temp_c,omitempty"`
 	SMClockMHz  float64 `json:"sm_clock_mhz,omitempty"`
 	PowerLimitW float64 `json:"power_limit_w,omitempty"`
@@ -395,6 +398,9 @@ func compute(source string, t0, t1 time.Time, start, end Snapshot, reads []Snaps
 		s, ok := startBy[k]
 		g := GPU{Index: e.Index, UUID: e.UUID, Name: e.Name, Host: e.Host,
 			TempC: s.TempC, SMClockMHz: s.SMClockMHz, PowerLimitW: s.PowerLimitW}
+		if ok && s.HasPower {
+			g.StartPowerW = s.PowerW
+		}
 		if g.PowerLimitW == 0 {
 			g.PowerLimitW = e.PowerLimitW
 		}

@@ -9,4 +9,9 @@
 // whatever the request count), then, once the level's window is known,
 // the spool is re-read into the accumulator, which marks each record in or
 // out of the window, and appended to the run's records log.
+//
+// Before the first level, RunWarmup can run a warm-up phase (WarmupPhase):
+// load sent the same way, whose records are logged with phase "warmup" and
+// counted in no level, held open with a thermal gate (energy.Gate) until
+// the GPUs have settled under it.
 package harness

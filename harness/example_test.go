@@ -48,3 +48,18 @@ func Example() {
 	fmt.Println(s.Requests.OK, "ok,", s.OutputTokens.Mean, "tokens each, verdict:", obj.Evaluate(s).Outcome)
 	// Output: 400 ok, 8 tokens each, verdict: pass
 }
+
+// ExampleParseWarmupPhase reads --warmup-phase's text; a thermal gate
+// (Gate) would hold the phase open until the GPUs settle under its load.
+func ExampleParseWarmupPhase() {
+	ph, err := harness.ParseWarmupPhase("concurrent:4:60s")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(ph.Profile.Mode, ph.Profile.Concurrency, ph.Duration, ph.String())
+	_, err = harness.ParseWarmupPhase("concurrent:4:60")
+	fmt.Println(err)
+	// Output:
+	// concurrent 4 1m0s concurrent:4:60s
+	// "concurrent:4:60": duration "60" is not a duration like 60s or 2m (a unit is needed: 60s)
+}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/energy"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/slo"
@@ -110,6 +111,12 @@ type Progress struct {
 	// Precision is the live state of a precision-driven level
 	// (Config.Precision), nil otherwise.
 	Precision *PrecisionProgress
+	// Phase is loadgen.PhaseWarmup while the run-level warm-up phase runs
+	// (Level is then loadgen.WarmupLevel), "" for a level.
+	Phase loadgen.Phase
+	// Gate is the warm-up phase's thermal gate after its last read; nil
+	// for a level, or without a gate.
+	Gate *energy.GateState
 }
 
 // Telemetry reads side measurements (GPU energy, engine metrics) over a
@@ -322,11 +329,7 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 		return spool.Write(rec)
 	})
 
-	opts := []loadgen.Option{loadgen.WithClock(r.cfg.Clock), loadgen.WithLogger(r.cfg.Logger),
-		loadgen.WithSeqStart(r.nextSeq), loadgen.WithDrainTimeout(r.cfg.Drain)}
-	if !r.cfg.Shard.IsZero() {
-		opts = append(opts, loadgen.WithShard(r.cfg.Shard.Index, r.cfg.Shard.Count))
-	}
+	opts := r.generatorOptions()
 	if r.cfg.Pacer != nil {
 		opts = append(opts, loadgen.WithPacer(r.cfg.Pacer(p)))
 	}
@@ -335,7 +338,7 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 	r.gen = gen
 	r.genMu.Unlock()
 	tele := startTelemetry(ctx, r.cfg.Telemetry, level, lim)
-	stopProgress := r.watchProgress(ctx, level, repeat, p, lim, live, monitor)
+	stopProgress := r.watchProgress(ctx, level, repeat, p, lim, live, monitor, nil)
 	stopPrecision := r.watchPrecision(ctx, gen, monitor)
 	res, runErr := gen.Run(ctx, level, p, lim, sink)
 	r.nextSeq = gen.NextSeq()
@@ -453,8 +456,9 @@ func (r *Runner) drain(ctx context.Context, level int) []metrics.Warning {
 }
 
 // watchProgress calls Config.Progress periodically until the returned
-// function is called; it waits for the goroutine to stop.
-func (r *Runner) watchProgress(ctx context.Context, level, repeat int, p loadgen.Profile, lim loadgen.Limits, live *metrics.Live, monitor *precisionMonitor) (stop func()) {
+// function is called; it waits for the goroutine to stop. extra, when
+// set, completes each report.
+func (r *Runner) watchProgress(ctx context.Context, level, repeat int, p loadgen.Profile, lim loadgen.Limits, live *metrics.Live, monitor *precisionMonitor, extra func(*Progress)) (stop func()) {
 	if r.cfg.Progress == nil {
 		return func() {}
 	}
@@ -475,6 +479,9 @@ func (r *Runner) watchProgress(ctx context.Context, level, repeat int, p loadgen
 		if monitor != nil {
 			st := monitor.progress()
 			pr.Precision = &st
+		}
+		if extra != nil {
+			extra(&pr)
 		}
 		r.cfg.Progress(pr)
 	}

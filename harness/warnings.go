@@ -23,4 +23,7 @@ const (
 	// WarnLiteLLMFailed: a LiteLLM proxy's counters could not be read over
 	// a level's window.
 	WarnLiteLLMFailed metrics.WarningCode = "litellm_failed"
+	// WarnWarmupErrors: requests of the run-level warm-up phase failed, so
+	// the server may not have been warm when the first level started.
+	WarnWarmupErrors metrics.WarningCode = "warmup_errors"
 )

@@ -44,6 +44,23 @@ const (
 	ErrorEmptyResponse ErrorKind = "empty_response"
 )
 
+// Phase is the part of a run a request belongs to (Record.Phase).
+type Phase string
+
+// Phases, as written in the record's "phase" field.
+const (
+	// PhaseLevel is a level's request, measured (in its window) or trimmed.
+	PhaseLevel Phase = ""
+	// PhaseWarmup is a request of the run-level warm-up phase, sent
+	// before the first level to bring the server and its GPUs to their
+	// steady state; it is never measured.
+	PhaseWarmup Phase = "warmup"
+)
+
+// WarmupLevel is the Level of the warm-up phase's requests (Record.Level):
+// not a level index, so that no level's figures can take them.
+const WarmupLevel = -1
+
 // TokenSource says where a token count came from.
 type TokenSource string
 
@@ -75,6 +92,11 @@ type Record struct {
 	// Repeat is the 0-based run of a level run several times (--repeat);
 	// 0, and omitted, otherwise.
 	Repeat int `json:"repeat,omitempty"`
+	// Phase is PhaseWarmup for a request of the run-level warm-up phase,
+	// sent before the first level (its Level is WarmupLevel): such a
+	// record is kept, but never counts in any level's figures. "", and
+	// omitted, for a level's requests.
+	Phase Phase `json:"phase,omitempty"`
 
 	ScheduledAt    time.Duration `json:"scheduled_at"`               // intended send time (open loop) or slot-free time (closed loop)
 	SentAt         time.Duration `json:"sent_at"`                    // just before the HTTP request was handed to the transport

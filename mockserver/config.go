@@ -104,6 +104,14 @@ type Config struct {
 	// Seed seeds the error draws and the early-stop lengths of requests
 	// without ignore_eos.
 	Seed uint64
+
+	// ColdRequests and ColdDelay stand for a cold engine (kernels not yet
+	// compiled, an empty allocator, cold caches): the first ColdRequests
+	// generation requests the server admits each wait ColdDelay before
+	// they are served, so that their TTFT is ColdDelay longer. 0: a warm
+	// engine from the first request.
+	ColdRequests int
+	ColdDelay    time.Duration
 }
 
 // Validate reports every problem in c at once (errors.Join), each naming
@@ -129,6 +137,9 @@ func (c Config) Validate() error {
 	}
 	if c.Scheduler == SchedulerBatch && c.ITLBase+c.ITLPerSeq <= 0 {
 		bad("mockserver: the batch scheduler needs ITLBase + ITLPerSeq > 0 (a zero-length step would spin); use the fixed scheduler for instant tokens")
+	}
+	if c.ColdRequests < 0 || c.ColdDelay < 0 {
+		bad("mockserver: ColdRequests %d and ColdDelay %v: must be >= 0", c.ColdRequests, c.ColdDelay)
 	}
 	if c.OutputTokens < 0 {
 		bad("mockserver: OutputTokens is %d: use 0 (honour max_tokens) or a positive count", c.OutputTokens)

@@ -69,6 +69,7 @@ type Server struct {
 	wg    sync.WaitGroup
 
 	ids   atomic.Uint64
+	cold  atomic.Int64 // generation requests admitted, for Config.ColdRequests
 	rngMu sync.Mutex
 	rng   *rand.Rand
 
@@ -519,6 +520,10 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool
 	}
 	ctx := r.Context()
 	if f.SlowHeaders > 0 && !s.sleep(ctx, f.SlowHeaders) {
+		tr.Error = "cancelled"
+		return
+	}
+	if s.cfg.ColdRequests > 0 && s.cold.Add(1) <= int64(s.cfg.ColdRequests) && !s.sleep(ctx, s.cfg.ColdDelay) {
 		tr.Error = "cancelled"
 		return
 	}

@@ -37,6 +37,9 @@ func WriteConsole(w io.Writer, run results.Run) error {
 		writeSessions(&b, run.Result) // multi-turn levels: sessions.go
 	}
 	b.WriteString("\n")
+	if l := warmupLine(run); l != "" {
+		b.WriteString(l + "\n")
+	}
 	for _, l := range kneeLines(run.Result) {
 		b.WriteString(l + "\n")
 	}
@@ -132,4 +135,20 @@ func levelTable(res sweep.Result) *table {
 		t.add(row...)
 	}
 	return t
+}
+
+// warmupLine describes the run-level warm-up phase, "" without one:
+// "warm-up phase concurrent:4:60s ran 62.3 s, thermal gate ... passed
+// (first held after 41.0 s); 412 requests, 0 failed; TTFT p50 812 ms at
+// its start, 95 ms at its end (not in any level)".
+func warmupLine(run results.Run) string {
+	w := run.WarmupPhase
+	if w == nil {
+		return ""
+	}
+	line := fmt.Sprintf("warm-up phase %s; %d requests, %d failed", w.Describe(), w.Scheduled, w.Failed)
+	if w.FirstTTFTMs != nil && w.LastTTFTMs != nil {
+		line += fmt.Sprintf("; TTFT p50 %s ms at its start, %s ms at its end", fmtMs(*w.FirstTTFTMs), fmtMs(*w.LastTTFTMs))
+	}
+	return line + " (counted in no level)"
 }

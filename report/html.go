@@ -289,6 +289,7 @@ func configRows(run results.Run) []kv {
 		{"stream", fmt.Sprint(c.Stream)}, {"ignore_eos", fmt.Sprint(c.IgnoreEOS)}, {"profile", c.Profile},
 		{"rates", joinFloats(c.Rates)}, {"seed", fmt.Sprint(c.Seed)}, {"data", c.Data}, {"sequence distribution", c.SequenceDistribution},
 		{"dataset", c.Dataset}, {"prefix cache", c.PrefixCache}, {"warmup", c.Warmup}, {"cooldown", c.Cooldown},
+		{"warm-up phase", warmupLine(run)},
 		{"max seconds", num(c.MaxSeconds)}, {"max requests", fmt.Sprint(c.MaxRequests)}, {"max errors", fmt.Sprint(c.MaxErrors)},
 		{"request timeout (s)", num(c.RequestTimeoutS)}, {"idle timeout (s)", num(c.IdleTimeoutS)}, {"max lag (ms)", num(c.MaxLagMs)},
 		{"energy", c.Energy},

@@ -24,6 +24,12 @@ type ProgressLine struct {
 	// Precision tells a precision-driven level's progress, e.g.
 	// "ttft_p99 ±14% → 10%, undecided error_rate<=0.5%"; "" otherwise.
 	Precision string
+	// Phase names a part of the run that is not a level, shown in place
+	// of "level N": "warm-up" for the run-level warm-up phase.
+	Phase string
+	// Gate tells the warm-up phase's thermal gate, e.g. "gate: power
+	// spread 8.2 W, temperature +1.4 °C"; "" otherwise.
+	Gate string
 }
 
 // PlainInterval is the least time between two lines when the output is not
@@ -111,7 +117,11 @@ func (g *Progress) write(s string) {
 // 00:42 ETA 00:18 | 312 req, 2 err | 1,894 tok/s | TTFT p99 458 ms".
 func formatProgress(p ProgressLine) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "level %d", p.Level)
+	if p.Phase != "" {
+		b.WriteString(p.Phase)
+	} else {
+		fmt.Fprintf(&b, "level %d", p.Level)
+	}
 	if p.Label != "" {
 		b.WriteString(" " + p.Label)
 	}
@@ -130,6 +140,9 @@ func formatProgress(p ProgressLine) string {
 	}
 	if p.Precision != "" {
 		b.WriteString(" | " + p.Precision)
+	}
+	if p.Gate != "" {
+		b.WriteString(" | " + p.Gate)
 	}
 	return b.String()
 }

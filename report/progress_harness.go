@@ -48,6 +48,18 @@ func (g *Progress) Harness(p harness.Progress) {
 				line.ETA = pp.ETA // the level ends when precise enough
 			}
 		}
+		if p.Phase == loadgen.PhaseWarmup {
+			line.Phase = "warm-up"
+		}
+		if g := p.Gate; g != nil {
+			line.Gate = fmt.Sprintf("gate: power spread %.1f W", g.SpreadW)
+			if g.TempRiseC != nil {
+				line.Gate += fmt.Sprintf(", temperature %+.1f °C", *g.TempRiseC)
+			}
+			if g.Holds {
+				line.Gate += ", settled"
+			}
+		}
 		if s := p.Elapsed.Seconds(); s > 0 {
 			line.TokPerSec = float64(p.Live.OutputTokens) / s
 		}

@@ -150,6 +150,7 @@ func planDiff(a, b Config) string {
 		{"--max-requests", a.MaxRequests, b.MaxRequests},
 		{"--warmup", a.Warmup, b.Warmup},
 		{"--cooldown", a.Cooldown, b.Cooldown},
+		{"--warmup-phase", a.WarmupPhase, b.WarmupPhase},
 		{"--endpoint", a.Endpoint, b.Endpoint},
 		{"--model", a.Model, b.Model},
 	} {

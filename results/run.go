@@ -47,6 +47,10 @@ type Run struct {
 	// Result holds the levels with their summaries and SLO verdicts, the
 	// knee (sweep only) and every warning. For `run` it has no knee.
 	Result sweep.Result `json:"result"`
+	// WarmupPhase is the run-level warm-up phase sent before the first
+	// level (--warmup-phase, or the load --stabilize waits under); nil
+	// when there was none. Its requests count in no level's figures.
+	WarmupPhase *WarmupPhase `json:"warmup_phase,omitempty"`
 	// Timelines holds, per level, output tokens/s and requests in flight
 	// over time, for plots.
 	Timelines []metrics.Timeline `json:"timelines,omitempty"`
@@ -144,6 +148,10 @@ type Config struct {
 	// shared-prefix workload (--trace, --ramp, --burstiness,
 	// --shared-prefix); nil when none was used.
 	Arrivals *Arrivals `json:"arrivals,omitempty"`
+	// WarmupPhase is --warmup-phase as run ("concurrent:4:60s"), and
+	// Stabilize --stabilize ("30s,3W,5m0s"); "" when not given.
+	WarmupPhase string `json:"warmup_phase,omitempty"`
+	Stabilize   string `json:"stabilize,omitempty"`
 }
 
 // sessionSpec is c.Sessions spelt out ("" without sessions).

@@ -47,8 +47,12 @@ type Metadata struct {
 	// SLO is the service-level objective as given to --slo, e.g.
 	// "ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%".
 	SLO string `json:"slo,omitempty"`
-	// Warmup is the excluded warmup as given to --warmup: a duration ("30s"),
-	// a request count ("100") or a share ("10%").
+	// Warmup is the warm-up: the per-level trim as given to --warmup (a
+	// duration "30s", a request count "100" or a share "10%"), and, when
+	// the run had one, its run-level warm-up phase after it, e.g. "10% per
+	// level; run-level phase concurrent:4:60s ran 62.3 s, thermal gate
+	// 30s,3W,5m0s passed (first held after 41.0 s)". WarmupPhase holds
+	// the phase's facts one by one.
 	Warmup string `json:"warmup,omitempty"`
 	// RunID identifies the run; results live in results/<run-id>/ (--run-id).
 	RunID string `json:"run_id,omitempty"`
@@ -89,6 +93,22 @@ type Metadata struct {
 	// Client is the machine that generated the load and its measured round
 	// trip to the target; nil when not recorded.
 	Client *machine.Info `json:"client,omitempty"`
+	// WarmupPhase is the run-level warm-up phase sent before the first
+	// level (--warmup-phase, --stabilize); nil when there was none.
+	WarmupPhase *WarmupPhase `json:"warmup_phase,omitempty"`
+}
+
+// WarmupPhase is the run-level warm-up phase as the scorecard states it.
+type WarmupPhase struct {
+	// Profile is its load's mode: "concurrent", "constant" or "poisson".
+	Profile string `json:"profile"`
+	// Level is its concurrency (concurrent) or rate, req/s.
+	Level float64 `json:"level"`
+	// DurationS is how long it ran, s.
+	DurationS float64 `json:"duration_s"`
+	// Gate is the thermal gate's outcome: "passed", "not_passed" (it timed
+	// out: the GPUs may still have been warming), or "none".
+	Gate string `json:"gate"`
 }
 
 // Field describes one mandatory metadata fact (SPEC §10).

@@ -11,9 +11,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/scorecard"
 )
 
@@ -99,6 +101,7 @@ type job struct {
 				Affinity        map[string]any `yaml:"affinity"`
 				SecurityContext map[string]any `yaml:"securityContext"`
 				Containers      []container    `yaml:"containers"`
+				InitContainers  []container    `yaml:"initContainers"`
 				Volumes         []struct {
 					Name                  string `yaml:"name"`
 					PersistentVolumeClaim *struct {
@@ -519,5 +522,31 @@ func TestVolumesReachThePVC(t *testing.T) {
 	}
 	if len(m.pvc.Spec.AccessModes) == 0 || m.pvc.Spec.Resources.Requests["storage"] == "" {
 		t.Errorf("PVC needs accessModes and a storage request: %+v", m.pvc.Spec)
+	}
+}
+
+// TestJobWarmsUpWithThePhase: the Job warms the server up with the sweep's
+// own run-level phase, held until GPU power settles, not with a separate
+// container sending load before it; the ConfigMap's values parse.
+func TestJobWarmsUpWithThePhase(t *testing.T) {
+	m := load(t)
+	spec := m.job.Spec.Template.Spec
+	if len(spec.InitContainers) != 0 {
+		t.Errorf("%d init containers: the sweep's --warmup-phase warms the server up", len(spec.InitContainers))
+	}
+	args := spec.Containers[0].Args
+	for flag, key := range map[string]string{"--warmup-phase": "WARMUP_PHASE", "--stabilize": "STABILIZE"} {
+		if v, ok := flagValue(args, flag); !ok || v != "$("+key+")" {
+			t.Errorf("args: %s=%q, want %s=$(%s)", flag, v, flag, key)
+		}
+	}
+	ph, err := harness.ParseWarmupPhase(m.configMap.Data["WARMUP_PHASE"])
+	if err != nil {
+		t.Errorf("WARMUP_PHASE: %v", err)
+	} else if ph.Profile.Concurrency != 4 || ph.Duration != time.Minute {
+		t.Errorf("WARMUP_PHASE %q: want the seed's 60 s at concurrency 4", m.configMap.Data["WARMUP_PHASE"])
+	}
+	if m.configMap.Data["STABILIZE"] == "" || m.configMap.Data["ENERGY"] == "" {
+		t.Errorf("STABILIZE %q needs ENERGY %q", m.configMap.Data["STABILIZE"], m.configMap.Data["ENERGY"])
 	}
 }
