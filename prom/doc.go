@@ -23,4 +23,4 @@
 // in the window, is simply absent from Increase's answer: callers turn an
 // empty answer into a warning, never into a zero. Matchers are PromQL's
 // label matchers (= and =~), applied by the server or, for Scrape, here.
-package counter
+package prom

@@ -1,4 +1,4 @@
-package counter_test
+package prom_test
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gollm-bench/gollm-bench/counter"
 	"github.com/gollm-bench/gollm-bench/internal/promfake"
+	"github.com/gollm-bench/gollm-bench/prom"
 )
 
 func fixture(t testing.TB, name string) []byte {
@@ -22,9 +22,9 @@ func fixture(t testing.TB, name string) []byte {
 	return b
 }
 
-func parse(t testing.TB, text string) counter.Snapshot {
+func parse(t testing.TB, text string) prom.Snapshot {
 	t.Helper()
-	s, err := counter.ParseText(strings.NewReader(text))
+	s, err := prom.ParseText(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,16 +48,16 @@ func TestIncreaseQueryAlignment(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			q, at, err := counter.IncreaseQuery("x_total", []counter.Matcher{counter.Eq("a", "b")}, tc.start, tc.end)
+			q, at, err := prom.IncreaseQuery("x_total", []prom.Matcher{prom.Eq("a", "b")}, tc.start, tc.end)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if q != tc.want || counter.FormatTime(at) != tc.at {
-				t.Errorf("got %s at %s, want %s at %s", q, counter.FormatTime(at), tc.want, tc.at)
+			if q != tc.want || prom.FormatTime(at) != tc.at {
+				t.Errorf("got %s at %s, want %s at %s", q, prom.FormatTime(at), tc.want, tc.at)
 			}
 		})
 	}
-	if _, _, err := counter.IncreaseQuery("x", nil, t1, t1); err == nil {
+	if _, _, err := prom.IncreaseQuery("x", nil, t1, t1); err == nil {
 		t.Error("an empty window must be an error")
 	}
 }
@@ -69,7 +69,7 @@ func TestPrometheusWindowEdges(t *testing.T) {
 	after := parse(t, "# TYPE j_total counter\nj_total{pod=\"a\"} 160.5\nj_total{pod=\"b\"} 9\n")
 	srv := promfake.New(before, after)
 	defer srv.Close()
-	w := counter.NewPrometheus(srv.URL+"/", nil)
+	w := prom.NewPrometheus(srv.URL+"/", nil)
 	ctx := context.Background()
 	if _, err := w.Increase(ctx, "j_total"); err == nil {
 		t.Error("Increase before End must fail")
@@ -81,7 +81,7 @@ func TestPrometheusWindowEdges(t *testing.T) {
 	if err := w.End(ctx, end); err != nil {
 		t.Fatal(err)
 	}
-	got, err := w.Increase(ctx, "j_total", counter.Eq("pod", "a"))
+	got, err := w.Increase(ctx, "j_total", prom.Eq("pod", "a"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,13 +100,13 @@ func TestPrometheusWindowEdges(t *testing.T) {
 		t.Errorf("query window not aligned to the second: %v .. %v", q.Start(), q.Time)
 	}
 	// No matching series: an empty answer, not a zero.
-	got, err = w.Increase(ctx, "j_total", counter.Eq("pod", "c"))
+	got, err = w.Increase(ctx, "j_total", prom.Eq("pod", "c"))
 	if err != nil || len(got) != 0 {
 		t.Errorf("no match: %+v, %v", got, err)
 	}
 	// An API error is an *APIError.
 	_, err = w.Increase(ctx, "bad name")
-	var api *counter.APIError
+	var api *prom.APIError
 	if !errors.As(err, &api) || api.Type != "bad_data" {
 		t.Errorf("bad query: %v", err)
 	}
@@ -115,7 +115,7 @@ func TestPrometheusWindowEdges(t *testing.T) {
 func TestScrapeWindow(t *testing.T) {
 	body := "# TYPE c_total counter\nc_total{m=\"x\"} 10\n"
 	srv := newText(t, &body)
-	w := counter.NewScrape(srv, nil)
+	w := prom.NewScrape(srv, nil)
 	ctx := context.Background()
 	if err := w.Begin(ctx, t0); err != nil {
 		t.Fatal(err)
@@ -128,7 +128,7 @@ func TestScrapeWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if counter.Sum(got) != 15+7 {
+	if prom.Sum(got) != 15+7 {
 		t.Errorf("increase = %+v, want 15 (x) + 7 (y, new in the window)", got)
 	}
 }
@@ -136,8 +136,8 @@ func TestScrapeWindow(t *testing.T) {
 func TestDiff(t *testing.T) {
 	before := parse(t, "# TYPE c counter\nc{a=\"1\"} 50\nc{a=\"2\"} 10\nc{a=\"3\"} 1\n")
 	after := parse(t, "# TYPE c counter\nc{a=\"1\"} 75\nc{a=\"2\"} 4\nc{a=\"4\"} 2\n")
-	got := counter.Diff(before, after, "c")
-	want := map[string]counter.Series{
+	got := prom.Diff(before, after, "c")
+	want := map[string]prom.Series{
 		"1": {Increase: 25},
 		"2": {Increase: 4, Reset: true},
 		"4": {Increase: 2},
@@ -151,34 +151,34 @@ func TestDiff(t *testing.T) {
 			t.Errorf("series a=%s: %+v, want %+v", s.Labels["a"], s, w)
 		}
 	}
-	re := counter.Diff(before, after, "c", counter.Matcher{Label: "a", Value: "1|4", Regex: true})
-	if counter.Sum(re) != 27 {
+	re := prom.Diff(before, after, "c", prom.Matcher{Label: "a", Value: "1|4", Regex: true})
+	if prom.Sum(re) != 27 {
 		t.Errorf("regex matcher: %+v", re)
 	}
 }
 
 func TestDecodeQueryFixtures(t *testing.T) {
-	res, err := counter.DecodeQuery(fixture(t, "prom-query-energy-increase.json"))
+	res, err := prom.DecodeQuery(fixture(t, "prom-query-energy-increase.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res) != 4 || counter.Sum(toSeries(res)) != 333637666 {
-		t.Errorf("energy increase: %d series, sum %v mJ, want 4 and 333637666", len(res), counter.Sum(toSeries(res)))
+	if len(res) != 4 || prom.Sum(toSeries(res)) != 333637666 {
+		t.Errorf("energy increase: %d series, sum %v mJ, want 4 and 333637666", len(res), prom.Sum(toSeries(res)))
 	}
-	_, err = counter.DecodeQuery(fixture(t, "prom-error-bad-data.json"))
-	var api *counter.APIError
+	_, err = prom.DecodeQuery(fixture(t, "prom-error-bad-data.json"))
+	var api *prom.APIError
 	if !errors.As(err, &api) || api.Type != "bad_data" {
 		t.Errorf("error envelope: %v", err)
 	}
-	if _, err := counter.DecodeQuery(fixture(t, "prom-query-range-total-power.json")); err == nil || !strings.Contains(err.Error(), "matrix") {
+	if _, err := prom.DecodeQuery(fixture(t, "prom-query-range-total-power.json")); err == nil || !strings.Contains(err.Error(), "matrix") {
 		t.Errorf("a matrix must be refused: %v", err)
 	}
 }
 
-func toSeries(s []counter.Sample) []counter.Series {
-	out := make([]counter.Series, len(s))
+func toSeries(s []prom.Sample) []prom.Series {
+	out := make([]prom.Series, len(s))
 	for i, x := range s {
-		out[i] = counter.Series{Labels: x.Labels, Increase: x.Value}
+		out[i] = prom.Series{Labels: x.Labels, Increase: x.Value}
 	}
 	return out
 }
@@ -197,7 +197,7 @@ func TestParseMatcher(t *testing.T) {
 		{"pod=~(", "", "missing closing"},
 		{"nothing", "", "label=value"},
 	} {
-		m, err := counter.ParseMatcher(tc.in)
+		m, err := prom.ParseMatcher(tc.in)
 		switch {
 		case tc.err != "":
 			if err == nil || !strings.Contains(err.Error(), tc.err) {

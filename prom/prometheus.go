@@ -1,4 +1,4 @@
-package counter
+package prom
 
 import (
 	"context"
@@ -52,7 +52,7 @@ func (p *Prometheus) Begin(_ context.Context, at time.Time) error {
 // End implements Window: it notes the window's end.
 func (p *Prometheus) End(_ context.Context, at time.Time) error {
 	if p.start.IsZero() {
-		return errors.New("counter: End called without Begin")
+		return errors.New("prom: End called without Begin")
 	}
 	p.end = at
 	return nil
@@ -61,7 +61,7 @@ func (p *Prometheus) End(_ context.Context, at time.Time) error {
 // Increase implements Window with one instant query, IncreaseQuery.
 func (p *Prometheus) Increase(ctx context.Context, family string, matchers ...Matcher) ([]Series, error) {
 	if p.end.IsZero() {
-		return nil, errors.New("counter: Increase called before End")
+		return nil, errors.New("prom: Increase called before End")
 	}
 	q, at, err := IncreaseQuery(family, matchers, p.start, p.end)
 	if err != nil {
@@ -91,7 +91,7 @@ func IncreaseQuery(family string, matchers []Matcher, start, end time.Time) (que
 	e, s := end.Truncate(time.Millisecond), start.Truncate(time.Millisecond)
 	w := e.Sub(s).Milliseconds()
 	if w < 1 {
-		return "", time.Time{}, fmt.Errorf("counter: window %v to %v is shorter than 1 ms", start, end)
+		return "", time.Time{}, fmt.Errorf("prom: window %v to %v is shorter than 1 ms", start, end)
 	}
 	return fmt.Sprintf("increase(%s[%dms])", Selector(family, matchers...), w), e, nil
 }

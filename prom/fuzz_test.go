@@ -1,11 +1,11 @@
-package counter_test
+package prom_test
 
 import (
 	"bytes"
 	"math"
 	"testing"
 
-	"github.com/gollm-bench/gollm-bench/counter"
+	"github.com/gollm-bench/gollm-bench/prom"
 )
 
 func FuzzParseText(f *testing.F) {
@@ -20,13 +20,13 @@ func FuzzParseText(f *testing.F) {
 	}
 	f.Add([]byte("# TYPE c counter\nc{a=\"1\"} NaN\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := counter.ParseText(bytes.NewReader(b))
+		s, err := prom.ParseText(bytes.NewReader(b))
 		if err != nil {
 			return
 		}
 		// Diff of a snapshot with itself: every increase is 0 (or NaN).
 		for name := range familyNames(b) {
-			for _, x := range counter.Diff(s, s, name) {
+			for _, x := range prom.Diff(s, s, name) {
 				if x.Increase != 0 && !math.IsNaN(x.Increase) && !x.Reset {
 					t.Fatalf("%s: self-diff %v", name, x.Increase)
 				}
@@ -56,7 +56,7 @@ func FuzzDecodeQuery(f *testing.F) {
 	f.Add(fixture(f, "prom-error-bad-data.json"))
 	f.Add([]byte(`{"status":"success","data":{"resultType":"scalar","result":[1,"2"]}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		res, err := counter.DecodeQuery(b)
+		res, err := prom.DecodeQuery(b)
 		if err == nil {
 			for _, s := range res {
 				if s.Labels == nil {
@@ -71,12 +71,12 @@ func FuzzParseMatcher(f *testing.F) {
 	f.Add("pod_name=~vllm-.*")
 	f.Add("model=x")
 	f.Fuzz(func(t *testing.T, s string) {
-		m, err := counter.ParseMatcher(s)
+		m, err := prom.ParseMatcher(s)
 		if err != nil {
 			return
 		}
 		// What parses can be written and parsed back the same.
-		back, err := counter.ParseMatcher(m.Label + map[bool]string{true: "=~", false: "="}[m.Regex] + m.Value)
+		back, err := prom.ParseMatcher(m.Label + map[bool]string{true: "=~", false: "="}[m.Regex] + m.Value)
 		if err != nil || back != m {
 			t.Fatalf("%q -> %+v -> %+v, %v", s, m, back, err)
 		}

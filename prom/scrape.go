@@ -1,4 +1,4 @@
-package counter
+package prom
 
 import (
 	"context"
@@ -141,7 +141,7 @@ func (s *Scrape) Begin(ctx context.Context, _ time.Time) error {
 // End implements Window: it scrapes the window's end.
 func (s *Scrape) End(ctx context.Context, _ time.Time) error {
 	if !s.began {
-		return errors.New("counter: End called without Begin")
+		return errors.New("prom: End called without Begin")
 	}
 	snap, err := s.Read(ctx)
 	if err != nil {
@@ -154,7 +154,7 @@ func (s *Scrape) End(ctx context.Context, _ time.Time) error {
 // Increase implements Window with Diff of the two scrapes.
 func (s *Scrape) Increase(_ context.Context, family string, matchers ...Matcher) ([]Series, error) {
 	if !s.ended {
-		return nil, errors.New("counter: Increase called before End")
+		return nil, errors.New("prom: Increase called before End")
 	}
 	return Diff(s.before, s.after, family, matchers...), nil
 }
