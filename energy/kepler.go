@@ -468,12 +468,12 @@ func ParsePodEnergy(spec string, opts ...Option) (*PodMeter, error) {
 	o := newOptions(opts)
 	var win prom.Window
 	if kind == "prometheus" {
-		win = prom.NewPrometheus(u.String(), o.client)
+		win = prom.NewQueryWindow(prom.NewAPI(u.String(), o.client))
 	} else {
 		if u.Path == "" || u.Path == "/" {
 			u.Path = "/metrics"
 		}
-		win = prom.NewScrape(u.String(), o.client)
+		win = prom.NewScrapeWindow(u.String(), o.client)
 	}
 	return NewPodMeter(win, sel, opts...), nil
 }

@@ -166,13 +166,13 @@ func Parse(spec string, opts ...Option) (*Meter, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--litellm-metrics prometheus=%q: want an http(s) URL, e.g. prometheus=http://prometheus:9090", raw)
 		}
-		win = prom.NewPrometheus(u.String(), o.client)
+		win = prom.NewQueryWindow(prom.NewAPI(u.String(), o.client))
 	case src == "target":
 		if o.target == "" {
 			return nil, errors.New("--litellm-metrics target: no target URL to read /metrics from")
 		}
 		base := strings.TrimSuffix(strings.TrimSuffix(o.target, "/"), "/v1")
-		win = prom.NewScrape(base+"/metrics", o.client)
+		win = prom.NewScrapeWindow(base+"/metrics", o.client)
 	default:
 		u, err := httpURL(src)
 		if err != nil {
@@ -181,7 +181,7 @@ func Parse(spec string, opts ...Option) (*Meter, error) {
 		if u.Path == "" || u.Path == "/" {
 			u.Path = "/metrics"
 		}
-		win = prom.NewScrape(u.String(), o.client)
+		win = prom.NewScrapeWindow(u.String(), o.client)
 	}
 	var filter []prom.Matcher
 	var errs []error

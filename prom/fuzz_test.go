@@ -19,6 +19,8 @@ func FuzzParseText(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte("# TYPE c counter\nc{a=\"1\"} NaN\n"))
+	f.Add([]byte("# TYPE h histogram\nh_bucket{le=\"1\"} 2\nh_bucket{le=\"+Inf\"} 3\nh_sum 4.5\nh_count 3\n" +
+		"# TYPE s summary\ns{quantile=\"0.5\"} 1\ns_sum 2\ns_count 2\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := prom.ParseText(bytes.NewReader(b))
 		if err != nil {
@@ -52,8 +54,11 @@ func familyNames(b []byte) map[string]bool {
 }
 
 func FuzzDecodeQuery(f *testing.F) {
-	f.Add(fixture(f, "prom-query-energy-increase.json"))
-	f.Add(fixture(f, "prom-error-bad-data.json"))
+	for _, name := range []string{"prom-query-energy-increase.json", "prom-query-avg-power.json",
+		"prom-error-bad-data.json", "prom-query-range-total-power.json", "prom-query-energy-increase-sum-joules.json"} {
+		f.Add(fixture(f, name))
+	}
+	f.Add([]byte(`{"status":"success","data":{"resultType":"scalar","result":[1,"NaN"]}}`))
 	f.Add([]byte(`{"status":"success","data":{"resultType":"scalar","result":[1,"2"]}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		res, err := prom.DecodeQuery(b)

@@ -1,8 +1,11 @@
 package prom_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,7 +72,7 @@ func TestPrometheusWindowEdges(t *testing.T) {
 	after := parse(t, "# TYPE j_total counter\nj_total{pod=\"a\"} 160.5\nj_total{pod=\"b\"} 9\n")
 	srv := promfake.New(before, after)
 	defer srv.Close()
-	w := prom.NewPrometheus(srv.URL+"/", nil)
+	w := prom.NewQueryWindow(prom.NewAPI(srv.URL+"/", nil))
 	ctx := context.Background()
 	if _, err := w.Increase(ctx, "j_total"); err == nil {
 		t.Error("Increase before End must fail")
@@ -115,7 +118,7 @@ func TestPrometheusWindowEdges(t *testing.T) {
 func TestScrapeWindow(t *testing.T) {
 	body := "# TYPE c_total counter\nc_total{m=\"x\"} 10\n"
 	srv := newText(t, &body)
-	w := prom.NewScrape(srv, nil)
+	w := prom.NewScrapeWindow(srv, nil)
 	ctx := context.Background()
 	if err := w.Begin(ctx, t0); err != nil {
 		t.Fatal(err)
@@ -208,5 +211,75 @@ func TestParseMatcher(t *testing.T) {
 		case m.String() != tc.want:
 			t.Errorf("%q: %s, want %s", tc.in, m, tc.want)
 		}
+	}
+}
+
+// Histograms and summaries are kept as their _count and _sum series, with
+// the family's labels; counters and gauges keep their names.
+func TestParseTextHistograms(t *testing.T) {
+	s, err := prom.ParseText(bytes.NewReader(fixture(t, "vllm-after.prom")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]float64{
+		"vllm:time_to_first_token_seconds_count": 5268,
+		"vllm:time_to_first_token_seconds_sum":   1003.4110900878907,
+		"vllm:generation_tokens_total":           1227423,
+	} {
+		got := s.Samples(name, prom.Eq("engine", "0"))
+		if len(got) != 1 || got[0].Value != want || got[0].Labels["model_name"] != "meta-llama/Llama-3.1-70B-Instruct" {
+			t.Errorf("%s = %+v, want one sample of %v with model_name", name, got, want)
+		}
+	}
+	if s.Has("vllm:time_to_first_token_seconds") || s.Has("vllm:time_to_first_token_seconds_bucket") {
+		t.Error("a histogram's own name and its buckets are not kept")
+	}
+	sum := parse(t, "# TYPE d summary\nd{q=\"x\",quantile=\"0.5\"} 3\nd_sum{q=\"x\"} 12.5\nd_count{q=\"x\"} 4\n")
+	if c, v := sum.Samples("d_count"), sum.Samples("d_sum"); len(c) != 1 || c[0].Value != 4 || len(v) != 1 || v[0].Value != 12.5 || c[0].Labels["q"] != "x" {
+		t.Errorf("summary: count %+v sum %+v", c, v)
+	}
+	if sum.Has("d") {
+		t.Error("a summary's quantiles are not kept")
+	}
+	// A histogram's _count grows like a counter: Diff reads it.
+	before := parse(t, "# TYPE h histogram\nh_bucket{le=\"+Inf\"} 2\nh_sum 1.5\nh_count 2\n")
+	after := parse(t, "# TYPE h histogram\nh_bucket{le=\"+Inf\"} 7\nh_sum 4\nh_count 7\n")
+	if d := prom.Sum(prom.Diff(before, after, "h_count")); d != 5 {
+		t.Errorf("h_count increase = %v, want 5", d)
+	}
+	if _, err := prom.ParseText(strings.NewReader("up{ 1\n")); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("malformed line: %v, want an error naming line 1", err)
+	}
+}
+
+func TestDecodeQuery(t *testing.T) {
+	res, err := prom.DecodeQuery(fixture(t, "prom-query-energy-increase-sum-joules.json"))
+	if err != nil || len(res) != 1 || res[0].Value != 333637.666 || res[0].Labels["Hostname"] != "gpu-node-01" {
+		t.Errorf("sum-joules = %+v, %v", res, err)
+	}
+	for _, bad := range []string{``, `<html>`, `{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,2]}]}}`,
+		`{"status":"pending"}`, `{"status":"success","data":{"resultType":"string","result":[1,"x"]}}`} {
+		if _, err := prom.DecodeQuery([]byte(bad)); err == nil {
+			t.Errorf("DecodeQuery(%q): want an error", bad)
+		}
+	}
+	res, err = prom.DecodeQuery([]byte(`{"status":"success","data":{"resultType":"scalar","result":[1771322520,"42.5"]}}`))
+	if err != nil || len(res) != 1 || res[0].Value != 42.5 || res[0].Time != 1771322520 || res[0].Labels == nil {
+		t.Errorf("scalar = %+v, %v", res, err)
+	}
+}
+
+// An error envelope is an *APIError whatever the status, and the error
+// names the query and the status.
+func TestQueryErrorEnvelope(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write(fixture(t, "prom-error-bad-data.json"))
+	}))
+	defer srv.Close()
+	_, err := prom.NewAPI(srv.URL+"/api/v1/", nil).Query(context.Background(), "up", t1)
+	var api *prom.APIError
+	if !errors.As(err, &api) || api.Type != "bad_data" || !strings.Contains(err.Error(), "HTTP 400") || !strings.Contains(err.Error(), `"up"`) {
+		t.Fatalf("error = %v, want a bad_data APIError naming the query and HTTP 400", err)
 	}
 }
