@@ -470,10 +470,7 @@ func ParsePodEnergy(spec string, opts ...Option) (*PodMeter, error) {
 	if kind == "prometheus" {
 		win = prom.NewQueryWindow(prom.NewAPI(u.String(), o.client))
 	} else {
-		if u.Path == "" || u.Path == "/" {
-			u.Path = "/metrics"
-		}
-		win = prom.NewScrapeWindow(u.String(), o.client)
+		win = prom.NewScrapeWindow(u.String(), o.client) // the path defaults to /metrics
 	}
 	return NewPodMeter(win, sel, opts...), nil
 }
