@@ -178,10 +178,7 @@ func Parse(spec string, opts ...Option) (*Meter, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--litellm-metrics %q: want 'target', the proxy's /metrics URL or prometheus=URL, e.g. %s or http://litellm:4000/metrics", src, example)
 		}
-		if u.Path == "" || u.Path == "/" {
-			u.Path = "/metrics"
-		}
-		win = prom.NewScrapeWindow(u.String(), o.client)
+		win = prom.NewScrapeWindow(u.String(), o.client) // the path defaults to /metrics
 	}
 	var filter []prom.Matcher
 	var errs []error
