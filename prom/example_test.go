@@ -19,3 +19,17 @@ kepler_pod_gpu_joules_total{pod_name="vllm-0",pod_namespace="inference"} 5187604
 	fmt.Printf("%.1f J\n", prom.Sum(s))
 	// Output: 300414.0 J
 }
+
+// A histogram is read from its _count and _sum series.
+func ExampleParseText() {
+	page, _ := prom.ParseText(strings.NewReader(`# TYPE vllm:time_to_first_token_seconds histogram
+vllm:time_to_first_token_seconds_bucket{engine="0",le="0.25"} 3500
+vllm:time_to_first_token_seconds_bucket{engine="0",le="+Inf"} 3796
+vllm:time_to_first_token_seconds_sum{engine="0"} 750.25
+vllm:time_to_first_token_seconds_count{engine="0"} 3796
+`))
+	n := page.Samples("vllm:time_to_first_token_seconds_count")[0].Value
+	s := page.Samples("vllm:time_to_first_token_seconds_sum")[0].Value
+	fmt.Printf("%.0f observations, mean %.3f s\n", n, s/n)
+	// Output: 3796 observations, mean 0.198 s
+}
