@@ -62,8 +62,9 @@ timing: ## the wall-clock tests (timing truth, the knee against the mock), witho
 # while the fuzzer is minimising a new input, `go test` can fail with "context
 # deadline exceeded" though nothing is wrong, which made the smoke flaky; and
 # minimising each new interesting input (up to 60 s by default) is capped.
-# That cap is also what the expfmt-based targets (FuzzReadDCGM, enginemetrics'
-# FuzzParse) needed: their worker looked stalled while it minimised.
+# That cap is also what the expfmt-based targets (prom's FuzzParseText and the
+# readers built on it, energy's FuzzReadDCGM and enginemetrics' FuzzParse)
+# needed: their worker looked stalled while it minimised.
 fuzz-smoke: ## every native fuzz target, briefly
 	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
 	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \

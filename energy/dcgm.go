@@ -9,9 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
+	"github.com/gollm-bench/gollm-bench/prom"
 )
 
 // dcgm-exporter metric names (NVIDIA/dcgm-exporter default-counters.csv).
@@ -23,20 +21,22 @@ const (
 	dcgmPowerLimit = "DCGM_FI_DEV_POWER_MGMT_LIMIT"         // gauge, W (not in the default set)
 )
 
-// maxScrapeBytes bounds one scrape body.
-const maxScrapeBytes = 64 << 20
-
-// ReadDCGM parses one dcgm-exporter /metrics scrape (Prometheus text format)
-// into a Snapshot, keeping the GPUs whose labels match f. GPUs are
-// identified by the "UUID" label (else "Hostname" and "gpu"); the name
-// comes from "modelName", the driver from "DCGM_FI_DRIVER_VERSION". Other
-// metric families are ignored. It is safe for concurrent use.
+// ReadDCGM parses one dcgm-exporter /metrics page (the Prometheus text
+// format, prom.ParseText) into a Snapshot, keeping the GPUs whose labels
+// match f. GPUs are identified by the "UUID" label (else "Hostname" and
+// "gpu"); the name comes from "modelName", the driver from
+// "DCGM_FI_DRIVER_VERSION". Other metric families are ignored. It is safe
+// for concurrent use.
 func ReadDCGM(r io.Reader, f Filter) (Snapshot, error) {
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(r)
+	page, err := prom.ParseText(r)
 	if err != nil {
-		return Snapshot{}, fmt.Errorf("dcgm-exporter text: %w", err)
+		return Snapshot{}, fmt.Errorf("dcgm-exporter: %w", err)
 	}
+	return dcgmSnapshot(page, f), nil
+}
+
+// dcgmSnapshot keeps the GPUs of a dcgm-exporter page whose labels match f.
+func dcgmSnapshot(page prom.Snapshot, f Filter) Snapshot {
 	var snap Snapshot
 	by := map[string]*Sample{}
 	get := func(labels map[string]string) *Sample {
@@ -52,17 +52,11 @@ func ReadDCGM(r io.Reader, f Filter) (Snapshot, error) {
 		return &s
 	}
 	for _, name := range []string{dcgmEnergy, dcgmPower, dcgmTemp, dcgmSMClock, dcgmPowerLimit} {
-		fam := fams[name]
-		if fam == nil {
-			continue
-		}
-		for _, m := range fam.GetMetric() {
-			labels := labelMap(m)
-			if !f.Match(labels) {
+		for _, x := range page.Samples(name) {
+			if !f.Match(x.Labels) {
 				continue
 			}
-			v := value(m)
-			s := get(labels)
+			s, v := get(x.Labels), x.Value
 			switch name {
 			case dcgmEnergy:
 				s.EnergyMJ, s.HasEnergy = v, true
@@ -87,7 +81,7 @@ func ReadDCGM(r io.Reader, f Filter) (Snapshot, error) {
 		}
 		return a.Index < b.Index
 	})
-	return snap, nil
+	return snap
 }
 
 // sampleOf returns the identity of the GPU a dcgm-exporter series describes.
@@ -100,27 +94,7 @@ func sampleOf(labels map[string]string) Sample {
 	return s
 }
 
-func labelMap(m *dto.Metric) map[string]string {
-	out := make(map[string]string, len(m.GetLabel()))
-	for _, lp := range m.GetLabel() {
-		out[lp.GetName()] = lp.GetValue()
-	}
-	return out
-}
-
-func value(m *dto.Metric) float64 {
-	switch {
-	case m.Counter != nil:
-		return m.GetCounter().GetValue()
-	case m.Gauge != nil:
-		return m.GetGauge().GetValue()
-	case m.Untyped != nil:
-		return m.GetUntyped().GetValue()
-	}
-	return 0
-}
-
-// DCGM scrapes a dcgm-exporter /metrics endpoint.
+// dcgmSource reads a dcgm-exporter /metrics page (prom.Get).
 type dcgmSource struct {
 	url    string
 	client *http.Client
@@ -128,34 +102,21 @@ type dcgmSource struct {
 }
 
 // NewDCGM returns a Source that scrapes the dcgm-exporter /metrics URL
-// (e.g. http://gpu-node-01:9400/metrics). Options: WithHTTPClient, WithFilter.
-// Note dcgm-exporter refreshes its fields every 30 s by default
-// (--collect-interval); a Meter warns when that is coarse against the window.
+// (e.g. http://gpu-node-01:9400/metrics; a URL without a path gets
+// /metrics). Options: WithHTTPClient, WithFilter. Note dcgm-exporter
+// refreshes its fields every 30 s by default (--collect-interval); a Meter
+// warns when that is coarse against the window.
 func NewDCGM(url string, opts ...Option) Source {
 	o := newOptions(opts)
-	return &dcgmSource{url: url, client: o.client, filter: o.filter}
+	return &dcgmSource{url: prom.MetricsURL(url), client: o.client, filter: o.filter}
 }
 
 func (d *dcgmSource) Name() string { return "dcgm" }
 
 func (d *dcgmSource) Read(ctx context.Context, _ time.Time) (Snapshot, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.url, nil)
+	page, err := prom.Get(ctx, d.client, d.url)
 	if err != nil {
 		return Snapshot{}, err
 	}
-	req.Header.Set("Accept", "text/plain;version=0.0.4")
-	resp, err := d.client.Do(req)
-	if err != nil {
-		return Snapshot{}, fmt.Errorf("scraping %s: %w", d.url, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return Snapshot{}, fmt.Errorf("scraping %s: HTTP %d: %s", d.url, resp.StatusCode, b)
-	}
-	snap, err := ReadDCGM(io.LimitReader(resp.Body, maxScrapeBytes), d.filter)
-	if err != nil {
-		return Snapshot{}, fmt.Errorf("scraping %s: %w", d.url, err)
-	}
-	return snap, nil
+	return dcgmSnapshot(page, d.filter), nil
 }

@@ -8,10 +8,11 @@
 //     package energy/nvml (loaded at run time, without cgo); Parse uses it
 //     for "nvml" and "auto" when given WithNVML(nvml.Open).
 //   - dcgm-exporter (NewDCGM): a /metrics scrape of
-//     DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION and DCGM_FI_DEV_POWER_USAGE.
-//   - Prometheus (NewPrometheus): instant queries of the same counter at the
-//     window's start and end (never increase(), which extrapolates), and
-//     avg/max/stddev_over_time of power over the window.
+//     DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION and DCGM_FI_DEV_POWER_USAGE
+//     (prom.Get; ReadDCGM maps a page read by prom.ParseText).
+//   - Prometheus (NewPrometheus): instant queries (prom.API) of the same
+//     counter at the window's start and end (never increase(), which
+//     extrapolates), and avg/max/stddev_over_time of power over the window.
 //   - None: measures nothing.
 //
 // A Meter runs windows over a Source: Start reads the counters and starts
@@ -34,7 +35,7 @@
 // Pod energy comes from Kepler (ParsePodEnergy, PodMeter): the CPU and GPU
 // joules Kepler attributed to a namespace's pods (or containers) over the
 // same window, through Prometheus (increase() aligned to the window's
-// edges) or by scraping Kepler's exporter, with the names of Kepler 0.10
+// edges) or by scraping Kepler's exporter (a prom.Window), with the names of Kepler 0.10
 // and later (kepler_pod_*, kepler_container_{cpu,gpu}_joules_total) or of
 // 0.9 and earlier (kepler_container_joules_total with a mode label).
 // ComparePod sets it beside the GPUs' own counters and explains the gap:

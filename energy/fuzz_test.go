@@ -27,25 +27,6 @@ func FuzzReadDCGM(f *testing.F) {
 	})
 }
 
-func FuzzDecodePromQuery(f *testing.F) {
-	for _, name := range []string{"prom-query-energy-increase.json", "prom-query-avg-power.json",
-		"prom-error-bad-data.json", "prom-query-range-total-power.json", "prom-query-energy-increase-sum-joules.json"} {
-		f.Add(fixture(f, name))
-	}
-	f.Add([]byte(`{"status":"success","data":{"resultType":"scalar","result":[1,"NaN"]}}`))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		res, err := DecodePromQuery(b)
-		if err != nil {
-			return
-		}
-		for _, s := range res {
-			if s.Labels == nil {
-				t.Fatal("nil label map")
-			}
-		}
-	})
-}
-
 // families keeps the lines of an exposition that mention one of names.
 func families(b []byte, names ...string) []byte {
 	var out []byte

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gollm-bench/gollm-bench/counter"
 	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/prom"
 )
 
 // Kepler's counter names (sustainable-computing-io/kepler). All are joules
@@ -48,17 +48,17 @@ type PodSelector struct {
 	Namespace string
 	// Pod selects pods by name; the zero Matcher selects every pod of the
 	// namespace. Its Label is ignored.
-	Pod counter.Matcher
+	Pod prom.Matcher
 	// Container selects containers by name; the zero Matcher reads whole
 	// pods. Its Label is ignored.
-	Container counter.Matcher
+	Container prom.Matcher
 }
 
 // String returns the selector in the flag's form, e.g.
 // "namespace=inference,pod=~vllm-.*".
 func (s PodSelector) String() string {
 	parts := []string{"namespace=" + s.Namespace}
-	term := func(name string, m counter.Matcher) {
+	term := func(name string, m prom.Matcher) {
 		if m.Value == "" {
 			return
 		}
@@ -124,7 +124,7 @@ type PodReading struct {
 // the window's start, Stop at its end. Start and Stop must be called from
 // one goroutine.
 type PodMeter struct {
-	win     counter.Window
+	win     prom.Window
 	sel     PodSelector
 	now     func() time.Time
 	t0      time.Time
@@ -133,7 +133,7 @@ type PodMeter struct {
 
 // NewPodMeter returns a PodMeter reading sel's counters through win.
 // Options: WithClock.
-func NewPodMeter(win counter.Window, sel PodSelector, opts ...Option) *PodMeter {
+func NewPodMeter(win prom.Window, sel PodSelector, opts ...Option) *PodMeter {
 	o := newOptions(opts)
 	return &PodMeter{win: win, sel: sel, now: o.now}
 }
@@ -171,7 +171,7 @@ func (m *PodMeter) Stop(ctx context.Context) (PodReading, error) {
 
 // ReadPod reads sel's Kepler counters over [start, end] from a window win
 // already closed by End: the 0.10+ names first, then the 0.9- ones.
-func ReadPod(ctx context.Context, win counter.Window, sel PodSelector, start, end time.Time) (PodReading, error) {
+func ReadPod(ctx context.Context, win prom.Window, sel PodSelector, start, end time.Time) (PodReading, error) {
 	r := PodReading{Source: "kepler", Via: win.Name(), Scope: "pod", Selector: sel.String(),
 		Start: start, End: end, WindowSeconds: end.Sub(start).Seconds()}
 	if sel.Container.Value != "" {
@@ -208,10 +208,10 @@ const (
 )
 
 // readCurrent reads the 0.10+ names. found is false when no pod series matched.
-func readCurrent(ctx context.Context, win counter.Window, sel PodSelector, r *PodReading) (found bool, err error) {
-	ms := []counter.Matcher{counter.Eq("pod_namespace", sel.Namespace)}
+func readCurrent(ctx context.Context, win prom.Window, sel PodSelector, r *PodReading) (found bool, err error) {
+	ms := []prom.Matcher{prom.Eq("pod_namespace", sel.Namespace)}
 	if sel.Pod.Value != "" {
-		ms = append(ms, counter.Matcher{Label: "pod_name", Value: sel.Pod.Value, Regex: sel.Pod.Regex})
+		ms = append(ms, prom.Matcher{Label: "pod_name", Value: sel.Pod.Value, Regex: sel.Pod.Regex})
 	}
 	gpu, err := win.Increase(ctx, KeplerPodGPU, ms...)
 	if err != nil {
@@ -237,16 +237,16 @@ func readCurrent(ctx context.Context, win counter.Window, sel PodSelector, r *Po
 		// Container series carry pod_id, not the pod's name or namespace:
 		// keep those of the matched pods.
 		ids := map[string]bool{}
-		for _, s := range append(append([]counter.Series(nil), gpu...), cpu...) {
+		for _, s := range append(append([]prom.Series(nil), gpu...), cpu...) {
 			ids[s.Labels["pod_id"]] = true
 		}
-		c := counter.Matcher{Label: "container_name", Value: sel.Container.Value, Regex: sel.Container.Regex}
-		ofPods := func(family string) ([]counter.Series, error) {
+		c := prom.Matcher{Label: "container_name", Value: sel.Container.Value, Regex: sel.Container.Regex}
+		ofPods := func(family string) ([]prom.Series, error) {
 			all, err := win.Increase(ctx, family, c)
 			if err != nil {
 				return nil, err
 			}
-			var kept []counter.Series
+			var kept []prom.Series
 			for _, s := range all {
 				if ids[s.Labels["pod_id"]] {
 					kept = append(kept, s)
@@ -272,7 +272,7 @@ func readCurrent(ctx context.Context, win counter.Window, sel PodSelector, r *Po
 	r.EnergyJ = r.CPUJ + r.GPUJ
 	// Kepler's own node GPU counters, for the gap to the node's GPU energy.
 	if len(r.Nodes) > 0 {
-		node := counter.Matcher{Label: "node_name", Value: strings.Join(quoteMeta(r.Nodes), "|"), Regex: true}
+		node := prom.Matcher{Label: "node_name", Value: strings.Join(quoteMeta(r.Nodes), "|"), Regex: true}
 		for _, f := range []struct {
 			family string
 			dst    **float64
@@ -291,17 +291,17 @@ func readCurrent(ctx context.Context, win counter.Window, sel PodSelector, r *Po
 }
 
 // readLegacy reads the 0.9- names.
-func readLegacy(ctx context.Context, win counter.Window, sel PodSelector, r *PodReading) (bool, error) {
-	ms := []counter.Matcher{counter.Eq("container_namespace", sel.Namespace)}
+func readLegacy(ctx context.Context, win prom.Window, sel PodSelector, r *PodReading) (bool, error) {
+	ms := []prom.Matcher{prom.Eq("container_namespace", sel.Namespace)}
 	if sel.Pod.Value != "" {
-		ms = append(ms, counter.Matcher{Label: "pod_name", Value: sel.Pod.Value, Regex: sel.Pod.Regex})
+		ms = append(ms, prom.Matcher{Label: "pod_name", Value: sel.Pod.Value, Regex: sel.Pod.Regex})
 	}
 	if sel.Container.Value != "" {
-		ms = append(ms, counter.Matcher{Label: "container_name", Value: sel.Container.Value, Regex: sel.Container.Regex})
+		ms = append(ms, prom.Matcher{Label: "container_name", Value: sel.Container.Value, Regex: sel.Container.Regex})
 	}
-	dyn := append(ms[:len(ms):len(ms)], counter.Eq("mode", "dynamic"))
-	idle := append(ms[:len(ms):len(ms)], counter.Eq("mode", "idle"))
-	read := func(family string, m []counter.Matcher) ([]counter.Series, error) {
+	dyn := append(ms[:len(ms):len(ms)], prom.Eq("mode", "dynamic"))
+	idle := append(ms[:len(ms):len(ms)], prom.Eq("mode", "idle"))
+	read := func(family string, m []prom.Matcher) ([]prom.Series, error) {
 		return win.Increase(ctx, family, m...)
 	}
 	total, err := read(KeplerLegacyContainer, dyn)
@@ -348,8 +348,8 @@ func readLegacy(ctx context.Context, win counter.Window, sel PodSelector, r *Pod
 // cpuZones keeps the package and dram zones of CPU series (the package
 // zone already holds core and uncore), or every series when none is
 // labelled with one of them.
-func cpuZones(r *PodReading, series []counter.Series) []counter.Series {
-	var kept []counter.Series
+func cpuZones(r *PodReading, series []prom.Series) []prom.Series {
+	var kept []prom.Series
 	for _, s := range series {
 		if z := s.Labels["zone"]; z == "package" || z == "dram" {
 			kept = append(kept, s)
@@ -366,7 +366,7 @@ func cpuZones(r *PodReading, series []counter.Series) []counter.Series {
 }
 
 // sum adds the series' increases; a reset series invalidates the reading.
-func sum(r *PodReading, series []counter.Series) float64 {
+func sum(r *PodReading, series []prom.Series) float64 {
 	t := 0.0
 	for _, s := range series {
 		if s.Reset {
@@ -378,7 +378,7 @@ func sum(r *PodReading, series []counter.Series) float64 {
 	return t
 }
 
-func seriesLabel(s counter.Series) string {
+func seriesLabel(s prom.Series) string {
 	keys := make([]string, 0, len(s.Labels))
 	for k := range s.Labels {
 		keys = append(keys, k)
@@ -391,7 +391,7 @@ func seriesLabel(s counter.Series) string {
 }
 
 // labelValues returns the distinct values of label over the series, sorted.
-func labelValues(label string, groups ...[]counter.Series) []string {
+func labelValues(label string, groups ...[]prom.Series) []string {
 	seen := map[string]bool{}
 	for _, g := range groups {
 		for _, s := range g {
@@ -440,7 +440,7 @@ func ParsePodEnergy(spec string, opts ...Option) (*PodMeter, error) {
 	var sel PodSelector
 	var errs []error
 	for _, t := range terms[1:] {
-		m, err := counter.ParseMatcher(strings.TrimSpace(t))
+		m, err := prom.ParseMatcher(strings.TrimSpace(t))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("--pod-energy: %w", err))
 			continue
@@ -466,14 +466,11 @@ func ParsePodEnergy(spec string, opts ...Option) (*PodMeter, error) {
 		return nil, errors.Join(errs...)
 	}
 	o := newOptions(opts)
-	var win counter.Window
+	var win prom.Window
 	if kind == "prometheus" {
-		win = counter.NewPrometheus(u.String(), o.client)
+		win = prom.NewQueryWindow(prom.NewAPI(u.String(), o.client))
 	} else {
-		if u.Path == "" || u.Path == "/" {
-			u.Path = "/metrics"
-		}
-		win = counter.NewScrape(u.String(), o.client)
+		win = prom.NewScrapeWindow(u.String(), o.client) // the path defaults to /metrics
 	}
 	return NewPodMeter(win, sel, opts...), nil
 }

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gollm-bench/gollm-bench/counter"
 	"github.com/gollm-bench/gollm-bench/internal/promfake"
+	"github.com/gollm-bench/gollm-bench/prom"
 )
 
 // The Kepler pairs in testdata/telemetry (README there): over the fixtures'
@@ -23,9 +23,9 @@ const (
 	vllmPod        = "vllm-llama31-70b-6d8f9c7b54-q7x2m"
 )
 
-func snapshot(t testing.TB, name string) counter.Snapshot {
+func snapshot(t testing.TB, name string) prom.Snapshot {
 	t.Helper()
-	s, err := counter.ParseText(bytes.NewReader(fixture(t, name)))
+	s, err := prom.ParseText(bytes.NewReader(fixture(t, name)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,26 +167,26 @@ func TestKeplerLegacy(t *testing.T) {
 // The shared single readings of both generations hold every family the
 // reader uses, with the values their README gives.
 func TestKeplerFixtureFamilies(t *testing.T) {
-	none := counter.Snapshot{}
+	none := prom.Snapshot{}
 	cur := snapshot(t, "kepler-v0.11-gpu.prom")
 	for _, c := range []struct {
 		family string
-		ms     []counter.Matcher
+		ms     []prom.Matcher
 		want   float64
 	}{
-		{KeplerPodGPU, []counter.Matcher{counter.Eq("pod_namespace", "inference")}, 5187604.3},
-		{KeplerPodCPU, []counter.Matcher{counter.Eq("pod_name", vllmPod)}, 61873.52 + 412955.87},
-		{KeplerContainerGPU, []counter.Matcher{counter.Eq("container_name", "vllm")}, 5187604.3},
-		{KeplerNodeGPU, []counter.Matcher{counter.Eq("gpu", "0")}, 902966432.378},
+		{KeplerPodGPU, []prom.Matcher{prom.Eq("pod_namespace", "inference")}, 5187604.3},
+		{KeplerPodCPU, []prom.Matcher{prom.Eq("pod_name", vllmPod)}, 61873.52 + 412955.87},
+		{KeplerContainerGPU, []prom.Matcher{prom.Eq("container_name", "vllm")}, 5187604.3},
+		{KeplerNodeGPU, []prom.Matcher{prom.Eq("gpu", "0")}, 902966432.378},
 		{KeplerNodeGPUIdle, nil, 6412466 + 6570709 + 6267036 + 6499482},
 		{KeplerNodeGPUActive, nil, 39871455.123 + 40133208.917 + 39412876.002 + 40305117.482},
 	} {
-		if got := counter.Sum(counter.Diff(none, cur, c.family, c.ms...)); !near(got, c.want, 1e-3) {
+		if got := prom.Sum(prom.Diff(none, cur, c.family, c.ms...)); !near(got, c.want, 1e-3) {
 			t.Errorf("%s = %v, want %v", c.family, got, c.want)
 		}
 	}
 	legacy := snapshot(t, "kepler-legacy-v0.7.prom")
-	ns := counter.Eq("container_namespace", "inference")
+	ns := prom.Eq("container_namespace", "inference")
 	for _, c := range []struct {
 		family, mode string
 		want         float64
@@ -195,7 +195,7 @@ func TestKeplerFixtureFamilies(t *testing.T) {
 		{KeplerLegacyContainerGPU, "idle", 863204.4},
 		{KeplerLegacyContainerPackage, "dynamic", 412955.87},
 	} {
-		if got := counter.Sum(counter.Diff(none, legacy, c.family, ns, counter.Eq("mode", c.mode))); !near(got, c.want, 1e-6) {
+		if got := prom.Sum(prom.Diff(none, legacy, c.family, ns, prom.Eq("mode", c.mode))); !near(got, c.want, 1e-6) {
 			t.Errorf("%s{mode=%s} = %v, want %v", c.family, c.mode, got, c.want)
 		}
 	}

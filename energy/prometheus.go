@@ -2,34 +2,30 @@ package energy
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
-	"net/http"
-	"net/url"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/gollm-bench/gollm-bench/prom"
 )
 
 // promSource reads the DCGM series stored in a Prometheus server through its
-// HTTP API (/api/v1/query). The counter is read by instant queries at the
-// window's start and end (not increase(), which extrapolates to the range
-// edges); power is summarised with avg/max/stddev_over_time over the window.
+// HTTP API (/api/v1/query, prom.API). The counter is read by instant
+// queries at the window's start and end (not increase(), which
+// extrapolates to the range edges); power is summarised with
+// avg/max/stddev_over_time over the window.
 type promSource struct {
-	base   string
-	client *http.Client
+	api    *prom.API
 	filter Filter
 }
 
 // NewPrometheus returns a Source over the Prometheus server at base (e.g.
-// http://prometheus:9090) that stores dcgm-exporter's series. Options:
-// WithHTTPClient, WithFilter (applied to the returned series' labels).
+// http://prometheus:9090; a trailing / and /api/v1/... are dropped) that
+// stores dcgm-exporter's series. Options: WithHTTPClient, WithFilter
+// (applied to the returned series' labels).
 func NewPrometheus(base string, opts ...Option) Source {
 	o := newOptions(opts)
-	return &promSource{base: strings.TrimRight(base, "/"), client: o.client, filter: o.filter}
+	return &promSource{api: prom.NewAPI(base, o.client), filter: o.filter}
 }
 
 func (p *promSource) Name() string { return "prometheus" }
@@ -49,7 +45,7 @@ func (p *promSource) Read(ctx context.Context, at time.Time) (Snapshot, error) {
 	}
 	var snap Snapshot
 	by := map[string]*Sample{}
-	get := func(ps PromSample) *Sample {
+	get := func(ps prom.Sample) *Sample {
 		s := sampleOf(ps.Labels)
 		if d := ps.Labels["DCGM_FI_DRIVER_VERSION"]; d != "" && snap.Driver == "" {
 			snap.Driver = d
@@ -119,27 +115,10 @@ func (p *promSource) windowPower(ctx context.Context, start, end time.Time) (map
 
 // query runs one instant query at t and returns the series that match the
 // source's filter.
-func (p *promSource) query(ctx context.Context, q string, t time.Time) ([]PromSample, error) {
-	v := url.Values{}
-	v.Set("query", q)
-	v.Set("time", strconv.FormatFloat(float64(t.UnixMilli())/1000, 'f', 3, 64))
-	u := p.base + "/api/v1/query?" + v.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+func (p *promSource) query(ctx context.Context, q string, t time.Time) ([]prom.Sample, error) {
+	res, err := p.api.Query(ctx, q, t)
 	if err != nil {
 		return nil, err
-	}
-	resp, err := p.client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("prometheus query %q: %w", q, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxScrapeBytes))
-	if err != nil {
-		return nil, fmt.Errorf("prometheus query %q: %w", q, err)
-	}
-	res, err := DecodePromQuery(body)
-	if err != nil {
-		return nil, fmt.Errorf("prometheus query %q (HTTP %d): %w", q, resp.StatusCode, err)
 	}
 	kept := res[:0]
 	for _, s := range res {
@@ -148,104 +127,4 @@ func (p *promSource) query(ctx context.Context, q string, t time.Time) ([]PromSa
 		}
 	}
 	return kept, nil
-}
-
-// PromSample is one series of a Prometheus instant-query result.
-type PromSample struct {
-	Labels map[string]string
-	Time   float64 // evaluation time, Unix s
-	Value  float64
-}
-
-// PromError is the error envelope of the Prometheus HTTP API
-// ({"status":"error","errorType":...,"error":...}).
-type PromError struct {
-	Type    string // errorType, e.g. "bad_data", "timeout", "execution"
-	Message string
-}
-
-// Error implements error.
-func (e *PromError) Error() string {
-	return fmt.Sprintf("prometheus API error %s: %s", e.Type, e.Message)
-}
-
-type promEnvelope struct {
-	Status    string `json:"status"`
-	ErrorType string `json:"errorType"`
-	Error     string `json:"error"`
-	Data      struct {
-		ResultType string          `json:"resultType"`
-		Result     json.RawMessage `json:"result"`
-	} `json:"data"`
-}
-
-// DecodePromQuery decodes a /api/v1/query response body: a "vector" or
-// "scalar" result. An error envelope becomes a *PromError; a "matrix"
-// (a range query) is refused. It is safe for concurrent use.
-func DecodePromQuery(body []byte) ([]PromSample, error) {
-	var env promEnvelope
-	if err := json.Unmarshal(body, &env); err != nil {
-		snippet := body
-		if len(snippet) > 200 {
-			snippet = snippet[:200]
-		}
-		return nil, fmt.Errorf("not a Prometheus API response (%v): %q", err, snippet)
-	}
-	if env.Status != "success" {
-		if env.Status == "error" || env.Error != "" {
-			return nil, &PromError{Type: env.ErrorType, Message: env.Error}
-		}
-		return nil, fmt.Errorf("prometheus API: status %q", env.Status)
-	}
-	switch env.Data.ResultType {
-	case "vector":
-		var series []struct {
-			Metric map[string]string  `json:"metric"`
-			Value  [2]json.RawMessage `json:"value"`
-		}
-		if err := json.Unmarshal(env.Data.Result, &series); err != nil {
-			return nil, fmt.Errorf("prometheus vector result: %w", err)
-		}
-		out := make([]PromSample, 0, len(series))
-		for i, s := range series {
-			t, v, err := promPoint(s.Value)
-			if err != nil {
-				return nil, fmt.Errorf("prometheus vector result, series %d: %w", i, err)
-			}
-			if s.Metric == nil {
-				s.Metric = map[string]string{}
-			}
-			out = append(out, PromSample{Labels: s.Metric, Time: t, Value: v})
-		}
-		return out, nil
-	case "scalar":
-		var pt [2]json.RawMessage
-		if err := json.Unmarshal(env.Data.Result, &pt); err != nil {
-			return nil, fmt.Errorf("prometheus scalar result: %w", err)
-		}
-		t, v, err := promPoint(pt)
-		if err != nil {
-			return nil, fmt.Errorf("prometheus scalar result: %w", err)
-		}
-		return []PromSample{{Labels: map[string]string{}, Time: t, Value: v}}, nil
-	}
-	return nil, fmt.Errorf("prometheus result type %q: want an instant vector or scalar", env.Data.ResultType)
-}
-
-func promPoint(p [2]json.RawMessage) (t, v float64, err error) {
-	if p[0] == nil || p[1] == nil {
-		return 0, 0, errors.New("value is not a [time, \"value\"] pair")
-	}
-	if err := json.Unmarshal(p[0], &t); err != nil {
-		return 0, 0, fmt.Errorf("time: %w", err)
-	}
-	var s string
-	if err := json.Unmarshal(p[1], &s); err != nil {
-		return 0, 0, fmt.Errorf("value: %w", err)
-	}
-	v, err = strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0, 0, fmt.Errorf("value: %w", err)
-	}
-	return t, v, nil
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/prom"
 )
 
 // The fixtures' window: t0 = 1771322400, t1 = t0 + 120 s.
@@ -340,28 +341,9 @@ func TestPrometheusErrorEnvelope(t *testing.T) {
 	defer srv.Close()
 	m, _ := Parse("prometheus=" + srv.URL)
 	err := m.Start(context.Background())
-	var pe *PromError
+	var pe *prom.APIError
 	if !errors.As(err, &pe) || pe.Type != "bad_data" || !strings.Contains(err.Error(), "HTTP 400") {
-		t.Fatalf("error = %v, want a bad_data PromError", err)
-	}
-}
-
-func TestDecodePromQuery(t *testing.T) {
-	res, err := DecodePromQuery(fixture(t, "prom-query-energy-increase-sum-joules.json"))
-	if err != nil || len(res) != 1 || res[0].Value != 333637.666 || res[0].Labels["Hostname"] != "gpu-node-01" {
-		t.Errorf("sum-joules = %+v, %v", res, err)
-	}
-	if _, err := DecodePromQuery(fixture(t, "prom-query-range-total-power.json")); err == nil || !strings.Contains(err.Error(), "matrix") {
-		t.Errorf("a matrix must be refused, got %v", err)
-	}
-	for _, bad := range []string{``, `<html>`, `{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,2]}]}}`} {
-		if _, err := DecodePromQuery([]byte(bad)); err == nil {
-			t.Errorf("DecodePromQuery(%q): want an error", bad)
-		}
-	}
-	res, err = DecodePromQuery([]byte(`{"status":"success","data":{"resultType":"scalar","result":[1771322520,"42.5"]}}`))
-	if err != nil || len(res) != 1 || res[0].Value != 42.5 {
-		t.Errorf("scalar = %+v, %v", res, err)
+		t.Fatalf("error = %v, want a bad_data prom.APIError", err)
 	}
 }
 

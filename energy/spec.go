@@ -71,9 +71,6 @@ func Parse(spec string, opts ...Option) (*Meter, error) {
 		if err != nil {
 			return nil, err
 		}
-		if u.Path == "" || u.Path == "/" {
-			u.Path = "/metrics"
-		}
 		return NewMeter(NewDCGM(u.String(), opts...), opts...), nil
 	case "prometheus":
 		u, err := checkURL(arg, "prometheus", "http://prometheus:9090")

@@ -1,5 +1,6 @@
 // Package enginemetrics reads what the inference engine itself counted
-// over a benchmark window, from its Prometheus /metrics endpoint: prompt and
+// over a benchmark window, from its Prometheus /metrics endpoint (read and
+// parsed by package prom, histograms as their _count and _sum): prompt and
 // generation token deltas, finished requests by finished_reason, the
 // prefix-cache hit ratio, peak KV-cache usage and peak queue length. It
 // knows vLLM's V1 names (vllm:*, with the "engine" label, summed over

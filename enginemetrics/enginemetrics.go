@@ -8,16 +8,13 @@ import (
 	"math"
 	"net/http"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/prom"
 )
 
 // Engine names a family of /metrics names that Parse recognises.
@@ -78,34 +75,38 @@ type Snapshot struct {
 	TTFTSum   float64 `json:"ttft_sum_s"`
 }
 
-// Parse reads one /metrics body (Prometheus text format, as
-// prometheus_client prints it: "1.227423e+06" values and *_created gauges,
-// which are ignored). It is safe for concurrent use.
+// Parse reads one /metrics body (the Prometheus text format, read by
+// prom.ParseText: prometheus_client's "1.227423e+06" values and *_created
+// gauges, which are ignored). It is safe for concurrent use.
 func Parse(r io.Reader) (Snapshot, error) {
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(r)
+	page, err := prom.ParseText(r)
 	if err != nil {
-		return Snapshot{}, fmt.Errorf("engine /metrics text: %w", err)
+		return Snapshot{}, fmt.Errorf("engine /metrics: %w", err)
 	}
+	return fromPage(page), nil
+}
+
+// fromPage reads an engine's figures from a parsed /metrics page. A
+// histogram family f is read from its f_count and f_sum series. It is
+// safe for concurrent use.
+func fromPage(page prom.Snapshot) Snapshot {
 	sum := func(name string) (float64, bool) {
-		f := fams[name]
-		if f == nil {
+		if !page.Has(name) {
 			return 0, false
 		}
 		t := 0.0
-		for _, m := range f.GetMetric() {
-			t += value(m)
+		for _, x := range page.Samples(name) {
+			t += x.Value
 		}
 		return t, true
 	}
 	maxOf := func(name string) (float64, bool) {
-		f := fams[name]
-		if f == nil {
+		if !page.Has(name) {
 			return 0, false
 		}
 		v := math.Inf(-1)
-		for _, m := range f.GetMetric() {
-			v = math.Max(v, value(m))
+		for _, x := range page.Samples(name) {
+			v = math.Max(v, x.Value)
 		}
 		return v, true
 	}
@@ -117,24 +118,30 @@ func Parse(r io.Reader) (Snapshot, error) {
 		}
 		return 0
 	}
+	// histogram returns the observation count and sum of a histogram (or
+	// summary: Rust's metrics exporter writes a histogram without
+	// configured buckets as one), summed over its series.
+	histogram := func(name string) (count, total float64) {
+		count, _ = sum(name + "_count")
+		total, _ = sum(name + "_sum")
+		return count, total
+	}
 	s := Snapshot{Requests: map[string]float64{}}
 	switch {
-	case fams["vllm:generation_tokens_total"] != nil || fams["vllm:prompt_tokens_total"] != nil:
+	case page.Has("vllm:generation_tokens_total") || page.Has("vllm:prompt_tokens_total"):
 		s.Engine = EngineVLLM
 		s.PromptTokens = first(sum, "vllm:prompt_tokens_total")
 		s.GenerationTokens = first(sum, "vllm:generation_tokens_total")
-		if f := fams["vllm:request_success_total"]; f != nil {
-			for _, m := range f.GetMetric() {
-				s.Requests[label(m, "finished_reason")] += value(m)
-			}
+		for _, x := range page.Samples("vllm:request_success_total") {
+			s.Requests[x.Labels["finished_reason"]] += x.Value
 		}
 		s.PrefixQueries = first(sum, "vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total")
 		s.PrefixHits = first(sum, "vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total")
 		s.KVCacheUsage = first(maxOf, "vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc")
 		s.Waiting = first(sum, "vllm:num_requests_waiting")
 		s.Running = first(sum, "vllm:num_requests_running")
-		s.TTFTCount, s.TTFTSum = histogram(fams["vllm:time_to_first_token_seconds"])
-	case fams["sglang:generation_tokens_total"] != nil || fams["sglang:prompt_tokens_total"] != nil:
+		s.TTFTCount, s.TTFTSum = histogram("vllm:time_to_first_token_seconds")
+	case page.Has("sglang:generation_tokens_total") || page.Has("sglang:prompt_tokens_total"):
 		s.Engine = EngineSGLang
 		s.PromptTokens = first(sum, "sglang:prompt_tokens_total")
 		s.GenerationTokens = first(sum, "sglang:generation_tokens_total")
@@ -150,8 +157,8 @@ func Parse(r io.Reader) (Snapshot, error) {
 		s.KVCacheUsage = first(maxOf, "sglang:token_usage")
 		s.Waiting = first(sum, "sglang:num_queue_reqs")
 		s.Running = first(sum, "sglang:num_running_reqs")
-		s.TTFTCount, s.TTFTSum = histogram(fams["sglang:time_to_first_token_seconds"])
-	case fams["llamacpp:tokens_predicted_total"] != nil || fams["llamacpp:prompt_tokens_total"] != nil:
+		s.TTFTCount, s.TTFTSum = histogram("sglang:time_to_first_token_seconds")
+	case page.Has("llamacpp:tokens_predicted_total") || page.Has("llamacpp:prompt_tokens_total"):
 		s.Engine = EngineLlamaCpp
 		computed := first(sum, "llamacpp:prompt_tokens_total")
 		s.PromptTokens = computed
@@ -165,10 +172,10 @@ func Parse(r io.Reader) (Snapshot, error) {
 		s.KVCacheUsage = first(maxOf, "llamacpp:kv_cache_usage_ratio")
 		s.Waiting = first(sum, "llamacpp:requests_deferred")
 		s.Running = first(sum, "llamacpp:requests_processing")
-	case fams["tgi_request_generated_tokens"] != nil || fams["tgi_request_input_length"] != nil || fams["tgi_request_count"] != nil:
+	case page.Has("tgi_request_generated_tokens_count") || page.Has("tgi_request_input_length_count") || page.Has("tgi_request_count"):
 		s.Engine = EngineTGI
-		_, s.PromptTokens = histogram(fams["tgi_request_input_length"])
-		_, s.GenerationTokens = histogram(fams["tgi_request_generated_tokens"])
+		_, s.PromptTokens = histogram("tgi_request_input_length")
+		_, s.GenerationTokens = histogram("tgi_request_generated_tokens")
 		if v, ok := sum("tgi_request_success"); ok {
 			s.Requests["success"] = v
 		}
@@ -178,48 +185,7 @@ func Parse(r io.Reader) (Snapshot, error) {
 		s.Waiting = first(sum, "tgi_queue_size")
 		s.Running = first(sum, "tgi_batch_current_size")
 	}
-	return s, nil
-}
-
-func value(m *dto.Metric) float64 {
-	switch {
-	case m.Counter != nil:
-		return m.GetCounter().GetValue()
-	case m.Gauge != nil:
-		return m.GetGauge().GetValue()
-	case m.Untyped != nil:
-		return m.GetUntyped().GetValue()
-	}
-	return 0
-}
-
-func label(m *dto.Metric, name string) string {
-	for _, lp := range m.GetLabel() {
-		if lp.GetName() == name {
-			return lp.GetValue()
-		}
-	}
-	return ""
-}
-
-// histogram sums the sample counts and sums of every series of f, a
-// histogram or a summary (Rust's metrics exporter writes a histogram
-// without configured buckets as a summary).
-func histogram(f *dto.MetricFamily) (count, sum float64) {
-	if f == nil {
-		return 0, 0
-	}
-	for _, m := range f.GetMetric() {
-		switch {
-		case m.Histogram != nil:
-			count += float64(m.GetHistogram().GetSampleCount())
-			sum += m.GetHistogram().GetSampleSum()
-		case m.Summary != nil:
-			count += float64(m.GetSummary().GetSampleCount())
-			sum += m.GetSummary().GetSampleSum()
-		}
-	}
-	return count, sum
+	return s
 }
 
 // Delta is what the engine itself counted over a window: counter
@@ -333,44 +299,28 @@ func CrossCheck(d Delta, promptTokens, outputTokens int64) []metrics.Warning {
 	return ws
 }
 
-// Scraper reads an engine's /metrics. It is safe for concurrent use.
+// Scraper reads an engine's /metrics page (prom.Get). It is safe for
+// concurrent use.
 type Scraper struct {
 	url    string
 	client *http.Client
 }
 
 // NewScraper returns a Scraper of url (e.g. http://127.0.0.1:8000/metrics;
-// the path defaults to /metrics). client nil means a private client with a
-// 10 s timeout.
+// a URL without a path gets /metrics). client nil means a private client
+// with a 10 s timeout.
 func NewScraper(url string, client *http.Client) *Scraper {
-	if client == nil {
-		client = &http.Client{Timeout: 10 * time.Second}
-	}
-	if i := strings.Index(url, "://"); i >= 0 && !strings.Contains(url[i+3:], "/") {
-		url += "/metrics"
-	}
-	return &Scraper{url: url, client: client}
+	return &Scraper{url: prom.MetricsURL(url), client: client}
 }
 
-// Scrape reads and parses one /metrics body.
+// Scrape reads and parses one /metrics page. Errors name the URL, with
+// its credentials redacted.
 func (s *Scraper) Scrape(ctx context.Context) (Snapshot, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
+	page, err := prom.Get(ctx, s.client, s.url)
 	if err != nil {
 		return Snapshot{}, err
 	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return Snapshot{}, fmt.Errorf("scraping %s: %w", s.url, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return Snapshot{}, fmt.Errorf("scraping %s: HTTP %d", s.url, resp.StatusCode)
-	}
-	snap, err := Parse(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return Snapshot{}, fmt.Errorf("scraping %s: %w", s.url, err)
-	}
-	return snap, nil
+	return fromPage(page), nil
 }
 
 // Monitor scrapes at a window's start and end and every interval in

@@ -6,7 +6,7 @@
 //
 // A Meter reads them at a window's start and end (Start, Stop), either
 // from the proxy's own /metrics or through a Prometheus server that
-// stores them (increase() over the window; see package counter). The
+// stores them (increase() over the window; see package prom). The
 // Reading holds LiteLLM's token counts and spend, and SpendCPM its spend
 // per 1M output tokens. CrossCheck compares LiteLLM's token counts with the
 // client's and warns past 1 %, as the engine's cross-check does.

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gollm-bench/gollm-bench/counter"
 	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/prom"
 )
 
 // LiteLLM's counter families, as its proxy exposes them on /metrics.
@@ -102,8 +102,8 @@ func CrossCheck(r Reading, input, output int64) []metrics.Warning {
 // Meter reads LiteLLM's counters over windows (--litellm-metrics). Start
 // and Stop must be called from one goroutine.
 type Meter struct {
-	win     counter.Window
-	filter  []counter.Matcher
+	win     prom.Window
+	filter  []prom.Matcher
 	now     func() time.Time
 	t0      time.Time
 	running bool
@@ -138,7 +138,7 @@ func newOptions(opts []Option) options {
 
 // NewMeter returns a Meter over win keeping the series that match every
 // matcher of filter. Options: WithClock.
-func NewMeter(win counter.Window, filter []counter.Matcher, opts ...Option) *Meter {
+func NewMeter(win prom.Window, filter []prom.Matcher, opts ...Option) *Meter {
 	o := newOptions(opts)
 	return &Meter{win: win, filter: filter, now: o.now}
 }
@@ -158,7 +158,7 @@ func Parse(spec string, opts ...Option) (*Meter, error) {
 	o := newOptions(opts)
 	terms := strings.Split(spec, ",")
 	src := strings.TrimSpace(terms[0])
-	var win counter.Window
+	var win prom.Window
 	kind, raw, isProm := strings.Cut(src, "=")
 	switch {
 	case isProm && strings.EqualFold(strings.TrimSpace(kind), "prometheus"):
@@ -166,27 +166,24 @@ func Parse(spec string, opts ...Option) (*Meter, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--litellm-metrics prometheus=%q: want an http(s) URL, e.g. prometheus=http://prometheus:9090", raw)
 		}
-		win = counter.NewPrometheus(u.String(), o.client)
+		win = prom.NewQueryWindow(prom.NewAPI(u.String(), o.client))
 	case src == "target":
 		if o.target == "" {
 			return nil, errors.New("--litellm-metrics target: no target URL to read /metrics from")
 		}
 		base := strings.TrimSuffix(strings.TrimSuffix(o.target, "/"), "/v1")
-		win = counter.NewScrape(base+"/metrics", o.client)
+		win = prom.NewScrapeWindow(base+"/metrics", o.client)
 	default:
 		u, err := httpURL(src)
 		if err != nil {
 			return nil, fmt.Errorf("--litellm-metrics %q: want 'target', the proxy's /metrics URL or prometheus=URL, e.g. %s or http://litellm:4000/metrics", src, example)
 		}
-		if u.Path == "" || u.Path == "/" {
-			u.Path = "/metrics"
-		}
-		win = counter.NewScrape(u.String(), o.client)
+		win = prom.NewScrapeWindow(u.String(), o.client) // the path defaults to /metrics
 	}
-	var filter []counter.Matcher
+	var filter []prom.Matcher
 	var errs []error
 	for _, t := range terms[1:] {
-		m, err := counter.ParseMatcher(strings.TrimSpace(t))
+		m, err := prom.ParseMatcher(strings.TrimSpace(t))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("--litellm-metrics: %w (e.g. %s)", err, example))
 			continue
@@ -210,7 +207,7 @@ func httpURL(raw string) (*url.URL, error) {
 // Filter returns the meter's label filter in PromQL syntax ("" for none).
 func (m *Meter) Filter() string { return filterString(m.filter) }
 
-func filterString(ms []counter.Matcher) string {
+func filterString(ms []prom.Matcher) string {
 	parts := make([]string, len(ms))
 	for i, x := range ms {
 		parts[i] = x.String()
@@ -249,10 +246,10 @@ func (m *Meter) Stop(ctx context.Context) (Reading, error) {
 // Read reads the four counters from a window win already closed by End.
 // The spend counter carries no requested_model label: a requested_model
 // term is left out of its filter, with a WarnSpendUnfiltered warning.
-func Read(ctx context.Context, win counter.Window, filter []counter.Matcher, start, end time.Time) (Reading, error) {
+func Read(ctx context.Context, win prom.Window, filter []prom.Matcher, start, end time.Time) (Reading, error) {
 	r := Reading{Via: win.Name(), Filter: filterString(filter), Start: start, End: end, WindowSeconds: end.Sub(start).Seconds()}
 	reset := false
-	read := func(family string, ms []counter.Matcher) (*float64, error) {
+	read := func(family string, ms []prom.Matcher) (*float64, error) {
 		s, err := win.Increase(ctx, family, ms...)
 		if err != nil {
 			return nil, fmt.Errorf("litellm: %w", err)
@@ -265,7 +262,7 @@ func Read(ctx context.Context, win counter.Window, filter []counter.Matcher, sta
 				reset = true
 			}
 		}
-		v := counter.Sum(s)
+		v := prom.Sum(s)
 		return &v, nil
 	}
 	var err error
@@ -278,7 +275,7 @@ func Read(ctx context.Context, win counter.Window, filter []counter.Matcher, sta
 	if r.TotalTokens, err = read(TotalTokens, filter); err != nil {
 		return Reading{}, err
 	}
-	var spendFilter []counter.Matcher
+	var spendFilter []prom.Matcher
 	var dropped []string
 	for _, m := range filter {
 		if m.Label == "requested_model" {

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gollm-bench/gollm-bench/counter"
 	"github.com/gollm-bench/gollm-bench/internal/promfake"
 	"github.com/gollm-bench/gollm-bench/litellm"
 	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/prom"
 )
 
 var (
@@ -124,8 +124,8 @@ func TestFixtureScrape(t *testing.T) {
 }
 
 func TestPrometheusWindow(t *testing.T) {
-	before, _ := counter.ParseText(strings.NewReader(string(fixture(t, "litellm-t0.prom"))))
-	after, _ := counter.ParseText(strings.NewReader(string(fixture(t, "litellm-t1.prom"))))
+	before, _ := prom.ParseText(strings.NewReader(string(fixture(t, "litellm-t0.prom"))))
+	after, _ := prom.ParseText(strings.NewReader(string(fixture(t, "litellm-t1.prom"))))
 	srv := promfake.New(before, after)
 	defer srv.Close()
 	m, err := litellm.Parse("prometheus="+srv.URL+",requested_model=~llama.*", litellm.WithClock(edgeClock()))

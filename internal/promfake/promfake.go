@@ -1,5 +1,5 @@
 // Package promfake is a stand-in Prometheus server for tests: it answers
-// the instant queries package counter sends, increase(family{matchers}[Wms]),
+// the instant queries package prom sends, increase(family{matchers}[Wms]),
 // from two /metrics snapshots taken at the window's edges, and records
 // every query so a test can check its window. Nothing else of PromQL is
 // understood: any other query gets the API's bad_data error.
@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gollm-bench/gollm-bench/counter"
+	"github.com/gollm-bench/gollm-bench/prom"
 )
 
 // Query is one query the server answered.
@@ -24,33 +24,33 @@ type Query struct {
 	Expr     string
 	Time     time.Time // the time parameter, to the millisecond
 	Family   string
-	Matchers []counter.Matcher
+	Matchers []prom.Matcher
 	Range    time.Duration // the range selector's length
 }
 
 // Start returns the range's start: Time − Range.
 func (q Query) Start() time.Time { return q.Time.Add(-q.Range) }
 
-// Server answers increase() queries with counter.Diff(Before, After).
+// Server answers increase() queries with prom.Diff(Before, After).
 type Server struct {
 	*httptest.Server
 
 	mu      sync.Mutex
-	before  counter.Snapshot
-	after   counter.Snapshot
+	before  prom.Snapshot
+	after   prom.Snapshot
 	queries []Query
 }
 
 // New starts a server on 127.0.0.1 whose increase() answers are the
 // increase from before to after, whatever the range asked. Close it when done.
-func New(before, after counter.Snapshot) *Server {
+func New(before, after prom.Snapshot) *Server {
 	s := &Server{before: before, after: after}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
 
 // SetSnapshots replaces the two snapshots.
-func (s *Server) SetSnapshots(before, after counter.Snapshot) {
+func (s *Server) SetSnapshots(before, after prom.Snapshot) {
 	s.mu.Lock()
 	s.before, s.after = before, after
 	s.mu.Unlock()
@@ -90,7 +90,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	q := Query{Expr: expr, Time: time.UnixMilli(int64(sec*1000 + 0.5)).UTC(), Family: m[1], Matchers: ms, Range: time.Duration(n) * time.Millisecond}
 	s.mu.Lock()
 	s.queries = append(s.queries, q)
-	series := counter.Diff(s.before, s.after, q.Family, ms...)
+	series := prom.Diff(s.before, s.after, q.Family, ms...)
 	s.mu.Unlock()
 
 	type item struct {
@@ -105,16 +105,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(map[string]any{"status": "success", "data": map[string]any{"resultType": "vector", "result": result}})
 }
 
-// parseMatchers parses {a="x",b=~"y"} as package counter writes it.
-func parseMatchers(s string) ([]counter.Matcher, error) {
+// parseMatchers parses {a="x",b=~"y"} as package prom writes it.
+func parseMatchers(s string) ([]prom.Matcher, error) {
 	s = strings.TrimSuffix(strings.TrimPrefix(s, "{"), "}")
-	var out []counter.Matcher
+	var out []prom.Matcher
 	for s != "" {
 		i := strings.Index(s, "=")
 		if i <= 0 {
 			return nil, fmt.Errorf("bad matchers %q", s)
 		}
-		m := counter.Matcher{Label: s[:i]}
+		m := prom.Matcher{Label: s[:i]}
 		s = s[i+1:]
 		if strings.HasPrefix(s, "~") {
 			m.Regex, s = true, s[1:]

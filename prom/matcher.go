@@ -1,43 +1,11 @@
-package counter
+package prom
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"sort"
 	"strings"
-	"time"
 )
-
-// Window reads the increase of counters over one window at a time: Begin
-// at the window's start, End at its end, then Increase for each family.
-// A Window can measure many windows one after another. Its methods must be
-// called from one goroutine.
-type Window interface {
-	// Name is "prometheus" or "scrape".
-	Name() string
-	// Begin opens a window at the instant at.
-	Begin(ctx context.Context, at time.Time) error
-	// End closes the window at the instant at.
-	End(ctx context.Context, at time.Time) error
-	// Increase returns, for each series of family that matches every
-	// matcher, its increase over the window closed by End. No matching
-	// series gives an empty slice and no error.
-	Increase(ctx context.Context, family string, matchers ...Matcher) ([]Series, error)
-}
-
-// Series is one series' increase over a window.
-type Series struct {
-	// Labels are the series' labels (without __name__).
-	Labels map[string]string
-	// Increase is how much the counter grew over the window, in the
-	// counter's unit (J for Kepler, tokens for LiteLLM's token counters).
-	Increase float64
-	// Reset is true when the counter went backwards between the edges
-	// (Scrape only; Prometheus corrects resets itself): Increase is then
-	// the value at the end, a lower bound.
-	Reset bool
-}
 
 // Matcher selects series by one label, as a PromQL label matcher: Value
 // equals the label's value exactly, or, with Regex, is an RE2 expression
@@ -144,13 +112,4 @@ func matchAll(labels map[string]string, ms []Matcher) bool {
 		}
 	}
 	return true
-}
-
-// Sum returns the total increase of series.
-func Sum(series []Series) float64 {
-	t := 0.0
-	for _, s := range series {
-		t += s.Increase
-	}
-	return t
 }

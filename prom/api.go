@@ -1,11 +1,10 @@
-package counter
+package prom
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -13,114 +12,45 @@ import (
 	"time"
 )
 
-// maxBody bounds one HTTP body read.
-const maxBody = 64 << 20
-
-// Prometheus is a Window over a Prometheus server's HTTP API
-// (/api/v1/query). Begin and End only note their instants; Increase asks
-// the server, so it may be called long after the window (Prometheus keeps
-// the samples). It is not safe for concurrent use.
-type Prometheus struct {
-	base       string
-	client     *http.Client
-	start, end time.Time
+// API is a client of a Prometheus server's HTTP query API (/api/v1/query).
+// It is safe for concurrent use.
+type API struct {
+	base   string
+	client *http.Client
 }
 
-// NewPrometheus returns a Window over the Prometheus server at base, e.g.
+// NewAPI returns a client of the Prometheus server at base, e.g.
 // http://prometheus:9090 (a trailing / and /api/v1/... are dropped).
-// client nil means a private client with a 10 s timeout.
-func NewPrometheus(base string, client *http.Client) *Prometheus {
-	if client == nil {
-		client = &http.Client{Timeout: 10 * time.Second}
-	}
+// client nil means a private client with a DefaultTimeout timeout.
+func NewAPI(base string, client *http.Client) *API {
 	base = strings.TrimRight(base, "/")
 	if i := strings.Index(base, "/api/v1"); i >= 0 {
 		base = base[:i]
 	}
-	return &Prometheus{base: base, client: client}
-}
-
-// Name implements Window.
-func (p *Prometheus) Name() string { return "prometheus" }
-
-// Begin implements Window: it notes the window's start.
-func (p *Prometheus) Begin(_ context.Context, at time.Time) error {
-	p.start, p.end = at, time.Time{}
-	return nil
-}
-
-// End implements Window: it notes the window's end.
-func (p *Prometheus) End(_ context.Context, at time.Time) error {
-	if p.start.IsZero() {
-		return errors.New("counter: End called without Begin")
-	}
-	p.end = at
-	return nil
-}
-
-// Increase implements Window with one instant query, IncreaseQuery.
-func (p *Prometheus) Increase(ctx context.Context, family string, matchers ...Matcher) ([]Series, error) {
-	if p.end.IsZero() {
-		return nil, errors.New("counter: Increase called before End")
-	}
-	q, at, err := IncreaseQuery(family, matchers, p.start, p.end)
-	if err != nil {
-		return nil, err
-	}
-	res, err := p.Query(ctx, q, at)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Series, 0, len(res))
-	for _, s := range res {
-		out = append(out, Series{Labels: s.Labels, Increase: s.Value})
-	}
-	return out, nil
-}
-
-// IncreaseQuery returns the PromQL query that reads family's increase over
-// [start, end], and the instant to evaluate it at:
-//
-//	increase(family{matchers}[Wms]) at end
-//
-// with end and start cut to whole milliseconds (the precision of the
-// API's time parameter) and W = end − start in milliseconds, so that the
-// query's range begins exactly at start and ends exactly at end. A window
-// shorter than 1 ms is an error.
-func IncreaseQuery(family string, matchers []Matcher, start, end time.Time) (query string, at time.Time, err error) {
-	e, s := end.Truncate(time.Millisecond), start.Truncate(time.Millisecond)
-	w := e.Sub(s).Milliseconds()
-	if w < 1 {
-		return "", time.Time{}, fmt.Errorf("counter: window %v to %v is shorter than 1 ms", start, end)
-	}
-	return fmt.Sprintf("increase(%s[%dms])", Selector(family, matchers...), w), e, nil
-}
-
-// Sample is one series of an instant-query result.
-type Sample struct {
-	Labels map[string]string
-	Time   float64 // evaluation time, Unix s
-	Value  float64
+	return &API{base: base, client: orDefault(client)}
 }
 
 // Query runs one instant query (GET /api/v1/query) evaluated at at, given
-// to the millisecond.
-func (p *Prometheus) Query(ctx context.Context, q string, at time.Time) ([]Sample, error) {
+// to the millisecond (FormatTime), and decodes its answer (DecodeQuery).
+// Errors name the query; an answer in the API's error envelope is an
+// *APIError, whatever the HTTP status. A URL an error quotes has its
+// credentials redacted. It is safe for concurrent use.
+func (a *API) Query(ctx context.Context, q string, at time.Time) ([]Sample, error) {
 	v := url.Values{}
 	v.Set("query", q)
 	v.Set("time", FormatTime(at))
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.base+"/api/v1/query?"+v.Encode(), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.base+"/api/v1/query?"+v.Encode(), nil)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("prometheus query %q: %w", q, redactErr(err))
 	}
-	resp, err := p.client.Do(req)
+	resp, err := a.client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("prometheus query %q: %w", q, err)
+		return nil, fmt.Errorf("prometheus query %q: %w", q, redactErr(err))
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	body, err := readAll(resp.Body)
 	if err != nil {
-		return nil, fmt.Errorf("prometheus query %q: %w", q, err)
+		return nil, fmt.Errorf("prometheus query %q (HTTP %d): %w", q, resp.StatusCode, err)
 	}
 	res, err := DecodeQuery(body)
 	if err != nil {

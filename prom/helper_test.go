@@ -1,4 +1,4 @@
-package counter_test
+package prom_test
 
 import (
 	"io"
