@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,6 +23,7 @@ import (
 	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/gollm-bench/gollm-bench/internal/jsonstring"
+	"github.com/gollm-bench/gollm-bench/internal/rxstamp"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 )
 
@@ -43,6 +45,12 @@ type Client struct {
 	sendPrompt, sendMaxTokens, sendMaxCompletion, sendMinTokens bool
 
 	streams sync.Pool // *streamState, reused between requests
+
+	// stamping is set when the Client dials its connections with kernel
+	// receive stamps (see ReceiveClockMode); userNote says why not
+	// otherwise, for every record.
+	stamping bool
+	userNote string
 }
 
 // Sentinel causes that tell the request's own timeouts from the run's
@@ -82,6 +90,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		ignoreEOS:      true,
 		stream:         true,
 		maxConcurrency: DefaultMaxConcurrency,
+		receiveClock:   ReceiveAuto,
 	}
 	var errs []error
 	for _, o := range opts {
@@ -97,8 +106,11 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{cfg: cfg, base: base, url: base + "/v1/" + string(cfg.endpoint), hc: cfg.httpClient}
+	if err := c.chooseClock(); err != nil {
+		return nil, err
+	}
 	if c.hc == nil {
-		c.hc = &http.Client{Transport: newTransport(cfg.maxConcurrency, cfg.tls)}
+		c.hc = &http.Client{Transport: newTransport(cfg.maxConcurrency, cfg.tls, c.cfg.receiveClock)}
 	}
 	c.header = cfg.header.Clone()
 	c.header.Set("Content-Type", "application/json")
@@ -157,15 +169,64 @@ func normalizeBase(raw string) (string, error) {
 	return strings.TrimRight(u.String(), "/"), nil
 }
 
+// chooseClock settles the receive clock: whether the Client stamps its
+// connections, and the note its records carry when it does not.
+func (c *Client) chooseClock() error {
+	m := c.cfg.receiveClock
+	switch {
+	case m == ReceiveUser:
+		c.userNote = "user clock chosen (--receive-clock user)"
+	case !rxstamp.Supported():
+		if err := m.Available(); err != nil {
+			return err
+		}
+		c.userNote = rxstamp.ErrUnsupported.Error()
+	case c.cfg.httpClient != nil:
+		if m == ReceiveKernel {
+			return errors.New("--receive-clock kernel: the HTTP client is injected (WithHTTPClient), so the Client does not dial its connections; use auto or user")
+		}
+		c.userNote = "the HTTP client is injected (WithHTTPClient): the Client does not dial its connections"
+	default:
+		c.stamping = true
+		// Linux switches its receive stamping on lazily when the first
+		// socket asks; a Keeper asks from now on, so that the Client's
+		// first connections are stamped too. It is closed with the Client.
+		if k, err := rxstamp.Keep(); err == nil {
+			runtime.AddCleanup(c, func(k *rxstamp.Keeper) { k.Close() }, k)
+		}
+	}
+	return nil
+}
+
 // newTransport returns a keep-alive HTTP/1.1 transport whose pool holds n
 // idle connections per host and never limits connections per host, so the
 // pool cannot cap concurrency (GuideLLM's 100-per-worker cap did). No proxy
 // is used: inject a client with WithHTTPClient for one. tlsCfg (nil: Go's
-// defaults) verifies an https server.
-func newTransport(n int, tlsCfg *tls.Config) *http.Transport {
+// defaults) verifies an https server. Unless rx is ReceiveUser, each
+// connection is dialled with kernel receive stamps where the platform
+// has them (rxstamp.Enable); TLS runs over that connection.
+func newTransport(n int, tlsCfg *tls.Config, rx ReceiveClockMode) *http.Transport {
 	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	dial := d.DialContext
+	if rx != ReceiveUser && rxstamp.Supported() {
+		dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			conn, err := d.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			sc, err := rxstamp.Enable(conn)
+			switch {
+			case err == nil:
+				return sc, nil
+			case rx == ReceiveKernel:
+				conn.Close()
+				return nil, &net.OpError{Op: "dial", Net: network, Err: fmt.Errorf("--receive-clock kernel: %w", err)}
+			}
+			return unstamped{Conn: conn, why: "kernel receive stamps could not be enabled: " + err.Error()}, nil
+		}
+	}
 	return &http.Transport{
-		DialContext:           d.DialContext,
+		DialContext:           dial,
 		MaxIdleConns:          n,
 		MaxIdleConnsPerHost:   n,
 		MaxConnsPerHost:       0, // unlimited
@@ -254,6 +315,22 @@ func (c *Client) body(req *loadgen.Request) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// unstamped is a connection the Client dialled but could not enable
+// kernel receive stamps on; why says why, for the records.
+type unstamped struct {
+	net.Conn
+	why string
+}
+
+// ReadFrom keeps the TCP connection's io.ReaderFrom, which net/http uses
+// to write a request body.
+func (u unstamped) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := u.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(u.Conn, r)
+}
+
 // streamState is the per-request scratch space, pooled by the Client so a
 // request allocates little beyond its Record's chunk slices.
 type streamState struct {
@@ -266,6 +343,16 @@ type streamState struct {
 	// delivered counts the token-carrying chunks of a stream, or is 1 for
 	// a non-streaming body that carried generated text.
 	delivered int
+
+	// The receive clock of the request. src is the connection's kernel
+	// stamps (nil: user clock); off is rxstamp.Offset when the request
+	// started; rxNote is the first reason to fall back to the user clock;
+	// contentAt is the index of the first content chunk (-1: none).
+	src       rxstamp.Source
+	off       int64
+	rxNote    string
+	contentAt int
+	headersAt time.Duration // user-space HeadersAt, with src
 }
 
 // Do sends req and fills rec (loadgen.Requester). It sets rec.SentAt only
@@ -278,6 +365,7 @@ func (c *Client) Do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 		st = &streamState{}
 	}
 	st.text, st.finish, st.usage, st.reused, st.delivered = st.text[:0], st.finish[:0], usage{}, false, 0
+	st.src, st.off, st.rxNote, st.contentAt, st.headersAt = nil, 0, "", -1, 0
 	defer func() {
 		if p := recover(); p != nil {
 			rec.Status, rec.ErrorKind = loadgen.StatusError, loadgen.ErrorPanic
@@ -297,7 +385,52 @@ func (c *Client) Do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 		rec.RequestedOutputTokens = req.MaxTokens
 	}
 	c.do(ctx, clock, req, rec, st)
+	c.settleClock(clock, rec, st)
 	c.finish(req, rec, st)
+}
+
+// maxOffsetJitter is the change of rxstamp.Offset between a request's
+// start and end above which the wall clock is taken to have stepped: two
+// medians of three readings agree to well under a microsecond otherwise.
+const maxOffsetJitter = 50 * time.Microsecond
+
+// settleClock names the record's receive clock. With kernel stamps, it
+// checks that the wall clock did not step while the request ran (the
+// stamps are CLOCK_REALTIME); on a step, or any other reason noted while
+// streaming, the record falls back to its user-space stamps, whole, and
+// says why.
+func (c *Client) settleClock(clock loadgen.Clock, rec *loadgen.Record, st *streamState) {
+	if rec.HeadersAt == 0 && len(rec.ChunkTimes) == 0 {
+		return
+	}
+	if st.src == nil {
+		rec.ReceiveClock, rec.ReceiveClockNote = loadgen.ReceiveClockUser, st.rxNote
+		if st.rxNote == "" {
+			rec.ReceiveClockNote = c.userNote
+		}
+		return
+	}
+	if step := time.Duration(rxstamp.Offset(clock.Start()) - st.off); step > maxOffsetJitter || step < -maxOffsetJitter {
+		rec.ClockStep = step
+		st.rxNote = fmt.Sprintf("the wall clock stepped by %v while the request ran", step)
+	}
+	if st.rxNote == "" && len(rec.ChunkUserTimes) == len(rec.ChunkTimes) {
+		rec.ReceiveClock = loadgen.ReceiveClockKernel
+		return
+	}
+	// Fall back to the user-space stamps.
+	if st.headersAt != 0 {
+		rec.HeadersAt = st.headersAt
+	}
+	if u := rec.ChunkUserTimes; len(u) > 0 && len(u) == len(rec.ChunkTimes) {
+		copy(rec.ChunkTimes, u)
+		rec.FirstTokenAt, rec.LastTokenAt = u[0], u[len(u)-1]
+		if st.contentAt >= 0 {
+			rec.FirstContentAt = u[st.contentAt]
+		}
+	}
+	rec.ChunkUserTimes = nil
+	rec.ReceiveClock, rec.ReceiveClockNote = loadgen.ReceiveClockUser, st.rxNote
 }
 
 // do runs the HTTP exchange.
@@ -322,8 +455,22 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 		idle = time.AfterFunc(d, func() { cancel(errIdleTimeout) })
 		defer idle.Stop()
 	}
+	if c.stamping {
+		st.off = rxstamp.Offset(clock.Start())
+	}
 	rctx = httptrace.WithClientTrace(rctx, &httptrace.ClientTrace{
-		GotConn: func(info httptrace.GotConnInfo) { st.reused = info.Reused },
+		GotConn: func(info httptrace.GotConnInfo) {
+			st.reused = info.Reused
+			if c.stamping {
+				st.src = rxstamp.SourceOf(info.Conn)
+				if st.src == nil {
+					st.rxNote = "the connection has no kernel receive stamps"
+					if u, ok := info.Conn.(unstamped); ok {
+						st.rxNote = u.why
+					}
+				}
+			}
+		},
 		WroteRequest: func(info httptrace.WroteRequestInfo) {
 			if info.Err == nil {
 				wrote.Store(int64(clock.Now()))
@@ -352,6 +499,12 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	}
 	defer resp.Body.Close()
 	rec.HeadersAt = clock.Now()
+	if st.src != nil {
+		// The headers' last byte came by the connection's latest read
+		// (the transport's reader stops after them).
+		st.headersAt = rec.HeadersAt
+		rec.HeadersAt = c.kernelTime(rec.HeadersAt, st.src.LastReceive(), rec, st)
+	}
 	rec.HTTPStatus = resp.StatusCode
 	var r io.Reader = resp.Body
 	if idle != nil {
@@ -381,9 +534,13 @@ func (c *Client) readStream(ctx, rctx context.Context, clock loadgen.Clock, r io
 	if n := rec.RequestedOutputTokens + 1; cap(rec.ChunkTimes) < n && n <= 1<<16 {
 		rec.ChunkTimes = make([]time.Duration, 0, n)
 		rec.ChunkTokens = make([]int32, 0, n)
+		if st.src != nil {
+			rec.ChunkUserTimes = make([]time.Duration, 0, n)
+		}
 	}
-	rec.ChunkTimes, rec.ChunkTokens = rec.ChunkTimes[:0], rec.ChunkTokens[:0]
+	rec.ChunkTimes, rec.ChunkTokens, rec.ChunkUserTimes = rec.ChunkTimes[:0], rec.ChunkTokens[:0], rec.ChunkUserTimes[:0]
 	st.sse.reset(r)
+	st.sse.src = st.src
 	defer st.sse.reset(nil)
 	events, end := 0, "EOF"
 	for {
@@ -412,7 +569,7 @@ func (c *Client) readStream(ctx, rctx context.Context, clock loadgen.Clock, r io
 			end = "[DONE]"
 			break
 		}
-		if err := c.chunk(now, data, rec, st); err != nil {
+		if err := c.chunk(now, st.sse.stamp, data, rec, st); err != nil {
 			return
 		}
 	}
@@ -462,9 +619,10 @@ func quoteBody(b []byte) string {
 	return strconv.Quote(string(b[:cut])) + "…"
 }
 
-// chunk handles one data payload; a non-nil error means the request failed
-// (rec says how).
-func (c *Client) chunk(now time.Duration, data []byte, rec *loadgen.Record, st *streamState) error {
+// chunk handles one data payload that the client had parsed at now and
+// whose last byte the kernel received at stamp (CLOCK_REALTIME ns, 0 if
+// unknown); a non-nil error means the request failed (rec says how).
+func (c *Client) chunk(now time.Duration, stamp int64, data []byte, rec *loadgen.Record, st *streamState) error {
 	if err := st.ch.decode(data); err != nil {
 		c.fail(rec, loadgen.StatusError, loadgen.ErrorDecode, fmt.Sprintf("SSE data %q: %v", prefix(data, 128), err))
 		return err
@@ -486,15 +644,21 @@ func (c *Client) chunk(now time.Duration, data []byte, rec *loadgen.Record, st *
 			}
 		}
 		n = max(n, 1)
-		rec.ChunkTimes = append(rec.ChunkTimes, now)
+		at := now
+		if st.src != nil {
+			at = c.kernelTime(now, stamp, rec, st)
+			rec.ChunkUserTimes = append(rec.ChunkUserTimes, now)
+		}
+		rec.ChunkTimes = append(rec.ChunkTimes, at)
 		rec.ChunkTokens = append(rec.ChunkTokens, int32(min(n, 1<<31-1)))
 		if rec.FirstTokenAt == 0 {
-			rec.FirstTokenAt = now
+			rec.FirstTokenAt = at
 		}
 		if k.content && rec.FirstContentAt == 0 {
-			rec.FirstContentAt = now
+			rec.FirstContentAt = at
+			st.contentAt = len(rec.ChunkTimes) - 1
 		}
-		rec.LastTokenAt = now
+		rec.LastTokenAt = at
 	}
 	if fr := st.ch.finishReason(); fr != nil {
 		st.finish = append(st.finish[:0], fr...)
@@ -503,6 +667,27 @@ func (c *Client) chunk(now time.Duration, data []byte, rec *loadgen.Record, st *
 		st.usage = st.ch.Usage
 	}
 	return nil
+}
+
+// kernelTime converts a chunk's kernel stamp to the run's clock. A chunk
+// without a stamp, or whose stamp lies outside [rec.SentAt, now] (where
+// no byte of the response can have arrived), makes the record fall back
+// to the user clock (settleClock); its user stamp stands in meanwhile.
+func (c *Client) kernelTime(now time.Duration, stamp int64, rec *loadgen.Record, st *streamState) time.Duration {
+	at := time.Duration(stamp - st.off)
+	switch {
+	case stamp == 0:
+		if st.rxNote == "" {
+			st.rxNote = "a read without a kernel receive stamp"
+		}
+		return now
+	case at > now || at < rec.SentAt:
+		if st.rxNote == "" {
+			st.rxNote = "a kernel receive stamp fell outside [sent_at, read]"
+		}
+		return now
+	}
+	return at
 }
 
 // readBody handles a non-streaming response: no TTFT, usage from the body.

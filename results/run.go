@@ -109,6 +109,9 @@ type Config struct {
 	// Insecure is true when --insecure turned TLS certificate
 	// verification off.
 	Insecure bool `json:"insecure,omitempty"`
+	// ReceiveClock is the --receive-clock mode: auto, kernel or user.
+	// Each level's summary says which clock its latencies used.
+	ReceiveClock string `json:"receive_clock,omitempty"`
 }
 
 // LevelTelemetry is what the telemetry sources read during one level's

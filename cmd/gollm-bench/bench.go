@@ -405,6 +405,9 @@ func (b *bench) newClient(ctx context.Context) error {
 	if b.tls != nil {
 		opts = append(opts, openai.WithTLSConfig(b.tls))
 	}
+	if m, err := openai.ParseReceiveClock(f.rxClock); err == nil {
+		opts = append(opts, openai.WithReceiveClock(m))
+	}
 	b.model = f.model
 	if b.model == "" {
 		probe, err := openai.New(b.target, opts...)
@@ -697,7 +700,7 @@ func (b *bench) result(res sweep.Result) results.Run {
 			RequestTimeoutS: f.requestTimeout.Seconds(), IdleTimeoutS: f.idleTimeout.Seconds(),
 			MaxLagMs: msOf(b.runnerMaxLag()), SLO: b.obj.String(), Precision: b.precision.String(), PrecisionMaxS: f.precisionMax, Repeat: f.repeat,
 			Energy: redactURLs(f.energy), Labels: labels,
-			UnreachableAfter: f.unreachable, CACert: f.caCert, Insecure: f.insecure,
+			UnreachableAfter: f.unreachable, CACert: f.caCert, Insecure: f.insecure, ReceiveClock: f.rxClock,
 		},
 	}
 	if f.sequenceDistribution != "" {

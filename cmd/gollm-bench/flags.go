@@ -26,6 +26,7 @@ type benchFlags struct {
 	temperature float64
 	caCert      string // --ca-cert: PEM file of the CA that signed an https target's certificate
 	insecure    bool   // --insecure: no TLS certificate verification
+	rxClock     string // --receive-clock: auto, kernel or user
 
 	// Load.
 	profile        string
@@ -111,6 +112,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet, sweep bool) {
 	fs.Float64Var(&f.temperature, "temperature", 0, "sampling temperature")
 	fs.StringVar(&f.caCert, "ca-cert", "", "PEM file of the CA that signed an https --target's certificate (added to the system's roots)")
 	fs.BoolVar(&f.insecure, "insecure", false, "do not verify the https --target's TLS certificate (a test server only; recorded in run.json and the scorecard)")
+	fs.StringVar(&f.rxClock, "receive-clock", "auto", "clock of each received chunk: kernel (the kernel's receive time, Linux), user (when the client read it), or auto (kernel where available); run.json says which each level used")
 
 	defProfile := "concurrent"
 	if sweep {

@@ -109,6 +109,11 @@ func (b *bench) validateFlags() []error {
 			errs = append(errs, err)
 		}
 	}
+	if m, err := openai.ParseReceiveClock(f.rxClock); err != nil {
+		errs = append(errs, err)
+	} else if err := m.Available(); err != nil {
+		errs = append(errs, err)
+	}
 	if tc, err := f.tlsConfig(); err != nil {
 		errs = append(errs, err)
 	} else {
