@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -63,7 +64,7 @@ func TestReadStamps(t *testing.T) {
 	}
 	off := Offset(start)
 	buf := make([]byte, 64)
-	for i := range 20 {
+	for i := 0; i < 20 || src.LastReceive() == 0 && i < 2000; i++ {
 		before := time.Since(start)
 		if _, err := server.Write([]byte("data: x\n\n")); err != nil {
 			t.Fatal(err)
@@ -75,8 +76,9 @@ func TestReadStamps(t *testing.T) {
 		}
 		rt := src.LastReceive()
 		if rt == 0 {
-			// The kernel enables its stamping clock lazily (a work
-			// item); the first segments can come unstamped.
+			// The kernel switches stamping on lazily (see Keeper):
+			// the first segments can come unstamped.
+			time.Sleep(time.Millisecond)
 			continue
 		}
 		at := time.Duration(rt - off)
@@ -245,5 +247,66 @@ func BenchmarkRead(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestBacklogReadWriteByWrite checks that writes of the peer that waited
+// in the socket are read one by one, each with its own stamp, once the
+// connection has seen their size: a stamp is never later than the start
+// of the next write, which a single read of the whole backlog would give
+// the earlier writes.
+func TestBacklogReadWriteByWrite(t *testing.T) {
+	start := time.Now()
+	client, server, err := pair(t)
+	if err != nil {
+		t.Skip(err)
+	}
+	src := SourceOf(client)
+	event := []byte("data: {\"choices\":[{\"text\":\" hello\"}],\"padding\":\"" + strings.Repeat("x", 200) + "\"}\n\n")
+	buf := make([]byte, 4096)
+	// Keeping up: one write, one read, until stamped (see TestReadStamps).
+	for i := 0; i < 20 || src.LastReceive() == 0; i++ {
+		if i > 2000 {
+			t.Fatal("no read carried a kernel stamp")
+		}
+		if i > 20 {
+			time.Sleep(time.Millisecond)
+		}
+		if _, err := server.Write(event); err != nil {
+			t.Fatal(err)
+		}
+		for got := 0; got < len(event); {
+			n, err := client.Read(buf) // a larger buffer, as net/http's
+			if err != nil {
+				t.Fatal(err)
+			}
+			got += n
+		}
+	}
+	// Falling behind: three writes wait before the client reads.
+	off := Offset(start)
+	var writes [3]time.Duration
+	for i := range writes {
+		writes[i] = time.Since(start)
+		if _, err := server.Write(event); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, reads := 0, 0
+	for got < len(writes)*len(event) {
+		n, err := client.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got += n
+		reads++
+		at := time.Duration(src.LastReceive() - off)
+		w := (got - 1) / len(event) // the write that holds the read's last byte
+		if at < writes[w] || w+1 < len(writes) && at > writes[w+1] {
+			t.Fatalf("read %d ends in write %d but is stamped %v, outside [its start %v, the next one's]", reads, w, at, writes[w])
+		}
+	}
+	if reads < len(writes) {
+		t.Fatalf("%d writes waiting were read in %d reads, which gives the earlier ones a later write's stamp", len(writes), reads)
 	}
 }
