@@ -5,6 +5,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,4 +120,34 @@ func BenchmarkDoStreamLoopback(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchChunks), "ns/chunk")
+}
+
+// BenchmarkDoLongPrompt sends a 512 KiB prompt (about 128,000 tokens) over
+// loopback and reads a one-chunk answer: the cost of encoding and writing
+// a long request body (B/op counts the copies).
+func BenchmarkDoLongPrompt(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, content("x")+doneFrame)
+	}))
+	b.Cleanup(srv.Close)
+	c, err := New(srv.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	clock := loadgen.NewClock(time.Now())
+	req := &loadgen.Request{Prompt: strings.Repeat("lorem ipsum dolor sit amet, ", 512<<10/28), MaxTokens: 1}
+	b.SetBytes(int64(len(req.Prompt)))
+	b.ReportAllocs()
+	var send time.Duration
+	for b.Loop() {
+		rec := loadgen.Record{SentAt: clock.Now()}
+		c.Do(context.Background(), clock, req, &rec)
+		if rec.Status != loadgen.StatusOK {
+			b.Fatal(rec.ErrorMessage)
+		}
+		send += rec.WroteAt - rec.SentAt
+	}
+	b.ReportMetric(float64(send.Microseconds())/float64(b.N), "send-µs/op")
 }

@@ -207,23 +207,24 @@ func (c *Client) chooseClock() error {
 // has them (rxstamp.Enable); TLS runs over that connection.
 func newTransport(n int, tlsCfg *tls.Config, rx ReceiveClockMode) *http.Transport {
 	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
-	dial := d.DialContext
-	if rx != ReceiveUser && rxstamp.Supported() {
-		dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			conn, err := d.DialContext(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			sc, err := rxstamp.Enable(conn)
-			switch {
-			case err == nil:
-				return sc, nil
-			case rx == ReceiveKernel:
-				conn.Close()
-				return nil, &net.OpError{Op: "dial", Net: network, Err: fmt.Errorf("--receive-clock kernel: %w", err)}
-			}
-			return unstamped{Conn: conn, why: "kernel receive stamps could not be enabled: " + err.Error()}, nil
+	stamp := rx != ReceiveUser && rxstamp.Supported()
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := d.DialContext(ctx, network, addr)
+		switch {
+		case err != nil:
+			return nil, err
+		case !stamp:
+			return plainConn{Conn: conn}, nil
 		}
+		sc, err := rxstamp.Enable(conn)
+		switch {
+		case err == nil:
+			return sc, nil
+		case rx == ReceiveKernel:
+			conn.Close()
+			return nil, &net.OpError{Op: "dial", Net: network, Err: fmt.Errorf("--receive-clock kernel: %w", err)}
+		}
+		return plainConn{Conn: conn, why: "kernel receive stamps could not be enabled: " + err.Error()}, nil
 	}
 	return &http.Transport{
 		DialContext:           dial,
@@ -284,7 +285,9 @@ func (c *Client) buildPrefix() error {
 
 // body returns the JSON body for req.
 func (c *Client) body(req *loadgen.Request) ([]byte, error) {
-	b := make([]byte, 0, len(c.bodyPrefix)+len(req.Prompt)+96)
+	// Room for the prompt's escapes too (a newline every 40 bytes or so
+	// in prose), so that a long prompt is not copied again as b grows.
+	b := make([]byte, 0, len(c.bodyPrefix)+len(req.Prompt)+len(req.Prompt)/32+96)
 	b = append(b, c.bodyPrefix...)
 	if c.sendPrompt {
 		if c.cfg.endpoint == Chat {
@@ -315,18 +318,46 @@ func (c *Client) body(req *loadgen.Request) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// unstamped is a connection the Client dialled but could not enable
-// kernel receive stamps on; why says why, for the records.
-type unstamped struct {
+// noteOf says why conn, a connection of the Client's transport, has no
+// kernel receive stamps.
+func noteOf(conn net.Conn) string {
+	if t, ok := conn.(*tls.Conn); ok {
+		conn = t.NetConn()
+	}
+	if p, ok := conn.(plainConn); ok && p.why != "" {
+		return p.why
+	}
+	return "the connection has no kernel receive stamps"
+}
+
+// bodyReader is a request body: a bytes.Reader that net/http does not wrap
+// (it is an io.ReadCloser), so that the connection's ReadFrom sees its
+// length and writes it in one piece (rxstamp.WriteBody), without copying
+// it through a buffer; a 128,000-token prompt is about 512 KiB.
+type bodyReader struct{ bytes.Reader }
+
+func newBodyReader(b []byte) *bodyReader {
+	r := &bodyReader{}
+	r.Reset(b)
+	return r
+}
+
+// Close implements io.Closer.
+func (*bodyReader) Close() error { return nil }
+
+// plainConn is a connection the Client dialled without kernel receive
+// stamps: the user clock was chosen, or why says why they could not be
+// enabled, for the records.
+type plainConn struct {
 	net.Conn
 	why string
 }
 
-// ReadFrom keeps the TCP connection's io.ReaderFrom, which net/http uses
-// to write a request body.
-func (u unstamped) ReadFrom(r io.Reader) (int64, error) {
-	if rf, ok := u.Conn.(io.ReaderFrom); ok {
-		return rf.ReadFrom(r)
+// ReadFrom writes a request body without copying it (rxstamp.WriteBody);
+// net/http uses it when the connection has it.
+func (u plainConn) ReadFrom(r io.Reader) (int64, error) {
+	if tc, ok := u.Conn.(*net.TCPConn); ok {
+		return rxstamp.WriteBody(tc, r)
 	}
 	return io.Copy(u.Conn, r)
 }
@@ -464,10 +495,7 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 			if c.stamping {
 				st.src = rxstamp.SourceOf(info.Conn)
 				if st.src == nil {
-					st.rxNote = "the connection has no kernel receive stamps"
-					if u, ok := info.Conn.(unstamped); ok {
-						st.rxNote = u.why
-					}
+					st.rxNote = noteOf(info.Conn)
 				}
 			}
 		},
@@ -482,11 +510,13 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 		c.fail(rec, loadgen.StatusError, loadgen.ErrorDecode, "encode request: "+err.Error())
 		return
 	}
-	hreq, err := http.NewRequestWithContext(rctx, http.MethodPost, c.url, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(rctx, http.MethodPost, c.url, newBodyReader(body))
 	if err != nil {
 		c.fail(rec, loadgen.StatusError, loadgen.ErrorConnect, err.Error())
 		return
 	}
+	hreq.ContentLength = int64(len(body))
+	hreq.GetBody = func() (io.ReadCloser, error) { return newBodyReader(body), nil }
 	hreq.Header = c.header
 	if rec.SentAt == 0 {
 		rec.SentAt = clock.Now()

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"slices"
 	"time"
@@ -90,4 +91,27 @@ func (k *Keeper) Close() error {
 		k.fd = -1
 	}
 	return nil
+}
+
+// WriteBody writes r to c, as c.ReadFrom would. net/http sends a request
+// body of known length as an io.LimitedReader around the body; when that
+// body is an io.WriterTo that knows its length (a bytes.Reader, or a type
+// embedding one) and holds no more than the limit, its bytes are written
+// in one Write, without copying them through io.Copy's buffer.
+func WriteBody(c *net.TCPConn, r io.Reader) (int64, error) {
+	if lr, ok := r.(*io.LimitedReader); ok {
+		if br, ok := lr.R.(lenWriterTo); ok && int64(br.Len()) <= lr.N {
+			n, err := br.WriteTo(c)
+			lr.N -= n
+			return n, err
+		}
+	}
+	return c.ReadFrom(r)
+}
+
+// lenWriterTo is a reader that writes its unread bytes in one go and
+// knows how many they are (*bytes.Reader).
+type lenWriterTo interface {
+	io.WriterTo
+	Len() int
 }

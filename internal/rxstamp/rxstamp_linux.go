@@ -179,8 +179,8 @@ func (c *conn) control() []byte {
 }
 
 // ReadFrom writes r to the connection (io.ReaderFrom, which net/http uses
-// to send a request body) through the TCP connection's own ReadFrom.
-func (c *conn) ReadFrom(r io.Reader) (int64, error) { return c.tc.ReadFrom(r) }
+// to send a request body): see WriteBody.
+func (c *conn) ReadFrom(r io.Reader) (int64, error) { return WriteBody(c.tc, r) }
 
 // WriteTo is io.WriterTo without the *net.TCPConn's shortcut (splice),
 // which would read the socket without stamps.
