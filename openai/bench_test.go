@@ -6,11 +6,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/tokenize"
 )
 
 const benchChatChunk = `{"id":"chatcmpl-8f3a","object":"chat.completion.chunk","created":1718000000,"model":"tiny-qwen3","choices":[{"index":0,"delta":{"content":" hello"},"logprobs":null,"finish_reason":null}]}`
@@ -75,12 +77,19 @@ func benchStream() []byte {
 // BenchmarkDoStream measures a whole streamed request of 256 token chunks,
 // reporting the cost per chunk (allocs/op covers the whole request).
 func BenchmarkDoStream(b *testing.B) {
+	tok, err := tokenize.Load(filepath.Join("..", "testdata", "tokenizers", "files", "qwen3", "tokenizer.json.gz"))
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, bc := range []struct {
 		name string
 		opts []Option
 	}{
 		{"plain", nil},
 		{"tokencounter", []Option{WithTokenCounter(func(s string) int { return 1 })}},
+		{"bytetokencounter", []Option{WithByteTokenCounter(func(b []byte) int { return 1 })}},
+		// The CLI's --tokenizer: the Qwen3 tokenizer counting each chunk.
+		{"tokenizer", []Option{WithByteTokenCounter(tok.CountBytes)}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			c, err := New("http://bench.invalid", append(bc.opts, WithHTTPClient(&http.Client{Transport: memTransport{benchStream()}}))...)

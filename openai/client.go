@@ -670,7 +670,7 @@ func (c *Client) chunk(now time.Duration, stamp int64, data []byte, rec *loadgen
 			before := len(st.text)
 			st.text = st.ch.appendText(st.text)
 			if n == 0 {
-				n = count(string(st.text[before:]))
+				n = count(st.text[before:])
 			}
 		}
 		n = max(n, 1)
@@ -777,7 +777,7 @@ func (c *Client) finish(req *loadgen.Request, rec *loadgen.Record, st *streamSta
 		rec.ServerOutputTokens = out
 	}
 	if c.cfg.countTokens != nil {
-		rec.LocalOutputTokens = c.cfg.countTokens(string(st.text))
+		rec.LocalOutputTokens = c.cfg.countTokens(st.text)
 	}
 	if req.PromptTokensSource == loadgen.SourceTokenizer {
 		rec.LocalPromptTokens = req.PromptTokens

@@ -58,7 +58,7 @@ type config struct {
 	idleTimeout    time.Duration
 	maxConcurrency int
 	httpClient     *http.Client
-	countTokens    func(text string) int
+	countTokens    func(text []byte) int // the text is valid only during the call
 	tls            *tls.Config
 	receiveClock   ReceiveClockMode
 }
@@ -226,8 +226,23 @@ func WithHTTPClient(hc *http.Client) Option {
 // (unless the chunk has logprobs) and of the whole output text
 // (Record.LocalOutputTokens), which becomes the OSL when the server sends no
 // usage. count must be safe for concurrent use. Without it the output text
-// is not kept, which saves an allocation per chunk.
+// is not kept, which saves an allocation per chunk. Each call converts the
+// text to a string, an allocation per chunk; WithByteTokenCounter saves it.
 func WithTokenCounter(count func(text string) int) Option {
+	return func(c *config) error {
+		c.countTokens = nil
+		if count != nil {
+			c.countTokens = func(b []byte) int { return count(string(b)) }
+		}
+		return nil
+	}
+}
+
+// WithByteTokenCounter is WithTokenCounter for a counter that takes the
+// text's bytes and keeps neither them nor any part of them once it returns
+// (the Client reuses its buffer): no copy of the text is made per chunk.
+// (*tokenize.Tokenizer).CountBytes is one.
+func WithByteTokenCounter(count func(text []byte) int) Option {
 	return func(c *config) error { c.countTokens = count; return nil }
 }
 

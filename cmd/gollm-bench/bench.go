@@ -400,7 +400,7 @@ func (b *bench) newClient(ctx context.Context) error {
 		opts = append(opts, openai.WithExtraBody(f.extraBody))
 	}
 	if b.tok != nil {
-		opts = append(opts, openai.WithTokenCounter(b.tok.Count))
+		opts = append(opts, openai.WithByteTokenCounter(b.tok.CountBytes))
 	}
 	if b.tls != nil {
 		opts = append(opts, openai.WithTLSConfig(b.tls))
