@@ -37,7 +37,7 @@ type Generator struct {
 	lateTolerance time.Duration
 	fineTimer     bool
 	shard         Shard
-	shardSet      bool // WithShard was given: its Count must be >= 1
+	shardSet      bool  // WithShard was given: its Count must be >= 1
 	prefetchN     int   // WithPrefetch
 	prefetchBytes int64 // WithPrefetch
 
