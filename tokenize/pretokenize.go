@@ -275,6 +275,8 @@ func buildPreTokenizer(c *componentJSON, last bool) (pt preTokenizer, byteLevelD
 		switch {
 		case c.Pattern.String != nil:
 			m = literalMatcher{*c.Pattern.String}
+		case c.Pattern.Regex != nil && b == isolated && newIsolatedMatcher(*c.Pattern.Regex) != nil:
+			m = newIsolatedMatcher(*c.Pattern.Regex)
 		case c.Pattern.Regex != nil:
 			m, err = newPatternMatcher(*c.Pattern.Regex)
 			if err != nil {
