@@ -78,18 +78,18 @@ func (m scanMatcher) each(s string, yield func(start, end int)) {
 
 // Character classes, as bits.
 const (
-	cL  = 1 << iota // \p{L}
-	cN              // \p{N}
-	cS              // \s
-	cLu             // \p{Lu}
-	cLl             // \p{Ll}
-	cLt             // \p{Lt}
-	cLm             // \p{Lm}
-	cLo             // \p{Lo}
-	cM              // \p{M}
-	cNL             // \r or \n
-	cP              // \p{P}
-	cSym            // \p{S}
+	cL   = 1 << iota // \p{L}
+	cN               // \p{N}
+	cS               // \s
+	cLu              // \p{Lu}
+	cLl              // \p{Ll}
+	cLt              // \p{Lt}
+	cLm              // \p{Lm}
+	cLo              // \p{Lo}
+	cM               // \p{M}
+	cNL              // \r or \n
+	cP               // \p{P}
+	cSym             // \p{S}
 
 	cUpper = cLu | cLt | cLm | cLo | cM // o200k's first letter class
 	cLower = cLl | cLm | cLo | cM       // o200k's second letter class
