@@ -308,6 +308,20 @@ func measure(ctx context.Context, server string, t serverTiming, osl, streams, r
 				out.note = rec.ReceiveClockNote
 			}
 		}
+		if os.Getenv("TT_DEBUG") != "" && rec.ReceiveClock == loadgen.ReceiveClockKernel {
+			for k, a := range rec.ChunkTimes {
+				d := ms(time.Duration(mc.ns(clock.Start().Add(a)) - tr.ChunkNS[k]))
+				if d > 1 {
+					fmt.Fprintf(os.Stderr, "DBG seq %d chunk %d/%d kernel-flush %.3f user-flush %.3f next-flush-gap %.3f\n", rec.Seq, k, len(rec.ChunkTimes), d,
+						ms(time.Duration(mc.ns(clock.Start().Add(rec.ChunkUserTimes[k]))-tr.ChunkNS[k])), func() float64 {
+							if k+1 < len(tr.ChunkNS) {
+								return ms(time.Duration(tr.ChunkNS[k+1] - tr.ChunkNS[k]))
+							}
+							return -1
+						}())
+				}
+			}
+		}
 		for c, at := range stamps {
 			if len(at) == 0 {
 				continue

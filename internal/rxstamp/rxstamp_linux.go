@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -54,20 +55,27 @@ const (
 // returns one stamp, that of the last segment it copies: when several
 // writes of the peer wait in the socket (the client fell behind), one
 // read would give all of them the latest one's arrival. So a read is
-// limited to the largest of the latest reads that emptied the socket,
+// limited to the median of the latest reads that emptied the socket,
 // which, while the client keeps up, are the peer's writes one by one: a
 // backlog is then read about a write at a time, each with its own stamp,
 // at the price of a system call per write, what keeping up costs anyway.
-// A bulk transfer empties the socket in large reads and is not slowed.
+// The median, not the largest: a read that emptied a backlog of several
+// writes must not widen the next ones. A bulk transfer empties the socket
+// in large reads and is not slowed.
 func (c *conn) limit(p []byte) []byte {
-	m := 0 // 0: no read has emptied the socket yet
-	for _, d := range c.drains {
-		m = max(m, d)
+	var d [drainWindow]int
+	n := 0
+	for _, v := range c.drains {
+		if v > 0 {
+			d[n] = v
+			n++
+		}
 	}
-	if m == 0 {
-		return p
+	if n == 0 {
+		return p // no read has emptied the socket yet
 	}
-	m = max(m, minLimit)
+	slices.Sort(d[:n])
+	m := max(d[n/2], minLimit)
 	if len(p) <= m {
 		return p
 	}
