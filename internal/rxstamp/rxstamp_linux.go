@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -38,48 +37,6 @@ type conn struct {
 	msg   unix.Msghdr
 	iov   unix.Iovec
 	oob   [oobWords]uint64 // control messages; uint64 words keep them aligned
-
-	// drains holds the sizes of the latest reads that emptied the socket
-	// (returned less than asked), a ring: see limit.
-	drains [drainWindow]int
-	di     int
-}
-
-// Read sizes (see conn.limit).
-const (
-	drainWindow = 8   // reads remembered
-	minLimit    = 128 // bytes: no read is limited below this
-)
-
-// limit returns how many bytes of p the next recvmsg may fill. A TCP read
-// returns one stamp, that of the last segment it copies: when several
-// writes of the peer wait in the socket (the client fell behind), one
-// read would give all of them the latest one's arrival. So a read is
-// limited to the median of the latest reads that emptied the socket,
-// which, while the client keeps up, are the peer's writes one by one: a
-// backlog is then read about a write at a time, each with its own stamp,
-// at the price of a system call per write, what keeping up costs anyway.
-// The median, not the largest: a read that emptied a backlog of several
-// writes must not widen the next ones. A bulk transfer empties the socket
-// in large reads and is not slowed.
-func (c *conn) limit(p []byte) []byte {
-	var d [drainWindow]int
-	n := 0
-	for _, v := range c.drains {
-		if v > 0 {
-			d[n] = v
-			n++
-		}
-	}
-	if n == 0 {
-		return p // no read has emptied the socket yet
-	}
-	slices.Sort(d[:n])
-	m := max(d[n/2], minLimit)
-	if len(p) <= m {
-		return p
-	}
-	return p[:m]
 }
 
 // oobWords sizes the control buffer: one SCM_TIMESTAMPNS message needs
@@ -119,13 +76,9 @@ func (c *conn) Read(p []byte) (int, error) {
 		return 0, nil
 	}
 	c.mu.Lock()
-	c.p, c.n, c.errno = c.limit(p), 0, 0
+	c.p, c.n, c.errno = p, 0, 0
 	err := c.rc.Read(c.recv)
 	n, errno := c.n, c.errno
-	if n > 0 && n < len(c.p) {
-		c.drains[c.di] = n
-		c.di = (c.di + 1) % drainWindow
-	}
 	c.p = nil
 	c.mu.Unlock()
 	switch {

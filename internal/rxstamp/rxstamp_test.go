@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"strings"
 	"testing"
 	"time"
 )
@@ -247,95 +246,5 @@ func BenchmarkRead(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-// stampingOn keeps the kernel's receive stamping on for the test (see
-// Keeper) and waits until a loopback connection's reads are stamped.
-func stampingOn(t *testing.T) {
-	k, err := Keep()
-	if err != nil {
-		t.Skip(err)
-	}
-	t.Cleanup(func() { k.Close() })
-	client, server, err := pair(t)
-	if err != nil {
-		t.Skip(err)
-	}
-	buf := make([]byte, 64)
-	for i := 0; SourceOf(client).LastReceive() == 0; i++ {
-		if i > 2000 {
-			t.Fatal("no read carried a kernel stamp")
-		}
-		time.Sleep(time.Millisecond)
-		if _, err := server.Write([]byte("x")); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := client.Read(buf); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// TestBacklogReadWriteByWrite checks that writes of the peer that waited
-// in the socket are read one by one, each with its own stamp, once the
-// connection has seen their size (a single read of the whole backlog
-// would give the earlier writes the last one's stamp). A first read that took several writes at once (the
-// connection knew no size yet) does not widen the later reads.
-func TestBacklogReadWriteByWrite(t *testing.T) {
-	stampingOn(t)
-	start := time.Now()
-	client, server, err := pair(t)
-	if err != nil {
-		t.Skip(err)
-	}
-	src := SourceOf(client)
-	event := []byte("data: {\"choices\":[{\"text\":\" hello\"}],\"padding\":\"" + strings.Repeat("x", 200) + "\"}\n\n")
-	buf := make([]byte, 4096) // as large as net/http's reads
-	// write n events, then read them all.
-	exchange := func(n int) {
-		t.Helper()
-		for range n {
-			if _, err := server.Write(event); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for got := 0; got < n*len(event); {
-			k, err := client.Read(buf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got += k
-		}
-	}
-	exchange(3) // one read: the connection knows no write size yet
-	exchange(1) // keeping up: one write, one read
-	exchange(1)
-	// Falling behind: three writes wait before the client reads.
-	off := Offset(start)
-	var writes [3]time.Duration
-	for i := range writes {
-		writes[i] = time.Since(start)
-		if _, err := server.Write(event); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, reads := 0, 0
-	for got < len(writes)*len(event) {
-		n, err := client.Read(buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got += n
-		reads++
-		// The kernel stamps a segment when its receive path runs, which
-		// can be after the next write began: only the lower bound holds.
-		at := time.Duration(src.LastReceive() - off)
-		if w := (got - 1) / len(event); at < writes[w] {
-			t.Fatalf("read %d ends in write %d but is stamped %v, before that write began (%v)", reads, w, at, writes[w])
-		}
-	}
-	if reads < len(writes) {
-		t.Fatalf("%d writes waiting were read in %d reads, which gives the earlier ones a later write's stamp", len(writes), reads)
 	}
 }
