@@ -119,6 +119,7 @@ func (c *conn) recvmsg(fd uintptr) bool {
 			return false
 		case 0:
 			c.n = int(n)
+			raceAcquireIO(fd)
 			if n > 0 {
 				var at int64
 				if c.msg.Flags&unix.MSG_CTRUNC == 0 {
