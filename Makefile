@@ -44,10 +44,12 @@ cross: ## the CGO_ENABLED=0 build compiles for linux/arm64, darwin and windows (
 
 test: vet race timing fuzz-smoke ## vet + race tests + timing tests + a short fuzz smoke (what CI runs)
 
-vet: ## go vet, default and hftokenizers builds, cgo-free builds, and NVML's dlopen path without cgo
+vet: ## go vet, default and hftokenizers builds, cgo-free builds (Linux, macOS, Windows: the fallbacks compile), and NVML's dlopen path without cgo
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags hftokenizers $(PKGS)
 	CGO_ENABLED=0 $(GO) build $(PKGS)
+	CGO_ENABLED=0 GOOS=darwin $(GO) build $(PKGS)
+	CGO_ENABLED=0 GOOS=windows $(GO) build $(PKGS)
 	CGO_ENABLED=0 $(GO) build -tags nonvml $(PKGS)
 	CGO_ENABLED=0 $(GO) test -count=1 ./energy/nvml
 

@@ -2,17 +2,32 @@
 """A single-process asyncio + aiohttp load client, the measuring instrument
 that bench/client-ceiling.sh sets beside gollm-bench.
 
-It replays gollm-bench's own Poisson plan for the seed (poisson_gap), so
-both clients are offered exactly the same arrivals. It is written in the
-style of `vllm bench serve` (written for this bench, not
-copied): one aiohttp ClientSession with an unlimited keep-alive TCPConnector;
-a generator coroutine that sleeps until each Poisson arrival's intended time
-and then creates one task per request; a request coroutine that stamps
-`st = perf_counter()` when it starts, posts a streamed completion, iterates
-the body line by line, decodes each `data:` line with json.loads, and takes
-TTFT = first text chunk - st (so, as in vLLM, the time a request waited for
-the event loop before its coroutine ran is not in its TTFT). Scheduling lag
-is st - intended time: what vLLM's client would see if it recorded it.
+Two styles (--style), written for this bench (not copied):
+
+vllm (the default) behaves as `vllm bench serve`'s client did in its
+benchmarks/benchmark_serving.py + benchmarks/backend_request_func.py
+(vLLM v0.5-v0.6, e.g. commit 0118413; read for this, then written anew),
+in the two respects that decide its ceiling:
+  - the arrival loop creates the request's task, then sleeps the next
+    Poisson gap with asyncio.sleep, and so on: it never catches up, so
+    every late wake-up of the event loop (0.7-0.9 ms on this machine)
+    delays every later arrival, and the achieved rate falls short of the
+    target as the gaps shrink;
+  - each request opens its own aiohttp.ClientSession (a fresh connection
+    pool, so a fresh TCP connection) and closes it when the request ends.
+catchup is this bench's earlier stand-in: it sleeps until each arrival's
+absolute intended time (catching up when behind) and shares one
+ClientSession with an unlimited keep-alive pool.
+
+Both replay gollm-bench's own Poisson gaps for the seed (poisson_gap), so
+the plans are the same. A request coroutine stamps `st = perf_counter()`
+when it starts, posts a streamed completion, iterates the body line by
+line, decodes each `data:` line with json.loads, and takes TTFT = first
+text chunk - st (so, as in vLLM, the time a request waited for the event
+loop before its coroutine ran is not in its TTFT; with --style vllm, the
+session and connection it opens are). Scheduling lag is st - intended
+time, the intended time being the plan's (the sum of the gaps): what
+vLLM's client would see if it recorded it.
 
 The level lasts --duration s: arrivals at or after it are not issued, and
 requests still in flight then are cancelled (as gollm-bench does with no
@@ -22,8 +37,9 @@ inside the window / window; lag and TTFT percentiles over requests started
 inside it; completed output tokens = usage.completion_tokens summed over
 every request that finished. CPU% = process CPU time / wall time x 100.
 
-Usage: asyncio_client.py --base-url URL --rate R [--duration 30] [--seed 42]
-       [--prompt-words 16] [--output-tokens 16] [--model mock-model] [--out FILE]
+Usage: asyncio_client.py --base-url URL --rate R [--style vllm|catchup]
+       [--duration 30] [--seed 42] [--prompt-words 16] [--output-tokens 16]
+       [--model mock-model] [--out FILE]
 Prints one JSON object (and writes it to --out).
 """
 
@@ -81,6 +97,12 @@ class Result:
 
 
 async def request_func(session, url, payload, res):
+    """Send one request on session (None: on a session of its own, closed
+    when the request ends, as vLLM's backend_request_func does)."""
+    if session is None:
+        async with aiohttp.ClientSession(timeout=TIMEOUT) as own:
+            await request_func(own, url, payload, res)
+        return
     # vLLM style: the clock starts when the coroutine runs, not at the
     # intended arrival time.
     st = time.perf_counter()
@@ -124,42 +146,56 @@ def percentile(xs, q):
     return xs[max(int(math.ceil(q * len(xs))) - 1, 0)]
 
 
-async def main_async(args):
-    url = args.base_url.rstrip("/") + "/v1/completions"
-    connector = aiohttp.TCPConnector(
-        limit=0, limit_per_host=0, ttl_dns_cache=300, use_dns_cache=True,
-        keepalive_timeout=60, enable_cleanup_closed=True, force_close=False)
-    timeout = aiohttp.ClientTimeout(total=6 * 60 * 60)
-    results = []
-    tasks = set()
-    cpu0 = os.times()
-    async with aiohttp.ClientSession(connector=connector, timeout=timeout, trust_env=False) as session:
-        start = time.perf_counter()
-        t_ns = 0
-        i = 0
-        while True:
-            if i > 0:
-                t_ns += poisson_gap(args.rate, args.seed, i)
-            t = t_ns / 1e9
-            # Stop at the level's end, also when the generator is behind
-            # its plan (arrivals it never reached are not sent, as in
-            # gollm-bench).
-            if t >= args.duration or time.perf_counter() - start >= args.duration:
-                break
+TIMEOUT = aiohttp.ClientTimeout(total=6 * 60 * 60)
+
+
+async def arrivals(args, start, session, url, results, tasks):
+    """Issue the plan's arrivals until the level's end, in args.style."""
+    t_ns = 0
+    i = 0
+    while True:
+        if i > 0:
+            gap = poisson_gap(args.rate, args.seed, i)
+            t_ns += gap
+            if args.style == "vllm":
+                # Sleep the gap itself, whatever time it is now.
+                await asyncio.sleep(gap / 1e9)
+        t = t_ns / 1e9
+        # Stop at the level's end, also when the generator is behind its
+        # plan (arrivals it never reached are not sent, as in gollm-bench).
+        if t >= args.duration or time.perf_counter() - start >= args.duration:
+            break
+        if args.style == "catchup":
             delay = t - (time.perf_counter() - start)
             if delay > 0:
                 await asyncio.sleep(delay)
-            prompt = "r%d " % i + " ".join(["w"] * (args.prompt_words - 1))
-            payload = {
-                "model": args.model, "prompt": prompt, "max_tokens": args.output_tokens,
-                "ignore_eos": True, "stream": True, "stream_options": {"include_usage": True},
-            }
-            res = Result(start + t)
-            results.append(res)
-            task = asyncio.create_task(request_func(session, url, payload, res))
-            tasks.add(task)
-            task.add_done_callback(tasks.discard)
-            i += 1
+        prompt = "r%d " % i + " ".join(["w"] * (args.prompt_words - 1))
+        payload = {
+            "model": args.model, "prompt": prompt, "max_tokens": args.output_tokens,
+            "ignore_eos": True, "stream": True, "stream_options": {"include_usage": True},
+        }
+        res = Result(start + t)
+        results.append(res)
+        task = asyncio.create_task(request_func(session, url, payload, res))
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+        i += 1
+
+
+async def main_async(args):
+    url = args.base_url.rstrip("/") + "/v1/completions"
+    results = []
+    tasks = set()
+    cpu0 = os.times()
+    session = None
+    if args.style == "catchup":
+        connector = aiohttp.TCPConnector(
+            limit=0, limit_per_host=0, ttl_dns_cache=300, use_dns_cache=True,
+            keepalive_timeout=60, enable_cleanup_closed=True, force_close=False)
+        session = aiohttp.ClientSession(connector=connector, timeout=TIMEOUT, trust_env=False)
+    try:
+        start = time.perf_counter()
+        await arrivals(args, start, session, url, results, tasks)
         rest = args.duration - (time.perf_counter() - start)
         if rest > 0:
             await asyncio.sleep(rest)
@@ -167,6 +203,9 @@ async def main_async(args):
         for task in list(tasks):
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+    finally:
+        if session is not None:
+            await session.close()
     cpu1 = os.times()
     wall = end - start
     cpu = (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system)
@@ -177,6 +216,7 @@ async def main_async(args):
     ttfts = [r.ttft * 1e3 for r in started if r.ok]
     summary = {
         "client": "python-asyncio-aiohttp",
+        "style": args.style,
         "aiohttp": aiohttp.__version__,
         "python": sys.version.split()[0],
         "target_req_s": args.rate,
@@ -205,6 +245,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--base-url", required=True)
     p.add_argument("--rate", type=float, required=True, help="Poisson arrival rate, req/s")
+    p.add_argument("--style", choices=["vllm", "catchup"], default="vllm",
+                   help="vllm: sleep each gap, a session per request (vLLM's client); catchup: absolute arrival times, one session")
     p.add_argument("--duration", type=float, default=30.0, help="s")
     p.add_argument("--seed", type=int, default=42, help="seed of the Poisson plan (gollm-bench's --seed)")
     p.add_argument("--prompt-words", type=int, default=16)

@@ -476,10 +476,13 @@ func (b *Benchmark) newClient(ctx context.Context) error {
 		opts = append(opts, openai.WithExtraBody(s.ExtraBody))
 	}
 	if b.tok != nil {
-		opts = append(opts, openai.WithTokenCounter(b.tok.Count))
+		opts = append(opts, openai.WithByteTokenCounter(b.tok.CountBytes))
 	}
 	if b.tls != nil {
 		opts = append(opts, openai.WithTLSConfig(b.tls))
+	}
+	if m, err := openai.ParseReceiveClock(cmp.Or(s.ReceiveClock, "auto")); err == nil {
+		opts = append(opts, openai.WithReceiveClock(m))
 	}
 	b.model = s.Model
 	if b.model == "" {
@@ -811,7 +814,7 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 			RequestTimeoutS: s.RequestTimeout.Seconds(), IdleTimeoutS: s.IdleTimeout.Seconds(),
 			MaxLagMs: msOf(b.runnerMaxLag()), SLO: b.obj.String(), Precision: b.precision.String(), PrecisionMaxS: s.PrecisionMaxSeconds, Repeat: s.Repeat,
 			Energy: redact.URLs(s.Energy), Labels: labels,
-			UnreachableAfter: s.UnreachableAfter, CACert: s.CACert, Insecure: s.Insecure, Like: s.Like,
+			UnreachableAfter: s.UnreachableAfter, CACert: s.CACert, Insecure: s.Insecure, ReceiveClock: cmp.Or(s.ReceiveClock, "auto"), Like: s.Like,
 		},
 	}
 	if s.SequenceDistribution != "" {

@@ -1,6 +1,7 @@
 package benchmark
 
 import (
+	"cmp"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -110,6 +111,11 @@ func (b *Benchmark) validateFlags() []error {
 		if err := openai.CheckBaseURL(s.Target); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if m, err := openai.ParseReceiveClock(cmp.Or(s.ReceiveClock, "auto")); err != nil {
+		errs = append(errs, err)
+	} else if err := m.Available(); err != nil {
+		errs = append(errs, err)
 	}
 	if tc, err := s.tlsConfig(); err != nil {
 		errs = append(errs, err)

@@ -42,6 +42,10 @@ type Settings struct {
 	Temperature float64  // temperature
 	CACert      string   // ca-cert: PEM file of the CA that signed the target's certificate
 	Insecure    bool     // insecure: no TLS certificate verification
+	// ReceiveClock is the clock of each received chunk (receive-clock):
+	// kernel (the kernel's receive time, Linux), user (when the client
+	// read it), or auto ("": kernel where available).
+	ReceiveClock string
 
 	// Load.
 	Profile        string   // profile: synchronous, concurrent, throughput, constant, poisson or sweep
@@ -138,6 +142,7 @@ func DefaultSettings(command Command) Settings {
 	s := Settings{
 		Command:          command,
 		Endpoint:         "completions",
+		ReceiveClock:     "auto",
 		Profile:          "concurrent",
 		Seed:             42,
 		GridLevels:       10,

@@ -38,7 +38,9 @@ type Generator struct {
 	fineTimer     bool
 	pacer         Pacer // WithPacer; nil: PacerFor(profile)
 	shard         Shard
-	shardSet      bool // WithShard was given: its Count must be >= 1
+	shardSet      bool  // WithShard was given: its Count must be >= 1
+	prefetchN     int   // WithPrefetch
+	prefetchBytes int64 // WithPrefetch
 
 	running  atomic.Bool
 	current  atomic.Pointer[level] // the level in progress, for Stop
@@ -119,6 +121,8 @@ func New(requester Requester, workload Workload, opts ...Option) *Generator {
 		log:           slog.New(slog.DiscardHandler),
 		lateTolerance: DefaultLateTolerance,
 		fineTimer:     true,
+		prefetchN:     DefaultPrefetchRequests,
+		prefetchBytes: DefaultPrefetchBytes,
 	}
 	for _, o := range opts {
 		o(g)
@@ -199,8 +203,16 @@ func (g *Generator) Run(ctx context.Context, level int, p Profile, lim Limits, s
 	defer g.running.Store(false)
 
 	cpu0 := processCPU()
+	// The first requests are built before the level's clock starts.
+	pf := newPrefetcher(g, g.nextSeq, g.shard.norm(), lim.MaxRequests)
+	burst := 1
+	if !p.Mode.OpenLoop() {
+		burst = closedWorkers(share)
+	}
+	pf.prime(burst)
 	l := g.newLevel(ctx, level, p, lim)
 	l.share = share
+	l.pf = pf
 	defer l.cancelAll()
 	g.progress.reset(level)
 	g.current.Store(l)
@@ -312,6 +324,7 @@ type level struct {
 	writerStop  context.CancelFunc
 	records     chan *Record
 	producers   errgroup.Group
+	pf          *prefetcher
 
 	// mu guards the fields below it.
 	mu          sync.Mutex
@@ -433,26 +446,23 @@ func (l *level) beforeWindow(k int64, sentAt time.Duration) bool {
 func (l *level) run(sink Sink) {
 	var writer errgroup.Group
 	writer.Go(func() error { l.write(sink); return nil })
+	var prefetch errgroup.Group
+	pfCtx, pfStop := context.WithCancel(l.schedCtx)
+	if l.pf.active {
+		prefetch.Go(func() error { l.pf.run(pfCtx); return nil })
+	}
 
 	switch l.p.Mode {
 	case ModeConstant, ModePoisson:
 		l.producers.Go(func() error { l.openLoop(l.g.pacerFor(l.p)); return nil })
 	default:
-		n := 1
-		switch l.share.Mode {
-		case ModeConcurrent:
-			n = l.share.Concurrency
-		case ModeThroughput:
-			n = l.share.MaxConcurrency
-			if n <= 0 {
-				n = DefaultThroughputConcurrency
-			}
-		}
-		for range n {
+		for range closedWorkers(l.share) {
 			l.producers.Go(func() error { l.worker(); return nil })
 		}
 	}
 	_ = l.producers.Wait() // producers never return errors
+	pfStop()
+	_ = prefetch.Wait()
 	close(l.records)
 	_ = writer.Wait()
 	l.end = l.g.clock.Now()
@@ -466,6 +476,22 @@ func (l *level) run(sink Sink) {
 			l.planned = m
 		}
 	}
+}
+
+// closedWorkers is the number of workers of a closed-loop share: 1 for
+// synchronous, Concurrency for concurrent, MaxConcurrency (default
+// DefaultThroughputConcurrency) for throughput.
+func closedWorkers(share Profile) int {
+	switch share.Mode {
+	case ModeConcurrent:
+		return share.Concurrency
+	case ModeThroughput:
+		if share.MaxConcurrency > 0 {
+			return share.MaxConcurrency
+		}
+		return DefaultThroughputConcurrency
+	}
+	return 1
 }
 
 // write is the single goroutine that calls sink.Write. The first sink
@@ -717,7 +743,7 @@ func (l *level) execute(s slot) {
 		l.emit(rec)
 	}()
 
-	req, err := l.request(s.k, rec.Seq)
+	req, err := l.pf.take(s.k)
 	if err != nil {
 		rec.Status, rec.ErrorKind = StatusError, ErrorWorkload
 		rec.ErrorMessage = err.Error()

@@ -18,11 +18,11 @@ type IndexedWorkload interface {
 	RequestAt(k, seq int64) (Request, error)
 }
 
-// request builds request k (Seq seq) of the level with the Generator's
-// workload.
-func (l *level) request(k, seq int64) (Request, error) {
-	if w, ok := l.g.workload.(IndexedWorkload); ok {
-		return w.RequestAt(k, seq)
+// buildRequest builds request k (Seq seq) of a level with w: RequestAt
+// for an IndexedWorkload, Request otherwise.
+func buildRequest(w Workload, k, seq int64) (Request, error) {
+	if iw, ok := w.(IndexedWorkload); ok {
+		return iw.RequestAt(k, seq)
 	}
-	return l.g.workload.Request(seq)
+	return w.Request(seq)
 }

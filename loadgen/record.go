@@ -73,6 +73,21 @@ const (
 	SourceChunks    TokenSource = "chunks"    // the number of token-carrying stream chunks
 )
 
+// ReceiveClock names the clock that stamped a record's token chunks.
+type ReceiveClock string
+
+// Receive clocks, as written in the record's "receive_clock" field.
+const (
+	// ReceiveClockKernel: each chunk carries the time the kernel received
+	// the bytes that completed it (SO_TIMESTAMPNS on Linux), converted to
+	// the run's monotonic clock. The client's own queueing (a busy CPU, a
+	// burst of chunks parsed one after another) is not in it.
+	ReceiveClockKernel ReceiveClock = "kernel"
+	// ReceiveClockUser: each chunk carries the time the client's goroutine
+	// had read and parsed it.
+	ReceiveClockUser ReceiveClock = "user"
+)
+
 // Record is the measurement of one request (SPEC §4). The load generator
 // emits exactly one Record per request it schedules, whatever its outcome.
 //
@@ -112,6 +127,28 @@ type Record struct {
 	// chunk carried several). Both have the same length.
 	ChunkTimes  []time.Duration `json:"chunk_times,omitempty"`
 	ChunkTokens []int32         `json:"chunk_tokens,omitempty"`
+
+	// ReceiveClock names the clock of HeadersAt, FirstTokenAt,
+	// FirstContentAt, LastTokenAt and ChunkTimes: ReceiveClockKernel or
+	// ReceiveClockUser. Empty for a record without response headers.
+	ReceiveClock ReceiveClock `json:"receive_clock,omitempty"`
+	// ReceiveClockNote says why a record with response headers is stamped in
+	// user space ("--receive-clock user", "kernel receive timestamps need
+	// Linux", a connection the kernel did not stamp...). Empty with the
+	// kernel clock.
+	ReceiveClockNote string `json:"receive_clock_note,omitempty"`
+	// ChunkUserTimes holds, with the kernel clock, the user-space stamp of
+	// each chunk of ChunkTimes: when the client's goroutine had parsed it.
+	// ChunkUserTimes[i] − ChunkTimes[i] is the time chunk i waited in the
+	// client (its receive queueing: socket buffer, scheduler, parsing of
+	// the chunks before it), a client-health figure that no latency
+	// includes. Nil with the user clock.
+	ChunkUserTimes []time.Duration `json:"chunk_user_times,omitempty"`
+	// ClockStep is a step of the wall clock (CLOCK_REALTIME jumping
+	// against the monotonic clock: settimeofday, a leap second) seen while
+	// the request ran, in ns; the record then uses the user clock. 0 when
+	// none.
+	ClockStep time.Duration `json:"clock_step_ns,omitempty"`
 
 	Status       Status    `json:"status"`
 	ErrorKind    ErrorKind `json:"error_kind,omitempty"`

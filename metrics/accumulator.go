@@ -107,18 +107,26 @@ type Accumulator struct {
 	cfg Config
 
 	ttft, ttftCorr, ttfot, itl, icl, e2e, lag, send *hdrhistogram.Histogram
+	rxQueue                                         *hdrhistogram.Histogram
 	ttftAdj, e2eAdj                                 *hdrhistogram.Histogram
 	perChunk, isl, osl                              *hdrhistogram.Histogram
 
-	counts       RequestCounts
-	outTokens    float64 // output tokens arriving in the window (scaled to usage)
-	inTokens     int64   // prompt tokens of prefilled requests sent in the window
-	cachedTokens int64   // the cached part of inTokens (usage.prompt_tokens_details.cached_tokens)
-	busy         time.Duration
-	goodReqs     int64
-	goodTokens   float64
-	validWindow  bool
-	windowLength time.Duration
+	counts RequestCounts
+	// The receive clocks of the ok requests sent in the window: how many
+	// used each, the first reason for the user clock, and the wall-clock
+	// steps seen (any request sent in the window).
+	kernelRecs, userRecs int64
+	userNote             string
+	clockSteps           int64
+	largestStep          time.Duration
+	outTokens            float64 // output tokens arriving in the window (scaled to usage)
+	inTokens             int64   // prompt tokens of prefilled requests sent in the window
+	cachedTokens         int64   // the cached part of inTokens (usage.prompt_tokens_details.cached_tokens)
+	busy                 time.Duration
+	goodReqs             int64
+	goodTokens           float64
+	validWindow          bool
+	windowLength         time.Duration
 
 	// batches cuts the window into SubWindows equal parts for the
 	// batch-means intervals of the rates; scratch holds one record's
@@ -150,6 +158,7 @@ func NewAccumulator(cfg Config) *Accumulator {
 		e2e:      newLatencyHistogram(),
 		lag:      newLatencyHistogram(),
 		send:     newLatencyHistogram(),
+		rxQueue:  newLatencyHistogram(),
 		ttftAdj:  newLatencyHistogram(),
 		e2eAdj:   newLatencyHistogram(),
 		perChunk: newTokenHistogram(),
@@ -239,6 +248,12 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 	if rec.WroteAt > 0 {
 		recordLatency(a.send, rec.WroteAt-rec.SentAt)
 	}
+	if rec.ClockStep != 0 {
+		a.clockSteps++
+		if s := rec.ClockStep.Abs(); s > a.largestStep {
+			a.largestStep = s
+		}
+	}
 	switch {
 	case ok:
 		a.counts.OK++
@@ -281,6 +296,7 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 		recordLatency(a.icl, rec.ChunkTimes[i]-rec.ChunkTimes[i-1])
 	}
 	recordChunkTokens(a.perChunk, rec)
+	a.addReceiveClock(rec)
 	recordTokens(a.isl, int64(rec.PromptTokens))
 	recordTokens(a.osl, int64(rec.OutputTokens))
 
@@ -482,9 +498,15 @@ func (a *Accumulator) Summary() Summary {
 	}
 	s.Sessions = a.sessions.stats()
 	a.sessions.adjustClient(&s)
+	s.ReceiveQueue = distributionOf(a.rxQueue, UnitMS, memo)
+	s.ReceiveClock, s.ReceiveClockNote = a.receiveClock()
 	setIntervals(&s)
 	assessClient(&s, c.CapReached)
 	s.Warnings = deriveWarnings(&s)
+	if a.clockSteps > 0 {
+		s.Warnings = append(s.Warnings, Warning{Code: WarnClockStep, Level: c.Level,
+			Message: fmt.Sprintf("level %d: the wall clock stepped while %d requests ran (by up to %v); they use user-space stamps instead of the kernel's", c.Level, a.clockSteps, a.largestStep)})
+	}
 	return s
 }
 
@@ -515,4 +537,37 @@ func LevelConfig(res loadgen.LevelResult) Config {
 		cfg.TargetRate = float64(res.PlannedInWindow) / sec
 	}
 	return cfg
+}
+
+// addReceiveClock accounts for the receive clock of rec, an ok request
+// sent in the window: its receive queueing per chunk with the kernel clock.
+func (a *Accumulator) addReceiveClock(rec *loadgen.Record) {
+	switch rec.ReceiveClock {
+	case loadgen.ReceiveClockKernel:
+		a.kernelRecs++
+		for i, u := range rec.ChunkUserTimes {
+			if i < len(rec.ChunkTimes) {
+				recordLatency(a.rxQueue, u-rec.ChunkTimes[i])
+			}
+		}
+	case loadgen.ReceiveClockUser:
+		a.userRecs++
+		if a.userNote == "" {
+			a.userNote = rec.ReceiveClockNote
+		}
+	}
+}
+
+// receiveClock names the level's receive clock and why it is not the
+// kernel's (see Summary.ReceiveClock).
+func (a *Accumulator) receiveClock() (clock, note string) {
+	switch {
+	case a.kernelRecs > 0 && a.userRecs == 0:
+		return string(loadgen.ReceiveClockKernel), ""
+	case a.kernelRecs == 0 && a.userRecs > 0:
+		return string(loadgen.ReceiveClockUser), a.userNote
+	case a.kernelRecs > 0:
+		return "mixed", fmt.Sprintf("%d of %d requests on the user clock: %s", a.userRecs, a.userRecs+a.kernelRecs, a.userNote)
+	}
+	return "", ""
 }

@@ -510,3 +510,51 @@ func TestSendOverhead(t *testing.T) {
 		t.Errorf("send overhead min/max %v/%v ms, want 0.1/1.0", s.Min, s.Max)
 	}
 }
+
+func TestReceiveClock(t *testing.T) {
+	kernel := func(seq int64, queue float64) *loadgen.Record {
+		r := stream(seq, float64(seq)*10, 5, 1, 1, 1, 1)
+		r.ReceiveClock = loadgen.ReceiveClockKernel
+		for _, at := range r.ChunkTimes {
+			r.ChunkUserTimes = append(r.ChunkUserTimes, at+ms(queue))
+		}
+		return r
+	}
+	user := func(seq int64, note string) *loadgen.Record {
+		r := stream(seq, float64(seq)*10, 5, 1, 1, 1)
+		r.ReceiveClock, r.ReceiveClockNote = loadgen.ReceiveClockUser, note
+		return r
+	}
+	cfg := Config{Profile: loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 1}, Window: loadgen.Window{Start: 0, End: 10 * time.Second}}
+
+	s := summarize(cfg, kernel(0, 0.1), kernel(1, 2))
+	if s.ReceiveClock != "kernel" || s.ReceiveClockNote != "" {
+		t.Errorf("all kernel: clock %q, note %q", s.ReceiveClock, s.ReceiveClockNote)
+	}
+	if q := s.ReceiveQueue; q.Count != 6 || !near(q.Min, 0.1) || !near(q.Max, 2) {
+		t.Errorf("receive queue: count %d, min %v, max %v; want 6 chunks, 0.1 and 2 ms", q.Count, q.Min, q.Max)
+	}
+
+	s = summarize(cfg, user(0, "user clock chosen"), user(1, "other"))
+	if s.ReceiveClock != "user" || s.ReceiveClockNote != "user clock chosen" || s.ReceiveQueue.Count != 0 {
+		t.Errorf("all user: clock %q, note %q, %d queue samples", s.ReceiveClock, s.ReceiveClockNote, s.ReceiveQueue.Count)
+	}
+
+	step := kernel(2, 0.1)
+	step.ReceiveClock, step.ReceiveClockNote, step.ClockStep, step.ChunkUserTimes = loadgen.ReceiveClockUser, "the wall clock stepped", -ms(1500), nil
+	s = summarize(cfg, kernel(0, 0.1), user(1, "a read without a kernel receive stamp"), step)
+	if s.ReceiveClock != "mixed" || !strings.Contains(s.ReceiveClockNote, "2 of 3 requests") {
+		t.Errorf("mixed: clock %q, note %q", s.ReceiveClock, s.ReceiveClockNote)
+	}
+	if !strings.Contains(codes(s.Warnings), string(WarnClockStep)) {
+		t.Errorf("a clock step gave warnings %s, want %s", codes(s.Warnings), WarnClockStep)
+	}
+
+	m, err := MergeSummaries(summarize(cfg, kernel(0, 0.1)), summarize(cfg, user(1, "why")))
+	if err != nil || m.ReceiveClock != "mixed" || m.ReceiveQueue.Count != 3 {
+		t.Errorf("merge kernel + user: %v, clock %q, %d queue samples", err, m.ReceiveClock, m.ReceiveQueue.Count)
+	}
+	if s := summarize(cfg, stream(0, 0, 5, 1, 1)); s.ReceiveClock != "" {
+		t.Errorf("records without a clock (older files): %q, want none", s.ReceiveClock)
+	}
+}

@@ -92,6 +92,8 @@ func MergeSummaries(parts ...Summary) (Summary, error) {
 		s.Goodput.OutputTokensPerSecond += p.Goodput.OutputTokensPerSecond
 		s.Batches.add(p.Batches)
 
+		s.ReceiveClock, s.ReceiveClockNote = mergeClock(s.ReceiveClock, s.ReceiveClockNote, p.ReceiveClock, p.ReceiveClockNote)
+
 		c, d := &s.Client, p.Client
 		c.TargetRate += d.TargetRate
 		c.AchievedRate += d.AchievedRate
@@ -133,6 +135,23 @@ func MergeSummaries(parts ...Summary) (Summary, error) {
 	return s, nil
 }
 
+// mergeClock combines two parts' receive clocks (Summary.ReceiveClock):
+// the same clock stays, different ones are "mixed", an empty one (no
+// responses) takes the other's. The first note is kept.
+func mergeClock(a, aNote, b, bNote string) (string, string) {
+	note := aNote
+	if note == "" {
+		note = bNote
+	}
+	switch {
+	case b == "" || a == b:
+		return a, aNote
+	case a == "":
+		return b, bNote
+	}
+	return "mixed", note
+}
+
 // distributionPair is one distribution of a summary being merged (dst)
 // and the same distribution of another part (src).
 type distributionPair struct {
@@ -152,6 +171,7 @@ func (s *Summary) distributions(p *Summary) []distributionPair {
 		{&s.E2E, p.E2E, "e2e"},
 		{&s.Lag, p.Lag, "scheduling_lag"},
 		{&s.SendOverhead, p.SendOverhead, "send_overhead"},
+		{&s.ReceiveQueue, p.ReceiveQueue, "receive_queue"},
 		{&s.TTFTErrorAdjusted, p.TTFTErrorAdjusted, "ttft_error_adjusted"},
 		{&s.E2EErrorAdjusted, p.E2EErrorAdjusted, "e2e_error_adjusted"},
 		{&s.TokensPerChunk, p.TokensPerChunk, "tokens_per_chunk"},

@@ -86,6 +86,21 @@ type Summary struct {
 	E2E           Distribution `json:"e2e_ms"`            // last_token_at − sent_at
 	Lag           Distribution `json:"scheduling_lag_ms"` // sent_at − scheduled_at, every request sent in the window (wrk2)
 	SendOverhead  Distribution `json:"send_overhead_ms"`  // wrote_at − sent_at: the client's own time to get a request onto the wire (connection, encoding, write, and waiting for a CPU), every request sent in the window that was written
+	// ReceiveQueue is the client's receive queueing: for every token chunk
+	// of the ok requests sent in the window that were stamped with the
+	// kernel's receive clock, user-space stamp − kernel stamp (the time the
+	// chunk waited in the socket and for the client's CPU and parsing).
+	// No latency includes it; it grows when the client is busy. Empty
+	// when no request used the kernel clock.
+	ReceiveQueue Distribution `json:"receive_queue_ms"`
+	// ReceiveClock is the clock of the latencies above (the ok requests
+	// sent in the window): "kernel" (the kernel's receive time of each
+	// chunk), "user" (when the client's goroutine read it), or "mixed";
+	// empty when no request had a response. ReceiveClockNote says why
+	// requests used the user clock: the first reason met, with the count
+	// when mixed.
+	ReceiveClock     string `json:"receive_clock,omitempty"`
+	ReceiveClockNote string `json:"receive_clock_note,omitempty"`
 
 	// Error-adjusted distributions: the ok requests' values plus one +Inf
 	// per failed request sent in the window (Distribution.Inf counts them).

@@ -29,6 +29,10 @@ const (
 	// counts (negative, beyond any context window, not a whole number),
 	// which were not used.
 	WarnUsageRejected WarningCode = "usage_rejected"
+	// WarnClockStep: the wall clock stepped while requests ran, so their
+	// kernel receive stamps (CLOCK_REALTIME) were dropped for user-space
+	// ones (loadgen.Record.ClockStep).
+	WarnClockStep WarningCode = "wall_clock_step"
 )
 
 // isDerived reports whether code is computed from a Summary's own fields,

@@ -35,6 +35,10 @@ type RequestTrace struct {
 	// Non-streaming responses have one entry: the body.
 	ChunkTimes  []time.Time
 	ChunkTokens []int
+	// ChunkWriteStarts holds, for the same chunks, when the write that
+	// carried each one began: no client can have received a chunk's
+	// bytes earlier (ChunkTimes is when the write had returned).
+	ChunkWriteStarts []time.Time
 	// OutputTokens is usage.completion_tokens (EOS included on "stop").
 	OutputTokens int
 	// FinishReason is "length" or "stop"; empty when the request failed.

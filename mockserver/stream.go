@@ -50,6 +50,10 @@ func (g *generation) flush() error {
 	if len(g.buf) == 0 {
 		return nil
 	}
+	var start time.Time
+	if len(g.pending) > 0 {
+		start = time.Now()
+	}
 	_, err := g.w.Write(g.buf)
 	if err == nil {
 		err = g.rc.Flush()
@@ -58,6 +62,7 @@ func (g *generation) flush() error {
 	if len(g.pending) > 0 {
 		now := time.Now()
 		for _, n := range g.pending {
+			g.tr.ChunkWriteStarts = append(g.tr.ChunkWriteStarts, start)
 			g.tr.ChunkTimes = append(g.tr.ChunkTimes, now)
 			g.tr.ChunkTokens = append(g.tr.ChunkTokens, n)
 		}
@@ -348,11 +353,13 @@ func (g *generation) whole(ctx context.Context) {
 	g.w.WriteHeader(http.StatusOK)
 	g.tr.Status = http.StatusOK
 	g.tr.HeadersAt = time.Now()
+	start := time.Now()
 	if _, err := g.w.Write(b); err != nil {
 		g.tr.Error = err.Error()
 		return
 	}
 	g.rc.Flush()
+	g.tr.ChunkWriteStarts = append(g.tr.ChunkWriteStarts, start)
 	g.tr.ChunkTimes = append(g.tr.ChunkTimes, time.Now())
 	g.tr.ChunkTokens = append(g.tr.ChunkTokens, g.p.visible)
 	g.finish()

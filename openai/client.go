@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +24,7 @@ import (
 	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/gollm-bench/gollm-bench/internal/jsonstring"
+	"github.com/gollm-bench/gollm-bench/internal/rxstamp"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 )
 
@@ -44,6 +46,12 @@ type Client struct {
 	sendPrompt, sendMaxTokens, sendMaxCompletion, sendMinTokens bool
 
 	streams sync.Pool // *streamState, reused between requests
+
+	// stamping is set when the Client dials its connections with kernel
+	// receive stamps (see ReceiveClockMode); userNote says why not
+	// otherwise, for every record.
+	stamping bool
+	userNote string
 }
 
 // Sentinel causes that tell the request's own timeouts from the run's
@@ -83,6 +91,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		ignoreEOS:      true,
 		stream:         true,
 		maxConcurrency: DefaultMaxConcurrency,
+		receiveClock:   ReceiveAuto,
 	}
 	var errs []error
 	for _, o := range opts {
@@ -98,8 +107,11 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{cfg: cfg, base: base, url: base + "/v1/" + string(cfg.endpoint), hc: cfg.httpClient}
+	if err := c.chooseClock(); err != nil {
+		return nil, err
+	}
 	if c.hc == nil {
-		c.hc = &http.Client{Transport: newTransport(cfg.maxConcurrency, cfg.tls)}
+		c.hc = &http.Client{Transport: newTransport(cfg.maxConcurrency, cfg.tls, c.cfg.receiveClock)}
 	}
 	c.header = cfg.header.Clone()
 	c.header.Set("Content-Type", "application/json")
@@ -158,15 +170,65 @@ func normalizeBase(raw string) (string, error) {
 	return strings.TrimRight(u.String(), "/"), nil
 }
 
+// chooseClock settles the receive clock: whether the Client stamps its
+// connections, and the note its records carry when it does not.
+func (c *Client) chooseClock() error {
+	m := c.cfg.receiveClock
+	switch {
+	case m == ReceiveUser:
+		c.userNote = "user clock chosen (--receive-clock user)"
+	case !rxstamp.Supported():
+		if err := m.Available(); err != nil {
+			return err
+		}
+		c.userNote = rxstamp.ErrUnsupported.Error()
+	case c.cfg.httpClient != nil:
+		if m == ReceiveKernel {
+			return errors.New("--receive-clock kernel: the HTTP client is injected (WithHTTPClient), so the Client does not dial its connections; use auto or user")
+		}
+		c.userNote = "the HTTP client is injected (WithHTTPClient): the Client does not dial its connections"
+	default:
+		c.stamping = true
+		// Linux switches its receive stamping on lazily when the first
+		// socket asks; a Keeper asks from now on, so that the Client's
+		// first connections are stamped too. It is closed with the Client.
+		if k, err := rxstamp.Keep(); err == nil {
+			runtime.AddCleanup(c, func(k *rxstamp.Keeper) { k.Close() }, k)
+		}
+	}
+	return nil
+}
+
 // newTransport returns a keep-alive HTTP/1.1 transport whose pool holds n
 // idle connections per host and never limits connections per host, so the
 // pool cannot cap concurrency (GuideLLM's 100-per-worker cap did). No proxy
 // is used: inject a client with WithHTTPClient for one. tlsCfg (nil: Go's
-// defaults) verifies an https server.
-func newTransport(n int, tlsCfg *tls.Config) *http.Transport {
+// defaults) verifies an https server. Unless rx is ReceiveUser, each
+// connection is dialled with kernel receive stamps where the platform
+// has them (rxstamp.Enable); TLS runs over that connection.
+func newTransport(n int, tlsCfg *tls.Config, rx ReceiveClockMode) *http.Transport {
 	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	stamp := rx != ReceiveUser && rxstamp.Supported()
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := d.DialContext(ctx, network, addr)
+		switch {
+		case err != nil:
+			return nil, err
+		case !stamp:
+			return plainConn{Conn: conn}, nil
+		}
+		sc, err := rxstamp.Enable(conn)
+		switch {
+		case err == nil:
+			return sc, nil
+		case rx == ReceiveKernel:
+			conn.Close()
+			return nil, &net.OpError{Op: "dial", Net: network, Err: fmt.Errorf("--receive-clock kernel: %w", err)}
+		}
+		return plainConn{Conn: conn, why: "kernel receive stamps could not be enabled: " + err.Error()}, nil
+	}
 	return &http.Transport{
-		DialContext:           d.DialContext,
+		DialContext:           dial,
 		MaxIdleConns:          n,
 		MaxIdleConnsPerHost:   n,
 		MaxConnsPerHost:       0, // unlimited
@@ -224,7 +286,9 @@ func (c *Client) buildPrefix() error {
 
 // body returns the JSON body for req.
 func (c *Client) body(req *loadgen.Request) ([]byte, error) {
-	b := make([]byte, 0, len(c.bodyPrefix)+len(req.Prompt)+96)
+	// Room for the prompt's escapes too (a newline every 40 bytes or so
+	// in prose), so that a long prompt is not copied again as b grows.
+	b := make([]byte, 0, len(c.bodyPrefix)+len(req.Prompt)+len(req.Prompt)/32+96)
 	b = append(b, c.bodyPrefix...)
 	if c.sendPrompt {
 		if req.Chat != nil {
@@ -260,6 +324,50 @@ func (c *Client) body(req *loadgen.Request) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// noteOf says why conn, a connection of the Client's transport, has no
+// kernel receive stamps.
+func noteOf(conn net.Conn) string {
+	if t, ok := conn.(*tls.Conn); ok {
+		conn = t.NetConn()
+	}
+	if p, ok := conn.(plainConn); ok && p.why != "" {
+		return p.why
+	}
+	return "the connection has no kernel receive stamps"
+}
+
+// bodyReader is a request body: a bytes.Reader that net/http does not wrap
+// (it is an io.ReadCloser), so that the connection's ReadFrom sees its
+// length and writes it in one piece (rxstamp.WriteBody), without copying
+// it through a buffer; a 128,000-token prompt is about 512 KiB.
+type bodyReader struct{ bytes.Reader }
+
+func newBodyReader(b []byte) *bodyReader {
+	r := &bodyReader{}
+	r.Reset(b)
+	return r
+}
+
+// Close implements io.Closer.
+func (*bodyReader) Close() error { return nil }
+
+// plainConn is a connection the Client dialled without kernel receive
+// stamps: the user clock was chosen, or why says why they could not be
+// enabled, for the records.
+type plainConn struct {
+	net.Conn
+	why string
+}
+
+// ReadFrom writes a request body without copying it (rxstamp.WriteBody);
+// net/http uses it when the connection has it.
+func (u plainConn) ReadFrom(r io.Reader) (int64, error) {
+	if tc, ok := u.Conn.(*net.TCPConn); ok {
+		return rxstamp.WriteBody(tc, r)
+	}
+	return io.Copy(u.Conn, r)
+}
+
 // streamState is the per-request scratch space, pooled by the Client so a
 // request allocates little beyond its Record's chunk slices.
 type streamState struct {
@@ -276,6 +384,16 @@ type streamState struct {
 	// (loadgen.Request.KeepReply).
 	reply     []byte
 	keepReply bool
+
+	// The receive clock of the request. src is the connection's kernel
+	// stamps (nil: user clock); off is rxstamp.Offset when the request
+	// started; rxNote is the first reason to fall back to the user clock;
+	// contentAt is the index of the first content chunk (-1: none).
+	src       rxstamp.Source
+	off       int64
+	rxNote    string
+	contentAt int
+	headersAt time.Duration // user-space HeadersAt, with src
 }
 
 // Do sends req and fills rec (loadgen.Requester). It sets rec.SentAt only
@@ -289,6 +407,7 @@ func (c *Client) Do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	}
 	st.text, st.finish, st.usage, st.reused, st.delivered = st.text[:0], st.finish[:0], usage{}, false, 0
 	st.reply, st.keepReply = st.reply[:0], req.KeepReply
+	st.src, st.off, st.rxNote, st.contentAt, st.headersAt = nil, 0, "", -1, 0
 	defer func() {
 		if p := recover(); p != nil {
 			rec.Status, rec.ErrorKind = loadgen.StatusError, loadgen.ErrorPanic
@@ -308,7 +427,52 @@ func (c *Client) Do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 		rec.RequestedOutputTokens = req.MaxTokens
 	}
 	c.do(ctx, clock, req, rec, st)
+	c.settleClock(clock, rec, st)
 	c.finish(req, rec, st)
+}
+
+// maxOffsetJitter is the change of rxstamp.Offset between a request's
+// start and end above which the wall clock is taken to have stepped: two
+// medians of three readings agree to well under a microsecond otherwise.
+const maxOffsetJitter = 50 * time.Microsecond
+
+// settleClock names the record's receive clock. With kernel stamps, it
+// checks that the wall clock did not step while the request ran (the
+// stamps are CLOCK_REALTIME); on a step, or any other reason noted while
+// streaming, the record falls back to its user-space stamps, whole, and
+// says why.
+func (c *Client) settleClock(clock loadgen.Clock, rec *loadgen.Record, st *streamState) {
+	if rec.HeadersAt == 0 && len(rec.ChunkTimes) == 0 {
+		return
+	}
+	if st.src == nil {
+		rec.ReceiveClock, rec.ReceiveClockNote = loadgen.ReceiveClockUser, st.rxNote
+		if st.rxNote == "" {
+			rec.ReceiveClockNote = c.userNote
+		}
+		return
+	}
+	if step := time.Duration(rxstamp.Offset(clock.Start()) - st.off); step > maxOffsetJitter || step < -maxOffsetJitter {
+		rec.ClockStep = step
+		st.rxNote = fmt.Sprintf("the wall clock stepped by %v while the request ran", step)
+	}
+	if st.rxNote == "" && len(rec.ChunkUserTimes) == len(rec.ChunkTimes) {
+		rec.ReceiveClock = loadgen.ReceiveClockKernel
+		return
+	}
+	// Fall back to the user-space stamps.
+	if st.headersAt != 0 {
+		rec.HeadersAt = st.headersAt
+	}
+	if u := rec.ChunkUserTimes; len(u) > 0 && len(u) == len(rec.ChunkTimes) {
+		copy(rec.ChunkTimes, u)
+		rec.FirstTokenAt, rec.LastTokenAt = u[0], u[len(u)-1]
+		if st.contentAt >= 0 {
+			rec.FirstContentAt = u[st.contentAt]
+		}
+	}
+	rec.ChunkUserTimes = nil
+	rec.ReceiveClock, rec.ReceiveClockNote = loadgen.ReceiveClockUser, st.rxNote
 }
 
 // do runs the HTTP exchange.
@@ -333,8 +497,19 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 		idle = time.AfterFunc(d, func() { cancel(errIdleTimeout) })
 		defer idle.Stop()
 	}
+	if c.stamping {
+		st.off = rxstamp.Offset(clock.Start())
+	}
 	rctx = httptrace.WithClientTrace(rctx, &httptrace.ClientTrace{
-		GotConn: func(info httptrace.GotConnInfo) { st.reused = info.Reused },
+		GotConn: func(info httptrace.GotConnInfo) {
+			st.reused = info.Reused
+			if c.stamping {
+				st.src = rxstamp.SourceOf(info.Conn)
+				if st.src == nil {
+					st.rxNote = noteOf(info.Conn)
+				}
+			}
+		},
 		WroteRequest: func(info httptrace.WroteRequestInfo) {
 			if info.Err == nil {
 				wrote.Store(int64(clock.Now()))
@@ -346,11 +521,13 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 		c.fail(rec, loadgen.StatusError, loadgen.ErrorDecode, "encode request: "+err.Error())
 		return
 	}
-	hreq, err := http.NewRequestWithContext(rctx, http.MethodPost, c.url, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(rctx, http.MethodPost, c.url, newBodyReader(body))
 	if err != nil {
 		c.fail(rec, loadgen.StatusError, loadgen.ErrorConnect, err.Error())
 		return
 	}
+	hreq.ContentLength = int64(len(body))
+	hreq.GetBody = func() (io.ReadCloser, error) { return newBodyReader(body), nil }
 	hreq.Header = c.header
 	if rec.SentAt == 0 {
 		rec.SentAt = clock.Now()
@@ -363,6 +540,12 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	}
 	defer resp.Body.Close()
 	rec.HeadersAt = clock.Now()
+	if st.src != nil {
+		// The headers' last byte came by the connection's latest read
+		// (the transport's reader stops after them).
+		st.headersAt = rec.HeadersAt
+		rec.HeadersAt = c.kernelTime(rec.HeadersAt, st.src.LastReceive(), rec, st)
+	}
 	rec.HTTPStatus = resp.StatusCode
 	if v := resp.Header.Get(ResponseCostHeader); v != "" {
 		rec.ResponseCost = responseCost(v)
@@ -395,9 +578,13 @@ func (c *Client) readStream(ctx, rctx context.Context, clock loadgen.Clock, r io
 	if n := rec.RequestedOutputTokens + 1; cap(rec.ChunkTimes) < n && n <= 1<<16 {
 		rec.ChunkTimes = make([]time.Duration, 0, n)
 		rec.ChunkTokens = make([]int32, 0, n)
+		if st.src != nil {
+			rec.ChunkUserTimes = make([]time.Duration, 0, n)
+		}
 	}
-	rec.ChunkTimes, rec.ChunkTokens = rec.ChunkTimes[:0], rec.ChunkTokens[:0]
+	rec.ChunkTimes, rec.ChunkTokens, rec.ChunkUserTimes = rec.ChunkTimes[:0], rec.ChunkTokens[:0], rec.ChunkUserTimes[:0]
 	st.sse.reset(r)
+	st.sse.src = st.src
 	defer st.sse.reset(nil)
 	events, end := 0, "EOF"
 	for {
@@ -426,7 +613,7 @@ func (c *Client) readStream(ctx, rctx context.Context, clock loadgen.Clock, r io
 			end = "[DONE]"
 			break
 		}
-		if err := c.chunk(now, data, rec, st); err != nil {
+		if err := c.chunk(now, st.sse.stamp, data, rec, st); err != nil {
 			return
 		}
 	}
@@ -476,9 +663,10 @@ func quoteBody(b []byte) string {
 	return strconv.Quote(string(b[:cut])) + "…"
 }
 
-// chunk handles one data payload; a non-nil error means the request failed
-// (rec says how).
-func (c *Client) chunk(now time.Duration, data []byte, rec *loadgen.Record, st *streamState) error {
+// chunk handles one data payload that the client had parsed at now and
+// whose last byte the kernel received at stamp (CLOCK_REALTIME ns, 0 if
+// unknown); a non-nil error means the request failed (rec says how).
+func (c *Client) chunk(now time.Duration, stamp int64, data []byte, rec *loadgen.Record, st *streamState) error {
 	if err := st.ch.decode(data); err != nil {
 		c.fail(rec, loadgen.StatusError, loadgen.ErrorDecode, fmt.Sprintf("SSE data %q: %v", prefix(data, 128), err))
 		return err
@@ -499,19 +687,25 @@ func (c *Client) chunk(now time.Duration, data []byte, rec *loadgen.Record, st *
 			before := len(st.text)
 			st.text = st.ch.appendText(st.text)
 			if n == 0 {
-				n = count(string(st.text[before:]))
+				n = count(st.text[before:])
 			}
 		}
 		n = max(n, 1)
-		rec.ChunkTimes = append(rec.ChunkTimes, now)
+		at := now
+		if st.src != nil {
+			at = c.kernelTime(now, stamp, rec, st)
+			rec.ChunkUserTimes = append(rec.ChunkUserTimes, now)
+		}
+		rec.ChunkTimes = append(rec.ChunkTimes, at)
 		rec.ChunkTokens = append(rec.ChunkTokens, int32(min(n, 1<<31-1)))
 		if rec.FirstTokenAt == 0 {
-			rec.FirstTokenAt = now
+			rec.FirstTokenAt = at
 		}
 		if k.content && rec.FirstContentAt == 0 {
-			rec.FirstContentAt = now
+			rec.FirstContentAt = at
+			st.contentAt = len(rec.ChunkTimes) - 1
 		}
-		rec.LastTokenAt = now
+		rec.LastTokenAt = at
 	}
 	if fr := st.ch.finishReason(); fr != nil {
 		st.finish = append(st.finish[:0], fr...)
@@ -520,6 +714,27 @@ func (c *Client) chunk(now time.Duration, data []byte, rec *loadgen.Record, st *
 		st.usage = st.ch.Usage
 	}
 	return nil
+}
+
+// kernelTime converts a chunk's kernel stamp to the run's clock. A chunk
+// without a stamp, or whose stamp lies outside [rec.SentAt, now] (where
+// no byte of the response can have arrived), makes the record fall back
+// to the user clock (settleClock); its user stamp stands in meanwhile.
+func (c *Client) kernelTime(now time.Duration, stamp int64, rec *loadgen.Record, st *streamState) time.Duration {
+	at := time.Duration(stamp - st.off)
+	switch {
+	case stamp == 0:
+		if st.rxNote == "" {
+			st.rxNote = "a read without a kernel receive stamp"
+		}
+		return now
+	case at > now || at < rec.SentAt:
+		if st.rxNote == "" {
+			st.rxNote = "a kernel receive stamp fell outside [sent_at, read]"
+		}
+		return now
+	}
+	return at
 }
 
 // readBody handles a non-streaming response: no TTFT, usage from the body.
@@ -587,7 +802,7 @@ func (c *Client) finish(req *loadgen.Request, rec *loadgen.Record, st *streamSta
 		rec.ServerOutputTokens = out
 	}
 	if c.cfg.countTokens != nil {
-		rec.LocalOutputTokens = c.cfg.countTokens(string(st.text))
+		rec.LocalOutputTokens = c.cfg.countTokens(st.text)
 	}
 	if req.PromptTokensSource == loadgen.SourceTokenizer {
 		rec.LocalPromptTokens = req.PromptTokens

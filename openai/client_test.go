@@ -373,7 +373,7 @@ func TestDoTimeoutsAndCancel(t *testing.T) {
 			defer cancel()
 			if tt.cancel {
 				// Cancel once the first token arrived: the counter sees it.
-				c.cfg.countTokens = func(string) int { cancel(); return 1 }
+				c.cfg.countTokens = func([]byte) int { cancel(); return 1 }
 			}
 			rec := do(t, ctx, c)
 			tt.want.local, tt.want.outSrc = 1, loadgen.SourceTokenizer

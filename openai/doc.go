@@ -16,7 +16,21 @@
 // Every token-carrying chunk's arrival is kept (ChunkTimes) with its token
 // count (ChunkTokens): the number of logprobs tokens when the chunk has
 // logprobs, else the local tokenizer's count of its text when a counter is
-// plugged in (WithTokenCounter), else 1.
+// plugged in (WithTokenCounter, WithByteTokenCounter), else 1.
+//
+// # The receive clock
+//
+// On Linux the Client dials each connection with kernel receive stamps
+// (SO_TIMESTAMPNS, read with recvmsg; TLS runs over that connection), and
+// each event is timed by when the kernel received the read that delivered
+// its last byte, so a busy client does not count its own queueing as
+// latency. Record.ReceiveClock says which clock a record uses; with the
+// kernel's, Record.ChunkUserTimes keeps when the client parsed each chunk.
+// A record falls back to its user-space stamps, whole, with a note, where
+// a read came without a stamp, a stamp lies outside [SentAt, its read], or
+// the wall clock stepped while it ran; elsewhere (other systems,
+// WithHTTPClient, WithReceiveClock(ReceiveUser)) the user clock is used
+// throughout. docs/records.md states the limits.
 //
 // OSL prefers the server's usage.completion_tokens, then the local
 // tokenizer on the concatenated output text, then the sum of ChunkTokens;
@@ -51,7 +65,8 @@
 // The SSE reader reuses one buffer per request (lines of any length up to
 // 64 MiB), and a strict hand-written scanner decodes each chunk without
 // allocating, falling back to encoding/json on anything unusual. The
-// constant part of the request body is encoded once per Client.
+// constant part of the request body is encoded once per Client, and a body
+// is written to the connection in one piece, however long the prompt.
 //
 // # go-openai
 //

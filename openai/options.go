@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"runtime"
 	"time"
+
+	"github.com/gollm-bench/gollm-bench/internal/rxstamp"
 )
 
 // Endpoint selects the API a Client calls.
@@ -55,8 +58,9 @@ type config struct {
 	idleTimeout    time.Duration
 	maxConcurrency int
 	httpClient     *http.Client
-	countTokens    func(text string) int
+	countTokens    func(text []byte) int // the text is valid only during the call
 	tls            *tls.Config
+	receiveClock   ReceiveClockMode
 }
 
 // WithEndpoint selects completions (the default) or chat.
@@ -222,7 +226,75 @@ func WithHTTPClient(hc *http.Client) Option {
 // (unless the chunk has logprobs) and of the whole output text
 // (Record.LocalOutputTokens), which becomes the OSL when the server sends no
 // usage. count must be safe for concurrent use. Without it the output text
-// is not kept, which saves an allocation per chunk.
+// is not kept, which saves an allocation per chunk. Each call converts the
+// text to a string, an allocation per chunk; WithByteTokenCounter saves it.
 func WithTokenCounter(count func(text string) int) Option {
+	return func(c *config) error {
+		c.countTokens = nil
+		if count != nil {
+			c.countTokens = func(b []byte) int { return count(string(b)) }
+		}
+		return nil
+	}
+}
+
+// WithByteTokenCounter is WithTokenCounter for a counter that takes the
+// text's bytes and keeps neither them nor any part of them once it returns
+// (the Client reuses its buffer): no copy of the text is made per chunk.
+// (*tokenize.Tokenizer).CountBytes is one.
+func WithByteTokenCounter(count func(text []byte) int) Option {
 	return func(c *config) error { c.countTokens = count; return nil }
+}
+
+// ReceiveClockMode chooses the clock that stamps each received chunk
+// (--receive-clock).
+type ReceiveClockMode string
+
+// Receive clock modes.
+const (
+	// ReceiveAuto stamps chunks with the kernel's receive time where the
+	// platform and the connection allow it (Linux, plain or TLS over the
+	// TCP connections the Client dials) and with the user-space time
+	// elsewhere; each record says which (loadgen.Record.ReceiveClock) and
+	// why not the kernel's. The default.
+	ReceiveAuto ReceiveClockMode = "auto"
+	// ReceiveKernel requires the kernel's receive time: New fails on a
+	// platform without it or with WithHTTPClient, and a connection on
+	// which it cannot be enabled fails to connect.
+	ReceiveKernel ReceiveClockMode = "kernel"
+	// ReceiveUser stamps every chunk when the client's goroutine has read
+	// and parsed it, as before the kernel clock existed.
+	ReceiveUser ReceiveClockMode = "user"
+)
+
+// ParseReceiveClock maps the --receive-clock flag value to a mode.
+func ParseReceiveClock(s string) (ReceiveClockMode, error) {
+	switch m := ReceiveClockMode(s); m {
+	case ReceiveAuto, ReceiveKernel, ReceiveUser:
+		return m, nil
+	case "":
+		return ReceiveAuto, nil
+	}
+	return "", fmt.Errorf("--receive-clock %q: want auto, kernel or user", s)
+}
+
+// Available reports whether m can be used on this platform: ReceiveKernel
+// needs Linux. The error names the flag and the way out.
+func (m ReceiveClockMode) Available() error {
+	if m == ReceiveKernel && !rxstamp.Supported() {
+		return fmt.Errorf("--receive-clock kernel: %w (this is %s); use --receive-clock auto or user", rxstamp.ErrUnsupported, runtime.GOOS)
+	}
+	return nil
+}
+
+// WithReceiveClock chooses the clock of the chunk stamps (default
+// ReceiveAuto; see ReceiveClockMode).
+func WithReceiveClock(m ReceiveClockMode) Option {
+	return func(c *config) error {
+		if _, err := ParseReceiveClock(string(m)); err != nil {
+			return err
+		}
+		c.receiveClock = m
+		return nil
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+
+	"github.com/gollm-bench/gollm-bench/internal/rxstamp"
 )
 
 // sseInitialBuf is the starting size of an sseReader's read buffer, in
@@ -51,6 +53,14 @@ type sseReader struct {
 	// of a first line that was not.
 	started bool
 	badAt   int
+	// src, when set, is the connection under r; stamp is its kernel
+	// receive stamp (CLOCK_REALTIME ns, 0 if none) after the latest read
+	// that returned bytes. Every byte in buf arrived by that read or an
+	// earlier one, so stamp is never earlier than the arrival of the last
+	// byte of the event next returns, and it is that arrival unless the
+	// layers below buffered bytes across reads.
+	src   rxstamp.Source
+	stamp int64
 }
 
 // reset points s at a new stream, keeping its buffers.
@@ -61,6 +71,7 @@ func (s *sseReader) reset(r io.Reader) {
 	s.r, s.st, s.end = r, 0, 0
 	s.data, s.has, s.err, s.cr = s.data[:0], false, nil, false
 	s.started, s.badAt = false, 0
+	s.src, s.stamp = nil, 0
 }
 
 // notSSE returns the body's bytes read so far from its first non-blank
@@ -220,6 +231,9 @@ func (s *sseReader) fill() {
 	}
 	n, err := s.r.Read(s.buf[s.end:])
 	s.end += n
+	if n > 0 && s.src != nil {
+		s.stamp = s.src.LastReceive()
+	}
 	if err != nil {
 		s.err = err
 	}

@@ -14,7 +14,8 @@ import (
 // percentiles in ms with the 95 % intervals of TTFT p99 and ITL p95,
 // output and goodput tokens/s with theirs, req/s, scheduling-lag p99,
 // client flags and the SLO verdict with its deciding terms), the knee
-// line, the warnings grouped by code, and "PARTIAL: interrupted" for an
+// line, the receive clock of the latencies and the client's receive
+// queueing, the warnings grouped by code, and "PARTIAL: interrupted" for an
 // interrupted run.
 // An error-adjusted TTFT p99 column (SPEC §5: each failure counts as +Inf,
 // shown as "inf") appears when some level has failures. Output is
@@ -41,6 +42,9 @@ func WriteConsole(w io.Writer, run results.Run) error {
 		b.WriteString(l + "\n")
 	}
 	for _, l := range kneeLines(run.Result) {
+		b.WriteString(l + "\n")
+	}
+	for _, l := range clockLines(run.Result) {
 		b.WriteString(l + "\n")
 	}
 	if ws := run.Result.Warnings; len(ws) > 0 {

@@ -103,7 +103,7 @@ func buildPage(run results.Run, opts HTMLOptions) (page, error) {
 		Title:   "gollm-bench report: " + run.RunID,
 		Header:  headerLine(run),
 		Command: shellJoin(run.Command),
-		Knee:    kneeLines(res),
+		Knee:    append(kneeLines(res), clockLines(res)...),
 		Partial: partialLine(run),
 		Levels:  withTokensPerChunk(levelTable(res), res),
 	}

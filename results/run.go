@@ -152,6 +152,9 @@ type Config struct {
 	// Stabilize --stabilize ("30s,3W,5m0s"); "" when not given.
 	WarmupPhase string `json:"warmup_phase,omitempty"`
 	Stabilize   string `json:"stabilize,omitempty"`
+	// ReceiveClock is the --receive-clock mode: auto, kernel or user.
+	// Each level's summary says which clock its latencies used.
+	ReceiveClock string `json:"receive_clock,omitempty"`
 }
 
 // sessionSpec is c.Sessions spelt out ("" without sessions).

@@ -289,6 +289,7 @@ func KneePerformance(s metrics.Summary, withSLO bool) Performance {
 		OutputTokS:   num(s.OutputTokensPerSecond),
 		OutputTokSCI: wide(metrics.FigureOutputTokS, s.OutputTokensPerSecondCI),
 		WindowS:      num(s.WindowSeconds),
+		ReceiveClock: s.ReceiveClock,
 	}
 	if s.Requests.OK+s.Requests.Failed > 0 {
 		p.ErrorRate = num(s.ErrorRate)

@@ -95,6 +95,10 @@ type Performance struct {
 	// SLOOutcome is the knee level's three-valued verdict: "pass", "fail"
 	// or "inconclusive"; SLOPass is SLOOutcome == "pass".
 	SLOOutcome string `json:"slo_outcome,omitempty"`
+	// ReceiveClock is the clock that timed the knee level's latencies:
+	// "kernel" (the kernel's receive time of each chunk), "user" (when
+	// the client read it) or "mixed" (metrics.Summary.ReceiveClock).
+	ReceiveClock string `json:"receive_clock,omitempty"`
 }
 
 // Bracket is the knee bracket: the last passing and the first failing load,

@@ -19,7 +19,9 @@ type normalizer interface {
 type unicodeNorm struct{ form norm.Form }
 
 func (n unicodeNorm) normalize(s string) string {
-	if n.form.IsNormalString(s) {
+	// ASCII is normal in every form; checking it first saves
+	// IsNormalString's allocation on most chunks of output text.
+	if isASCII(s) || n.form.IsNormalString(s) {
 		return s
 	}
 	return n.form.String(s)
@@ -201,4 +203,14 @@ func normalizeTracked(n normalizer, s string) (string, bool) {
 		return n.normalize(s), keep
 	}
 	return n.normalize(s), true
+}
+
+// isASCII reports whether s holds only ASCII bytes.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

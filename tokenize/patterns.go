@@ -18,6 +18,30 @@ const (
 	o200kPattern = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 )
 
+// The Split regexes of DeepSeek-V3 (and R1), applied one after the other,
+// each with the Isolated behaviour.
+const (
+	deepSeekDigits  = `\p{N}{1,3}`
+	deepSeekCJK     = `[一-龥぀-ゟ゠-ヿ]+`
+	deepSeekPattern = "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+"
+)
+
+// newIsolatedMatcher returns a scanner for a Split regex applied with the
+// Isolated behaviour, whose pieces are the matches and the text between
+// them alike: the scanner's tiles are both. It returns nil for patterns
+// without one (newPatternMatcher then applies).
+func newIsolatedMatcher(pattern string) matcher {
+	switch pattern {
+	case deepSeekDigits:
+		return scanMatcher{scanDigits3}
+	case deepSeekCJK:
+		return scanMatcher{scanCJK}
+	case deepSeekPattern:
+		return scanMatcher{scanDeepSeek}
+	}
+	return nil
+}
+
 // newPatternMatcher returns a matcher for a Split regex: a hand-written
 // scanner for the well-known patterns, regexp2 otherwise.
 func newPatternMatcher(pattern string) (matcher, error) {
@@ -54,16 +78,18 @@ func (m scanMatcher) each(s string, yield func(start, end int)) {
 
 // Character classes, as bits.
 const (
-	cL  = 1 << iota // \p{L}
-	cN              // \p{N}
-	cS              // \s
-	cLu             // \p{Lu}
-	cLl             // \p{Ll}
-	cLt             // \p{Lt}
-	cLm             // \p{Lm}
-	cLo             // \p{Lo}
-	cM              // \p{M}
-	cNL             // \r or \n
+	cL   = 1 << iota // \p{L}
+	cN               // \p{N}
+	cS               // \s
+	cLu              // \p{Lu}
+	cLl              // \p{Ll}
+	cLt              // \p{Lt}
+	cLm              // \p{Lm}
+	cLo              // \p{Lo}
+	cM               // \p{M}
+	cNL              // \r or \n
+	cP               // \p{P}
+	cSym             // \p{S}
 
 	cUpper = cLu | cLt | cLm | cLo | cM // o200k's first letter class
 	cLower = cLl | cLm | cLo | cM       // o200k's second letter class
@@ -83,7 +109,7 @@ func class(r rune) uint16 {
 		case r == ' ' || (r >= '\t' && r <= '\r'):
 			return cS
 		}
-		return 0
+		return asciiPunct[r]
 	}
 	var c uint16
 	switch {
@@ -103,9 +129,24 @@ func class(r rune) uint16 {
 		c = cN
 	case unicode.IsSpace(r):
 		c = cS
+	case unicode.IsPunct(r):
+		c = cP
+	case unicode.IsSymbol(r):
+		c = cSym
 	}
 	return c
 }
+
+// asciiPunct classes the ASCII punctuation (\p{P}) and symbols (\p{S}).
+var asciiPunct = func() (t [utf8.RuneSelf]uint16) {
+	for _, r := range "!\"#%&'()*,-./:;?@[\\]_{}" {
+		t[r] = cP
+	}
+	for _, r := range "$+<=>^`|~" {
+		t[r] = cSym
+	}
+	return t
+}()
 
 // at decodes the rune at s[i] and its class.
 func at(s string, i int) (uint16, int) {
@@ -347,4 +388,111 @@ func scanO200k(s string, i int) int {
 		return e
 	}
 	return whitespace(s, i)
+}
+
+// scanDigits3 tiles s for \p{N}{1,3}: up to three numbers, or the text up
+// to the next number.
+func scanDigits3(s string, i int) int {
+	c, n := at(s, i)
+	if c&cN == 0 {
+		return runOfNot(s, i+n, cN)
+	}
+	e := i + n
+	for k := 1; k < 3; k++ {
+		c, n := at(s, e)
+		if c&cN == 0 {
+			break
+		}
+		e += n
+	}
+	return e
+}
+
+// isCJK reports whether r is in [一-龥぀-ゟ゠-ヿ].
+func isCJK(r rune) bool { return r >= 0x4E00 && r <= 0x9FA5 || r >= 0x3040 && r <= 0x30FF }
+
+// scanCJK tiles s for [一-龥぀-ゟ゠-ヿ]+: a run of those characters, or of
+// the others.
+func scanCJK(s string, i int) int {
+	r, n := utf8.DecodeRuneInString(s[i:])
+	in := isCJK(r)
+	for i += n; i < len(s); i += n {
+		if s[i] < utf8.RuneSelf {
+			if in {
+				return i
+			}
+			n = 1
+			continue
+		}
+		r, n = utf8.DecodeRuneInString(s[i:])
+		if isCJK(r) != in {
+			return i
+		}
+	}
+	return i
+}
+
+// scanDeepSeek tiles s for deepSeekPattern: a match, or the text up to the
+// next position where one starts.
+func scanDeepSeek(s string, i int) int {
+	if e, ok := deepSeekMatch(s, i); ok {
+		return e
+	}
+	_, n := at(s, i)
+	for i += n; i < len(s); i += n {
+		if _, ok := deepSeekMatch(s, i); ok {
+			return i
+		}
+		_, n = at(s, i)
+	}
+	return i
+}
+
+// isASCIILetter reports whether b is in [A-Za-z].
+func isASCIILetter(b byte) bool { return b|0x20 >= 'a' && b|0x20 <= 'z' }
+
+// deepSeekMatch tries deepSeekPattern's alternatives at i, in order, and
+// returns the end of the first that matches.
+func deepSeekMatch(s string, i int) (int, bool) {
+	c0, n0 := at(s, i)
+	// [!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+: every ASCII
+	// punctuation or symbol.
+	if s[i] < utf8.RuneSelf && c0&(cP|cSym) != 0 && i+1 < len(s) && isASCIILetter(s[i+1]) {
+		e := i + 2
+		for e < len(s) && isASCIILetter(s[e]) {
+			e++
+		}
+		return e, true
+	}
+	// [^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+
+	if c0&(cNL|cL|cP|cSym) == 0 {
+		if c1, _ := at(s, i+n0); c1&(cL|cM) != 0 {
+			return runOf(s, i+n0, cL|cM), true
+		}
+	}
+	if c0&(cL|cM) != 0 {
+		return runOf(s, i, cL|cM), true
+	}
+	//  ?[\p{P}\p{S}]+[\r\n]*
+	p := -1
+	switch {
+	case c0&(cP|cSym) != 0:
+		p = i
+	case s[i] == ' ':
+		if c1, _ := at(s, i+1); c1&(cP|cSym) != 0 {
+			p = i + 1
+		}
+	}
+	if p >= 0 {
+		e := runOf(s, p, cP|cSym)
+		for e < len(s) && (s[e] == '\r' || s[e] == '\n') {
+			e++
+		}
+		return e, true
+	}
+	// \s*[\r\n]+|\s+(?!\S)|\s+
+	if c0&cS != 0 {
+		return whitespace(s, i), true
+	}
+	return 0, false
 }

@@ -58,7 +58,24 @@ func splitPieces(dst []piece, p piece, m matcher, b behavior, invert bool) []pie
 	if s == "" {
 		return dst
 	}
-	// Fast path for the common Isolated case: no intermediate slice.
+	// Fast path for the common Isolated case: no intermediate slice, and
+	// with a scanner, whose matches tile s, not even a closure.
+	if sm, ok := m.(scanMatcher); ok && b == isolated {
+		for i := 0; i < len(s); {
+			e := sm.next(s, i)
+			dst = append(dst, piece{s[i:e], p.first && i == 0})
+			i = e
+		}
+		return dst
+	}
+	return splitMatches(dst, p, m, b, invert)
+}
+
+// splitMatches is splitPieces for any matcher. Its closures capture dst,
+// which therefore lives on the heap: one allocation per call, kept out of
+// splitPieces' fast path.
+func splitMatches(dst []piece, p piece, m matcher, b behavior, invert bool) []piece {
+	s := p.s
 	if b == isolated {
 		prev := 0
 		emit := func(a, z int) {
@@ -258,6 +275,8 @@ func buildPreTokenizer(c *componentJSON, last bool) (pt preTokenizer, byteLevelD
 		switch {
 		case c.Pattern.String != nil:
 			m = literalMatcher{*c.Pattern.String}
+		case c.Pattern.Regex != nil && b == isolated && newIsolatedMatcher(*c.Pattern.Regex) != nil:
+			m = newIsolatedMatcher(*c.Pattern.Regex)
 		case c.Pattern.Regex != nil:
 			m, err = newPatternMatcher(*c.Pattern.Regex)
 			if err != nil {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // Tokenizer encodes text into token ids exactly as the Hugging Face
@@ -258,6 +259,14 @@ func (t *Tokenizer) Count(text string) int {
 	n := len(sc.ids)
 	t.pool.Put(sc)
 	return n
+}
+
+// CountBytes is Count of text's bytes, without copying them. It reads
+// text only during the call (the word cache stores copies of its words),
+// so the caller may overwrite the buffer as soon as it returns
+// (openai.WithByteTokenCounter). Safe for concurrent use.
+func (t *Tokenizer) CountBytes(text []byte) int {
+	return t.Count(unsafe.String(unsafe.SliceData(text), len(text)))
 }
 
 func (t *Tokenizer) encode(dst []int, text string, sc *scratch) []int {

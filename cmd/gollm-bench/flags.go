@@ -25,6 +25,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.IntVar(&s.MinTokens, "min-tokens", s.MinTokens, "send min_tokens (a vLLM extension) when > 0")
 	fs.Float64Var(&s.Temperature, "temperature", s.Temperature, "sampling temperature")
 	fs.StringVar(&s.CACert, "ca-cert", s.CACert, "PEM file of the CA that signed an https --target's certificate (added to the system's roots)")
+	fs.StringVar(&s.ReceiveClock, "receive-clock", s.ReceiveClock, "clock of each received chunk: kernel (the kernel's receive time, Linux), user (when the client read it), or auto (kernel where available); run.json says which each level used")
 	fs.BoolVar(&s.Insecure, "insecure", s.Insecure, "do not verify the https --target's TLS certificate (a test server only; recorded in run.json and the scorecard)")
 
 	fs.StringVar(&s.Profile, "profile", s.Profile, "load profile: synchronous|concurrent|throughput|constant|poisson|sweep")

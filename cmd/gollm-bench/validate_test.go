@@ -90,6 +90,7 @@ func TestBadInputRefusedBeforeSending(t *testing.T) {
 		{"header name with a space", constant("--header", "Bad Header=x"), []string{`--header "Bad Header"`, "e.g. Bad-Header"}},
 		{"header value with a newline", constant("--header", "X-Trace=a\nb"), []string{"--header X-Trace", "one line"}},
 		{"temperature NaN", constant("--temperature", "NaN"), []string{"--temperature NaN", "e.g. 0"}},
+		{"receive clock", constant("--receive-clock", "wall"), []string{"--receive-clock \"wall\"", "auto, kernel or user"}},
 		{"target without scheme", append(constant(), "--target", "127.0.0.1:8000"), []string{"--target", "http://127.0.0.1:8000"}},
 		{"target port out of range", append(constant(), "--target", "http://127.0.0.1:99999"), []string{"--target", "port 99999", "1 to 65535"}},
 		{"fractional concurrency", run("--profile", "concurrent", "--rate", "1.5", "--max-seconds", "1"), []string{`--rate "1.5"`, "whole number", "--profile concurrent"}},
