@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/internal/rxstamp"
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/mockserver"
 )
 
 // clockRun sends streams × perStream requests, streams at a time, to a
