@@ -19,9 +19,13 @@ import "math"
 // Among the rank pairs whose coverage reaches conf, QuantileRanks prefers
 // pairs bounded on both sides, then an upper bound alone (latency
 // objectives are upper bounds), then a lower bound alone; within the
-// preferred kind it takes the pair whose coverage is closest to conf (the
-// binomial is discrete, so coverage steps), and among those the one with
-// the most even tails. n ≤ 0 gives (0, 1): nothing is known.
+// preferred kind it takes, among the pairs whose coverage is within half a
+// point (coverTolerance) of the least coverage reached, the one with the
+// most even tails, P(B < lo) against P(B ≥ hi): at large n the
+// equal-tailed interval, about 1.96 standard deviations of B either side
+// of np; at small n, where the binomial's steps are coarse, a pair that
+// does not over-cover for the sake of symmetry. n ≤ 0 gives (0, 1):
+// nothing is known.
 func QuantileRanks(n int64, p, conf float64) (lo, hi int64) {
 	if n <= 0 {
 		return 0, 1
@@ -36,31 +40,61 @@ func QuantileRanks(n int64, p, conf float64) (lo, hi int64) {
 	}
 	const eps = 1e-12
 	f := newBinomialCDF(n, p)
+	defer f.release()
 	cov := func(l, u int64) float64 { return f.at(u-1) - f.at(l-1) }
 
 	// Both sides bounded: 1 ≤ l < u ≤ n. For each l the smallest u that
-	// reaches conf is found by a pointer that only moves up.
-	bestL, bestU := int64(-1), int64(-1)
-	bestCov, bestSkew := math.Inf(1), math.Inf(1)
-	u := int64(2)
-	for l := max(int64(1), f.lo); l <= n-1; l++ {
-		lowTail := f.at(l - 1)
-		if 1-lowTail < conf-eps {
-			break // no u reaches conf, for this l or any larger one
-		}
-		u = max(u, l+1)
-		for cov(l, u) < conf-eps {
-			u++ // ends by u−1 = the table's last k, where F is 1
-		}
-		if u > n {
-			break // a larger l only needs a larger u
-		}
-		c := cov(l, u)
-		skew := math.Abs(lowTail - (1 - f.at(u-1)))
-		if c < bestCov-eps || (math.Abs(c-bestCov) <= eps && skew < bestSkew) {
-			bestL, bestU, bestCov, bestSkew = l, u, c, skew
+	// reaches conf is found by a pointer that only moves up (pairs calls
+	// visit for each). A first pass finds the least coverage reached; the
+	// second takes, among the pairs within coverTolerance of it, the one
+	// with the most even tails.
+	pairs := func(from int64, visit func(l, u int64, c, lowTail, highTail float64) bool) {
+		u := int64(2)
+		for l := max(int64(1), f.lo, from); l <= n-1; l++ {
+			lowTail := f.at(l - 1)
+			if 1-lowTail < conf-eps {
+				return // no u reaches conf, for this l or any larger one
+			}
+			u = max(u, l+1)
+			for cov(l, u) < conf-eps {
+				u++ // ends by u−1 = the table's last k, where F is 1
+			}
+			if u > n {
+				return // a larger l only needs a larger u
+			}
+			if !visit(l, u, cov(l, u), lowTail, 1-f.at(u-1)) {
+				return
+			}
 		}
 	}
+	minCov, from := math.Inf(1), int64(1)
+	if alpha := 1 - conf; f.top <= min(coverTolerance, alpha/8) {
+		// Fine steps (large n): the minimal u of each l makes its coverage
+		// less than conf plus one term, so every pair lies within
+		// coverTolerance of the least, and below the l whose tail is
+		// alpha/4 the tails are too uneven to be the most even pair.
+		minCov = conf
+		from = f.search(alpha/4) + 1
+	} else {
+		pairs(1, func(_, _ int64, c, _, _ float64) bool { minCov = min(minCov, c); return true })
+	}
+	bestL, bestU := int64(-1), int64(-1)
+	bestCov, bestSkew := math.Inf(1), math.Inf(1)
+	pairs(from, func(l, u int64, c, lowTail, highTail float64) bool {
+		if c > minCov+coverTolerance {
+			// Past the even point no pair is more even than the best so
+			// far; without one, look on.
+			return bestL < 0 || lowTail <= highTail
+		}
+		skew := math.Abs(lowTail - highTail)
+		if skew < bestSkew-eps || (math.Abs(skew-bestSkew) <= eps && c < bestCov) {
+			bestL, bestU, bestCov, bestSkew = l, u, c, skew
+			return true
+		}
+		// As l grows its tail grows and the other shrinks: past the even
+		// point the tails only part further.
+		return lowTail <= highTail
+	})
 	if bestL >= 0 {
 		return bestL, bestU
 	}
@@ -83,6 +117,10 @@ func QuantileRanks(n int64, p, conf float64) (lo, hi int64) {
 	return 0, n + 1
 }
 
+// coverTolerance is how much more than the least coverage QuantileRanks
+// accepts for more even tails: half a percentage point.
+const coverTolerance = 0.005
+
 // QuantileCoverage is the exact coverage P(lo ≤ B < hi) of the rank pair
 // (lo, hi) for the p-quantile of n samples, B ~ Binomial(n, p): the
 // confidence the interval [X(lo), X(hi)] actually has. lo = 0 and
@@ -92,6 +130,7 @@ func QuantileCoverage(n, lo, hi int64, p float64) float64 {
 		return math.NaN()
 	}
 	f := newBinomialCDF(n, p)
+	defer f.release()
 	return f.at(hi-1) - f.at(lo-1)
 }
 

@@ -267,3 +267,21 @@ func BenchmarkQuantileRanks(b *testing.B) {
 		QuantileRanks(100_000, 0.99, Confidence)
 	}
 }
+
+// Seen: at n = 100,000 the p99's interval ran from 3.81 standard
+// deviations of B below np to 1.65 above: a one-sided bound with a far
+// lower end, chosen because its coverage was 1e-6 closer to 95 %. At large
+// n the interval is equal-tailed.
+func TestQuantileRanksEqualTailedAtLargeN(t *testing.T) {
+	for _, c := range []struct {
+		n int64
+		p float64
+	}{{100_000, 0.5}, {100_000, 0.99}, {6_400_000, 0.5}, {5000, 0.9}} {
+		lo, hi := QuantileRanks(c.n, c.p, Confidence)
+		sd := math.Sqrt(float64(c.n) * c.p * (1 - c.p))
+		zl, zh := (float64(c.n)*c.p-float64(lo))/sd, (float64(hi)-float64(c.n)*c.p)/sd
+		if math.Abs(zl-1.96) > 0.1 || math.Abs(zh-1.96) > 0.1 {
+			t.Errorf("n=%d p=%g: ranks (%d, %d) sit %.2f and %.2f sd from np, want about 1.96 each", c.n, c.p, lo, hi, zl, zh)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package stats
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
 // T returns the two-sided critical value of Student's t distribution with
 // df degrees of freedom at confidence conf: the t with P(|T| ≤ t) = conf,
@@ -13,6 +16,23 @@ func T(df, conf float64) float64 {
 	case !(df >= 1) || !(conf > 0 && conf < 1):
 		return math.Inf(1)
 	}
+	// A summary asks for the same few (df, conf) pairs again and again
+	// (batch means over 20, 10 or 5 batches); each answer costs about a
+	// hundred incomplete-beta evaluations.
+	key := [2]float64{df, conf}
+	if v, ok := tQuantiles.Load(key); ok {
+		return v.(float64)
+	}
+	v := tQuantile(df, conf)
+	tQuantiles.Store(key, v)
+	return v
+}
+
+// tQuantiles memoises T: a pure function of its two arguments.
+var tQuantiles sync.Map // [2]float64{df, conf} → float64
+
+// tQuantile is T, computed.
+func tQuantile(df, conf float64) float64 {
 	target := (1 + conf) / 2
 	// Bracket the root of cdf(t) = target, then bisect: the CDF is
 	// monotone, and 200 halvings of a double interval reach its precision.
