@@ -243,6 +243,29 @@ func Merge(parts []Shard) (Run, error) {
 	return run, nil
 }
 
+// MergeDir returns the folder a merge of parts writes to, created if need
+// be: output when given, else the run folder holding the shard folders
+// (an error when they are not in one). A folder that already holds a
+// run.json is refused unless overwrite.
+func MergeDir(parts []Shard, output string, overwrite bool) (string, error) {
+	dir := output
+	if dir == "" {
+		dir = filepath.Dir(parts[0].Dir)
+		for _, p := range parts[1:] {
+			if filepath.Dir(p.Dir) != dir {
+				return "", errors.New("the shard folders are in different folders: give the output folder")
+			}
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("merge: %w", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, RunJSON)); err == nil && !overwrite {
+		return "", fmt.Errorf("merge: %s already holds a run.json: replace it (overwrite), or choose another output folder", dir)
+	}
+	return dir, nil
+}
+
 // MarkTorn marks a merged run partial when MergeRecords left torn records
 // out: the whole records were merged, the torn ones are named in the
 // partial reason and a WarnTornRecord warning, and the summaries, which

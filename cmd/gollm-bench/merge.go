@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 
@@ -57,20 +55,9 @@ func runMerge(_ context.Context, e env, args []string) error {
 	run.Command = redact.Args(append([]string{"merge"}, args...))
 	run.Tool = results.Tool{Name: "gollm-bench", Version: toolVersion(), Commit: commitOrVCS(), Go: runtime.Version()}
 
-	dir := *output
-	if dir == "" {
-		dir = filepath.Dir(parts[0].Dir)
-		for _, p := range parts[1:] {
-			if filepath.Dir(p.Dir) != dir {
-				return usageErr(errors.New("the shard folders are in different folders: give --output DIR"))
-			}
-		}
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("merge: --output: %w", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, results.RunJSON)); err == nil && !*overwrite {
-		return usageErr(fmt.Errorf("merge: %s already holds a run.json; pass --overwrite to replace it, or choose --output", dir))
+	dir, err := results.MergeDir(parts, *output, *overwrite)
+	if err != nil {
+		return usageErr(fmt.Errorf("%w (--overwrite replaces it, --output DIR chooses the folder)", err))
 	}
 
 	torn, err := results.MergeRecords(dir, parts)
