@@ -723,7 +723,7 @@ func (l *level) execute(s slot) {
 		return
 	}
 	req.Seq, req.Level = rec.Seq, l.num
-	rec.RequestedOutputTokens = req.MaxTokens
+	rec.RequestedOutputTokens, rec.RequestedPromptTokens = req.MaxTokens, req.RequestedPromptTokens
 	rec.PromptTokens, rec.PromptTokensSource = req.PromptTokens, req.PromptTokensSource
 	if req.PromptTokensSource == SourceTokenizer {
 		rec.LocalPromptTokens = req.PromptTokens

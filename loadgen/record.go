@@ -102,6 +102,9 @@ type Record struct {
 	LocalPromptTokens     int `json:"local_prompt_tokens,omitempty"`     // our tokenizer's count of the prompt
 	LocalOutputTokens     int `json:"local_output_tokens,omitempty"`     // our tokenizer's count of the output text
 	RequestedOutputTokens int `json:"requested_output_tokens,omitempty"` // max_tokens sent
+	// RequestedPromptTokens is the prompt length the workload aimed at
+	// (Request.RequestedPromptTokens), tokens; 0 when it stated none.
+	RequestedPromptTokens int `json:"requested_prompt_tokens,omitempty"`
 	// CachedPromptTokens is usage.prompt_tokens_details.cached_tokens: the
 	// prompt tokens the server served from its prefix cache, which token
 	// prices may charge less for. 0 when the server does not send it.
