@@ -102,8 +102,8 @@ type Progress struct {
 	// before they are cancelled (Config.Drain): past Expected the level
 	// ends within Drain.
 	Drain time.Duration
-	Load     loadgen.Progress
-	Live     metrics.LiveStats
+	Load  loadgen.Progress
+	Live  metrics.LiveStats
 	// Final is true on the last call for a level, when it has ended.
 	Final bool
 	// Precision is the live state of a precision-driven level
