@@ -47,6 +47,7 @@ type chart struct {
 	points int  // data points drawn
 	knee   bool // the knee marker is drawn
 	wide   bool // drawn twice as wide, across both columns of the page
+	minY   float64 // the least positive y of the data drawn (a log axis starts there)
 }
 
 // mark labels an x span above the data area: a level on a time axis.
@@ -88,6 +89,18 @@ func newChart(id, title, x, y string) *chart {
 	return &chart{id: id, p: p, legend: lg}
 }
 
+// isLogY reports whether the y axis is on a log scale.
+func (c *chart) isLogY() bool { return c.p.Y.Scale == plot.Normalizer(plot.LogScale{}) }
+
+// seeY notes the data's y values, for the floor of a log axis.
+func (c *chart) seeY(xys plotter.XYs) {
+	for _, p := range xys {
+		if p.Y > 0 && isFinite(p.Y) && (c.minY == 0 || p.Y < c.minY) {
+			c.minY = p.Y
+		}
+	}
+}
+
 // logY puts the y axis on a log scale with several labels.
 func (c *chart) logY() {
 	c.p.Y.Scale = plot.LogScale{}
@@ -126,6 +139,7 @@ func (c *chart) line(name string, xys plotter.XYs, col color.Color, shape draw.G
 		c.legend.Add(name, thumbs...)
 	}
 	c.points += len(xys)
+	c.seeY(xys)
 	return nil
 }
 
@@ -144,6 +158,7 @@ func (c *chart) scatter(name string, xys plotter.XYs, col color.Color, shape dra
 		c.legend.Add(name, s)
 	}
 	c.points += len(xys)
+	c.seeY(xys)
 	return nil
 }
 
@@ -187,6 +202,9 @@ func (c *chart) band(name string, x, lo, hi []float64, col color.RGBA) error {
 		l, h := lo[i], hi[i]
 		if !isFinite(x[i]) || math.IsNaN(l) || math.IsNaN(h) {
 			continue
+		}
+		if c.isLogY() && l <= 0 {
+			l = math.Inf(-1) // below any log axis: runs off the bottom
 		}
 		if math.IsInf(h, 1) || math.IsInf(l, -1) {
 			if err := flush(); err != nil {
@@ -435,6 +453,16 @@ func (c *chart) render() (string, error) {
 	main := draw.Crop(dc, vg.Points(4), -legendW-vg.Points(2), vg.Points(3), -vg.Points(4)) // a margin: no text touches the edge
 	if len(c.marks) > 0 {
 		c.p.Title.Padding = vg.Points(stripH)
+	}
+	if c.isLogY() {
+		// Interval bounds at or below 0 cannot sit on a log axis: it
+		// starts at the least value drawn (they run off its bottom).
+		if c.minY > 0 && !(c.p.Y.Min > 0) {
+			c.p.Y.Min = c.minY
+		}
+		if !(c.p.Y.Max > c.p.Y.Min) {
+			c.p.Y.Max = c.p.Y.Min * 10
+		}
 	}
 	c.p.Draw(main)
 	data := c.p.DataCanvas(main)

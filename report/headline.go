@@ -133,7 +133,7 @@ func kneeCard(res sweep.Result) card {
 	default:
 		c.Value, c.Unit = fmtRate(k.OfferedLoad), k.Unit
 		if k.Unit == sweep.UnitConcurrency {
-			c.Unit = "concurrent requests"
+			c.Unit = "concurrent"
 		}
 		if k.Reached {
 			c.Interval = fmt.Sprintf("bracket %s–%s", fmtRate(k.BracketLo), fmtRate(k.BracketHi))

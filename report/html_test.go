@@ -397,3 +397,20 @@ func sweepResultCopy(run results.Run) sweep.Result {
 	res.Partial, res.StopReason = false, sweep.StopCompleted
 	return res
 }
+
+// TestLogAxisZeroBound: an interval whose lower bound is 0 (a level of
+// very few samples) on a log axis is drawn off the bottom, not a panic.
+func TestLogAxisZeroBound(t *testing.T) {
+	run := fixtureRun(t)
+	for i := range run.Result.Levels {
+		s := &run.Result.Levels[i].Summary
+		s.TTFT.P99CI.Lo, s.TTFT.P50 = 0, 0
+	}
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, run, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pageChartProblems(t, buf.Bytes(), nil) {
+		t.Error(p)
+	}
+}

@@ -84,14 +84,8 @@ func WriteOverlayHTML(w io.Writer, runs []OverlayRun) error {
 	}
 	p := pageData{CSS: template.CSS(pageCSS), Same: true}
 	var names []string
-	var base peer.Result
 	for i, r := range runs {
-		sc := r.Run.Scorecard()
-		if r.Scorecard != nil {
-			if got, err := scorecard.Decode(bytes.NewReader(r.Scorecard)); err == nil {
-				sc = got
-			}
-		}
+		sc := overlayScorecard(r)
 		h := headlineOf(r.Run, sc)
 		names = append(names, r.Name)
 		or := overlayRun{Name: r.Name, Color: runColorHex(i), Verdict: h.Verdict, Class: h.Class, Where: h.Where, Cards: h.Cards}
@@ -99,14 +93,10 @@ func WriteOverlayHTML(w io.Writer, runs []OverlayRun) error {
 		or.Meta = []kv{{"run id", r.Run.RunID}, {"model", r.Run.Config.Model}, {"engine", m.Engine}, {"precision", m.Precision},
 			{"hardware", m.Hardware}, {"target", r.Run.Config.Target}, {"SLO", r.Run.Config.SLO}, {"levels", fmt.Sprint(len(r.Run.Result.Levels))}}
 		p.Runs = append(p.Runs, or)
-		pr := compare.FromRun(r.Run, &sc, nil, r.Name)
-		if i == 0 {
-			base = pr
-			continue
-		}
-		mm, un := compare.CheckWorkload(base, pr)
-		p.Workload = append(p.Workload, workloadNote{Name: r.Name, Mismatches: mm, Unstated: un})
-		p.Same = p.Same && len(mm) == 0
+	}
+	p.Workload = workloadNotes(runs)
+	for _, n := range p.Workload {
+		p.Same = p.Same && len(n.Mismatches) == 0
 	}
 	p.Title = "gollm-bench comparison: " + strings.Join(names, ", ")
 	for i, c := range p.Runs[0].Cards {
@@ -131,6 +121,57 @@ func WriteOverlayHTML(w io.Writer, runs []OverlayRun) error {
 	}
 	_, err = w.Write(buf.Bytes())
 	return err
+}
+
+// overlayScorecard is r's scorecard: its scorecard.json when readable,
+// else rebuilt from run.json.
+func overlayScorecard(r OverlayRun) scorecard.Scorecard {
+	if r.Scorecard != nil {
+		if got, err := scorecard.Decode(bytes.NewReader(r.Scorecard)); err == nil {
+			return got
+		}
+	}
+	return r.Run.Scorecard()
+}
+
+// workloadNotes checks every run's workload against the first's
+// (compare.CheckWorkload).
+func workloadNotes(runs []OverlayRun) []workloadNote {
+	var notes []workloadNote
+	var base peer.Result
+	for i, r := range runs {
+		sc := overlayScorecard(r)
+		pr := compare.FromRun(r.Run, &sc, nil, r.Name)
+		if i == 0 {
+			base = pr
+			continue
+		}
+		mm, un := compare.CheckWorkload(base, pr)
+		notes = append(notes, workloadNote{Name: r.Name, Mismatches: mm, Unstated: un})
+	}
+	return notes
+}
+
+// OverlayWarnings says, one line per run, which runs did not measure the
+// first run's workload and how they differ ("B against A: ISL 512 vs
+// 128; endpoint completions vs chat"); nil when all did. A CLI prints
+// them beside the page, which shows them too.
+func OverlayWarnings(runs []OverlayRun) []string {
+	if len(runs) == 0 {
+		return nil
+	}
+	var out []string
+	for _, n := range workloadNotes(runs) {
+		if len(n.Mismatches) == 0 {
+			continue
+		}
+		var facts []string
+		for _, m := range n.Mismatches {
+			facts = append(facts, fmt.Sprintf("%s %s vs %s", m.Field, m.A, m.B))
+		}
+		out = append(out, fmt.Sprintf("%s against %s: %s", n.Name, runs[0].Name, strings.Join(facts, "; ")))
+	}
+	return out
 }
 
 // zeroCI is no interval.
@@ -309,7 +350,7 @@ func overlayTemplate() *template.Template {
 <table class="runs" id="cards">
 <tr><th></th>{{range .Runs}}<th><span class="sw" style="background:{{.Color}}"></span>{{.Name}}</th>{{end}}</tr>
 <tr><td>verdict</td>{{range .Runs}}<td class="{{.Class}}">{{.Verdict}}</td>{{end}}</tr>
-{{range $i, $name := .CardNames}}<tr><td>{{$name}}</td>{{range index $.Rows $i}}<td class="v card{{if .Missing}} missing{{end}}">{{if .Missing}}<span class="value" style="font-size:1em;color:#999">{{.Absent}}</span><div class="note">{{.Note}}</div>{{else}}<span class="value" style="font-size:1.25em">{{.Value}}</span><span class="unit">{{.Unit}}</span>{{if .Interval}}<div class="ci">{{.Interval}}</div>{{end}}{{end}}</td>{{end}}</tr>
+{{range $i, $name := .CardNames}}<tr><td>{{$name}}</td>{{range index $.Rows $i}}<td class="v card{{if .Missing}} absent{{end}}">{{if .Missing}}<span class="value" style="font-size:1em;color:#999">{{.Absent}}</span><div class="note">{{.Note}}</div>{{else}}<span class="value" style="font-size:1.25em">{{.Value}}</span><span class="unit">{{.Unit}}</span>{{if .Interval}}<div class="ci">{{.Interval}}</div>{{end}}{{end}}</td>{{end}}</tr>
 {{end}}<tr><td>described</td>{{range .Runs}}<td class="note">{{.Where}}</td>{{end}}</tr>
 </table>
 

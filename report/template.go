@@ -33,7 +33,7 @@ h1{font-size:1.45em;margin:.2em 0}h2{font-size:1.2em;margin-top:1.8em;border-bot
 .card .unit{font-size:.85em;font-weight:400;color:#444;margin-left:.25em}
 .card .ci{font-size:.82em;color:#333;font-variant-numeric:tabular-nums}
 .card .note{font-size:.78em;color:#666}
-.card.missing .value{font-size:1.05em;color:#999;font-weight:500}
+.card.absent .value{font-size:1.05em;color:#999;font-weight:500}
 .where{font-size:.88em;color:#555;margin:.2em 0}
 .knee{font-size:.92em;background:#f6f8fb;border-left:4px solid #1f77b4;padding:.4em .9em;margin:.6em 0}
 .knee.none{background:#fff8e6;border-left-color:#e0a000}
@@ -88,13 +88,13 @@ const pageHTML = `<!DOCTYPE html>
 {{if .Partial}}<p class="partial" id="partial">{{.Partial}}</p>{{end}}
 <p class="verdict {{.Headline.Class}}" id="verdict">{{.Headline.Verdict}}</p>
 <div class="cards" id="cards">{{range .Headline.Cards}}
-<div class="card{{if .Missing}} missing{{end}}"><div class="name">{{.Name}}</div>{{if .Missing}}<div class="value">{{.Absent}}</div><div class="note">{{.Note}}</div>{{else}}<div class="value">{{.Value}}<span class="unit">{{.Unit}}</span></div>{{if .Interval}}<div class="ci">{{.Interval}}</div>{{end}}<div class="note">{{.Note}}</div>{{end}}</div>{{end}}
+<div class="card{{if .Missing}} absent{{end}}"><div class="name">{{.Name}}</div>{{if .Missing}}<div class="value">{{.Absent}}</div><div class="note">{{.Note}}</div>{{else}}<div class="value">{{.Value}}<span class="unit">{{.Unit}}</span></div>{{if .Interval}}<div class="ci">{{.Interval}}</div>{{end}}<div class="note">{{.Note}}</div>{{end}}</div>{{end}}
 </div>
 {{if .Headline.Where}}<p class="where">The cards describe {{.Headline.Where}}.</p>{{end}}
 <div class="knee{{if not .KneeFound}} none{{end}}" id="knee">{{range .Knee}}<p>{{.}}</p>{{end}}</div>
 
 <h2 id="metadata">Mandatory metadata{{if .MetaGaps}} <span class="missing">({{.MetaGaps}} missing: the result is an anecdote, not auditable)</span>{{end}}</h2>
-<div class="meta">{{range .Metadata}}<span class="k" title="set by {{.Source}}">{{.Name}}</span>{{if .Missing}}<span class="v missing">MISSING: give {{.Source}}</span>{{else}}<span class="v"><code>{{.Value}}</code></span>{{end}}{{end}}</div>
+<div class="meta">{{range .Metadata}}<span class="k" title="set by {{.Source}}">{{.Name}}</span>{{if .Missing}}<span class="v missing">MISSING{{if .Flag}}: give {{.Source}}{{else}} ({{.Source}}){{end}}</span>{{else}}<span class="v"><code>{{.Value}}</code></span>{{end}}{{end}}</div>
 
 {{if .Warnings}}<h2 id="warnings">Warnings ({{.WarnCount}}, {{len .Warnings}} kinds)</h2>
 <table class="warnings"><tr><th>code</th><th>count</th><th>where</th><th>message (the last one)</th></tr>

@@ -4,17 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
 	"github.com/gollm-bench/gollm-bench/benchmark"
 	"github.com/gollm-bench/gollm-bench/exitcode"
-	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/metrics"
-	"github.com/gollm-bench/gollm-bench/report"
 	"github.com/gollm-bench/gollm-bench/results"
 )
 
@@ -66,13 +62,13 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 	opt := benchmark.Options{
 		Stdout:   e.stdout,
 		Log:      e.stderr,
-		Progress: progressPrinter(e, b.quiet),
 		FS:       e.fs,
 		Tool:     results.Tool{Name: "gollm-bench", Version: toolVersion(), Commit: commitOrVCS(), Go: runtime.Version()},
 		Args:     append([]string{name}, args...),
 		OpenNVML: openNVML,
 		Notes:    b.notes,
 	}
+	opt.Progress, opt.SweepProgress = liveView(e, b.quiet)
 	run, err := benchmark.New(ctx, b.s, opt)
 	if err != nil {
 		var bad *benchmark.InputError
@@ -89,14 +85,4 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 		return withCode(out.Code, nil)
 	}
 	return nil
-}
-
-// progressPrinter feeds the live progress line: a line updated in place
-// on a terminal, plain lines otherwise, nothing with --quiet.
-func progressPrinter(e env, quiet bool) func(harness.Progress) {
-	isTTY := false
-	if f, ok := e.stderr.(*os.File); ok {
-		isTTY = term.IsTerminal(int(f.Fd()))
-	}
-	return report.NewProgress(e.stderr, isTTY, quiet).Harness
 }

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/gollm-bench/gollm-bench/harness"
+	"github.com/gollm-bench/gollm-bench/report"
+	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/scorecard"
+	"github.com/gollm-bench/gollm-bench/sweep"
+)
+
+// liveView feeds the live progress: on a terminal a sweep-wide header
+// and the level's line, updated in place, and each level's verdict as it
+// ends; plain lines otherwise; nothing with --quiet.
+func liveView(e env, quiet bool) (func(harness.Progress), func(sweep.Event)) {
+	isTTY := false
+	if f, ok := e.stderr.(*os.File); ok {
+		isTTY = term.IsTerminal(int(f.Fd()))
+	}
+	p := report.NewProgress(e.stderr, isTTY, quiet)
+	return p.Harness, p.Sweep
+}
+
+// runsFlags are the flags of `report A B [C...]`.
+func runsFlags(e env) (*pflag.FlagSet, *string, *string) {
+	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	format := fs.String("format", "html", "output: html (one page with the runs side by side)")
+	out := fs.StringP("output", "o", "", "the page to write, e.g. cmp.html")
+	return fs, format, out
+}
+
+// manyRuns reports whether a `report` command line names several results
+// folders: it asks for the comparison page.
+func manyRuns(args []string) bool {
+	fs, _, _ := runsFlags(env{stderr: &bytes.Buffer{}})
+	fs.ParseErrorsAllowlist.UnknownFlags = true
+	return fs.Parse(args) == nil && fs.NArg() > 1
+}
+
+// runReportRuns writes one page comparing several results folders:
+// `gollm-bench report A B [C...] --format html -o cmp.html`.
+func runReportRuns(e env, args []string) error {
+	fs, format, out := runsFlags(e)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "usage: gollm-bench report A B [C...] --format html -o FILE\n\nOne page with the runs side by side: their verdicts and headline cards, and\ntheir load curves overlaid, one colour per run. The first run is the baseline\nof the workload check; runs that measured another workload are flagged.\n\n%s", fs.FlagUsages())
+	}
+	if err := fs.Parse(args); err != nil {
+		return usageErr(err)
+	}
+	var errs []error
+	if *format != "html" {
+		errs = append(errs, fmt.Errorf("--format %q: several runs render only as html (one page); give --format html", *format))
+	}
+	if *out == "" {
+		errs = append(errs, errors.New("-o is empty: name the page to write, e.g. -o cmp.html"))
+	}
+	if len(errs) > 0 {
+		return usageErr(errors.Join(errs...))
+	}
+	var runs []report.OverlayRun
+	seen := map[string]bool{}
+	for _, path := range fs.Args() {
+		run, err := results.Read(path)
+		if err != nil {
+			return usageErr(err)
+		}
+		if err := run.Check(); err != nil {
+			return usageErr(fmt.Errorf("%s: %w; the file is damaged: re-run, or restore it from a copy", path, err))
+		}
+		dir := path
+		if filepath.Base(path) == results.RunJSON {
+			dir = filepath.Dir(path)
+		}
+		name := run.RunID
+		if name == "" || seen[name] {
+			name = filepath.Base(filepath.Clean(dir))
+		}
+		if seen[name] {
+			name = path
+		}
+		seen[name] = true
+		sc, _ := os.ReadFile(filepath.Join(dir, scorecard.FileName))
+		runs = append(runs, report.OverlayRun{Name: name, Run: run, Scorecard: sc})
+	}
+	var buf bytes.Buffer
+	if err := report.WriteOverlayHTML(&buf, runs); err != nil {
+		return err
+	}
+	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("-o %s: %w", *out, err)
+	}
+	for _, w := range report.OverlayWarnings(runs) {
+		fmt.Fprintf(e.stderr, "warning: not comparable: %s\n", w)
+	}
+	fmt.Fprintf(e.stderr, "%d runs -> %s\n", len(runs), *out)
+	return nil
+}
