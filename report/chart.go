@@ -44,9 +44,9 @@ type chart struct {
 	p      *plot.Plot
 	legend plot.Legend
 	marks  []mark
-	points int  // data points drawn
-	knee   bool // the knee marker is drawn
-	wide   bool // drawn twice as wide, across both columns of the page
+	points int     // data points drawn
+	knee   bool    // the knee marker is drawn
+	wide   bool    // drawn twice as wide, across both columns of the page
 	minY   float64 // the least positive y of the data drawn (a log axis starts there)
 }
 
