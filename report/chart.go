@@ -48,6 +48,7 @@ type chart struct {
 	knee   bool    // the knee marker is drawn
 	wide   bool    // drawn twice as wide, across both columns of the page
 	minY   float64 // the least positive y of the data drawn (a log axis starts there)
+	noPad  bool    // the y range is exact (a CDF's 0..1)
 }
 
 // mark labels an x span above the data area: a level on a time axis.
@@ -462,6 +463,13 @@ func (c *chart) render() (string, error) {
 		}
 		if !(c.p.Y.Max > c.p.Y.Min) {
 			c.p.Y.Max = c.p.Y.Min * 10
+		}
+		// Headroom: no marker sits on the edge.
+		c.p.Y.Min, c.p.Y.Max = c.p.Y.Min/1.12, c.p.Y.Max*1.12
+	} else if w := c.p.Y.Max - c.p.Y.Min; w > 0 && !c.noPad {
+		c.p.Y.Max += 0.05 * w
+		if c.p.Y.Min != 0 {
+			c.p.Y.Min -= 0.05 * w
 		}
 	}
 	c.p.Draw(main)

@@ -211,26 +211,33 @@ func lengthPlot(id, title, xLabel string, h metrics.LengthHistogram) (figure, er
 	}
 	c := newChart(id, title, xLabel+" (tokens)", "requests (count)")
 	c.integerX()
-	bins := func(counts []int64) []plotter.HistogramBin {
+	// Requested and achieved side by side in each bin: requested on the
+	// left half, achieved on the right, so neither hides the other.
+	both := h.HasRequested()
+	bins := func(counts []int64, half int) []plotter.HistogramBin {
 		out := make([]plotter.HistogramBin, len(counts))
 		for i, n := range counts {
-			lo := float64(h.Lo + i*h.Width)
-			out[i] = plotter.HistogramBin{Min: lo - 0.5, Max: lo + float64(h.Width) - 0.5, Weight: float64(n)}
+			lo := float64(h.Lo+i*h.Width) - 0.5
+			w := float64(h.Width)
+			if both {
+				lo, w = lo+float64(half)*w/2, w/2
+			}
+			out[i] = plotter.HistogramBin{Min: lo, Max: lo + w, Weight: float64(n)}
 		}
 		return out
 	}
-	add := func(name string, counts []int64, fill, line uint32, alpha uint8) {
-		hist := &plotter.Histogram{Bins: bins(counts), FillColor: tint(rgb(fill), alpha), LineStyle: draw.LineStyle{Color: rgb(line), Width: vg.Points(0.8)}}
+	add := func(name string, counts []int64, half int, fill, line uint32) {
+		hist := &plotter.Histogram{Bins: bins(counts, half), FillColor: rgb(fill), LineStyle: draw.LineStyle{Color: rgb(line), Width: vg.Points(0.6)}}
 		c.p.Add(hist)
 		c.legend.Add(name, hist)
 		for _, n := range counts {
 			c.points += int(min(n, 1))
 		}
 	}
-	if h.HasRequested() {
-		add("requested", h.Requested, 0x9a9a9a, 0x6a6a6a, 0x70)
+	if both {
+		add("requested", h.Requested, 0, 0xb8b8b8, 0x7a7a7a)
 	}
-	add("achieved", h.Achieved, colP50, colP50, 0x90)
+	add("achieved", h.Achieved, 1, 0x6aa6d6, colP50)
 	c.p.Y.Min = 0
 	// Show at least a few tokens either side of a single spike.
 	if c.p.X.Max-c.p.X.Min < 8 {

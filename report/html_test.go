@@ -366,7 +366,7 @@ func TestHTMLSizeLongSweep(t *testing.T) {
 		run.Timelines = append(run.Timelines, tl)
 		w := l.Summary.Window
 		run.Telemetry = append(run.Telemetry, results.LevelTelemetry{Level: i, Energy: &energy.Reading{Source: "nvml",
-			Start: start.Add(w.Start), End: start.Add(w.End), MeanW: 200 + 10*load, EnergyJ: (200 + 10*load) * w.Seconds(), Valid: true}})
+			GPUCount: 1, Start: start.Add(w.Start), End: start.Add(w.End), MeanW: 200 + 10*load, EnergyJ: (200 + 10*load) * w.Seconds(), Valid: true}})
 	}
 	run.Result = res
 	var buf bytes.Buffer

@@ -234,7 +234,7 @@ func TestProgressSweep(t *testing.T) {
 		clk.advance(2 * time.Second)
 		p.Harness(hp(0, 2*time.Second, 10*time.Second, 5*time.Second, false))
 		screen := buf.String()
-		for _, want := range []string{"sweep · grid · level 1 of ~3 · 00:02 elapsed · ETA 00:28", "\nlevel 0 constant 7.4 req/s  00:02 ETA 00:08 |"} {
+		for _, want := range []string{"sweep · grid · level 0 (1 of ~3) · 00:02 elapsed · ETA 00:28", "\nlevel 0 constant 7.4 req/s  00:02 ETA 00:08 |"} {
 			if !strings.Contains(screen, want) {
 				t.Errorf("screen lacks %q:\n%q", want, screen)
 			}
@@ -260,7 +260,7 @@ func TestProgressSweep(t *testing.T) {
 		clk.advance(time.Second)
 		buf.Reset()
 		p.Sweep(sweep.Event{Type: sweep.LevelStart, Index: 1, Phase: sweep.PhaseBisect, Profile: prof, Expected: 3})
-		if want := "sweep · bisect · level 2 of ~3 · 00:13 elapsed · ETA 00:24"; !strings.Contains(buf.String(), want) {
+		if want := "sweep · bisect · level 1 (2 of ~3) · 00:13 elapsed · ETA 00:24"; !strings.Contains(buf.String(), want) {
 			t.Errorf("header %q lacks %q", buf.String(), want)
 		}
 	})
@@ -280,7 +280,7 @@ func TestProgressSweep(t *testing.T) {
 		if len(lines) != 3 {
 			t.Fatalf("%d lines for three 3-second levels, want one each:\n%s", len(lines), buf.String())
 		}
-		if want := "level 2 constant 7.4 req/s  00:03 | 300 req, 1 err | 1,000 tok/s | TTFT p99 458 ms  PASS  [grid · level 3 of ~3 · 00:09 elapsed · ETA 00:00]"; lines[2] != want {
+		if want := "level 2 constant 7.4 req/s  00:03 | 300 req, 1 err | 1,000 tok/s | TTFT p99 458 ms  PASS  [grid · level 2 (3 of ~3) · 00:09 elapsed · ETA 00:00]"; lines[2] != want {
 			t.Errorf("last line\n%q\nwant\n%q", lines[2], want)
 		}
 	})

@@ -255,12 +255,28 @@ func overlayFigures(runs []OverlayRun) ([]figure, []string, error) {
 			}
 		}
 		slos := map[string]float64{}
+		hasProbe := false
 		for _, i := range idx {
 			res := runs[i].Run.Result
 			col := runColor(i)
 			var xys plotter.XYs
 			var xs, lo, hi, xlo, xhi []float64
-			for _, lp := range byLoad(res) {
+			curve, probes := splitProbes(byLoad(res))
+			var probeXYs plotter.XYs
+			for _, lp := range probes {
+				x := stat{lp.load, zeroCI, true}
+				if st.xv != nil {
+					x = st.xv(lp.l.Summary)
+				}
+				if y := st.yv(lp.l.Summary); x.ok && y.ok && isFinite(x.v) && isFinite(y.v) && !(st.logY && y.v <= 0) {
+					probeXYs = append(probeXYs, plotter.XY{X: x.v, Y: y.v})
+				}
+			}
+			if err := c.scatter("", probeXYs, col, draw.RingGlyph{}, vg.Points(5)); err != nil {
+				return nil, nil, err
+			}
+			hasProbe = hasProbe || len(probeXYs) > 0
+			for _, lp := range curve {
 				x := stat{lp.load, zeroCI, true}
 				if st.xv != nil {
 					x = st.xv(lp.l.Summary)
@@ -312,6 +328,11 @@ func overlayFigures(runs []OverlayRun) ([]figure, []string, error) {
 		}
 		if c.knee {
 			c.legend.Add("knee (run's colour)", kneeGlyph(0, 0, rgb(0x777777)))
+		}
+		if hasProbe {
+			ring, _ := plotter.NewScatter(plotter.XYs{{}})
+			ring.GlyphStyle = draw.GlyphStyle{Color: rgb(0x777777), Radius: vg.Points(5), Shape: draw.RingGlyph{}}
+			c.legend.Add("throughput probe", ring)
 		}
 		if !st.logY {
 			c.p.Y.Min = math.Min(0, c.p.Y.Min)

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/slo"
 	"github.com/gollm-bench/gollm-bench/stats"
@@ -109,6 +110,37 @@ func byLoad(res sweep.Result) []loadPoint {
 		return 0
 	})
 	return pts
+}
+
+// splitProbes sets the throughput probes apart from the other levels: a
+// probe (loadgen.ModeThroughput) sends as fast as it may, so it sits at
+// the top of a sweep's load axis without being one step of it, and is
+// drawn as a lone marker rather than joined to the curve. When every level
+// is a probe they are the curve.
+func splitProbes(pts []loadPoint) (curve, probes []loadPoint) {
+	for _, p := range pts {
+		if p.l.Profile.Mode == loadgen.ModeThroughput {
+			probes = append(probes, p)
+		} else {
+			curve = append(curve, p)
+		}
+	}
+	if len(curve) == 0 {
+		return probes, nil
+	}
+	return curve, probes
+}
+
+// probeName is a probe's legend entry.
+func probeName(series string, probes []loadPoint) string {
+	name := "throughput probes"
+	if len(probes) == 1 {
+		name = fmt.Sprintf("throughput probe (level %d)", probes[0].l.Index)
+	}
+	if series != "" {
+		name = series + ", " + name
+	}
+	return name
 }
 
 // loadUnit is the sweep's load unit ("req/s", "concurrency"), or "".
@@ -251,10 +283,11 @@ func loadPlot(res sweep.Result, id, title, yLabel, caption string, metric slo.Me
 	if logY {
 		c.logY()
 	}
+	curve, probes := splitProbes(pts)
 	for _, s := range series {
 		var xs, lo, hi []float64
-		var xys plotter.XYs
-		for _, lp := range pts {
+		var xys, probeXYs plotter.XYs
+		for _, lp := range curve {
 			st := s.value(lp.l.Summary)
 			if !st.ok {
 				continue
@@ -264,12 +297,20 @@ func loadPlot(res sweep.Result, id, title, yLabel, caption string, metric slo.Me
 				xs, lo, hi = append(xs, lp.load), append(lo, st.ci.Lo), append(hi, st.ci.Hi)
 			}
 		}
+		for _, lp := range probes {
+			if st := s.value(lp.l.Summary); st.ok {
+				probeXYs = append(probeXYs, plotter.XY{X: lp.load, Y: st.v})
+			}
+		}
 		if s.band {
 			if err := c.band(s.name+" 95% interval", xs, lo, hi, s.color); err != nil {
 				return fig, err
 			}
 		}
 		if err := c.line(s.name, finite(xys, logY), s.color, s.shape, false); err != nil {
+			return fig, err
+		}
+		if err := c.scatter(probeName(s.name, probes), finite(probeXYs, logY), s.color, draw.RingGlyph{}, vg.Points(5)); err != nil {
 			return fig, err
 		}
 	}
@@ -297,9 +338,10 @@ func loadPlot(res sweep.Result, id, title, yLabel, caption string, metric slo.Me
 // order, with both intervals as error bars, the knee and the SLO lines.
 func xyPlot(res sweep.Result, id, title, xLabel, yLabel, caption string, logY bool, x, y func(metrics.Summary) stat, metric slo.Metric, pct float64, col color.RGBA) (figure, error) {
 	fig := figure{ID: id, Section: sectionLoad, Title: title, Caption: caption}
-	var xys plotter.XYs
+	var xys, probeXYs plotter.XYs
 	var xlo, xhi, ylo, yhi []float64
-	for _, lp := range byLoad(res) {
+	curve, probes := splitProbes(byLoad(res))
+	for _, lp := range curve {
 		sx, sy := x(lp.l.Summary), y(lp.l.Summary)
 		if !sx.ok || !sy.ok || !isFinite(sx.v) || !isFinite(sy.v) || (logY && sy.v <= 0) {
 			continue
@@ -307,6 +349,11 @@ func xyPlot(res sweep.Result, id, title, xLabel, yLabel, caption string, logY bo
 		xys = append(xys, plotter.XY{X: sx.v, Y: sy.v})
 		xlo, xhi = append(xlo, ciLo(sx)), append(xhi, ciHi(sx))
 		ylo, yhi = append(ylo, ciLo(sy)), append(yhi, ciHi(sy))
+	}
+	for _, lp := range probes {
+		if sx, sy := x(lp.l.Summary), y(lp.l.Summary); sx.ok && sy.ok {
+			probeXYs = append(probeXYs, plotter.XY{X: sx.v, Y: sy.v})
+		}
 	}
 	if len(xys) == 0 {
 		return fig, nil
@@ -318,6 +365,9 @@ func xyPlot(res sweep.Result, id, title, xLabel, yLabel, caption string, logY bo
 	c.p.Add(errorBars{xys: xys, lo: ylo, hi: yhi, vertical: true, col: tint(col, 0x90)},
 		errorBars{xys: xys, lo: xlo, hi: xhi, col: tint(col, 0x90)})
 	if err := c.line("levels, in load order", xys, col, draw.CircleGlyph{}, false); err != nil {
+		return fig, err
+	}
+	if err := c.scatter(probeName("", probes), finite(probeXYs, logY), col, draw.RingGlyph{}, vg.Points(5)); err != nil {
 		return fig, err
 	}
 	c.legend.Add("95% intervals", errorBars{col: tint(col, 0x90)})
@@ -379,7 +429,7 @@ func cdfPlot(id, title, xLabel string, level sweep.LevelOutcome, d metrics.Distr
 	if err := c.line("", finite(xys, false), col, nil, false); err != nil {
 		return fig, err
 	}
-	c.p.Y.Min, c.p.Y.Max = 0, 1
+	c.p.Y.Min, c.p.Y.Max, c.noPad = 0, 1, true
 	return fig, fig.finish(c)
 }
 

@@ -216,8 +216,8 @@ func (g *Progress) clear() string {
 	return s + "\x1b[J"
 }
 
-// header is the sweep-wide line: "sweep · bisect · level 12 of ~14 ·
-// 03:12 elapsed · ETA 01:40".
+// header is the sweep-wide line: "sweep · bisect · level 11 (12 of ~14)
+// · 03:12 elapsed · ETA 01:40".
 func (g *Progress) header() string {
 	return "sweep · " + g.position()
 }
@@ -230,10 +230,12 @@ func (g *Progress) position() string {
 	if s.phase != "" {
 		b.WriteString(string(s.phase) + " · ")
 	}
-	fmt.Fprintf(&b, "level %d", s.index+1)
+	// Levels are numbered from 0, as in the tables; the count from 1.
+	fmt.Fprintf(&b, "level %d (%d", s.index, s.index+1)
 	if s.expected > 0 {
 		fmt.Fprintf(&b, " of ~%d", s.expected)
 	}
+	b.WriteString(")")
 	fmt.Fprintf(&b, " · %s elapsed", clock(g.now().Sub(s.started)))
 	if eta, ok := g.totalETA(); ok {
 		b.WriteString(" · ETA " + clock(eta))

@@ -82,13 +82,15 @@ type EnergyWindow struct {
 	Valid bool
 }
 
-// EnergyWindows returns the energy read over each level's window, in time
-// order, with the running total; nil when no energy was read.
+// EnergyWindows returns the GPU energy read over each level's window, in
+// time order, with the running total; nil when no energy was read. A
+// reading from no source (--energy none, or auto without a driver) or of
+// no GPU is left out.
 func (r Run) EnergyWindows() []EnergyWindow {
 	var out []EnergyWindow
 	for _, t := range r.Telemetry {
 		e := t.Energy
-		if e == nil || e.Start.IsZero() || !e.End.After(e.Start) {
+		if e == nil || e.Source == "none" || e.GPUCount == 0 || e.Start.IsZero() || !e.End.After(e.Start) {
 			continue
 		}
 		out = append(out, EnergyWindow{Level: t.Level, Repeat: t.Repeat, Start: e.Start.Sub(r.StartedAt), End: e.End.Sub(r.StartedAt),
