@@ -453,7 +453,11 @@ func (c *chart) render() (string, error) {
 	}
 	main := draw.Crop(dc, vg.Points(4), -legendW-vg.Points(2), vg.Points(3), -vg.Points(4)) // a margin: no text touches the edge
 	if len(c.marks) > 0 {
+		// Room for two rows of level labels, or one when one will do.
 		c.p.Title.Padding = vg.Points(stripH)
+		if markRows(c.placeMarks(c.p.DataCanvas(main))) <= 1 {
+			c.p.Title.Padding = vg.Points(stripH - 12)
+		}
 	}
 	if c.isLogY() {
 		// Interval bounds at or below 0 cannot sit on a log axis: it
@@ -490,18 +494,24 @@ func (c *chart) render() (string, error) {
 	return inlineSVG(buf.String(), area), nil
 }
 
-// drawMarks writes the level labels in the strip above the data area, in
-// two staggered rows; a label that fits in neither is left out (the
-// level's colour still names it).
-func (c *chart) drawMarks(data draw.Canvas) {
-	if len(c.marks) == 0 {
-		return
-	}
+// markPlace is the row (0 nearest the data area, 1 above it) each level
+// label takes in the strip above the data area, by order; −1 for one that
+// fits in neither (the level's colour still names it), with its x.
+type markPlace struct {
+	row int
+	x   vg.Length
+}
+
+// placeMarks lays the level labels out in two staggered rows. The x
+// positions depend only on the data area's width, not on the strip's
+// height, so a layout made before the plot is drawn holds after.
+func (c *chart) placeMarks(data draw.Canvas) []markPlace {
 	trX, _ := c.p.Transforms(&data)
-	sty := text.Style{Font: sans(sizeMark), XAlign: draw.XCenter, Handler: plot.DefaultTextHandler}
-	var rowEnd [2]vg.Length
-	rowEnd[0], rowEnd[1] = data.Min.X-1000, data.Min.X-1000
-	for _, m := range c.marks {
+	sty := c.markStyle()
+	rowEnd := [2]vg.Length{data.Min.X - 1000, data.Min.X - 1000}
+	out := make([]markPlace, len(c.marks))
+	for i, m := range c.marks {
+		out[i].row = -1
 		x := (trX(m.x0) + trX(m.x1)) / 2
 		if x < data.Min.X || x > data.Max.X {
 			continue
@@ -513,12 +523,37 @@ func (c *chart) drawMarks(data draw.Canvas) {
 				continue
 			}
 			rowEnd[row] = x + w/2
-			s := sty
-			s.Color = m.col
-			y := data.Max.Y + vg.Points(4) + vg.Length(row)*vg.Points(12)
-			data.FillText(s, vg.Point{X: x, Y: y}, m.text)
+			out[i] = markPlace{row: row, x: x}
 			break
 		}
+	}
+	return out
+}
+
+func (c *chart) markStyle() text.Style {
+	return text.Style{Font: sans(sizeMark), XAlign: draw.XCenter, Handler: plot.DefaultTextHandler}
+}
+
+// markRows is how many rows of labels placeMarks needs (0 without labels).
+func markRows(places []markPlace) int {
+	rows := 0
+	for _, p := range places {
+		rows = max(rows, p.row+1)
+	}
+	return rows
+}
+
+// drawMarks writes the level labels in the strip above the data area.
+func (c *chart) drawMarks(data draw.Canvas) {
+	sty := c.markStyle()
+	for i, p := range c.placeMarks(data) {
+		if p.row < 0 {
+			continue
+		}
+		s := sty
+		s.Color = c.marks[i].col
+		y := data.Max.Y + vg.Points(4) + vg.Length(p.row)*vg.Points(12)
+		data.FillText(s, vg.Point{X: p.x, Y: y}, c.marks[i].text)
 	}
 }
 

@@ -179,9 +179,9 @@ func figures(run results.Run, digest *metrics.RequestDigest, noDigest string) ([
 			return nil, nil, err
 		}
 	} else {
-		why := "no GPU energy was read (--energy)"
+		why := "no GPU energy source (--energy)"
 		if e := run.Config.Energy; e != "" && e != "none" {
-			why = "no energy reading in run.json (--energy " + e + ")"
+			why = "no GPU energy was read (--energy " + e + "; the energy warnings say why)"
 		}
 		missing = append(missing, "GPU power and energy over time: "+why)
 	}
