@@ -40,15 +40,16 @@ const stripH = 28
 // drawn outside the data area (to its right, so it never covers data),
 // with optional level labels in a strip above the data area.
 type chart struct {
-	id     string
-	p      *plot.Plot
-	legend plot.Legend
-	marks  []mark
-	points int     // data points drawn
-	knee   bool    // the knee marker is drawn
-	wide   bool    // drawn twice as wide, across both columns of the page
-	minY   float64 // the least positive y of the data drawn (a log axis starts there)
-	noPad  bool    // the y range is exact (a CDF's 0..1)
+	id       string
+	p        *plot.Plot
+	legend   plot.Legend
+	marks    []mark
+	points   int     // data points drawn
+	knee     bool    // the knee marker is drawn
+	wide     bool    // drawn twice as wide, across both columns of the page
+	minY     float64 // the least positive y of the data drawn (a log axis starts there)
+	noPad    bool    // the ranges are exact (a CDF's 0..1)
+	nominalX bool    // the x axis names categories (levels), not values
 }
 
 // mark labels an x span above the data area: a level on a time axis.
@@ -476,6 +477,12 @@ func (c *chart) render() (string, error) {
 			c.p.Y.Min -= 0.05 * w
 		}
 	}
+	if w := c.p.X.Max - c.p.X.Min; w > 0 && !c.noPad && !c.nominalX {
+		c.p.X.Max += 0.025 * w
+		if c.p.X.Min != 0 {
+			c.p.X.Min -= 0.025 * w
+		}
+	}
 	c.p.Draw(main)
 	data := c.p.DataCanvas(main)
 	if legendW > 0 {
@@ -512,10 +519,13 @@ func (c *chart) placeMarks(data draw.Canvas) []markPlace {
 	out := make([]markPlace, len(c.marks))
 	for i, m := range c.marks {
 		out[i].row = -1
-		x := (trX(m.x0) + trX(m.x1)) / 2
-		if x < data.Min.X || x > data.Max.X {
+		// The middle of the span's visible part: a level that runs on
+		// past the axis' end is still named.
+		lo, hi := max(trX(m.x0), data.Min.X), min(trX(m.x1), data.Max.X)
+		if hi <= lo {
 			continue
 		}
+		x := (lo + hi) / 2
 		w := sty.Rectangle(m.text).Size().X
 		x = max(data.Min.X+w/2, min(data.Max.X-w/2, x))
 		for row := range 2 {

@@ -319,6 +319,7 @@ func statusPlot(res sweep.Result) (figure, error) {
 		c.points += len(res.Levels)
 	}
 	c.p.NominalX(names...)
+	c.nominalX = true
 	c.p.X.Tick.Label.Font = sans(sizeTick)
 	if len(names) > 24 {
 		// Label every other level when they would crowd.
