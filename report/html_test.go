@@ -414,3 +414,42 @@ func TestLogAxisZeroBound(t *testing.T) {
 		t.Error(p)
 	}
 }
+
+// TestLevelColoursAgree: the issue saw time series alternating two colours
+// with no labels. Each level now has one colour, the same on every time
+// plot (its label above the plot) as its swatch in the levels table.
+func TestLevelColoursAgree(t *testing.T) {
+	run := fixtureRun(t)
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, run, HTMLOptions{Requests: fixtureDigest(t, run)}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	swatches := regexp.MustCompile(`class="sw" style="background:(#[0-9a-f]{6})"`).FindAllStringSubmatch(page, -1)
+	if len(swatches) != len(run.Result.Levels) {
+		t.Fatalf("%d swatches for %d levels", len(swatches), len(run.Result.Levels))
+	}
+	seen := map[string]bool{}
+	for _, sw := range swatches {
+		seen[sw[1]] = true
+	}
+	if len(seen) != len(swatches) {
+		t.Errorf("levels share colours: %v", swatches)
+	}
+	label := regexp.MustCompile(`fill:(#[0-9A-F]{6})">L(\d+)</text>`)
+	for id, svg := range svgsOf(t, buf.Bytes()) {
+		if !strings.HasSuffix(id, "-time") && !strings.HasSuffix(id, "-scatter") {
+			continue
+		}
+		labels := label.FindAllStringSubmatch(svg, -1)
+		if len(labels) < len(run.Result.Levels)-1 {
+			t.Errorf("%s names %d of %d levels", id, len(labels), len(run.Result.Levels))
+		}
+		for _, l := range labels {
+			i, _ := strconv.Atoi(l[2])
+			if want := strings.ToUpper(swatches[i][1]); l[1] != want {
+				t.Errorf("%s: L%d in %s, its swatch is %s", id, i, l[1], want)
+			}
+		}
+	}
+}
