@@ -45,6 +45,10 @@ type Options struct {
 	Log io.Writer
 	// Progress, when set, is called with each level's live progress.
 	Progress func(harness.Progress)
+	// SweepProgress, when set, is called as each level starts and ends,
+	// with the sweep's phase, the level's verdict and the levels expected
+	// in all (sweep.WithProgress); report.Progress.Sweep shows them.
+	SweepProgress func(sweep.Event)
 	// FS is what the results folder is written through (nil: the
 	// operating system's); tests give one that fills up.
 	FS results.FS
@@ -698,7 +702,7 @@ func (b *Benchmark) Run(ctx context.Context) (Outcome, error) {
 			res.Kind = b.plan().Kind
 		}
 	case b.isSweep():
-		res, runErr = sweep.Run(ctx, b.plan(), b.runner)
+		res, runErr = sweep.Run(ctx, b.plan(), b.runner, b.sweepOptions()...)
 	default:
 		res, runErr = b.runLevels(ctx)
 	}
@@ -786,7 +790,15 @@ func (b *Benchmark) plan() sweep.Plan {
 // runLevels runs the `run` command's levels in order, each judged
 // against the SLO, with no knee search (sweep.KindLevels).
 func (b *Benchmark) runLevels(ctx context.Context) (sweep.Result, error) {
-	return sweep.Run(ctx, sweep.Plan{Kind: sweep.KindLevels, Levels: b.profiles(), Objective: b.obj, Decide: !b.precision.IsZero()}, b.runner)
+	return sweep.Run(ctx, sweep.Plan{Kind: sweep.KindLevels, Levels: b.profiles(), Objective: b.obj, Decide: !b.precision.IsZero()}, b.runner, b.sweepOptions()...)
+}
+
+// sweepOptions passes Options.SweepProgress on to the sweep.
+func (b *Benchmark) sweepOptions() []sweep.Option {
+	if b.opt.SweepProgress == nil {
+		return nil
+	}
+	return []sweep.Option{sweep.WithProgress(b.opt.SweepProgress)}
 }
 
 // result assembles run.json.

@@ -104,8 +104,12 @@ type Progress struct {
 	// Expected is the level's planned length (0 when it is request-bound
 	// and the rate is unknown).
 	Expected time.Duration
-	Load     loadgen.Progress
-	Live     metrics.LiveStats
+	// Drain is how long requests still in flight at Expected may run on
+	// before they are cancelled (Config.Drain): past Expected the level
+	// ends within Drain.
+	Drain time.Duration
+	Load  loadgen.Progress
+	Live  metrics.LiveStats
 	// Final is true on the last call for a level, when it has ended.
 	Final bool
 	// Precision is the live state of a precision-driven level
@@ -475,7 +479,7 @@ func (r *Runner) watchProgress(ctx context.Context, level, repeat int, p loadgen
 		gen := r.gen
 		r.genMu.Unlock()
 		pr := Progress{Level: level, Repeat: repeat, Repeats: max(r.cfg.Repeat, 1), Profile: p, Elapsed: r.cfg.Clock.Now() - start,
-			Expected: expected, Load: gen.Progress(), Live: live.Stats(), Final: final}
+			Expected: expected, Drain: r.cfg.Drain, Load: gen.Progress(), Live: live.Stats(), Final: final}
 		if monitor != nil {
 			st := monitor.progress()
 			pr.Precision = &st

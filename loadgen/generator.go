@@ -765,7 +765,7 @@ func (l *level) execute(s slot) {
 func (l *level) send(k int64, req *Request, rec *Record, sent *bool) {
 	g := l.g
 	req.Seq, req.Level = rec.Seq, l.num
-	rec.RequestedOutputTokens = req.MaxTokens
+	rec.RequestedOutputTokens, rec.RequestedPromptTokens = req.MaxTokens, req.RequestedPromptTokens
 	rec.PromptTokens, rec.PromptTokensSource = req.PromptTokens, req.PromptTokensSource
 	if req.PromptTokensSource == SourceTokenizer {
 		rec.LocalPromptTokens = req.PromptTokens

@@ -168,6 +168,9 @@ type Record struct {
 	LocalPromptTokens     int `json:"local_prompt_tokens,omitempty"`     // our tokenizer's count of the prompt
 	LocalOutputTokens     int `json:"local_output_tokens,omitempty"`     // our tokenizer's count of the output text
 	RequestedOutputTokens int `json:"requested_output_tokens,omitempty"` // max_tokens sent
+	// RequestedPromptTokens is the prompt length the workload aimed at
+	// (Request.RequestedPromptTokens), tokens; 0 when it stated none.
+	RequestedPromptTokens int `json:"requested_prompt_tokens,omitempty"`
 	// ResponseCost is the cost a LiteLLM proxy gave for this response in
 	// its x-litellm-response-cost header, in the currency of its prices;
 	// nil without the header (or with a value that is not a number >= 0).

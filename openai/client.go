@@ -397,7 +397,8 @@ type streamState struct {
 }
 
 // Do sends req and fills rec (loadgen.Requester). It sets rec.SentAt only
-// when the caller left it zero, and rec.RequestedOutputTokens likewise.
+// when the caller left it zero, and rec.RequestedOutputTokens and
+// rec.RequestedPromptTokens likewise.
 // It never panics: a panic while handling the request is recorded as
 // StatusError/ErrorPanic, keeping what was measured until then.
 func (c *Client) Do(ctx context.Context, clock loadgen.Clock, req *loadgen.Request, rec *loadgen.Record) {
@@ -425,6 +426,9 @@ func (c *Client) Do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	}()
 	if rec.RequestedOutputTokens == 0 {
 		rec.RequestedOutputTokens = req.MaxTokens
+	}
+	if rec.RequestedPromptTokens == 0 {
+		rec.RequestedPromptTokens = req.RequestedPromptTokens
 	}
 	c.do(ctx, clock, req, rec, st)
 	c.settleClock(clock, rec, st)

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"strings"
+
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/scorecard"
 )
@@ -14,6 +16,9 @@ type metaItem struct {
 
 // Missing reports whether the item has no value.
 func (m metaItem) Missing() bool { return m.Value == "" }
+
+// Flag reports whether a flag sets the item (else it is auto-filled).
+func (m metaItem) Flag() bool { return strings.HasPrefix(m.Source, "--") }
 
 // mandatoryMetadata lists the twelve mandatory metadata of SPEC §10 (as
 // the scorecard's fourteen keys) from run.json's metadata.

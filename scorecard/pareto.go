@@ -168,6 +168,11 @@ type Dropped struct {
 	// DominatedBy is the run id of a frontier row that dominates this one;
 	// "" when dropped for another reason.
 	DominatedBy string
+	// Rejected is true when the row failed the SLO check; Missing lists
+	// the objectives' keys it holds no figure for (e.g. "wh_per_token").
+	// Both are empty for a dominated row.
+	Rejected bool
+	Missing  []string
 }
 
 // Pareto returns the scorecards on the Pareto frontier minimising (CPM,
@@ -206,21 +211,22 @@ func Pareto(cards []Scorecard, check SLOCheck, opts ...Option) (frontier []Score
 			if why == "" {
 				why = "SLO violated"
 			}
-			reasons[i] = Dropped{Scorecard: sc, Reason: why}
+			reasons[i] = Dropped{Scorecard: sc, Reason: why, Rejected: true}
 			continue
 		}
 		c := cand{idx: i}
-		var lack []string
+		var lack, keys []string
 		for k, o := range objectives {
 			v, ok := Figure(sc, o.key)
 			if !ok {
 				lack = append(lack, fmt.Sprintf("%s (%s)", o.what, o.key))
+				keys = append(keys, o.key)
 				continue
 			}
 			c.obj[k] = v
 		}
 		if len(lack) > 0 {
-			reasons[i] = Dropped{Scorecard: sc, Reason: strings.Join(lack, "; ")}
+			reasons[i] = Dropped{Scorecard: sc, Reason: strings.Join(lack, "; "), Missing: keys}
 			continue
 		}
 		cands = append(cands, c)

@@ -121,6 +121,13 @@ func TestPareto(t *testing.T) {
 				if strings.HasPrefix(d.Reason, "dominated by ") != (d.DominatedBy != "") {
 					t.Errorf("%s: DominatedBy %q with reason %q", d.Scorecard.Metadata.RunID, d.DominatedBy, d.Reason)
 				}
+				// The HTML chart tells these cases apart by field, not by text.
+				if lacks := strings.Contains(d.Reason, " figure ("); lacks != (len(d.Missing) > 0) {
+					t.Errorf("%s: Missing %v with reason %q", d.Scorecard.Metadata.RunID, d.Missing, d.Reason)
+				}
+				if d.Rejected != (d.DominatedBy == "" && len(d.Missing) == 0) {
+					t.Errorf("%s: Rejected %v with reason %q", d.Scorecard.Metadata.RunID, d.Rejected, d.Reason)
+				}
 			}
 			if !slices.Equal(got, tt.dropped) {
 				t.Errorf("dropped %q,\nwant %q", got, tt.dropped)

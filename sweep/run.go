@@ -93,6 +93,13 @@ type Event struct {
 	Profile loadgen.Profile
 	// Outcome is the finished level, for LevelEnd only.
 	Outcome *LevelOutcome
+	// Expected estimates how many levels the sweep runs in all, this one
+	// included, as it knows now: the grid, then the bisection steps that
+	// the bracket's width and Plan.KneeTolerance call for, within
+	// Plan.MaxLevels. It can grow (an extension above the grid, a level
+	// re-run to a decision) or shrink (an early stop). Live views show
+	// "level Index+1 of Expected" and a total ETA from it.
+	Expected int
 }
 
 // Option configures Run.
@@ -475,7 +482,7 @@ func (s *sweeper) level(ctx context.Context, phase Phase, p loadgen.Profile) (Le
 	}
 	idx := len(s.res.Levels)
 	if s.opts.progress != nil {
-		s.opts.progress(Event{Type: LevelStart, Index: idx, Phase: phase, Profile: p})
+		s.opts.progress(Event{Type: LevelStart, Index: idx, Phase: phase, Profile: p, Expected: s.expectedLevels(phase, idx+1)})
 	}
 	// The grid of a search runs at the plain length; the levels that
 	// decide the knee (and every level of a fixed run) run to a decision.
@@ -530,8 +537,64 @@ func (s *sweeper) level(ctx context.Context, phase Phase, p loadgen.Profile) (Le
 
 func (s *sweeper) progressEnd(out LevelOutcome) {
 	if s.opts.progress != nil {
-		s.opts.progress(Event{Type: LevelEnd, Index: out.Index, Phase: out.Phase, Profile: out.Profile, Outcome: &out})
+		s.opts.progress(Event{Type: LevelEnd, Index: out.Index, Phase: out.Phase, Profile: out.Profile, Outcome: &out,
+			Expected: s.expectedLevels(out.Phase, len(s.res.Levels))})
 	}
+}
+
+// expectedLevels estimates the levels the sweep runs in all (Event.Expected),
+// given the phase of the level running or just ended and the number of
+// levels begun so far (that one included).
+func (s *sweeper) expectedLevels(phase Phase, begun int) int {
+	p := s.plan
+	grid := 0
+	for _, l := range s.res.Levels {
+		if l.Phase == PhaseGrid {
+			grid++
+		}
+	}
+	if phase == PhaseGrid && begun > len(s.res.Levels) {
+		grid++ // the grid level starting now
+	}
+	n := begun
+	if phase == PhaseGrid && !s.stopped {
+		n += max(p.gridSize()-grid, 0)
+	}
+	if !p.Objective.IsZero() && !p.NoBisect && p.Kind != KindLevels {
+		n += s.bisectSteps(phase)
+	}
+	return min(max(n, begun), max(p.MaxLevels, begun))
+}
+
+// bisectSteps estimates the bisection levels still to run: enough halvings
+// of the bracket (the current one, or during the grid one grid step at its
+// top) to bring (hi−lo)/hi within KneeTolerance.
+func (s *sweeper) bisectSteps(phase Phase) int {
+	p := s.plan
+	width := 1.0 / float64(max(p.gridSize()-2, 1)) // relative width of a grid step at the top
+	abs := math.Inf(1)                             // bracket width of a concurrency sweep
+	if phase != PhaseGrid {
+		k := kneeOf(s.res.Levels, p.Kind)
+		if k.pass < 0 || k.fail < 0 {
+			return 0
+		}
+		lo, hi := s.res.Levels[k.pass].OfferedLoad, s.res.Levels[k.fail].OfferedLoad
+		if !(hi > lo) {
+			return 0
+		}
+		width = (hi - lo) / hi
+		if p.Kind == KindConcurrency {
+			abs = hi - lo
+		}
+	}
+	steps := 0
+	if width > p.KneeTolerance {
+		steps = int(math.Ceil(math.Log2(width / p.KneeTolerance)))
+	}
+	if !math.IsInf(abs, 1) {
+		steps = min(steps, max(int(math.Ceil(math.Log2(abs))), 0))
+	}
+	return steps
 }
 
 // emptySummary reports whether a runner returned nothing measured.

@@ -249,6 +249,7 @@ func (d *Dataset) Request(seq int64) (loadgen.Request, error) {
 	if d.promptTokens != nil {
 		req.PromptTokens = d.promptTokens[i]
 		req.PromptTokensSource = loadgen.SourceTokenizer
+		req.RequestedPromptTokens = req.PromptTokens // the entry's prompt, as the served tokenizer counts it
 	}
 	return req, nil
 }

@@ -143,7 +143,7 @@ func (s *Synthetic) Request(seq int64) (loadgen.Request, error) {
 	isl, osl := s.cfg.Lengths.Sample(r)
 	offset := r.IntN(max(len(s.sourceIDs), len(s.words)))
 	marker := s.marker(seq)
-	req := loadgen.Request{Seq: seq, MaxTokens: osl}
+	req := loadgen.Request{Seq: seq, MaxTokens: osl, RequestedPromptTokens: isl}
 	if s.cfg.Tokenizer == nil {
 		req.Prompt = s.wordPrompt(isl, offset, marker)
 		return req, nil

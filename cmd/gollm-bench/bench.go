@@ -11,7 +11,6 @@ import (
 	"github.com/gollm-bench/gollm-bench/benchmark"
 	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/metrics"
-	"github.com/gollm-bench/gollm-bench/report"
 	"github.com/gollm-bench/gollm-bench/results"
 )
 
@@ -65,13 +64,13 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 	opt := benchmark.Options{
 		Stdout:   e.stdout,
 		Log:      e.stderr,
-		Progress: report.TerminalProgress(e.stderr, b.quiet).Harness,
 		FS:       e.fs,
 		Tool:     results.Tool{Name: "gollm-bench", Version: toolVersion(), Commit: commitOrVCS(), Go: runtime.Version()},
 		Args:     append([]string{name}, args...),
 		OpenNVML: openNVML,
 		Notes:    b.notes,
 	}
+	opt.Progress, opt.SweepProgress = liveView(e, b.quiet)
 	run, err := benchmark.New(ctx, b.s, opt)
 	if err != nil {
 		var bad *benchmark.InputError
