@@ -16,7 +16,7 @@ PLATFORMS ?= linux/$(shell $(GO) env GOARCH)
 IMAGE     ?= ghcr.io/gollm-bench/gollm-bench:$(VERSION)
 CREATED   ?= $(shell git log -1 --format=%cI 2>/dev/null)
 
-.PHONY: help build build-static image cross test vet race timing fuzz-smoke bench demo clean
+.PHONY: help build build-static image cross test vet race timing fuzz-smoke golden bench demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
@@ -72,6 +72,14 @@ fuzz-smoke: ## every native fuzz target, briefly
 	    out=$$($(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10x -parallel 1 $$pkg 2>&1) || { echo "$$out"; exit 1; }; \
 	  done; \
 	done
+
+# The packages whose tests keep golden files are those that import
+# internal/golden, which defines -update; a test binary without that flag
+# refuses it, so `go test ./... -update` also fails in every other package.
+GOLDEN_PKGS = $(shell $(GO) list -f '{{range .TestImports}}{{if eq . "github.com/gollm-bench/gollm-bench/internal/golden"}}{{$$.ImportPath}} {{end}}{{end}}' $(PKGS))
+
+golden: ## rewrite the golden files under testdata/ (go test -update in each package that has them), then review `git diff testdata`
+	$(GO) test -count=1 $(GOLDEN_PKGS) -update
 
 bench: ## Go micro-benchmarks, then the bench/ scripts (see docs/performance.md)
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

@@ -3,7 +3,6 @@ package metrics
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -14,11 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/internal/golden"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/stats"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // latencies returns a ms distribution of the given samples, with n
 // failures (+Inf) added.
@@ -306,7 +304,7 @@ func TestDistributionJSON(t *testing.T) {
 }
 
 // TestSummaryGolden pins the JSON of a Summary. Regenerate with
-// go test ./metrics -run Golden -update.
+// go test ./metrics -run '^TestSummaryGolden$' -update.
 func TestSummaryGolden(t *testing.T) {
 	recs := randomRecords(rand.New(rand.NewPCG(7, 7)), 40)
 	recs = append(recs, failure(40, 5000, loadgen.ErrorHTTP), failure(41, 6000, loadgen.ErrorDisconnect))
@@ -319,17 +317,10 @@ func TestSummaryGolden(t *testing.T) {
 	}
 	got = append(got, '\n')
 	path := filepath.Join("testdata", "summary.golden.json")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	golden.Check(t, path, got)
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("summary JSON differs from %s (run with -update if intended):\n%s", path, got)
+		t.Fatal(err)
 	}
 	var back Summary
 	if err := json.Unmarshal(want, &back); err != nil {

@@ -5,11 +5,13 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/gollm-bench/gollm-bench/internal/golden"
 	"github.com/gollm-bench/gollm-bench/results"
 )
 
@@ -182,7 +184,7 @@ func TestHTMLOffline(t *testing.T) {
 			}
 			page := buf.Bytes()
 			if tt.golden != "" {
-				checkGolden(t, tt.golden, page)
+				golden.Check(t, filepath.Join(goldenDir, tt.golden), page)
 			}
 			problems, figs := offlineProblems(t, page)
 			for _, p := range problems {

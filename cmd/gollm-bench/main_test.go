@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-
-	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -18,14 +16,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gollm-bench/gollm-bench/mockserver"
+	"github.com/gollm-bench/gollm-bench/internal/golden"
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/scorecard"
 	"github.com/gollm-bench/gollm-bench/tokenize"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // lenientLag is the --max-lag of tests that are not about the client's
 // health: under the race detector, or on a busy CI machine, scheduling lag
@@ -90,24 +87,6 @@ func maskCSV(s string) string {
 	return b.String()
 }
 
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/gollm-bench -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test ./cmd/gollm-bench -update to accept):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
-
 func readRecords(t *testing.T, path string) []loadgen.Record {
 	t.Helper()
 	f, err := os.Open(path)
@@ -138,7 +117,7 @@ func TestRunAgainstMock(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	golden(t, "run-console.golden", mask(stdout))
+	golden.CheckString(t, filepath.Join("testdata", "run-console.golden"), mask(stdout))
 	run := filepath.Join(dir, "golden")
 	for _, f := range []string{results.RunJSON, results.ScorecardJSON, results.LevelsCSV, results.RequestsJSONL, results.ReportHTML} {
 		if _, err := os.Stat(filepath.Join(run, f)); err != nil {
@@ -149,7 +128,7 @@ func TestRunAgainstMock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "run-levels.csv.golden", maskCSV(string(csv)))
+	golden.CheckString(t, filepath.Join("testdata", "run-levels.csv.golden"), maskCSV(string(csv)))
 	recs := readRecords(t, filepath.Join(run, results.RequestsJSONL))
 	if len(recs) != 80 {
 		t.Fatalf("requests.jsonl has %d records, want 80", len(recs))
@@ -491,7 +470,7 @@ func TestCompare(t *testing.T) {
 			if code != exitOK {
 				t.Fatalf("exit %d\n%s", code, stderr)
 			}
-			golden(t, "compare-"+tt.name+".golden", stdout)
+			golden.CheckString(t, filepath.Join("testdata", "compare-"+tt.name+".golden"), stdout)
 			for _, w := range tt.want {
 				if !strings.Contains(stdout, w) {
 					t.Errorf("compare output lacks %q:\n%s", w, stdout)
