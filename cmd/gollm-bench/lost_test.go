@@ -97,7 +97,8 @@ func wholeRecords(t *testing.T, dir string) []loadgen.Record {
 // a message naming the file and the space left, run.json written first and
 // marked partial with the reason, no file holding a torn line or left
 // half-written, every request the server received counted in run.json,
-// and no level blamed on the client.
+// and no level blamed on the client. Not parallel, nor its cases: it
+// checks the client's health at 200 req/s, which other load would spoil.
 func TestFullDiskKeepsPartial(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
@@ -111,7 +112,6 @@ func TestFullDiskKeepsPartial(t *testing.T) {
 		{"1.2MiB", 1200 << 10, "50,200", "requests.jsonl failed: no space left on device"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
 			url, received := countingPresetMock(t, "instant")
 			parent := t.TempDir()
 			fsys := quota.New(tt.quota)
@@ -177,6 +177,7 @@ func TestFullDiskKeepsPartial(t *testing.T) {
 // torn line. A line damaged in the middle of a file is refused (exit 2)
 // with the file and the line, and nothing is written.
 func TestMergeTornShard(t *testing.T) {
+	t.Parallel()
 	recs := shardRecords(rand.New(rand.NewPCG(5, 6)), 200)
 	profile := loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 250}
 	window := metrics.Window{Start: 0, End: time.Second}
@@ -241,6 +242,7 @@ func TestMergeTornShard(t *testing.T) {
 		}, exitUsage, []string{"requests.jsonl line 2: not a whole record", "remove or repair that line"}, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			dir, path := makeShards(t, tt.gz)
 			b, err := os.ReadFile(path)
 			if err != nil {

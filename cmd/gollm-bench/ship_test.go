@@ -28,6 +28,7 @@ func hasNVMLDriver() bool {
 }
 
 func TestVersionLines(t *testing.T) {
+	t.Parallel()
 	code, stdout, _ := cli(t, context.Background(), "version")
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
@@ -57,6 +58,7 @@ func TestEnergyNVMLWithoutDriver(t *testing.T) {
 }
 
 func TestIsRelease(t *testing.T) {
+	t.Parallel()
 	for v, want := range map[string]bool{
 		"v0.1.0": true, "v1.2.3-rc.1": true, "(devel)": false, "": false,
 		"v0.0.0-20260616120000-e7a34af6c1d2":       false,
@@ -110,6 +112,7 @@ func TestBuiltBinaryKnowsCommit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	t.Parallel()
 	git, err := exec.LookPath("git")
 	if err != nil {
 		t.Skip("no git")
