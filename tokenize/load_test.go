@@ -9,16 +9,16 @@ import (
 // TestLoadHFCache resolves a model id in a fake Hugging Face cache and
 // checks the path, name and SHA-256 metadata.
 func TestLoadHFCache(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	snap := filepath.Join(home, "hub", "models--Qwen--Qwen3-0.6B", "snapshots", "abc123")
 	if err := os.MkdirAll(snap, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, sha, err := readTokenizerFile(filepath.Join(fixtures, "files", "qwen3", "tokenizer.json.gz"))
+	data, sha, err := readTokenizerFile(filepath.Join(fixtures, "files", "qwen3", "tokenizer.json.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, _, _ := readTokenizerFile(filepath.Join(fixtures, "files", "qwen3", "tokenizer.json.gz"))
 	if err := os.WriteFile(filepath.Join(snap, "tokenizer.json"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -40,6 +40,7 @@ func TestLoadHFCache(t *testing.T) {
 
 // TestDecode checks decoding against texts the Rust library produces.
 func TestDecode(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		dir         string
 		text        string
@@ -52,10 +53,7 @@ func TestDecode(t *testing.T) {
 		{"mistral-7b", "Hello  world\n日本", true, "Hello  world\n日本"},
 		{"gpt-oss", " spaced  out ", true, " spaced  out "},
 	} {
-		tok, err := Load(filepath.Join(fixtures, "files", tc.dir))
-		if err != nil {
-			t.Fatal(err)
-		}
+		tok := shipped(t, tc.dir)
 		if got := tok.Decode(tok.Encode(tc.text, true), tc.skipSpecial); got != tc.want {
 			t.Errorf("%s: Decode(Encode(%q)) = %q, want %q", tc.dir, tc.text, got, tc.want)
 		}
