@@ -35,6 +35,7 @@ func readOtherMachine(t *testing.T) results.Run {
 }
 
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	writers := []struct {
 		ext   string
 		write func(io.Writer, results.Run) error
@@ -73,6 +74,7 @@ func TestGolden(t *testing.T) {
 // TestReadBackRoundTrip checks that the JSON written for a run reads back
 // to the same rendering (the re-render path of `gollm-bench report DIR`).
 func TestReadBackRoundTrip(t *testing.T) {
+	t.Parallel()
 	run := fixtureRun(t)
 	dir := t.TempDir()
 	if err := results.Write(dir, run); err != nil {

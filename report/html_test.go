@@ -161,6 +161,7 @@ func (f parsedFigure) hasText(s string) bool {
 }
 
 func TestHTMLOffline(t *testing.T) {
+	t.Parallel()
 	scorecard := []byte(`{"schema_version":1,"status":"anecdote","missing":["model_revision"],"performance":{"goodput_tok_s":1894.4,"ttft_p99_ms":458}}`)
 	allFigs := []string{"plot-throughput", "plot-ttft", "plot-itl", "plot-ttft-cdf", "plot-itl-cdf", "plot-tok-time", "plot-inflight-time"}
 	tests := []struct {
@@ -255,6 +256,7 @@ func noKnee(run results.Run) results.Run {
 
 // TestOfflineCheckerCatches makes sure the checker above can fail.
 func TestOfflineCheckerCatches(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{
 		`<html><body><img src="https://example.com/x.png"></body></html>`,
 		`<html><head><link rel="stylesheet" href="http://cdn.example/x.css"></head></html>`,
@@ -276,6 +278,7 @@ func TestOfflineCheckerCatches(t *testing.T) {
 }
 
 func TestWriteHTMLDeterministic(t *testing.T) {
+	t.Parallel()
 	run := fixtureRun(t)
 	var a, b bytes.Buffer
 	if err := WriteHTML(&a, run, HTMLOptions{}); err != nil {

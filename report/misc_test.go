@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 )
 
 func TestFormat(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		f    func(float64) string
 		in   float64
@@ -52,6 +54,7 @@ func TestFormat(t *testing.T) {
 // TestConsoleInfinity renders a level where failures push the
 // error-adjusted p99 to +Inf (metrics encodes it as "inf" in JSON).
 func TestConsoleInfinity(t *testing.T) {
+	t.Parallel()
 	run := fixtureRun(t)
 	l := &run.Result.Levels[1]
 	l.Summary.Requests.Failed = 400
@@ -85,6 +88,7 @@ func TestConsoleInfinity(t *testing.T) {
 }
 
 func TestConsoleKneeLines(t *testing.T) {
+	t.Parallel()
 	notReached := func(r *results.Run) { r.Result.Knee.Reached = false; r.Result.Knee.BracketHi = 0 }
 	tests := []struct {
 		name   string
@@ -110,9 +114,17 @@ func TestConsoleKneeLines(t *testing.T) {
 			"PARTIAL: interrupted by SIGHUP (hangup); results cover 8 level(s)\n", ""},
 		{"complete", func(r *results.Run) { r.Partial, r.Result.Partial = false, false }, "warnings (4)", "PARTIAL"},
 	}
+	// One fixture for every case: each edits a shallow copy, whose knee
+	// and warnings are its own (the edits replace or append, and
+	// r.Result.Knee.Reached is set through the pointer).
+	base := fixtureRun(t)
+	base.Result.Warnings = slices.Clip(base.Result.Warnings)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			run := fixtureRun(t)
+			t.Parallel()
+			run := base
+			knee := *base.Result.Knee
+			run.Result.Knee = &knee
 			tt.edit(&run)
 			var buf bytes.Buffer
 			if err := WriteConsole(&buf, run); err != nil {
@@ -129,6 +141,7 @@ func TestConsoleKneeLines(t *testing.T) {
 }
 
 func TestProgress(t *testing.T) {
+	t.Parallel()
 	line := func(level int, el time.Duration) ProgressLine {
 		return ProgressLine{Level: level, Label: "constant 7.4 req/s", Elapsed: el, ETA: 18 * time.Second, Requests: 1312, Errors: 2, TokPerSec: 1894.4, TTFTP99Ms: 458}
 	}
@@ -189,6 +202,7 @@ func TestProgress(t *testing.T) {
 }
 
 func TestWriteParetoHTML(t *testing.T) {
+	t.Parallel()
 	pts := []ParetoPoint{
 		{RunID: "fp16-b64", CPM: 1.9, TTFTP99Ms: 420, WhPerToken: 0.0011, OnFrontier: true},
 		{RunID: "fp8-b128", CPM: 1.2, TTFTP99Ms: 480, WhPerToken: 0.0007, OnFrontier: true},
