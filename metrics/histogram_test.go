@@ -32,6 +32,7 @@ func latencies(inf int, samples ...float64) Distribution {
 }
 
 func TestPercentileAndFraction(t *testing.T) {
+	t.Parallel()
 	var oneToThousand []float64
 	for i := 1; i <= 1000; i++ {
 		oneToThousand = append(oneToThousand, float64(i))
@@ -72,6 +73,7 @@ func TestPercentileAndFraction(t *testing.T) {
 }
 
 func TestLatencyClamp(t *testing.T) {
+	t.Parallel()
 	d := latencies(0, -5, 2*float64(time.Hour/time.Millisecond))
 	if d.Min != 0 || !near(d.Max, float64(time.Hour/time.Millisecond)) || d.Inf != 0 || math.IsInf(d.Mean, 0) {
 		t.Errorf("clamped = %+v", d)
@@ -79,6 +81,7 @@ func TestLatencyClamp(t *testing.T) {
 }
 
 func TestMerge(t *testing.T) {
+	t.Parallel()
 	a, b := latencies(1, 1, 2, 3), latencies(0, 4, 5)
 	m, err := Merge(a, b)
 	if err != nil {
@@ -153,6 +156,7 @@ func randomRecords(rng *rand.Rand, n int) []*loadgen.Record {
 }
 
 func TestMergeShardsEqualsWhole(t *testing.T) {
+	t.Parallel()
 	recs := randomRecords(rand.New(rand.NewPCG(1, 2)), 3000)
 	const k = 3
 	profile := loadgen.Profile{Mode: loadgen.ModePoisson, Rate: 300, MaxConcurrency: 0}
@@ -248,6 +252,7 @@ func TestMergeShardsEqualsWhole(t *testing.T) {
 }
 
 func TestMergeSummariesWindowsAndErrors(t *testing.T) {
+	t.Parallel()
 	a := summarize(Config{Window: Window{Start: 0, End: 10 * time.Second}}, paced(10, 0, ms(5))...)
 	a.Warnings = append(a.Warnings, Warning{Code: "tokenizer_guess", Level: 0, Message: "kept"})
 	b := summarize(Config{Window: Window{Start: time.Second, End: 12 * time.Second}}, paced(10, 0, ms(5))...)
@@ -277,6 +282,7 @@ func TestMergeSummariesWindowsAndErrors(t *testing.T) {
 }
 
 func TestDistributionJSON(t *testing.T) {
+	t.Parallel()
 	d := latencies(3, 10, 20)
 	b, err := json.Marshal(d)
 	if err != nil {
@@ -306,6 +312,7 @@ func TestDistributionJSON(t *testing.T) {
 // TestSummaryGolden pins the JSON of a Summary. Regenerate with
 // go test ./metrics -run '^TestSummaryGolden$' -update.
 func TestSummaryGolden(t *testing.T) {
+	t.Parallel()
 	recs := randomRecords(rand.New(rand.NewPCG(7, 7)), 40)
 	recs = append(recs, failure(40, 5000, loadgen.ErrorHTTP), failure(41, 6000, loadgen.ErrorDisconnect))
 	s := summarize(Config{Level: 1, Profile: loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 4, MaxConcurrency: 8},
@@ -332,6 +339,7 @@ func TestSummaryGolden(t *testing.T) {
 }
 
 func TestLive(t *testing.T) {
+	t.Parallel()
 	l := NewLive()
 	var wg sync.WaitGroup
 	for range 4 {
