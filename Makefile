@@ -54,8 +54,8 @@ vet: ## go vet, default and hftokenizers builds, cgo-free builds, and NVML's dlo
 race: ## all tests under the race detector (wall-clock timing tests skip there)
 	$(GO) test -race -count=1 $(PKGS)
 
-timing: ## the wall-clock tests (timing truth, the knee against the mock), without the race detector
-	$(GO) test -count=1 -run 'TestTimingTruth|TestSweepBracketsMockKnee' ./harness ./cmd/gollm-bench
+timing: ## the wall-clock tests (timing truth, the knee against the mock, the client's health on a full disk), without the race detector
+	$(GO) test -count=1 -run 'TestTimingTruth|TestSweepBracketsMockKnee|TestFullDiskKeepsPartial' ./harness ./cmd/gollm-bench
 
 # Each fuzz target runs for FUZZTIME; `go test -fuzz` takes one target per call.
 # FUZZTIME is a count of executions, not a duration: when a duration runs out

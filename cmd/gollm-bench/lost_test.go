@@ -98,7 +98,8 @@ func wholeRecords(t *testing.T, dir string) []loadgen.Record {
 // marked partial with the reason, no file holding a torn line or left
 // half-written, every request the server received counted in run.json,
 // and no level blamed on the client. Not parallel, nor its cases: it
-// checks the client's health at 200 req/s, which other load would spoil.
+// checks the client's health at 200 req/s, which other load would spoil
+// (and which only `make timing`, without the race detector, checks).
 func TestFullDiskKeepsPartial(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
@@ -143,7 +144,14 @@ func TestFullDiskKeepsPartial(t *testing.T) {
 				s := lv.Summary
 				scheduled += s.Requests.Scheduled
 				answered += s.Requests.OK + s.Requests.Failed
-				if s.Client.ClientLimited {
+				switch {
+				case !s.Client.ClientLimited:
+				case raceEnabled:
+					// The race detector slows the client several times
+					// over, so the flag may be true; make timing runs
+					// this test without it.
+					t.Logf("level %d flagged client-limited under the race detector (%s)", lv.Index, s.Client.Reason)
+				default:
 					t.Errorf("level %d flagged client-limited (%s): the disk stopped it, not the client", lv.Index, s.Client.Reason)
 				}
 			}
