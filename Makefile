@@ -16,7 +16,7 @@ PLATFORMS ?= linux/$(shell $(GO) env GOARCH)
 IMAGE     ?= ghcr.io/gollm-bench/gollm-bench:$(VERSION)
 CREATED   ?= $(shell git log -1 --format=%cI 2>/dev/null)
 
-.PHONY: help build build-static image cross test vet race timing fuzz-smoke golden bench demo clean
+.PHONY: help build build-static image cross test vet race timing norace fuzz-smoke golden bench demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
@@ -42,7 +42,7 @@ cross: ## the CGO_ENABLED=0 build compiles for linux/arm64, darwin and windows (
 	  echo "build $$p"; CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build $(PKGS); \
 	done
 
-test: vet race timing fuzz-smoke ## vet + race tests + timing tests + a short fuzz smoke (what CI runs)
+test: vet race timing norace fuzz-smoke ## vet + race tests + timing tests + the tests the race run skips + a short fuzz smoke (what CI runs)
 
 vet: ## go vet, default and hftokenizers builds, cgo-free builds, and NVML's dlopen path without cgo
 	$(GO) vet $(PKGS)
@@ -51,11 +51,20 @@ vet: ## go vet, default and hftokenizers builds, cgo-free builds, and NVML's dlo
 	CGO_ENABLED=0 $(GO) build -tags nonvml $(PKGS)
 	CGO_ENABLED=0 $(GO) test -count=1 ./energy/nvml
 
-race: ## all tests under the race detector (wall-clock timing tests skip there)
+race: ## all tests under the race detector (wall-clock timing tests and CPU-heavy single-goroutine checks skip there: see timing, norace)
 	$(GO) test -race -count=1 $(PKGS)
 
 timing: ## the wall-clock tests (timing truth, the knee against the mock, the client's health on a full disk), without the race detector
 	$(GO) test -count=1 -run 'TestTimingTruth|TestSweepBracketsMockKnee|TestFullDiskKeepsPartial' ./harness ./cmd/gollm-bench
+
+# The packages with tests that call skipUnderRace: CPU-heavy checks that run
+# in one goroutine (tokenizer conformance, the statistics' coverage), which
+# the race detector slows several times over and has nothing to find in.
+# (tokenize's Example, built only without the detector, is in one of them.)
+NORACE_PKGS = $(sort $(dir $(shell grep -l skipUnderRace $$(find . -name '*_test.go'))))
+
+norace: ## the tests that skip under the race detector (skipUnderRace), without it
+	$(GO) test -count=1 $(NORACE_PKGS)
 
 # Each fuzz target runs for FUZZTIME; `go test -fuzz` takes one target per call.
 # FUZZTIME is a count of executions, not a duration: when a duration runs out

@@ -33,6 +33,7 @@ func TestLowestEquivalentMatchesHistogram(t *testing.T) {
 // the 95 % interval of p50, p95 and p99 (where bounded) contains the true
 // quantile in 93–97 % of 2,000 seeded trials.
 func TestQuantileIntervalCoverage(t *testing.T) {
+	skipUnderRace(t)
 	t.Parallel()
 	const trials = 2000
 	type dist struct {

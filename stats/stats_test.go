@@ -31,6 +31,7 @@ func exactBinomialCDF(n, k int64, p float64) float64 {
 }
 
 func TestBinomialCDFMatchesExactSums(t *testing.T) {
+	skipUnderRace(t)
 	t.Parallel()
 	for _, n := range []int64{1, 2, 7, 30, 100, 299} {
 		for _, p := range []float64{0.01, 0.5, 0.9, 0.99, 0.999} {

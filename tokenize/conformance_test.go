@@ -146,6 +146,7 @@ func clip(s string, n int) string {
 // TestConformanceShipped checks the three Apache-2.0 vocabularies shipped in
 // testdata against the Rust library's ids, id for id.
 func TestConformanceShipped(t *testing.T) {
+	skipUnderRace(t)
 	t.Parallel()
 	for _, tc := range []struct{ dir, ref string }{
 		{"qwen3", "qwen3"},
@@ -165,6 +166,7 @@ func TestConformanceShipped(t *testing.T) {
 // directory that tools/tokref/fetch_tokenizers.sh writes). Their licences
 // do not allow shipping them, so the test skips without the variable.
 func TestConformanceAll(t *testing.T) {
+	skipUnderRace(t)
 	t.Parallel()
 	dir := os.Getenv("GOLLM_TOKENIZERS_DIR")
 	if dir == "" {

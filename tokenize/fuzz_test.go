@@ -9,6 +9,7 @@ import (
 // Encode, and that decode(encode(x)) == x for byte-level models on valid
 // UTF-8.
 func FuzzEncode(f *testing.F) {
+	skipUnderRace(f)
 	for _, s := range []string{"", "Hello world", "  \n\t x", "<|im_start|>hi<|im_end|>", "\xff\xfe bad", "日本語 🤖‍🔧", "'s 'LL 1234567"} {
 		f.Add(s)
 	}

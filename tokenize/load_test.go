@@ -9,6 +9,7 @@ import (
 // TestLoadHFCache resolves a model id in a fake Hugging Face cache and
 // checks the path, name and SHA-256 metadata.
 func TestLoadHFCache(t *testing.T) {
+	skipUnderRace(t)
 	t.Parallel()
 	home := t.TempDir()
 	snap := filepath.Join(home, "hub", "models--Qwen--Qwen3-0.6B", "snapshots", "abc123")
@@ -40,6 +41,7 @@ func TestLoadHFCache(t *testing.T) {
 
 // TestDecode checks decoding against texts the Rust library produces.
 func TestDecode(t *testing.T) {
+	skipUnderRace(t)
 	t.Parallel()
 	for _, tc := range []struct {
 		dir         string

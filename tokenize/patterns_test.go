@@ -48,6 +48,7 @@ func checkScanners(t testing.TB, s string) {
 // TestScannersMatchRegexp2 checks the hand-written scanners against
 // regexp2 on every corpus text and on a table of edge cases.
 func TestScannersMatchRegexp2(t *testing.T) {
+	skipUnderRace(t)
 	t.Parallel()
 	cases := []string{
 		"", " ", "  ", "\n", " \n ", "a", "'s", "'S", "'Re", "'x", "don't", "HELLO'S world",

@@ -75,6 +75,7 @@ func synthetic(t *testing.T, patchPath string) *Tokenizer {
 // invert, ByteLevel add_prefix_space, RobertaProcessing, single_word,
 // lstrip, rstrip, normalized added tokens) against the Rust library's ids.
 func TestConformanceSynthetic(t *testing.T) {
+	skipUnderRace(t)
 	t.Parallel()
 	dir := filepath.Join(fixtures, "synthetic")
 	patches, _ := filepath.Glob(filepath.Join(dir, "*.patch.json"))

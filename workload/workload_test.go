@@ -431,6 +431,7 @@ func FuzzReadDataset(f *testing.F) {
 // real vocabularies: byte-level BPE (Qwen3, gpt-oss) and SentencePiece-style
 // BPE (Mistral-7B), cold and warm.
 func TestSyntheticExactISLRealTokenizers(t *testing.T) {
+	skipUnderRace(t)
 	t.Parallel()
 	for _, name := range []string{"qwen3", "gpt-oss", "mistral-7b"} {
 		t.Run(name, func(t *testing.T) {
