@@ -58,8 +58,9 @@ timing: ## the wall-clock tests (timing truth, the knee against the mock, the cl
 	$(GO) test -count=1 -run 'TestTimingTruth|TestSweepBracketsMockKnee|TestFullDiskKeepsPartial' ./harness ./cmd/gollm-bench
 
 # The packages with tests that call skipUnderRace: CPU-heavy checks that run
-# in one goroutine (tokenizer conformance, the statistics' coverage), which
-# the race detector slows several times over and has nothing to find in.
+# in one goroutine (tokenizer conformance, the statistics' coverage) or
+# spend their time in gzip and SHA-256 (the image), which the race detector
+# slows several times over and has nothing of ours to find in.
 # (tokenize's Example, built only without the detector, is in one of them.)
 NORACE_PKGS = $(sort $(dir $(shell grep -l skipUnderRace $$(find . -name '*_test.go'))))
 
