@@ -54,8 +54,9 @@ vet: ## go vet, default and hftokenizers builds, cgo-free builds, and NVML's dlo
 race: ## all tests under the race detector (wall-clock timing tests and CPU-heavy single-goroutine checks skip there: see timing, norace)
 	$(GO) test -race -count=1 $(PKGS)
 
+# -p 1: one package at a time, so that no other test loads the machine.
 timing: ## the wall-clock tests (timing truth, the knee against the mock, the client's health on a full disk), without the race detector
-	$(GO) test -count=1 -run 'TestTimingTruth|TestSweepBracketsMockKnee|TestFullDiskKeepsPartial' ./harness ./cmd/gollm-bench
+	$(GO) test -p 1 -count=1 -run 'TestTimingTruth|TestSweepBracketsMockKnee|TestFullDiskKeepsPartial' ./harness ./cmd/gollm-bench
 
 # The packages with tests that call skipUnderRace: CPU-heavy checks that run
 # in one goroutine (tokenizer conformance, the statistics' coverage) or
