@@ -8,7 +8,6 @@ import (
 )
 
 func TestPlannedRate(t *testing.T) {
-	t.Parallel()
 	win := loadgen.LevelResult{Start: time.Second, Window: loadgen.Window{Start: 2 * time.Second, End: 4 * time.Second}}
 	// Constant 10 req/s from t=1s: arrivals at 2.0, 2.1, ..., 3.9 s lie in
 	// [2 s, 4 s): 20 over 2 s. The one at 4.0 s is sent just after the

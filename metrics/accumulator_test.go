@@ -157,7 +157,6 @@ func TestITLByOSL(t *testing.T) {
 }
 
 func TestWindowPopulations(t *testing.T) {
-	t.Parallel()
 	w := Window{Start: 10 * time.Second, End: 20 * time.Second}
 	before := stream(0, 9000, 500, 500, 1, 1, 1) // chunks 9.5, 10, 10.5 s; done 10.501
 	before.ChunkTimes[1] = ms(10100)
@@ -221,7 +220,6 @@ func TestWindowPopulations(t *testing.T) {
 }
 
 func TestTokensInWindow(t *testing.T) {
-	t.Parallel()
 	w := Window{Start: ms(100), End: ms(200)}
 	for _, tc := range []struct {
 		name string

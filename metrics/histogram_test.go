@@ -252,7 +252,6 @@ func TestMergeShardsEqualsWhole(t *testing.T) {
 }
 
 func TestMergeSummariesWindowsAndErrors(t *testing.T) {
-	t.Parallel()
 	a := summarize(Config{Window: Window{Start: 0, End: 10 * time.Second}}, paced(10, 0, ms(5))...)
 	a.Warnings = append(a.Warnings, Warning{Code: "tokenizer_guess", Level: 0, Message: "kept"})
 	b := summarize(Config{Window: Window{Start: time.Second, End: 12 * time.Second}}, paced(10, 0, ms(5))...)

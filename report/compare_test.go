@@ -13,7 +13,6 @@ import (
 // has labelled "only in A" / "only in B" with "-" for the other side,
 // including a level with none of the compared metrics.
 func TestWriteComparison(t *testing.T) {
-	t.Parallel()
 	lat := func(p50, p99 float64) peer.Stats { return peer.Stats{P50: peer.Some(p50), P99: peer.Some(p99)} }
 	a := peer.Result{Tool: "gollm-bench", ToolVersion: "0.3.0", File: "a/run.json", Levels: []peer.Level{
 		{Label: "level 0", Mode: loadgen.ModeConcurrent, Concurrency: 4, TTFT: lat(41.23456, 512.3456), OutputTokPerSec: peer.Some(1834.5678), Definitions: peer.Native()},
@@ -44,7 +43,6 @@ only in B: throughput (sweep max)         (none of the compared metrics)      - 
 }
 
 func TestFmtRatio(t *testing.T) {
-	t.Parallel()
 	for _, tt := range []struct {
 		v    float64
 		want string
