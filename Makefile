@@ -10,6 +10,8 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 COMMIT   ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git status --porcelain 2>/dev/null | grep -q . && echo -dirty)
 LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 FUZZTIME ?= 2000x
+# Fuzz targets run this many at a time, each with one worker (-parallel 1).
+FUZZJOBS ?= 2
 # make image: the platforms, the tag, and the time written into the image
 # (the commit's, so that the same commit gives the same image digest).
 PLATFORMS ?= linux/$(shell $(GO) env GOARCH)
@@ -74,15 +76,18 @@ norace: ## the tests that skip under the race detector (skipUnderRace), without 
 # deadline exceeded" though nothing is wrong, which made the smoke flaky; and
 # minimising each new interesting input (up to 60 s by default) is capped.
 # That cap is also what the expfmt-based targets (FuzzReadDCGM, enginemetrics'
-# FuzzParse) needed: their worker looked stalled while it minimised.
-fuzz-smoke: ## every native fuzz target, briefly
-	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
+# FuzzParse) needed: their worker looked stalled while it minimised. Each
+# target is mostly the link of its test binary and one worker, so two at a
+# time keep two cores busy; a failure prints the target's output and stops
+# the smoke (exit 255 ends xargs).
+fuzz-smoke: ## every native fuzz target, briefly, FUZZJOBS at a time
+	@for pkg in $$($(GO) list $(PKGS)); do \
 	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
 	  for target in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/^func //'); do \
-	    echo "fuzz $$pkg $$target"; \
-	    out=$$($(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10x -parallel 1 $$pkg 2>&1) || { echo "$$out"; exit 1; }; \
+	    echo "$$pkg $$target"; \
 	  done; \
-	done
+	done | xargs -P $(FUZZJOBS) -L 1 sh -c 'echo "fuzz $$0 $$1"; \
+	  out=$$($(GO) test -run "^\$$" -fuzz "^$$1\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10x -parallel 1 "$$0" 2>&1) || { echo "$$out"; exit 255; }'
 
 # The packages whose tests keep golden files are those that import
 # internal/golden, which defines -update; a test binary without that flag
