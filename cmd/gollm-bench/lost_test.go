@@ -97,10 +97,15 @@ func wholeRecords(t *testing.T, dir string) []loadgen.Record {
 // a message naming the file and the space left, run.json written first and
 // marked partial with the reason, no file holding a torn line or left
 // half-written, every request the server received counted in run.json,
-// and no level blamed on the client. Not parallel, nor its cases: it
-// checks the client's health at 200 req/s, which other load would spoil
-// (so that check is made without -race or -short: `make timing`).
+// and no level blamed on the client. That last check needs the client
+// alone on the machine: it is made without -race or -short (make timing),
+// where the test and its cases run serially; elsewhere they run in
+// parallel and only log a client-limited level.
 func TestFullDiskKeepsPartial(t *testing.T) {
+	healthChecked := !raceEnabled && !testing.Short()
+	if !healthChecked {
+		t.Parallel()
+	}
 	for _, tt := range []struct {
 		name   string
 		quota  int64
@@ -113,6 +118,9 @@ func TestFullDiskKeepsPartial(t *testing.T) {
 		{"1.2MiB", 1200 << 10, "50,200", "requests.jsonl failed: no space left on device"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			if !healthChecked {
+				t.Parallel()
+			}
 			url, received := countingPresetMock(t, "instant")
 			parent := t.TempDir()
 			fsys := quota.New(tt.quota)
@@ -146,12 +154,11 @@ func TestFullDiskKeepsPartial(t *testing.T) {
 				answered += s.Requests.OK + s.Requests.Failed
 				switch {
 				case !s.Client.ClientLimited:
-				case raceEnabled || testing.Short():
+				case !healthChecked:
 					// 200 streams a second of 64 tokens each: under the
-					// race detector, or with the other packages' tests
-					// running beside -short's, the client falls behind
-					// for real. make timing checks this alone.
-					t.Logf("level %d flagged client-limited (%s); checked only by make timing", lv.Index, s.Client.Reason)
+					// race detector, or beside other tests, the client
+					// falls behind for real.
+					t.Logf("level %d flagged client-limited (%s); checked only without -race and -short (make timing)", lv.Index, s.Client.Reason)
 				default:
 					t.Errorf("level %d flagged client-limited (%s): the disk stopped it, not the client", lv.Index, s.Client.Reason)
 				}
