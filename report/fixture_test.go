@@ -17,10 +17,10 @@ import (
 	"github.com/gollm-bench/gollm-bench/sweep"
 )
 
-var (
-	update        = flag.Bool("update", false, "rewrite the golden files under testdata/report/")
-	updateFixture = flag.Bool("update-fixture", false, "rewrite testdata/report/run-from-another-machine/run.json (normally frozen)")
-)
+// updateFixture rewrites the frozen fixture that stands in for a run
+// written by another machine; -update (package internal/golden) leaves it
+// alone, so that the golden files keep checking that it still reads back.
+var updateFixture = flag.Bool("update-fixture", false, "rewrite testdata/report/run-from-another-machine/run.json (normally frozen)")
 
 // The fixtures below are test data: the arithmetic here stands in for the
 // metrics Accumulator, so the renderer gets realistic, self-consistent

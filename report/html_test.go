@@ -6,10 +6,13 @@ import (
 	"errors"
 	"io"
 	"math"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gollm-bench/gollm-bench/internal/golden"
 
 	"github.com/gollm-bench/gollm-bench/energy"
 	"github.com/gollm-bench/gollm-bench/loadgen"
@@ -232,7 +235,7 @@ func TestHTMLOffline(t *testing.T) {
 			}
 			page := buf.Bytes()
 			if tt.golden != "" {
-				checkGolden(t, tt.golden, page)
+				golden.Check(t, filepath.Join(goldenDir, tt.golden), page)
 			}
 			problems, figs := offlineProblems(t, page)
 			for _, p := range problems {

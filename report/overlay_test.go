@@ -2,8 +2,11 @@ package report
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gollm-bench/gollm-bench/internal/golden"
 
 	"github.com/gollm-bench/gollm-bench/results"
 )
@@ -51,7 +54,7 @@ func TestWriteOverlayHTML(t *testing.T) {
 			}
 			page := buf.Bytes()
 			if tt.golden != "" {
-				checkGolden(t, tt.golden, page)
+				golden.Check(t, filepath.Join(goldenDir, tt.golden), page)
 			}
 			problems, figs := offlineProblems(t, page)
 			for _, p := range problems {

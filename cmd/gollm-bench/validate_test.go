@@ -56,6 +56,7 @@ func badInputFixtures(t *testing.T, dir string) {
 // error naming the flag (or the file) and a fix, before any request reaches
 // the target, and without creating the output folder.
 func TestBadInputRefusedBeforeSending(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int64
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
