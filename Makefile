@@ -46,8 +46,9 @@ cross: ## the CGO_ENABLED=0 build compiles for linux/arm64, darwin and windows (
 
 test: vet race timing norace fuzz-smoke ## vet + race tests + timing tests + the tests the race run skips + a short fuzz smoke (what CI runs)
 
-vet: ## go vet, default and hftokenizers builds, cgo-free builds (Linux, macOS, Windows: the fallbacks compile), and NVML's dlopen path without cgo
+vet: ## go vet, default and hftokenizers builds, cgo-free builds (Linux, macOS, Windows: the fallbacks compile), NVML's dlopen path without cgo, and the docs check (no citation outside the repository, every relative link resolves)
 	$(GO) vet $(PKGS)
+	$(GO) test -count=1 ./internal/doccheck
 	$(GO) vet -tags hftokenizers $(PKGS)
 	CGO_ENABLED=0 $(GO) build $(PKGS)
 	CGO_ENABLED=0 GOOS=darwin $(GO) build $(PKGS)

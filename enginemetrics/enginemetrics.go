@@ -265,7 +265,8 @@ func Diff(before, after Snapshot, during ...Snapshot) Delta {
 	return d
 }
 
-// tolerance is the relative disagreement CrossCheck tolerates (SPEC §5: 1 %).
+// tolerance is the relative disagreement CrossCheck tolerates (1 %, as for
+// the local tokenizer: docs/metrics.md#isl-and-osl).
 const tolerance = 0.01
 
 // CrossCheck compares the engine's token counts over the window with the

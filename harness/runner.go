@@ -58,10 +58,10 @@ type Config struct {
 	TimelineBuckets int
 	Logger          *slog.Logger
 	// Shard, when set, runs this process's part of a distributed run
-	// (SPEC §12, loadgen.WithShard): every level follows the whole seeded
-	// plan and sends only the shard's requests. Each level's Summary then
-	// describes the shard's share (its Profile is Shard.Share of the
-	// level's), so that metrics.MergeSummaries of all shards gives the
+	// (docs/cli.md#distributed-runs, loadgen.WithShard): every level follows
+	// the whole seeded plan and sends only the shard's requests. Each level's
+	// Summary then describes the shard's share (its Profile is Shard.Share of
+	// the level's), so that metrics.MergeSummaries of all shards gives the
 	// whole level.
 	Shard loadgen.Shard
 	// Precision, when set, makes RunLevelToDecision run a level (but a

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Mode is a load profile's pacing discipline (SPEC §6).
+// Mode is a load profile's pacing discipline (docs/metrics.md#load-profiles).
 type Mode string
 
 // Load modes. Closed-loop modes (synchronous, concurrent, throughput) start a
@@ -57,9 +57,10 @@ type Limits struct {
 	// level, so a server that goes away mid-level keeps being measured.
 	UnreachableAfter int64 `json:"unreachable_after,omitempty"`
 
-	// Warmup and Cooldown trim the measured window (SPEC §5): either a
-	// duration, or a request count (WarmupRequests: the first N requests are
-	// excluded; CooldownRequests: the last N).
+	// Warmup and Cooldown trim the measured window
+	// (docs/metrics.md#the-measured-window-and-its-trims): either a duration,
+	// or a request count (WarmupRequests: the first N requests are excluded;
+	// CooldownRequests: the last N).
 	Warmup           time.Duration `json:"warmup_ns,omitempty"`
 	WarmupRequests   int64         `json:"warmup_requests,omitempty"`
 	Cooldown         time.Duration `json:"cooldown_ns,omitempty"`

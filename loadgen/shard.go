@@ -7,10 +7,11 @@ import (
 	"strings"
 )
 
-// Shard names one part of a distributed run (SPEC §12): shard Index of
-// Count. Every shard runs the same seeded plan; shard i takes the requests
-// whose index k in the whole plan has k % Count == Index, so the shards
-// never overlap and together send exactly what one process would.
+// Shard names one part of a distributed run: shard Index of Count
+// (docs/cli.md#distributed-runs). Every shard runs the same seeded plan;
+// shard i takes the requests whose index k in the whole plan has k % Count ==
+// Index, so the shards never overlap and together send exactly what one
+// process would.
 //
 // Open-loop modes (constant, poisson) compute the whole plan's arrival
 // times with the same pacer and seed, and fire only the shard's arrivals,
@@ -141,11 +142,11 @@ func (s Shard) Share(p Profile) (Profile, error) {
 	return q, errors.Join(errs...)
 }
 
-// WithShard makes the Generator run shard index of count (SPEC §12; see
-// Shard): every level follows the whole plan and sends only this shard's
-// requests, with the Seq each would have in a single-process run. Run
-// returns an error, naming --shard, if 0 <= index < count does not hold
-// or a level cannot be split (Shard.Share).
+// WithShard makes the Generator run shard index of count (see Shard and
+// docs/cli.md#distributed-runs): every level follows the whole plan and sends
+// only this shard's requests, with the Seq each would have in a
+// single-process run. Run returns an error, naming --shard, if 0 <= index <
+// count does not hold or a level cannot be split (Shard.Share).
 func WithShard(index, count int) Option {
 	return func(g *Generator) { g.shard, g.shardSet = Shard{Index: index, Count: count}, true }
 }

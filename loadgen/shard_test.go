@@ -121,10 +121,10 @@ func arrivals(recs []Record, res []LevelResult) []arrival {
 	return out
 }
 
-// TestShardsUnionIsPlan checks SPEC §12: the shards of a seeded open-loop
-// plan send, together, exactly the arrivals (times from the level's start,
-// and seqs) that one process sends, without overlap, and agree on the
-// levels' seq ranges and, where the plan fixes them, windows.
+// TestShardsUnionIsPlan checks docs/cli.md#distributed-runs: the shards of a
+// seeded open-loop plan send, together, exactly the arrivals (times from the
+// level's start, and seqs) that one process sends, without overlap, and agree
+// on the levels' seq ranges and, where the plan fixes them, windows.
 func TestShardsUnionIsPlan(t *testing.T) {
 	ms := time.Millisecond
 	tests := []struct {

@@ -28,10 +28,10 @@ import (
 	"github.com/gollm-bench/gollm-bench/loadgen"
 )
 
-// Client sends requests to one OpenAI-compatible server and measures them.
-// It implements loadgen.Requester. Build it with New; it is safe for
-// concurrent use and owns one HTTP transport (one connection pool per run,
-// SPEC §3).
+// Client sends requests to one OpenAI-compatible server and measures them. It
+// implements loadgen.Requester. Build it with New; it is safe for concurrent
+// use and owns one HTTP transport (one connection pool per run,
+// docs/cli.md#what-is-sent-and-read).
 type Client struct {
 	cfg    config
 	base   string // scheme://host[:port][/prefix], without /v1
@@ -778,10 +778,11 @@ func (c *Client) readBody(ctx, rctx context.Context, r io.Reader, rec *loadgen.R
 	rec.Status = loadgen.StatusOK
 }
 
-// finish fills the token counts and their sources (SPEC §4, §5). The
-// server's usage counts are judged first (usageCount): an impossible one is
-// noted in rec.UsageRejected and not used. The server's output count is
-// used only when tokens were delivered: a response without any counts 0.
+// finish fills the token counts and their sources
+// (docs/metrics.md#isl-and-osl). The server's usage counts are judged first
+// (usageCount): an impossible one is noted in rec.UsageRejected and not used.
+// The server's output count is used only when tokens were delivered: a
+// response without any counts 0.
 func (c *Client) finish(req *loadgen.Request, rec *loadgen.Record, st *streamState) {
 	if len(st.finish) > 0 {
 		rec.FinishReason = rawJSON(st.finish).str()

@@ -13,8 +13,8 @@ import (
 )
 
 // Models lists the ids the server serves (GET /v1/models), in the server's
-// order; the first is the default model (SPEC §2 --model). It is safe for
-// concurrent use.
+// order; the first is the default model (--model,
+// docs/cli.md#target-and-requests). It is safe for concurrent use.
 func (c *Client) Models(ctx context.Context) ([]string, error) {
 	b, err := c.get(ctx, c.base+"/v1/models")
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 // Endpoint selects the API a Client calls.
 type Endpoint string
 
-// Endpoints (SPEC §3).
+// Endpoints (docs/cli.md#what-is-sent-and-read).
 const (
 	Completions Endpoint = "completions"      // POST /v1/completions, body "prompt"
 	Chat        Endpoint = "chat/completions" // POST /v1/chat/completions, body "messages"
@@ -34,7 +34,8 @@ func ParseEndpoint(s string) (Endpoint, error) {
 }
 
 // DefaultMaxConcurrency is the connection pool size when WithMaxConcurrency
-// is not given: the throughput profile's default in-flight cap (SPEC §6).
+// is not given: the throughput profile's default in-flight cap
+// (docs/metrics.md#load-profiles).
 const DefaultMaxConcurrency = 512
 
 // MinTokensFromMax passed to WithMinTokens sends each request's max_tokens
@@ -197,8 +198,8 @@ func WithIdleTimeout(d time.Duration) Option {
 }
 
 // WithMaxConcurrency sizes the connection pool for n requests in flight, so
-// the pool never caps concurrency (SPEC §3). Default DefaultMaxConcurrency.
-// Ignored with WithHTTPClient.
+// the pool never caps concurrency (docs/cli.md#what-is-sent-and-read).
+// Default DefaultMaxConcurrency. Ignored with WithHTTPClient.
 func WithMaxConcurrency(n int) Option {
 	return func(c *config) error {
 		if n < 1 {

@@ -7,7 +7,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/scorecard"
 )
 
-// metaItem is one of the twelve mandatory metadata (SPEC §10).
+// metaItem is one of the twelve mandatory metadata (docs/outputs.md#the-twelve-mandatory-metadata).
 type metaItem struct {
 	Name   string
 	Value  string
@@ -20,8 +20,9 @@ func (m metaItem) Missing() bool { return m.Value == "" }
 // Flag reports whether a flag sets the item (else it is auto-filled).
 func (m metaItem) Flag() bool { return strings.HasPrefix(m.Source, "--") }
 
-// mandatoryMetadata lists the twelve mandatory metadata of SPEC §10 (as
-// the scorecard's fourteen keys) from run.json's metadata.
+// mandatoryMetadata lists the twelve mandatory metadata, as the
+// scorecard's fourteen keys, from run.json's metadata
+// (docs/outputs.md#the-twelve-mandatory-metadata).
 func mandatoryMetadata(run results.Run) []metaItem {
 	var out []metaItem
 	for _, f := range scorecard.MandatoryFields() {

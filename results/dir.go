@@ -14,7 +14,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/scorecard"
 )
 
-// File names inside a results folder (SPEC §10).
+// File names inside a results folder (docs/outputs.md#the-results-folder).
 const (
 	RunJSON         = "run.json"          // the full result (Run)
 	ScorecardJSON   = "scorecard.json"    // one auditable row
@@ -270,9 +270,9 @@ func Read(path string) (Run, error) {
 	return run, nil
 }
 
-// Create makes the folder parent/runID for a new run and returns its path.
-// A run id that already exists is refused (SPEC §10: idempotent, like a
-// Kubernetes Job name) with an error wrapping ErrRunExists, unless
+// Create makes the folder parent/runID for a new run and returns its path. A
+// run id that already exists is refused (docs/outputs.md#run-ids: idempotent,
+// like a Kubernetes Job name) with an error wrapping ErrRunExists, unless
 // overwrite is set: then the files a run writes (run.json, scorecard.json,
 // levels.csv, requests.jsonl[.gz], report.html) are removed from it, and
 // anything else there is left alone. parent is created if needed.

@@ -15,9 +15,10 @@ import (
 // deploy/kubernetes docs; see its README).
 const goldenDir = "../testdata/scorecards"
 
-// sampleInputs are five configurations of one study: the SPEC §9 example,
-// a configuration it dominates, one that violates the SLO, a cheaper but
-// slower trade-off, and an anecdote without energy figures.
+// sampleInputs are five configurations of one study: the example of
+// docs/metrics.md#a-worked-example, a configuration it dominates, one that
+// violates the SLO, a cheaper but slower trade-off, and an anecdote without
+// energy figures.
 func sampleInputs() []Inputs {
 	start := time.Date(2026, 6, 16, 12, 0, 0, 0, time.UTC)
 	base := func(runID, engine, precision string, ttft, goodput, joules, eurH float64, pass bool) Inputs {

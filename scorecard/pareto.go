@@ -178,12 +178,13 @@ type Dropped struct {
 // Pareto returns the scorecards on the Pareto frontier minimising (CPM,
 // Wh/token, TTFT P99) — cpm_eur_1m, wh_per_token (GPU energy, not
 // PUE-adjusted) and ttft_p99_ms — and the others with the reason each was
-// dropped (SPEC §10). WithCostBasis replaces cpm_eur_1m with the CPM of
-// another basis (token prices, LiteLLM's spend). In order: a row that fails check (nil: OwnVerdict) is
-// dropped with the check's reason; a row missing one of the three figures
-// is dropped ("no energy figure (wh_per_token)"); of the rest, a row is
-// dropped when another dominates it: <= on all three and < on at least
-// one. Rows equal on all three both stay.
+// dropped (docs/outputs.md#the-pareto-frontier). WithCostBasis replaces
+// cpm_eur_1m with the CPM of another basis (token prices, LiteLLM's spend).
+// In order: a row that fails check (nil: OwnVerdict) is dropped with the
+// check's reason; a row missing one of the three figures is dropped ("no
+// energy figure (wh_per_token)"); of the rest, a row is dropped when another
+// dominates it: <= on all three and < on at least one. Rows equal on all
+// three both stay.
 //
 // The frontier is sorted by CPM, then Wh/token, then TTFT P99, then run id;
 // dropped rows keep their input order. A dominated row names a frontier row
@@ -194,7 +195,8 @@ func Pareto(cards []Scorecard, check SLOCheck, opts ...Option) (frontier []Score
 		check = OwnVerdict
 	}
 	cfg := newConfig(opts)
-	// The objectives, all minimised (SPEC §10), and the words used when one is missing.
+	// The objectives, all minimised (docs/outputs.md#the-pareto-frontier),
+	// and the words used when one is missing.
 	objectives := [...]struct{ key, what string }{
 		{cfg.basis.Key(), "no cost figure"},
 		{"wh_per_token", "no energy figure"},

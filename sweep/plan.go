@@ -12,7 +12,7 @@ import (
 // Kind is the form of a sweep.
 type Kind string
 
-// Sweep forms (SPEC §6).
+// Sweep forms (docs/sweep.md, docs/metrics.md#the-knee).
 const (
 	// KindRate is the GuideLLM-compatible rate sweep: synchronous, then
 	// throughput, then N−2 open-loop rates between the synchronous request

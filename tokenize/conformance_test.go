@@ -162,15 +162,16 @@ func TestConformanceShipped(t *testing.T) {
 }
 
 // TestConformanceAll checks every tokenizer that has reference ids, reading
-// the tokenizer.json files from $GOLLM_TOKENIZERS_DIR/<name>/ (the ./tok
-// directory that tools/tokref/fetch_tokenizers.sh writes). Their licences
-// do not allow shipping them, so the test skips without the variable.
+// the tokenizer.json files from $GOLLM_TOKENIZERS_DIR/<name>/, which the
+// user supplies (README.md, Development, says where to get them). Their
+// licences do not allow shipping them, so the test skips without the
+// variable.
 func TestConformanceAll(t *testing.T) {
 	skipUnderRace(t)
 	t.Parallel()
 	dir := os.Getenv("GOLLM_TOKENIZERS_DIR")
 	if dir == "" {
-		t.Skip("GOLLM_TOKENIZERS_DIR is not set: skipping the 11-vocabulary conformance test (run tokref's fetch_tokenizers.sh and point the variable at its tok/ directory)")
+		t.Skip("GOLLM_TOKENIZERS_DIR is not set: skipping the 11-vocabulary conformance test (point it at a folder holding NAME/tokenizer.json: see README.md, Development)")
 	}
 	names := []string{"qwen3", "llama2", "gptoss", "llama3", "llama3_1", "gemma3", "gemini", "deepseek_v3", "gpt4o", "gpt35turbo", "claude"}
 	for _, name := range names {

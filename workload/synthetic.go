@@ -22,7 +22,8 @@ var romeoAndJuliet string
 // DefaultSource returns the embedded public-domain source text.
 func DefaultSource() string { return romeoAndJuliet }
 
-// PrefixCache is the declared prefix-cache state of a workload (SPEC §2).
+// PrefixCache is the declared prefix-cache state of a workload
+// (--prefix-cache, docs/metrics.md#isl-and-osl).
 type PrefixCache string
 
 // Prefix-cache states.

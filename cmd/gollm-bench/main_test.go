@@ -526,8 +526,9 @@ func TestAggregateAndPareto(t *testing.T) {
 }
 
 // TestAggregateOutput: by default aggregate writes into the results tree,
-// results/scorecard-aggregate.csv (SPEC §10), not the current folder, and
-// says where; --output-dir moves it, -o names a file or '-' (stdout).
+// results/scorecard-aggregate.csv (docs/outputs.md#scorecard-aggregatecsv),
+// not the current folder, and says where; --output-dir moves it, -o names a
+// file or '-' (stdout).
 // Not parallel: it changes the working folder.
 func TestAggregateOutput(t *testing.T) {
 	src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "scorecards", "results"))

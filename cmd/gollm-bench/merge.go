@@ -15,14 +15,14 @@ import (
 	"github.com/gollm-bench/gollm-bench/results"
 )
 
-// runMerge is `gollm-bench merge DIR... [--output DIR]` (SPEC §12): the
-// shards of one distributed run become one result, as if one process had
-// sent every request. Per level, the summaries merge exactly
-// (metrics.MergeSummaries: HDR histograms merge, counts and rates add) and
-// the SLO verdict is judged again on the merged summary. requests.jsonl is
-// the shards' records concatenated in shard order (shard 0's first, each in
-// its own completion order), unchanged; sort by (level, seq) to get the
-// plan's order.
+// runMerge is `gollm-bench merge DIR... [--output DIR]`
+// (docs/cli.md#distributed-runs): the shards of one distributed run become
+// one result, as if one process had sent every request. Per level, the
+// summaries merge exactly (metrics.MergeSummaries: HDR histograms merge,
+// counts and rates add) and the SLO verdict is judged again on the merged
+// summary. requests.jsonl is the shards' records concatenated in shard order
+// (shard 0's first, each in its own completion order), unchanged; sort by
+// (level, seq) to get the plan's order.
 func runMerge(_ context.Context, e env, args []string) error {
 	fs := pflag.NewFlagSet("merge", pflag.ContinueOnError)
 	fs.SetOutput(e.stderr)

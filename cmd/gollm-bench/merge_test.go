@@ -114,10 +114,10 @@ func readRun(t *testing.T, dir string) results.Run {
 	return run
 }
 
-// TestMergeEqualsSingleProcess is SPEC §12's test: the same records, split
-// by seq % k into k shards' run.json and merged by `gollm-bench merge`,
-// give the single-process summary: distributions (HDR histograms),
-// counts, window and verdict exactly, rates up to float rounding.
+// TestMergeEqualsSingleProcess checks docs/cli.md#merge: the same records,
+// split by seq % k into k shards' run.json and merged by `gollm-bench merge`,
+// give the single-process summary: distributions (HDR histograms), counts,
+// window and verdict exactly, rates up to float rounding.
 func TestMergeEqualsSingleProcess(t *testing.T) {
 	t.Parallel()
 	recs := shardRecords(rand.New(rand.NewPCG(3, 4)), 3000)

@@ -13,7 +13,8 @@ import (
 	"github.com/gollm-bench/gollm-bench/slo"
 )
 
-// aggregateFile is the name of `aggregate`'s CSV (SPEC §10).
+// aggregateFile is the name of `aggregate`'s CSV
+// (docs/outputs.md#scorecard-aggregatecsv).
 const aggregateFile = "scorecard-aggregate.csv"
 
 func runAggregate(_ context.Context, e env, args []string) error {

@@ -252,7 +252,7 @@ func TestJobShape(t *testing.T) {
 	j := load(t).job
 	s := j.Spec
 	if s.CompletionMode != "Indexed" {
-		t.Errorf("completionMode %q, want Indexed (shards, SPEC §12)", s.CompletionMode)
+		t.Errorf("completionMode %q, want Indexed (shards, docs/cli.md#distributed-runs)", s.CompletionMode)
 	}
 	if s.Completions == nil || s.Parallelism == nil || *s.Completions != 1 || *s.Parallelism != 1 {
 		t.Errorf("completions/parallelism must be 1 by default")
@@ -430,7 +430,7 @@ func TestLabels(t *testing.T) {
 		"app.kubernetes.io/version":      job.Labels["app.kubernetes.io/version"],
 	}
 	if len(want) != 12 {
-		t.Fatalf("%d metadata labels, want the twelve of SPEC §10", len(want))
+		t.Fatalf("%d metadata labels, want the twelve mandatory metadata of docs/outputs.md", len(want))
 	}
 	for k, v := range want {
 		if v == "" {
