@@ -17,6 +17,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/internal/fieldname"
 	"github.com/gollm-bench/gollm-bench/internal/redact"
 	"github.com/gollm-bench/gollm-bench/litellm"
+	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/openai"
 	"github.com/gollm-bench/gollm-bench/scorecard"
 )
@@ -218,15 +219,47 @@ func (b *Benchmark) validateTelemetry() []error {
 // level limits (the warmup and cooldown must leave a window), each level's
 // profile (`run`) or the sweep plan. Their messages name the flags.
 func (b *Benchmark) validateBuilt() error {
-	errs := []error{b.limits.WithTrims(b.warmup, b.cooldown).Validate()}
+	errs := []error{fieldname.Replace(b.limits.WithTrims(b.warmup, b.cooldown).Validate(), limitsFields...)}
 	if b.isSweep() {
 		errs = append(errs, fieldname.Apply(b.plan().Validate(), planFields...))
 	} else {
 		for _, p := range b.profiles() {
-			errs = append(errs, p.Validate())
+			errs = append(errs, fieldname.Replace(p.Validate(), b.profileFields(p)...))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// limitsFields maps the loadgen.Limits fields its Validate names to the
+// settings that set them.
+var limitsFields = []fieldname.Name{
+	{Field: "Limits.MaxDuration", Caller: "--max-seconds"},
+	{Field: "Limits.MaxRequests", Caller: "--max-requests"},
+	{Field: "Limits.MaxErrors", Caller: "--max-errors"},
+	{Field: "Limits.UnreachableAfter", Caller: "--unreachable-after"},
+	{Field: "Limits.WarmupRequests", Caller: "--warmup"},
+	{Field: "Limits.WarmupFraction", Caller: "--warmup"},
+	{Field: "Limits.Warmup", Caller: "--warmup"},
+	{Field: "Limits.CooldownRequests", Caller: "--cooldown"},
+	{Field: "Limits.CooldownFraction", Caller: "--cooldown"},
+	{Field: "Limits.Cooldown", Caller: "--cooldown"},
+}
+
+// profileFields maps the loadgen.Profile fields its Validate and
+// Shard.Share name to the settings that set them in profile p: --rate is
+// the concurrency of concurrent levels, and the cap of throughput levels
+// when given.
+func (b *Benchmark) profileFields(p loadgen.Profile) []fieldname.Name {
+	maxConc := "--max-concurrency"
+	if p.Mode == loadgen.ModeThroughput && len(b.levels) > 0 {
+		maxConc = "--rate"
+	}
+	return []fieldname.Name{
+		{Field: "Profile.Mode", Caller: "--profile"},
+		{Field: "Profile.Concurrency", Caller: "--rate"},
+		{Field: "Profile.Rate", Caller: "--rate"},
+		{Field: "Profile.MaxConcurrency", Caller: maxConc},
+	}
 }
 
 // planFields maps the sweep.Plan fields its Validate names to the
