@@ -18,6 +18,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/energy"
 	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/harness"
+	"github.com/gollm-bench/gollm-bench/internal/fieldname"
 	"github.com/gollm-bench/gollm-bench/internal/redact"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/machine"
@@ -451,7 +452,7 @@ func (b *Benchmark) newClient(ctx context.Context) error {
 	s := &b.s
 	endpoint, err := openai.ParseEndpoint(s.Endpoint)
 	if err != nil {
-		return badInput(err)
+		return badInput(fmt.Errorf("--endpoint: %w", err))
 	}
 	opts := []openai.Option{
 		openai.WithEndpoint(endpoint),
@@ -488,7 +489,7 @@ func (b *Benchmark) newClient(ctx context.Context) error {
 	if b.model == "" {
 		probe, err := openai.New(b.target, opts...)
 		if err != nil {
-			return badInput(err)
+			return badInput(fieldname.Apply(err, clientOptions...))
 		}
 		mctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		models, err := probe.Models(mctx)
@@ -500,7 +501,7 @@ func (b *Benchmark) newClient(ctx context.Context) error {
 	}
 	c, err := openai.New(b.target, append(opts, openai.WithModel(b.model))...)
 	if err != nil {
-		return badInput(err)
+		return badInput(fieldname.Apply(err, clientOptions...))
 	}
 	b.client = c
 	return nil

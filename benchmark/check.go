@@ -105,18 +105,18 @@ func (b *Benchmark) validateFlags() []error {
 			continue // parseKV reports it
 		}
 		if err := openai.CheckHeader(strings.TrimSpace(k), v); err != nil {
-			errs = append(errs, err)
+			bad("--header: %w", err)
 		}
 	}
 	if s.Target != "" {
 		if err := openai.CheckBaseURL(s.Target); err != nil {
-			errs = append(errs, err)
+			bad("--target: %w", fieldname.Replace(err, fieldname.Name{Field: "WithEndpoint", Caller: "--endpoint"}))
 		}
 	}
 	if m, err := openai.ParseReceiveClock(cmp.Or(s.ReceiveClock, "auto")); err != nil {
-		errs = append(errs, err)
+		bad("--receive-clock: %w", err)
 	} else if err := m.Available(); err != nil {
-		errs = append(errs, err)
+		bad("--receive-clock: %w", err)
 	}
 	if tc, err := s.tlsConfig(); err != nil {
 		errs = append(errs, err)
@@ -271,6 +271,19 @@ var planFields = []fieldname.Name{
 	{Field: "Plan.KneeTolerance", Caller: "--knee-tolerance"},
 	{Field: "Plan.MaxLevels", Caller: "--max-levels"},
 	{Field: "Plan.EarlyStopFactor", Caller: "--early-stop"},
+}
+
+// clientOptions maps the openai options and values whose errors New
+// returns to the settings that set them.
+var clientOptions = []fieldname.Name{
+	{Field: "WithTemperature", Caller: "--temperature"},
+	{Field: "WithRequestTimeout", Caller: "--request-timeout"},
+	{Field: "WithIdleTimeout", Caller: "--idle-timeout"},
+	{Field: "WithExtraBody", Caller: "--extra-body"},
+	{Field: "min_tokens", Caller: "--min-tokens"},
+	{Field: "header ", Caller: "--header"},
+	{Field: "base URL", Caller: "--target"},
+	{Field: "receive clock", Caller: "--receive-clock"},
 }
 
 // tlsConfig builds the TLS configuration of --ca-cert and --insecure (nil
