@@ -17,7 +17,6 @@ import (
 	"github.com/gollm-bench/gollm-bench/internal/fieldname"
 	"github.com/gollm-bench/gollm-bench/internal/redact"
 	"github.com/gollm-bench/gollm-bench/litellm"
-	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/openai"
 	"github.com/gollm-bench/gollm-bench/scorecard"
 )
@@ -145,7 +144,7 @@ func (b *Benchmark) validateFlags() []error {
 	switch {
 	case s.OpenCost != "":
 		if _, err := cost.NewOpenCost(s.OpenCost); err != nil {
-			errs = append(errs, errors.New(redact.URLs(err.Error())))
+			bad("--opencost: %s", redact.URLs(err.Error()))
 		}
 		if s.OpenCostNamespace == "" {
 			bad("--opencost %s needs --opencost-namespace NS, the namespace whose OpenCost allocation is the deployment's cost", redact.URLs(s.OpenCost))
@@ -187,7 +186,7 @@ func (b *Benchmark) validateTelemetry() []error {
 	if s.Price != "" {
 		p, err := cost.ParsePrices(s.Price)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, flagged("--price", err))
 		} else {
 			b.prices = &scorecard.TokenPrices{Input: p.Input, Output: p.Output}
 			if p.HasCachedInput {
@@ -230,38 +229,6 @@ func (b *Benchmark) validateBuilt() error {
 	return errors.Join(errs...)
 }
 
-// limitsFields maps the loadgen.Limits fields its Validate names to the
-// settings that set them.
-var limitsFields = []fieldname.Name{
-	{Field: "Limits.MaxDuration", Caller: "--max-seconds"},
-	{Field: "Limits.MaxRequests", Caller: "--max-requests"},
-	{Field: "Limits.MaxErrors", Caller: "--max-errors"},
-	{Field: "Limits.UnreachableAfter", Caller: "--unreachable-after"},
-	{Field: "Limits.WarmupRequests", Caller: "--warmup"},
-	{Field: "Limits.WarmupFraction", Caller: "--warmup"},
-	{Field: "Limits.Warmup", Caller: "--warmup"},
-	{Field: "Limits.CooldownRequests", Caller: "--cooldown"},
-	{Field: "Limits.CooldownFraction", Caller: "--cooldown"},
-	{Field: "Limits.Cooldown", Caller: "--cooldown"},
-}
-
-// profileFields maps the loadgen.Profile fields its Validate and
-// Shard.Share name to the settings that set them in profile p: --rate is
-// the concurrency of concurrent levels, and the cap of throughput levels
-// when given.
-func (b *Benchmark) profileFields(p loadgen.Profile) []fieldname.Name {
-	maxConc := "--max-concurrency"
-	if p.Mode == loadgen.ModeThroughput && len(b.levels) > 0 {
-		maxConc = "--rate"
-	}
-	return []fieldname.Name{
-		{Field: "Profile.Mode", Caller: "--profile"},
-		{Field: "Profile.Concurrency", Caller: "--rate"},
-		{Field: "Profile.Rate", Caller: "--rate"},
-		{Field: "Profile.MaxConcurrency", Caller: maxConc},
-	}
-}
-
 // planFields maps the sweep.Plan fields its Validate names to the
 // settings that set them.
 var planFields = []fieldname.Name{
@@ -271,19 +238,6 @@ var planFields = []fieldname.Name{
 	{Field: "Plan.KneeTolerance", Caller: "--knee-tolerance"},
 	{Field: "Plan.MaxLevels", Caller: "--max-levels"},
 	{Field: "Plan.EarlyStopFactor", Caller: "--early-stop"},
-}
-
-// clientOptions maps the openai options and values whose errors New
-// returns to the settings that set them.
-var clientOptions = []fieldname.Name{
-	{Field: "WithTemperature", Caller: "--temperature"},
-	{Field: "WithRequestTimeout", Caller: "--request-timeout"},
-	{Field: "WithIdleTimeout", Caller: "--idle-timeout"},
-	{Field: "WithExtraBody", Caller: "--extra-body"},
-	{Field: "min_tokens", Caller: "--min-tokens"},
-	{Field: "header ", Caller: "--header"},
-	{Field: "base URL", Caller: "--target"},
-	{Field: "receive clock", Caller: "--receive-clock"},
 }
 
 // tlsConfig builds the TLS configuration of --ca-cert and --insecure (nil
