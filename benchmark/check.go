@@ -154,7 +154,7 @@ func (b *Benchmark) validateFlags() []error {
 	}
 	if s.EnergyFilter != "" {
 		if _, err := energy.ParseFilter(s.EnergyFilter); err != nil {
-			bad("--energy-filter: %w", err)
+			errs = append(errs, flagged("--energy-filter", err))
 		}
 	}
 	if s.Stabilize != "" {
@@ -173,14 +173,14 @@ func (b *Benchmark) validateTelemetry() []error {
 	var errs []error
 	if s.PodEnergy != "" {
 		if _, err := energy.ParsePodEnergy(s.PodEnergy); err != nil {
-			errs = append(errs, errors.New(redact.URLs(err.Error())))
+			errs = append(errs, errors.New(redact.URLs(flagged("--pod-energy", err).Error())))
 		}
 	}
 	if s.LiteLLMMetrics != "" {
 		// "target" is checked against a stand-in: the target may be the
 		// in-process mock, started later.
 		if _, err := litellm.Parse(s.LiteLLMMetrics, litellm.WithTarget("http://target.invalid")); err != nil {
-			errs = append(errs, errors.New(redact.URLs(err.Error())))
+			errs = append(errs, errors.New(redact.URLs(flagged("--litellm-metrics", err).Error())))
 		}
 	}
 	if s.Price != "" {
