@@ -223,12 +223,12 @@ func (b *Benchmark) parse() error {
 	var lengths workload.LengthSampler
 	if s.SequenceDistribution != "" {
 		if sd, err := workload.ParseSequenceDistribution(s.SequenceDistribution); err != nil {
-			bad(err)
+			bad(flagged("--sequence-distribution", err))
 		} else {
 			lengths = sd
 		}
 	} else if d, err := workload.ParseData(b.dataSpec()); err != nil {
-		bad(err)
+		bad(flagged("--data", err))
 	} else {
 		lengths = d
 	}
@@ -241,7 +241,7 @@ func (b *Benchmark) parse() error {
 		// Checked here, with the lengths, so that a warm prefix as long
 		// as the prompts is refused before any request is sent.
 		if err := (workload.SyntheticConfig{Lengths: lengths, PrefixCache: pc, WarmPrefixTokens: warmN}).Validate(); err != nil {
-			bad(err)
+			bad(fieldname.Replace(err, syntheticFields...))
 		}
 	}
 	if _, err := parseKV("header", s.Headers); err != nil {
@@ -536,13 +536,13 @@ func (b *Benchmark) newWorkload() error {
 	case s.SequenceDistribution != "":
 		sd, err := workload.ParseSequenceDistribution(s.SequenceDistribution)
 		if err != nil {
-			return err
+			return flagged("--sequence-distribution", err)
 		}
 		lengths, defaultOSL = sd, sd.Entries[0].OSL
 	default:
 		d, err := workload.ParseData(b.dataSpec())
 		if err != nil {
-			return err
+			return flagged("--data", err)
 		}
 		lengths, defaultOSL = d, d.OutputTokens
 		b.lengths = d
@@ -554,11 +554,7 @@ func (b *Benchmark) newWorkload() error {
 	if s.Dataset != "" {
 		entries, err := workload.ReadDatasetFile(s.Dataset)
 		if err != nil {
-			var de *workload.DatasetError
-			if errors.As(err, &de) {
-				err = fmt.Errorf("--dataset: %w", err)
-			}
-			return err
+			return fmt.Errorf("--dataset: %w", err)
 		}
 		w, err := workload.NewDataset(entries, defaultOSL, tok)
 		if err != nil {
@@ -576,7 +572,7 @@ func (b *Benchmark) newWorkload() error {
 		PrefixCache: pc, WarmPrefixTokens: warmN,
 	})
 	if err != nil {
-		return err
+		return fieldname.Replace(err, syntheticFields...)
 	}
 	b.work = w
 	return nil

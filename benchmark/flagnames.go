@@ -60,3 +60,13 @@ var clientOptions = []fieldname.Name{
 	{Field: "base URL", Caller: "--target"},
 	{Field: "receive clock", Caller: "--receive-clock"},
 }
+
+// syntheticFields maps the workload.SyntheticConfig fields and the length
+// specs its Validate names to the settings that set them: --prefix-cache
+// warm:N sets both PrefixCache and WarmPrefixTokens.
+var syntheticFields = []fieldname.Name{
+	{Field: "SyntheticConfig.WarmPrefixTokens ", Caller: "--prefix-cache warm:"},
+	{Field: "SyntheticConfig.PrefixCache ", Caller: "--prefix-cache "},
+	{Field: "Data ", Caller: "--data "},
+	{Field: "SequenceDistribution ", Caller: "--sequence-distribution "},
+}
