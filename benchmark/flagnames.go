@@ -70,3 +70,12 @@ var syntheticFields = []fieldname.Name{
 	{Field: "Data ", Caller: "--data "},
 	{Field: "SequenceDistribution ", Caller: "--sequence-distribution "},
 }
+
+// folderNames maps the words of results.Create and ValidateRunID to the
+// settings they stand for.
+var folderNames = []fieldname.Name{
+	{Field: "run ID", Caller: "--run-id"},
+	{Field: "pass overwrite", Caller: "pass --overwrite"},
+	{Field: "results: overwrite:", Caller: "results: --overwrite:"},
+	{Field: "the output folder", Caller: "--output-dir"},
+}

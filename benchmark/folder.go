@@ -43,6 +43,12 @@ func (b *Benchmark) parseShard() error {
 // OUTPUT-DIR/RUN-ID/shard-I for a shard (the shards of one run share the
 // run id, and each refuses a folder that exists unless --overwrite).
 func (b *Benchmark) createDir() (string, error) {
+	dir, err := b.create()
+	return dir, fieldname.Replace(err, folderNames...)
+}
+
+// create is createDir with results' own words in its errors.
+func (b *Benchmark) create() (string, error) {
 	s := &b.s
 	if b.shard.IsZero() {
 		dir, err := results.Create(s.OutputDir, s.RunID, s.Overwrite)
