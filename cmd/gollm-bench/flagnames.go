@@ -1,0 +1,34 @@
+package main
+
+import "github.com/gollm-bench/gollm-bench/internal/fieldname"
+
+// The library names its own fields in errors (run.json's keys, a parser's
+// subject); these tables put in front the flag that set them, so that the
+// user reads the flag to fix. The run and sweep settings are mapped by
+// package benchmark.
+
+// mergeFlags maps the run.json keys a refused merge names (results.Merge:
+// the shards' plans differ) to the flags that set them.
+var mergeFlags = []fieldname.Name{
+	{Field: "config.profile (", Caller: "--profile"},
+	{Field: "config.rates (", Caller: "--rate"},
+	{Field: "config.seed (", Caller: "--seed"},
+	{Field: "config.max_concurrency (", Caller: "--max-concurrency"},
+	{Field: "config.data (", Caller: "--data"},
+	{Field: "config.sequence_distribution (", Caller: "--sequence-distribution"},
+	{Field: "config.dataset (", Caller: "--dataset"},
+	{Field: "config.prefix_cache (", Caller: "--prefix-cache"},
+	{Field: "config.sessions (", Caller: "--turns, --think-time"},
+	{Field: "config.max_seconds (", Caller: "--max-seconds"},
+	{Field: "config.max_requests (", Caller: "--max-requests"},
+	{Field: "config.warmup (", Caller: "--warmup"},
+	{Field: "config.cooldown (", Caller: "--cooldown"},
+	{Field: "config.warmup_phase (", Caller: "--warmup-phase"},
+	{Field: "config.endpoint (", Caller: "--endpoint"},
+	{Field: "config.model (", Caller: "--model"},
+	{Field: "result.slo ", Caller: "--slo"},
+}
+
+// mergeErr puts the flag in front of each of results.Merge's errors that
+// names a setting of the shards' plan.
+func mergeErr(err error) error { return fieldname.Apply(err, mergeFlags...) }
