@@ -736,7 +736,7 @@ func (b *Benchmark) Run(ctx context.Context) (Outcome, error) {
 		out.Code = exitcode.Partial
 		return out, nil
 	case runErr != nil:
-		return out, fmt.Errorf("%w (results so far are in %s)", runErr, b.dir)
+		return out, fmt.Errorf("%w (results so far are in %s)", fieldname.Replace(runErr, warningWords...), b.dir)
 	}
 	fmt.Fprintf(b.opt.Log, "results: %s\n", b.dir)
 	if err := failures.noSuccess(b.target); err != nil {
@@ -961,15 +961,16 @@ func (b *Benchmark) printUnreachable(res sweep.Result) {
 }
 
 // redactWarnings redacts the URLs that warnings quote (a telemetry source
-// that failed, say), since run.json and the report show them.
+// that failed, say), since run.json and the report show them, and puts the
+// flags in place of the library's words (flagWords).
 func redactWarnings(res *sweep.Result) {
 	for i := range res.Warnings {
-		res.Warnings[i].Message = redact.URLs(res.Warnings[i].Message)
+		res.Warnings[i].Message = flagWords(redact.URLs(res.Warnings[i].Message))
 	}
 	for i := range res.Levels {
 		ws := res.Levels[i].Summary.Warnings
 		for j := range ws {
-			ws[j].Message = redact.URLs(ws[j].Message)
+			ws[j].Message = flagWords(redact.URLs(ws[j].Message))
 		}
 	}
 }

@@ -79,3 +79,28 @@ var folderNames = []fieldname.Name{
 	{Field: "results: overwrite:", Caller: "results: --overwrite:"},
 	{Field: "the output folder", Caller: "--output-dir"},
 }
+
+// warningWords maps the library's words in warnings and in the errors of
+// a running sweep (harness, metrics, sweep, enginemetrics, energy) to the
+// flags they stand for, so that run.json's warnings and stderr give the
+// CLI's advice.
+var warningWords = []fieldname.Name{
+	{Field: "the Requester's base URL", Caller: "--target"},
+	{Field: "check the client's TLS configuration", Caller: "see --ca-cert and --insecure"},
+	{Field: "Config.Limits.UnreachableAfter", Caller: "--unreachable-after"},
+	{Field: "Config.Limits.MaxDuration", Caller: "--max-seconds"},
+	{Field: "Config.Limits.MaxRequests", Caller: "--max-requests"},
+	{Field: "Limits.MaxDuration", Caller: "--max-seconds"},
+	{Field: "Profile.MaxConcurrency", Caller: "--max-concurrency"},
+	{Field: "point the Scraper", Caller: "point --engine-metrics"},
+	{Field: "give the Runner a CapacityReporter, such as engine metrics,", Caller: "give --engine-metrics"},
+	{Field: "give the rates in Plan.Rates", Caller: "give the rates with --rate"},
+	{Field: "Plan.EarlyStop", Caller: "--early-stop"},
+	{Field: "a precision target with Plan.Decide", Caller: "--precision"},
+	{Field: "the maximum scheduling lag (MaxLag)", Caller: "--max-lag"},
+	{Field: "the GPU filter, WithFilter", Caller: "--energy-filter"},
+	{Field: "its GPU filter, WithFilter", Caller: "--energy-filter"},
+}
+
+// flagWords puts the flags in place of the library's words in msg.
+func flagWords(msg string) string { return fieldname.ReplaceString(msg, warningWords...) }

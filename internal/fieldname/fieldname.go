@@ -54,18 +54,24 @@ func Replace(err error, names ...Name) error {
 	if err == nil {
 		return nil
 	}
+	msg := err.Error()
+	out := ReplaceString(msg, names...)
+	if out == msg {
+		return err
+	}
+	return &replaced{msg: out, err: err}
+}
+
+// ReplaceString is Replace for a message that is not an error, such as a
+// warning's (metrics.Warning.Message).
+func ReplaceString(msg string, names ...Name) string {
 	sorted := slices.Clone(names)
 	slices.SortStableFunc(sorted, func(a, b Name) int { return len(b.Field) - len(a.Field) })
 	pairs := make([]string, 0, 2*len(sorted))
 	for _, n := range sorted {
 		pairs = append(pairs, n.Field, n.Caller)
 	}
-	msg := err.Error()
-	out := strings.NewReplacer(pairs...).Replace(msg)
-	if out == msg {
-		return err
-	}
-	return &replaced{msg: out, err: err}
+	return strings.NewReplacer(pairs...).Replace(msg)
 }
 
 // replaced is an error whose message is another's with its fields renamed.
