@@ -20,9 +20,9 @@ func (m metaItem) Missing() bool { return m.Value == "" }
 func mandatoryMetadata(run results.Run) []metaItem {
 	var out []metaItem
 	for _, f := range scorecard.MandatoryFields() {
-		src := f.Flag
-		if src == "" {
-			src = "auto-filled"
+		src := "auto-filled"
+		if f.Setting != "" {
+			src = "--" + f.Setting // run.json's metadata come from gollm-bench's flags
 		}
 		out = append(out, metaItem{Name: f.Description, Value: run.Metadata.Value(f.Key), Source: src})
 	}

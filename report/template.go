@@ -112,7 +112,7 @@ pre{background:#f6f8fa;padding:.6em;white-space:pre-wrap;word-break:break-all}
 {{if .TermNames}}<div class="scroll"><table>
 <tr><th>level</th><th>load</th><th>verdict</th>{{range .TermNames}}<th>{{.}}</th>{{end}}<th>reason</th></tr>
 {{range .Verdicts}}<tr{{if .Partial}} class="partialrow"{{end}}><td class="num">{{.Level}}{{if .Partial}} (partial){{end}}</td><td class="num">{{.Load}}</td><td class="{{.Class}}">{{.Verdict}}</td>{{range .Terms}}<td class="num {{.Class}}">{{.Text}}</td>{{end}}<td>{{.Reason}}</td></tr>
-{{end}}</table></div>{{else}}<p>No SLO was given (--slo): levels have no verdicts.</p>{{end}}
+{{end}}</table></div>{{else}}<p>No SLO was given: levels have no verdicts.</p>{{end}}
 
 <h2 id="metadata">Mandatory metadata{{if .MetaGaps}} <span class="missing">({{.MetaGaps}} missing: the result is an anecdote, not auditable)</span>{{end}}</h2>
 <table>
