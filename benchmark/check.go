@@ -206,7 +206,7 @@ func (b *Benchmark) validateTelemetry() []error {
 		}
 		r, err := scorecard.ParseReference(text)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, flagged("--reference", err))
 		} else {
 			b.reference = &r
 		}
