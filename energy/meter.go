@@ -478,7 +478,7 @@ func compute(source string, t0, t1 time.Time, start, end Snapshot, reads []Snaps
 	r.GPUCount = len(r.GPUs)
 	if r.GPUCount == 0 {
 		r.Valid = false
-		r.Warnings = append(r.Warnings, warn(WarnNoGPU, "the %s energy source reported no GPU (check --energy-filter)", source))
+		r.Warnings = append(r.Warnings, warn(WarnNoGPU, "the %s energy source reported no GPU (check the GPU filter, WithFilter)", source))
 	}
 	r.GPUName = commonName(names)
 	if win > 0 {

@@ -221,7 +221,7 @@ func Diff(before, after Snapshot, during ...Snapshot) Delta {
 	if after.Engine == "" {
 		d.Warnings = append(d.Warnings, metrics.Warning{Code: WarnUnrecognised, Level: -1, Message: "engine metrics not recognised: " +
 			"the /metrics page has none of the vLLM (vllm:*), SGLang (sglang:*), llama.cpp (llamacpp:*) or TGI (tgi_*) counters, " +
-			"so nothing was read from it; point --engine-metrics at the engine's own /metrics, or drop it"})
+			"so nothing was read from it; point the Scraper at the engine's own /metrics, or drop it"})
 		return d
 	}
 	delta := func(name string, b, a float64) float64 {

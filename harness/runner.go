@@ -178,7 +178,7 @@ func New(cfg Config) (*Runner, error) {
 		errs = append(errs, errors.New("harness: no Workload"))
 	}
 	if cfg.Limits.MaxDuration <= 0 && cfg.Limits.MaxRequests <= 0 {
-		errs = append(errs, errors.New("harness: a level needs --max-seconds or --max-requests"))
+		errs = append(errs, errors.New("harness: a level needs Config.Limits.MaxDuration or Config.Limits.MaxRequests"))
 	}
 	for name, t := range map[string]loadgen.Trim{"Config.Warmup": cfg.Warmup, "Config.Cooldown": cfg.Cooldown} {
 		if err := t.Validate(); err != nil {
@@ -543,6 +543,6 @@ func unreachableWarning(level int, n int64, example string) metrics.Warning {
 		example = "no message"
 	}
 	return metrics.Warning{Code: WarnUnreachable, Level: level, Message: fmt.Sprintf(
-		"level %d stopped early: its first %d requests all failed to connect (%s), so none reached the server; check that the server is up at --target (for HTTPS with a private CA, see --ca-cert and --insecure), or give --unreachable-after 0 to keep sending",
+		"level %d stopped early: its first %d requests all failed to connect (%s), so none reached the server; check that the server is up at the Requester's base URL (for HTTPS with a private CA, check the client's TLS configuration), or give Config.Limits.UnreachableAfter 0 to keep sending",
 		level, n, example)}
 }

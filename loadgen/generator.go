@@ -189,7 +189,7 @@ func (g *Generator) Run(ctx context.Context, level int, p Profile, lim Limits, s
 	res := LevelResult{Level: level, Profile: p, Limits: lim, Shard: g.shard}
 	var shardErr error
 	if g.shardSet && g.shard.Count < 1 {
-		shardErr = fmt.Errorf("--shard %d/%d: want 0 <= INDEX < COUNT, e.g. --shard 0/2", g.shard.Index, g.shard.Count)
+		shardErr = fmt.Errorf("WithShard(%d, %d): want 0 <= index < count, e.g. WithShard(0, 2)", g.shard.Index, g.shard.Count)
 	}
 	if err := errors.Join(p.Validate(), lim.Validate(), shardErr); err != nil {
 		return res, fmt.Errorf("loadgen: level %d: %w", level, err)

@@ -99,7 +99,7 @@ func deriveWarnings(s *Summary) []Warning {
 		add(WarnClientLimited, "level %d is client-limited: %s; latencies and rates describe the client, not the server", s.Level, s.Client.Reason)
 	}
 	if s.Client.Capped {
-		add(WarnCapped, "level %d is capped by --max-concurrency: %s; queue time is counted as scheduling lag", s.Level, s.Client.Reason)
+		add(WarnCapped, "level %d is capped by Profile.MaxConcurrency: %s; queue time is counted as scheduling lag", s.Level, s.Client.Reason)
 	}
 	if r.TokenCountMismatches > 0 {
 		add(WarnTokenCountMismatch, "level %d: server and local tokenizer output counts differ by more than %.0f %% on %d of %d requests; the tokenizer may not match the served model",

@@ -138,12 +138,12 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// normalizeBase checks a --target URL and strips a trailing "/" and "/v1".
+// normalizeBase checks a base URL and strips a trailing "/" and "/v1".
 // Its errors quote the URL without credentials.
 func normalizeBase(raw string) (string, error) {
 	shown := redactUserinfo(raw)
 	if !strings.Contains(raw, "://") {
-		return "", fmt.Errorf("--target %q: no scheme: write http://%s (or https://%s for TLS)", shown, shown, shown)
+		return "", fmt.Errorf("base URL %q: no scheme: write http://%s (or https://%s for TLS)", shown, shown, shown)
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -151,10 +151,10 @@ func normalizeBase(raw string) (string, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err // without the URL, which may hold credentials
 		}
-		return "", fmt.Errorf("--target %q: %w; want http://host:port or https://host", shown, err)
+		return "", fmt.Errorf("base URL %q: %w; want http://host:port or https://host", shown, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return "", fmt.Errorf("--target %q: want http://host:port or https://host", shown)
+		return "", fmt.Errorf("base URL %q: want http://host:port or https://host", shown)
 	}
 	if err := checkPort(u, shown); err != nil {
 		return "", err
@@ -162,7 +162,7 @@ func normalizeBase(raw string) (string, error) {
 	path := strings.TrimRight(u.Path, "/")
 	for _, ep := range []string{"/completions", "/chat/completions"} {
 		if strings.HasSuffix(path, "/v1"+ep) {
-			return "", fmt.Errorf("--target %q: give the server's base URL (e.g. %s://%s), not an endpoint; choose the endpoint with --endpoint", shown, u.Scheme, u.Host)
+			return "", fmt.Errorf("base URL %q: give the server's base URL (e.g. %s://%s), not an endpoint; choose the endpoint with WithEndpoint", shown, u.Scheme, u.Host)
 		}
 	}
 	u.Path = strings.TrimSuffix(path, "/v1")
@@ -176,7 +176,7 @@ func (c *Client) chooseClock() error {
 	m := c.cfg.receiveClock
 	switch {
 	case m == ReceiveUser:
-		c.userNote = "user clock chosen (--receive-clock user)"
+		c.userNote = "user clock chosen (ReceiveUser)"
 	case !rxstamp.Supported():
 		if err := m.Available(); err != nil {
 			return err
@@ -184,7 +184,7 @@ func (c *Client) chooseClock() error {
 		c.userNote = rxstamp.ErrUnsupported.Error()
 	case c.cfg.httpClient != nil:
 		if m == ReceiveKernel {
-			return errors.New("--receive-clock kernel: the HTTP client is injected (WithHTTPClient), so the Client does not dial its connections; use auto or user")
+			return errors.New("receive clock kernel: the HTTP client is injected (WithHTTPClient), so the Client does not dial its connections; use auto or user")
 		}
 		c.userNote = "the HTTP client is injected (WithHTTPClient): the Client does not dial its connections"
 	default:
@@ -223,7 +223,7 @@ func newTransport(n int, tlsCfg *tls.Config, rx ReceiveClockMode) *http.Transpor
 			return sc, nil
 		case rx == ReceiveKernel:
 			conn.Close()
-			return nil, &net.OpError{Op: "dial", Net: network, Err: fmt.Errorf("--receive-clock kernel: %w", err)}
+			return nil, &net.OpError{Op: "dial", Net: network, Err: fmt.Errorf("receive clock kernel: %w", err)}
 		}
 		return plainConn{Conn: conn, why: "kernel receive stamps could not be enabled: " + err.Error()}, nil
 	}

@@ -31,7 +31,7 @@ func (c *Client) Models(ctx context.Context) ([]string, error) {
 		}
 	}
 	if len(ids) == 0 {
-		return nil, fmt.Errorf("GET /v1/models: %w; pass --model", ErrNoModels)
+		return nil, fmt.Errorf("GET /v1/models: %w", ErrNoModels)
 	}
 	return ids, nil
 }

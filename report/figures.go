@@ -193,9 +193,9 @@ func figures(run results.Run, digest *metrics.RequestDigest, noDigest string) ([
 			return nil, nil, err
 		}
 	} else {
-		why := "no GPU energy source (--energy)"
+		why := "no GPU energy source (" + cliFlag("energy") + ")"
 		if e := run.Config.Energy; e != "" && e != "none" {
-			why = "no GPU energy was read (--energy " + e + "; the energy warnings say why)"
+			why = "no GPU energy was read (" + cliFlag("energy") + " " + e + "; the energy warnings say why)"
 		}
 		missing = append(missing, "GPU power and energy over time: "+why)
 	}

@@ -60,7 +60,7 @@ func headlineOf(run results.Run, sc scorecard.Scorecard) headline {
 		cur = "EUR"
 	}
 	h.Cards = append(h.Cards, figureCard("Cost per 1M output tokens", sc.Cost.CPMEUR1M, sc.Cost.CPMEUR1MCI, 1, cur,
-		"at goodput, from "+costSource(sc.Cost), "give the deployment's cost (--gpu-cost-eur-h or --opencost)"))
+		"at goodput, from "+costSource(sc.Cost), "give the deployment's cost ("+cliFlag("gpu-cost-eur-h")+" or "+cliFlag("opencost")+")"))
 	whNote := "GPU energy"
 	if e := sc.Energy; e.Source != "" {
 		whNote = "GPU energy from " + e.Source
@@ -69,7 +69,7 @@ func headlineOf(run results.Run, sc scorecard.Scorecard) headline {
 		}
 	}
 	h.Cards = append(h.Cards, figureCard("Energy per output token", sc.Energy.WhPerToken, sc.Energy.WhPerTokenCI, 1000, "mWh",
-		whNote, "no GPU energy source (--energy)"))
+		whNote, "no GPU energy source ("+cliFlag("energy")+")"))
 	h.Cards = append(h.Cards, figureCard("TTFT p99", perf.TTFTP99Ms, perf.TTFTP99MsCI, 1, "ms", "time to first token", "no TTFT samples"))
 	h.Cards = append(h.Cards, figureCard("ITL p95", perf.ITLP95Ms, perf.ITLP95MsCI, 1, "ms", "per token, per request", "no ITL samples"))
 	return h
@@ -82,7 +82,7 @@ func verdictLine(run results.Run) (string, string) {
 	k := res.Knee
 	switch {
 	case res.Objective.IsZero():
-		return "No SLO given: the levels were measured, not judged, so there is no knee (give --slo).", "none"
+		return "No SLO given: the levels were measured, not judged, so there is no knee (give " + cliFlag("slo") + ").", "none"
 	case res.Kind == sweep.KindLevels:
 		var pass, fail, inc int
 		for _, l := range res.Levels {
@@ -125,7 +125,7 @@ func kneeCard(res sweep.Result) card {
 	k := res.Knee
 	switch {
 	case res.Objective.IsZero():
-		c.Missing, c.Absent, c.Note = true, "no SLO", "give --slo to judge levels and find the knee"
+		c.Missing, c.Absent, c.Note = true, "no SLO", "give "+cliFlag("slo")+" to judge levels and find the knee"
 	case k == nil && res.Kind == sweep.KindLevels:
 		c.Missing, c.Absent, c.Note = true, "not searched", "run judges fixed levels; sweep finds the knee"
 	case k == nil:

@@ -26,11 +26,18 @@ func (m metaItem) Flag() bool { return strings.HasPrefix(m.Source, "--") }
 func mandatoryMetadata(run results.Run) []metaItem {
 	var out []metaItem
 	for _, f := range scorecard.MandatoryFields() {
-		src := f.Flag
-		if src == "" {
-			src = "auto-filled"
+		src := "auto-filled"
+		if f.Setting != "" {
+			src = cliFlag(f.Setting)
 		}
 		out = append(out, metaItem{Name: f.Description, Value: run.Metadata.Value(f.Key), Source: src})
 	}
 	return out
 }
+
+// cliFlag spells a setting as gollm-bench's flag, e.g. "energy" as
+// "--energy". A report describes a run.json, whose settings come from the
+// CLI's flags (docs/cli.md): its hints tell the reader which flag measures
+// what is missing. The library's own errors and warnings name settings,
+// never flags; the report's hints are the one place they are spelled so.
+func cliFlag(setting string) string { return "--" + setting }

@@ -122,7 +122,7 @@ const pageHTML = `<!DOCTYPE html>
 {{if .TermNames}}<table>
 <tr><th>level</th><th>load</th><th>verdict</th>{{range .TermNames}}<th>{{.}}</th>{{end}}<th>reason</th></tr>
 {{range .Verdicts}}<tr{{if .Partial}} class="partialrow"{{end}}><td class="num">{{.Level}}{{if .Partial}} (partial){{end}}</td><td class="num">{{.Load}}</td><td class="{{.Class}}">{{.Verdict}}</td>{{range .Terms}}<td class="num {{.Class}}">{{.Text}}</td>{{end}}<td>{{.Reason}}</td></tr>
-{{end}}</table>{{else}}<p>No SLO was given (--slo): levels have no verdicts.</p>{{end}}
+{{end}}</table>{{else}}<p>No SLO was given: levels have no verdicts.</p>{{end}}
 
 <h2 id="scorecard">Scorecard</h2>
 {{if .ScoreErr}}<p class="missing">{{.ScoreErr}}</p>{{end}}

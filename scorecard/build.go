@@ -155,7 +155,7 @@ func Build(in Inputs) Scorecard {
 		if tokens > 0 {
 			sc.Cost.Tokens = tokenCost(*in.Prices, in.Tokens, tokens, window, p.OutputTokSCI)
 		} else {
-			warn(WarnNoTokenCost, "--price was given but no output tokens arrived in the knee window: no cost by token type")
+			warn(WarnNoTokenCost, "token prices were given but no output tokens arrived in the knee window: no cost by token type")
 		}
 	}
 	if in.LiteLLM != nil && in.LiteLLM.Valid {

@@ -21,11 +21,11 @@ type SLOCheck func(sc Scorecard) (ok bool, reason string)
 
 // OwnVerdict is the default SLOCheck: the scorecard's own slo_pass, decided
 // by the sweep under the SLO recorded in its metadata. A scorecard without a
-// verdict (no --slo at run time) fails, since nothing says it meets one.
+// verdict (no SLO at run time) fails, since nothing says it meets one.
 func OwnVerdict(sc Scorecard) (bool, string) {
 	switch {
 	case sc.Performance.SLOPass == nil:
-		return false, "no SLO verdict (run without --slo): pass --slo to judge its figures"
+		return false, "no SLO verdict (run without an SLO): give an SLOCheck to judge its figures"
 	case !*sc.Performance.SLOPass:
 		if sc.Metadata.SLO != "" {
 			return false, fmt.Sprintf("SLO violated: no level passed %q", sc.Metadata.SLO)

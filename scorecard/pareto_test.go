@@ -95,7 +95,7 @@ func TestPareto(t *testing.T) {
 			cards: []Scorecard{
 				func() Scorecard { c := card("nv", 1, 0.001, 300, true); c.Performance.SLOPass = nil; return c }(),
 			},
-			dropped: []drop{{"nv", "no SLO verdict (run without --slo): pass --slo to judge its figures"}},
+			dropped: []drop{{"nv", "no SLO verdict (run without an SLO): give an SLOCheck to judge its figures"}},
 		},
 		{
 			name: "dominated row names a frontier row, not another dominated one",

@@ -333,7 +333,7 @@ func (s *sweeper) grid(ctx context.Context) error {
 		lo := sync.Summary.RequestsPerSecond
 		if !(lo > 0) {
 			s.res.StopReason = StopGridUndefined
-			return fmt.Errorf("sweep: %w: the synchronous level completed no request in its window (%.4g req/s); lengthen --max-seconds beyond one request's duration, or give the rates with --rate",
+			return fmt.Errorf("sweep: %w: the synchronous level completed no request in its window (%.4g req/s); lengthen the levels (Limits.MaxDuration) beyond one request's duration, or give the rates in Plan.Rates",
 				ErrGridUndefined, lo)
 		}
 		loads = s.rateGrid(lo, thr)
@@ -366,7 +366,7 @@ func (s *sweeper) rateGrid(lo float64, thr LevelOutcome) []float64 {
 		return loads
 	}
 	factor, source := float64(FallbackFactor), fmt.Sprintf(
-		"%d× the synchronous rate, as the server reported no concurrency (give --engine-metrics so that its count of running requests bounds the grid, or the rates with --rate)", FallbackFactor)
+		"%d× the synchronous rate, as the server reported no concurrency (give the Runner a CapacityReporter, such as engine metrics, so that its count of running requests bounds the grid, or give the rates in Plan.Rates)", FallbackFactor)
 	if r, ok := s.runner.(CapacityReporter); ok {
 		if c := r.ServerConcurrency(thr.Index); c >= 2 {
 			factor, source = c, fmt.Sprintf("the synchronous rate × the %g requests the server reported running at once during the throughput level", c)
@@ -377,7 +377,7 @@ func (s *sweeper) rateGrid(lo float64, thr LevelOutcome) []float64 {
 		// The bound is loose: most of the grid may lie far above the
 		// server's maximum, where every level fails and leaves a backlog.
 		s.plan.EarlyStop = true
-		source += "; as that bound is loose, the rest of the grid is skipped once two levels fail the SLO widely (as with --early-stop)"
+		source += "; as that bound is loose, the rest of the grid is skipped once two levels fail the SLO widely (as with Plan.EarlyStop)"
 	}
 	s.warn("max_rate_fallback", -1, fmt.Sprintf(
 		"the throughput level measured a maximum rate of %.4g req/s, not above the synchronous %.4g req/s by more than %g %%, so a grid between the two would be degenerate; "+
@@ -438,9 +438,9 @@ func (s *sweeper) bisect(ctx context.Context) error {
 			return err
 		}
 		if !out.Verdict.Decided() {
-			fix := "measure longer levels (--max-seconds, or --precision to extend undecided levels)"
+			fix := "measure longer levels (Limits.MaxDuration, or a precision target with Plan.Decide to extend undecided levels)"
 			if out.Verdict.ClientLimited {
-				fix = "free the client machine or raise --max-lag"
+				fix = "free the client machine or raise the maximum scheduling lag (MaxLag)"
 			}
 			s.warn(WarnBisectInconclusive, out.Index, fmt.Sprintf(
 				"bisection stopped: level %d (%s) was %s, so it cannot narrow the bracket; %s",
@@ -785,7 +785,7 @@ func (s *sweeper) finish() {
 		}
 		if len(above) > 0 {
 			s.warn(WarnKneeNotReached, -1, fmt.Sprintf(
-				"knee not reached among the decided levels: every level decided passed the SLO up to %s, and level %s above it is undecided; the knee lies at or above %s (longer levels, --precision, would decide)",
+				"knee not reached among the decided levels: every level decided passed the SLO up to %s, and level %s above it is undecided; the knee lies at or above %s (longer levels, or a precision target with Plan.Decide, would decide)",
 				formatLoad(lv.OfferedLoad, unit), strings.Join(above, ", "), formatLoad(lv.OfferedLoad, unit)))
 		} else {
 			s.warn(WarnKneeNotReached, -1, fmt.Sprintf(

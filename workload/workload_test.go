@@ -243,7 +243,7 @@ func TestSyntheticWordLengths(t *testing.T) {
 func TestSyntheticConfigValidate(t *testing.T) {
 	t.Parallel()
 	err := SyntheticConfig{PrefixCache: PrefixWarm}.Validate()
-	if err == nil || !strings.Contains(err.Error(), "no length spec") || !strings.Contains(err.Error(), "warm needs") {
+	if err == nil || !strings.Contains(err.Error(), "SyntheticConfig.Lengths is nil") || !strings.Contains(err.Error(), "SyntheticConfig.PrefixCache warm needs") {
 		t.Errorf("Validate() = %v; want both problems reported", err)
 	}
 }
@@ -269,13 +269,13 @@ func TestWarmPrefixBelowISL(t *testing.T) {
 	}{
 		{"below", Data{PromptTokens: 256, OutputTokens: 8}, 255, nil},
 		{"equal", Data{PromptTokens: 256, OutputTokens: 8}, 256,
-			[]string{"--prefix-cache warm:256", "--data prompt_tokens=256,output_tokens=8", "declares 256-token prompts", "at most warm:255", "raise prompt_tokens above 256"}},
+			[]string{"SyntheticConfig.WarmPrefixTokens 256:", "Data prompt_tokens=256,output_tokens=8", "declares 256-token prompts", "at most SyntheticConfig.WarmPrefixTokens 255 (below 256)", "raise prompt_tokens above 256"}},
 		{"above", Data{PromptTokens: 64, OutputTokens: 8}, 1000,
-			[]string{"warm:1000", "declares 64-token prompts", "at most warm:63", "raise prompt_tokens above 1000"}},
+			[]string{"SyntheticConfig.WarmPrefixTokens 1000", "declares 64-token prompts", "at most SyntheticConfig.WarmPrefixTokens 63", "raise prompt_tokens above 1000"}},
 		{"one-token prompts", Data{PromptTokens: 1, OutputTokens: 8}, 1,
-			[]string{"declares 1-token prompts", "use --prefix-cache cold"}},
+			[]string{"declares 1-token prompts", "use SyntheticConfig.PrefixCache cold"}},
 		{"capped by max", Data{PromptTokens: 256, PromptTokensStdev: 20, PromptTokensMax: 100, OutputTokens: 8}, 128,
-			[]string{"declares 100-token prompts (capped by prompt_tokens_max)", "at most warm:99", "raise prompt_tokens_max above 128"}},
+			[]string{"declares 100-token prompts (capped by prompt_tokens_max)", "at most SyntheticConfig.WarmPrefixTokens 99", "raise prompt_tokens_max above 128"}},
 		{"raised by min", Data{PromptTokens: 64, PromptTokensMin: 200, OutputTokens: 8}, 150, nil},
 		{"raised by min, too short", Data{PromptTokens: 64, PromptTokensMin: 100, OutputTokens: 8}, 150,
 			[]string{"declares 100-token prompts (raised to prompt_tokens_min)", "raise prompt_tokens_min above 150"}},
@@ -284,8 +284,8 @@ func TestWarmPrefixBelowISL(t *testing.T) {
 		{"stdev tail", Data{PromptTokens: 200, PromptTokensStdev: 80, PromptTokensMin: 1, OutputTokens: 16}, 32, nil},
 		{"sequence below minimum", sd("64|10,32|8:70;256|40,128|20:30"), 63, nil},
 		{"sequence at minimum", sd("256|40,128|20:30;64|10,32|8:70"), 64,
-			[]string{"--prefix-cache warm:64", "--sequence-distribution", "64-token prompts (entry 2)", "at most warm:63", "raise that entry's ISL above 64"}},
-		{"sequence above maximum", sd("64,32;256,128"), 300, []string{"warm:300", "64-token prompts (entry 1)"}},
+			[]string{"SyntheticConfig.WarmPrefixTokens 64", "SequenceDistribution", "64-token prompts (entry 2)", "at most SyntheticConfig.WarmPrefixTokens 63", "raise that entry's ISL above 64"}},
+		{"sequence above maximum", sd("64,32;256,128"), 300, []string{"SyntheticConfig.WarmPrefixTokens 300", "64-token prompts (entry 1)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -81,7 +81,7 @@ func TestCompareMockServers(t *testing.T) {
 	if code != exitcode.OK {
 		t.Fatalf("one server, two seeds: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	if !strings.Contains(stdout, "no regression beyond --fail-on") {
+	if !strings.Contains(stdout, "no regression beyond the fail-on thresholds") {
 		t.Errorf("output:\n%s", stdout)
 	}
 }

@@ -390,13 +390,13 @@ func TestWarmPrefixRefusedBeforeSending(t *testing.T) {
 		want []string
 	}{
 		{"equal to prompt_tokens", []string{"--data", "prompt_tokens=256,output_tokens=8", "--prefix-cache", "warm:256"},
-			[]string{"--prefix-cache warm:256", "256-token prompts", "at most warm:255"}},
+			[]string{"--prefix-cache warm:256", "256-token prompts", "at most --prefix-cache warm:255"}},
 		{"above prompt_tokens", []string{"--data", "prompt_tokens=64,output_tokens=8", "--prefix-cache", "warm:512"},
-			[]string{"--prefix-cache warm:512", "64-token prompts", "at most warm:63"}},
+			[]string{"--prefix-cache warm:512", "64-token prompts", "at most --prefix-cache warm:63"}},
 		{"above the default --data", []string{"--prefix-cache", "warm:300"},
 			[]string{"--prefix-cache warm:300", "256-token prompts"}},
 		{"at the smallest entry of a sequence distribution", []string{"--sequence-distribution", "512,64:50;128,64:50", "--prefix-cache", "warm:128"},
-			[]string{"--prefix-cache warm:128", "--sequence-distribution", "128-token prompts (entry 2)", "at most warm:127"}},
+			[]string{"--prefix-cache warm:128", "--sequence-distribution", "128-token prompts (entry 2)", "at most --prefix-cache warm:127"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

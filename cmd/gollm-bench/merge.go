@@ -50,7 +50,7 @@ func runMerge(_ context.Context, e env, args []string) error {
 	}
 	run, err := results.Merge(parts)
 	if err != nil {
-		return usageErr(err)
+		return usageErr(mergeErr(err))
 	}
 	run.Command = redact.Args(append([]string{"merge"}, args...))
 	run.Tool = results.Tool{Name: "gollm-bench", Version: toolVersion(), Commit: commitOrVCS(), Go: runtime.Version()}

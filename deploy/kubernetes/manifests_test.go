@@ -311,16 +311,17 @@ func TestJobArgsCarryMandatoryMetadata(t *testing.T) {
 		})
 	}
 	for _, f := range scorecard.MandatoryFields() {
-		if f.Flag == "" {
+		if f.Setting == "" {
 			continue // filled in by the tool
 		}
-		v, ok := flagValue(c.Args, f.Flag)
+		flag := "--" + f.Setting
+		v, ok := flagValue(c.Args, flag)
 		if !ok {
-			t.Errorf("mandatory %s: args lack %s=...", f.Key, f.Flag)
+			t.Errorf("mandatory %s: args lack %s=...", f.Key, flag)
 			continue
 		}
 		if resolve(v) == "" {
-			t.Errorf("mandatory %s: %s=%s resolves to an empty value: the scorecard would be an anecdote", f.Key, f.Flag, v)
+			t.Errorf("mandatory %s: %s=%s resolves to an empty value: the scorecard would be an anecdote", f.Key, flag, v)
 		}
 	}
 	for _, flag := range []string{"--target", "--output-dir", "--run-id"} {
