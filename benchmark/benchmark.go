@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -478,7 +479,7 @@ func (b *Benchmark) newClient(ctx context.Context) error {
 		opts = append(opts, openai.WithHeader(k, v))
 	}
 	if s.ExtraBody != "" {
-		opts = append(opts, openai.WithExtraBody(s.ExtraBody))
+		opts = append(opts, openai.WithExtraBody(json.RawMessage(s.ExtraBody)))
 	}
 	if b.tok != nil {
 		opts = append(opts, openai.WithByteTokenCounter(b.tok.CountBytes))
@@ -844,7 +845,7 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 		tl := lv.Timeline
 		tl.Repeat = lv.Repeat
 		run.Timelines = append(run.Timelines, tl)
-		if r, ok := lv.Telemetry.(*harness.LevelReading); ok && r != nil && (r.Energy != nil || r.Engine != nil || r.Pod != nil || r.LiteLLM != nil) {
+		if r := lv.Telemetry; r != nil && (r.Energy != nil || r.Engine != nil || r.Pod != nil || r.LiteLLM != nil) {
 			run.Telemetry = append(run.Telemetry, results.LevelTelemetry{Level: lv.Result.Level, Repeat: lv.Repeat,
 				Energy: r.Energy, Engine: r.Engine, Pod: r.Pod, PodGap: r.PodGap, LiteLLM: r.LiteLLM})
 		}

@@ -125,11 +125,12 @@ type Progress struct {
 
 // Telemetry reads side measurements (GPU energy, engine metrics) over a
 // level's window. Begin is called when the window opens and End when it
-// closes; End returns what to store in run.json. Implementations must
-// return promptly when ctx is cancelled.
+// closes; End returns what was read over the window (nil: nothing), as
+// stored in run.json's telemetry. Implementations must return promptly
+// when ctx is cancelled.
 type Telemetry interface {
 	Begin(ctx context.Context, level int) error
-	End(ctx context.Context, level int) (any, error)
+	End(ctx context.Context, level int) (*LevelReading, error)
 }
 
 // Level is everything measured at one level, or at one run of a repeated
@@ -140,7 +141,7 @@ type Level struct {
 	Repeat    int              `json:"repeat,omitempty"`
 	Summary   metrics.Summary  `json:"summary"`
 	Timeline  metrics.Timeline `json:"timeline"`
-	Telemetry any              `json:"telemetry,omitempty"`
+	Telemetry *LevelReading    `json:"telemetry,omitempty"`
 	// ErrorKinds counts the level's failed requests (StatusError and
 	// StatusTimeout) by error kind, over all its records, warmup and
 	// cooldown included; Summary.Requests.ErrorKinds counts the window's
@@ -228,7 +229,7 @@ func (r *Runner) ServerConcurrency(level int) float64 {
 		if lv.Summary.Level != level {
 			continue
 		}
-		if rd, ok := lv.Telemetry.(*LevelReading); ok && rd != nil && rd.Engine != nil && rd.Engine.Engine != "" {
+		if rd := lv.Telemetry; rd != nil && rd.Engine != nil && rd.Engine.Engine != "" {
 			return rd.Engine.PeakRunning
 		}
 	}
@@ -377,10 +378,8 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 	if res.StopReason == loadgen.StopUnreachable {
 		summary.Warnings = append(summary.Warnings, unreachableWarning(level, lim.UnreachableAfter, errs.examples[string(loadgen.ErrorConnect)]))
 	}
-	if w, ok := telemetry.(interface {
-		Warnings(metrics.Summary) []metrics.Warning
-	}); ok && telemetry != nil {
-		summary.Warnings = append(summary.Warnings, w.Warnings(summary)...)
+	if telemetry != nil {
+		summary.Warnings = append(summary.Warnings, telemetry.Warnings(summary)...)
 	}
 	if teleErr != nil {
 		summary.Warnings = append(summary.Warnings, metrics.Warning{Code: WarnTelemetryFailed, Level: level, Message: fmt.Sprintf("telemetry: %v", teleErr)})

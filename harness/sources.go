@@ -74,8 +74,8 @@ func (s *Sources) Begin(ctx context.Context, _ int) error {
 	return errors.Join(errs...)
 }
 
-// End implements Telemetry; it returns a *LevelReading.
-func (s *Sources) End(ctx context.Context, level int) (any, error) {
+// End implements Telemetry.
+func (s *Sources) End(ctx context.Context, level int) (*LevelReading, error) {
 	var out LevelReading
 	var errs []error
 	if s.Meter != nil {

@@ -109,7 +109,7 @@ type engineAt struct{ running []float64 }
 
 func (engineAt) Begin(context.Context, int) error { return nil }
 
-func (e engineAt) End(_ context.Context, level int) (any, error) {
+func (e engineAt) End(_ context.Context, level int) (*harness.LevelReading, error) {
 	if level >= len(e.running) {
 		return &harness.LevelReading{}, nil
 	}

@@ -28,9 +28,9 @@ func TestRequestBody(t *testing.T) {
 			`{"prompt":"hello","max_tokens":16,"min_tokens":16,"stream":true,"stream_options":{"include_usage":true},"ignore_eos":true,"temperature":0}`},
 		{"no stream", []Option{WithStream(false)},
 			`{"prompt":"hello","max_tokens":16,"stream":false,"ignore_eos":true,"temperature":0}`},
-		{"extra body wins over every default", []Option{WithModel("m"), WithEndpoint(Chat), WithExtraBody(`{"max_tokens":3,"temperature":1,"model":"other","top_p":0.9,"ignore_eos":false}`)},
+		{"extra body wins over every default", []Option{WithModel("m"), WithEndpoint(Chat), WithExtraBody(json.RawMessage(`{"max_tokens":3,"temperature":1,"model":"other","top_p":0.9,"ignore_eos":false}`))},
 			`{"model":"other","messages":[{"role":"user","content":"hello"}],"max_tokens":3,"max_completion_tokens":16,"stream":true,"stream_options":{"include_usage":true},"ignore_eos":false,"temperature":1,"top_p":0.9}`},
-		{"extra body as a map", []Option{WithExtraBody(map[string]any{"prompt": "fixed", "cache_prompt": false})},
+		{"extra body that replaces the prompt", []Option{WithExtraBody(json.RawMessage(`{"prompt":"fixed","cache_prompt":false}`))},
 			`{"prompt":"fixed","max_tokens":16,"stream":true,"stream_options":{"include_usage":true},"ignore_eos":true,"temperature":0,"cache_prompt":false}`},
 	}
 	for _, tt := range tests {
@@ -100,7 +100,8 @@ func TestNewRejectsBadInput(t *testing.T) {
 	}{
 		{"no scheme", "localhost:8000", nil},
 		{"ftp", "ftp://host", nil},
-		{"extra body not an object", "http://h", []Option{WithExtraBody("[1]")}},
+		{"extra body not an object", "http://h", []Option{WithExtraBody(json.RawMessage("[1]"))}},
+		{"extra body null", "http://h", []Option{WithExtraBody(json.RawMessage("null"))}},
 		{"negative timeout", "http://h", []Option{WithRequestTimeout(-1)}},
 		{"zero concurrency", "http://h", []Option{WithMaxConcurrency(0)}},
 		{"bad endpoint", "http://h", []Option{WithEndpoint("embeddings")}},

@@ -3,6 +3,7 @@ package openai
 import (
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -102,29 +103,19 @@ func WithHeader(key, value string) Option {
 
 // WithExtraBody merges a JSON object into every request body, last: its
 // top-level members replace the defaults, including model, max_tokens,
-// stream and the prompt (--extra-body). extra is a map[string]any, a
-// json.RawMessage, a []byte or a string holding a JSON object.
-func WithExtraBody(extra any) Option {
+// stream and the prompt. extra must hold one JSON object, e.g.
+// json.RawMessage(`{"top_p":0.9}`); anything else is an error. Callers
+// holding a Go value marshal it first (json.Marshal).
+func WithExtraBody(extra json.RawMessage) Option {
 	return func(c *config) error {
-		var raw []byte
-		switch v := extra.(type) {
-		case nil:
+		if extra == nil {
 			return nil
-		case json.RawMessage:
-			raw = v
-		case []byte:
-			raw = v
-		case string:
-			raw = []byte(v)
-		default:
-			b, err := json.Marshal(v)
-			if err != nil {
-				return fmt.Errorf("WithExtraBody: %w", err)
-			}
-			raw = b
 		}
 		m := map[string]json.RawMessage{}
-		if err := json.Unmarshal(raw, &m); err != nil {
+		if err := json.Unmarshal(extra, &m); err != nil || m == nil {
+			if err == nil {
+				err = errors.New("null")
+			}
 			return fmt.Errorf("WithExtraBody: want a JSON object such as '{\"top_p\":0.9}': %w", err)
 		}
 		for k, v := range m {
