@@ -527,7 +527,7 @@ func TestAggregateAndPareto(t *testing.T) {
 }
 
 // TestAggregateOutput: by default aggregate writes into the results tree,
-// results/scorecard-aggregate.csv (SPEC §10), not the current folder, and
+// gollm-bench-results/scorecard-aggregate.csv, not the current folder, and
 // says where; --output-dir moves it, -o names a file or '-' (stdout).
 func TestAggregateOutput(t *testing.T) {
 	src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "scorecards", "results"))
@@ -541,7 +541,7 @@ func TestAggregateOutput(t *testing.T) {
 		args     []string
 		wantFile string // relative to wd; "" for stdout
 	}{
-		{"default", nil, filepath.Join("results", "scorecard-aggregate.csv")},
+		{"default", nil, filepath.Join("gollm-bench-results", "scorecard-aggregate.csv")},
 		{"output-dir", []string{"--output-dir", "out/agg"}, filepath.Join("out", "agg", "scorecard-aggregate.csv")},
 		{"output file", []string{"-o", "mine.csv"}, "mine.csv"},
 		{"stdout", []string{"-o", "-"}, ""},
@@ -573,9 +573,9 @@ func TestAggregateOutput(t *testing.T) {
 	if code != exitcode.Usage || !strings.Contains(stderr, "give one") {
 		t.Errorf("-o with --output-dir: exit %d, %q; want 2", code, stderr)
 	}
-	_, _, stderr = cli(t, context.Background(), "aggregate", "--help")
-	if !strings.Contains(stderr, "results/scorecard-aggregate.csv") {
-		t.Errorf("help does not say where aggregate writes:\n%s", stderr)
+	_, stdout, _ := cli(t, context.Background(), "aggregate", "--help")
+	if !strings.Contains(stdout, "gollm-bench-results/scorecard-aggregate.csv") {
+		t.Errorf("help does not say where aggregate writes:\n%s", stdout)
 	}
 }
 
