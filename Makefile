@@ -10,13 +10,15 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 COMMIT   ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git status --porcelain 2>/dev/null | grep -q . && echo -dirty)
 LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 FUZZTIME ?= 2000x
+# Fuzz targets run this many at a time, each with one worker (-parallel 1).
+FUZZJOBS ?= 2
 # make image: the platforms, the tag, and the time written into the image
 # (the commit's, so that the same commit gives the same image digest).
 PLATFORMS ?= linux/$(shell $(GO) env GOARCH)
 IMAGE     ?= ghcr.io/gollm-bench/gollm-bench:$(VERSION)
 CREATED   ?= $(shell git log -1 --format=%cI 2>/dev/null)
 
-.PHONY: help build build-static image cross test vet race timing fuzz-smoke bench demo clean
+.PHONY: help build build-static image cross test vet race timing norace fuzz-smoke golden bench demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
@@ -42,10 +44,11 @@ cross: ## the CGO_ENABLED=0 build compiles for linux/arm64, darwin and windows (
 	  echo "build $$p"; CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build $(PKGS); \
 	done
 
-test: vet race timing fuzz-smoke ## vet + race tests + timing tests + a short fuzz smoke (what CI runs)
+test: vet race timing norace fuzz-smoke ## vet + race tests + timing tests + the tests the race run skips + a short fuzz smoke (what CI runs)
 
-vet: ## go vet, default and hftokenizers builds, cgo-free builds (Linux, macOS, Windows: the fallbacks compile), and NVML's dlopen path without cgo
+vet: ## go vet, default and hftokenizers builds, cgo-free builds (Linux, macOS, Windows: the fallbacks compile), NVML's dlopen path without cgo, and the docs check (no citation outside the repository, every relative link resolves)
 	$(GO) vet $(PKGS)
+	$(GO) test -count=1 ./internal/doccheck
 	$(GO) vet -tags hftokenizers $(PKGS)
 	CGO_ENABLED=0 $(GO) build $(PKGS)
 	CGO_ENABLED=0 GOOS=darwin $(GO) build $(PKGS)
@@ -53,11 +56,22 @@ vet: ## go vet, default and hftokenizers builds, cgo-free builds (Linux, macOS, 
 	CGO_ENABLED=0 $(GO) build -tags nonvml $(PKGS)
 	CGO_ENABLED=0 $(GO) test -count=1 ./energy/nvml
 
-race: ## all tests under the race detector (wall-clock timing tests skip there)
+race: ## all tests under the race detector (wall-clock timing tests and CPU-heavy single-goroutine checks skip there: see timing, norace)
 	$(GO) test -race -count=1 $(PKGS)
 
-timing: ## the wall-clock tests (timing truth, the knee against the mock), without the race detector
-	$(GO) test -count=1 -run 'TestTimingTruth|TestSweepBracketsMockKnee' ./harness ./cmd/gollm-bench
+# -p 1: one package at a time, so that no other test loads the machine.
+timing: ## the wall-clock tests (timing truth, the knee against the mock, the client's health on a full disk), without the race detector
+	$(GO) test -p 1 -count=1 -run 'TestTimingTruth|TestSweepBracketsMockKnee|TestFullDiskKeepsPartial' ./harness ./cmd/gollm-bench
+
+# The packages with tests that call skipUnderRace: CPU-heavy checks that run
+# in one goroutine (tokenizer conformance, the statistics' coverage) or
+# spend their time in gzip and SHA-256 (the image), which the race detector
+# slows several times over and has nothing of ours to find in.
+# (tokenize's Example, built only without the detector, is in one of them.)
+NORACE_PKGS = $(sort $(dir $(shell grep -l skipUnderRace $$(find . -name '*_test.go'))))
+
+norace: ## the tests that skip under the race detector (skipUnderRace), without it
+	$(GO) test -count=1 $(NORACE_PKGS)
 
 # Each fuzz target runs for FUZZTIME; `go test -fuzz` takes one target per call.
 # FUZZTIME is a count of executions, not a duration: when a duration runs out
@@ -66,15 +80,26 @@ timing: ## the wall-clock tests (timing truth, the knee against the mock), witho
 # minimising each new interesting input (up to 60 s by default) is capped.
 # That cap is also what the expfmt-based targets (prom's FuzzParseText and the
 # readers built on it, energy's FuzzReadDCGM and enginemetrics' FuzzParse)
-# needed: their worker looked stalled while it minimised.
-fuzz-smoke: ## every native fuzz target, briefly
-	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
+# needed: their worker looked stalled while it minimised. Each
+# target is mostly the link of its test binary and one worker, so two at a
+# time keep two cores busy; a failure prints the target's output and stops
+# the smoke (exit 255 ends xargs).
+fuzz-smoke: ## every native fuzz target, briefly, FUZZJOBS at a time
+	@for pkg in $$($(GO) list $(PKGS)); do \
 	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
 	  for target in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/^func //'); do \
-	    echo "fuzz $$pkg $$target"; \
-	    out=$$($(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10x -parallel 1 $$pkg 2>&1) || { echo "$$out"; exit 1; }; \
+	    echo "$$pkg $$target"; \
 	  done; \
-	done
+	done | xargs -P $(FUZZJOBS) -L 1 sh -c 'echo "fuzz $$0 $$1"; \
+	  out=$$($(GO) test -run "^\$$" -fuzz "^$$1\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10x -parallel 1 "$$0" 2>&1) || { echo "$$out"; exit 255; }'
+
+# The packages whose tests keep golden files are those that import
+# internal/golden, which defines -update; a test binary without that flag
+# refuses it, so `go test ./... -update` also fails in every other package.
+GOLDEN_PKGS = $(shell $(GO) list -f '{{range .TestImports}}{{if eq . "github.com/gollm-bench/gollm-bench/internal/golden"}}{{$$.ImportPath}} {{end}}{{end}}' $(PKGS))
+
+golden: ## rewrite the golden files under testdata/ (go test -update in each package that has them), then review `git diff testdata`
+	$(GO) test -count=1 $(GOLDEN_PKGS) -update
 
 bench: ## Go micro-benchmarks, then the bench/ scripts (see docs/performance.md)
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

@@ -31,7 +31,7 @@ vLLM's client would see if it recorded it.
 
 The level lasts --duration s: arrivals at or after it are not issued, and
 requests still in flight then are cancelled (as gollm-bench does with no
-drain timeout). The summary uses gollm-bench's definitions (SPEC section 5):
+drain timeout). The summary uses gollm-bench's definitions (docs/metrics.md):
 the window is [10 %, 90 %] of the level; achieved req/s = requests started
 inside the window / window; lag and TTFT percentiles over requests started
 inside it; completed output tokens = usage.completion_tokens summed over

@@ -174,8 +174,8 @@ verdicts=$(
   fi
   # Goal 3: where the asyncio client is client-limited, >= 10x its tokens.
   # Saturated: the median run achieved < 98 % of the target or had lag
-  # p99 > 10 ms (SPEC §5's thresholds, on medians so that one noisy run
-  # does not decide).
+  # p99 > 10 ms (the client-limited thresholds of docs/metrics.md, on
+  # medians so that one noisy run does not decide).
   for st in $PY_STYLES; do
     pc=python-$st
     for rate in $RATES; do
@@ -188,7 +188,7 @@ verdicts=$(
     done
   done
   # Client-health wiring: the flag fires in overload runs and nowhere else.
-  echo "- Client-health flag (SPEC §5: achieved < 98 % of target or lag p99 > --max-lag, 10 ms): gollm-bench flagged $(awk -F'\t' '$3=="gollm-bench" && $10=="true"' "$W/rows.tsv" | wc -l) of $(awk -F'\t' '$3=="gollm-bench"' "$W/rows.tsv" | wc -l) runs (see the table's column; the reasons are listed below)."
+  echo "- Client-health flag ([client health](metrics.md#client-health): achieved < 98 % of target or lag p99 > --max-lag, 10 ms): gollm-bench flagged $(awk -F'\t' '$3=="gollm-bench" && $10=="true"' "$W/rows.tsv" | wc -l) of $(awk -F'\t' '$3=="gollm-bench"' "$W/rows.tsv" | wc -l) runs (see the table's column; the reasons are listed below)."
 )
 reasons=$(awk -F'\t' '$3=="gollm-bench" && $10=="true" {printf "  - %s req/s, run %s: %s\n", $2, $1, $12}' "$W/rows.tsv")
 

@@ -3,8 +3,11 @@
 # library (through tokref's Node binding) on the same text, one core each.
 #
 # Usage: bench/tokenize.sh TOKREF_DIR [TEXT_FILE]
-#   TOKREF_DIR: a scratch copy of tools/tokref after `npm install` and
-#               `./fetch_tokenizers.sh NAME...` (tokenizers in TOKREF_DIR/tok/NAME/).
+#   TOKREF_DIR: the reference harness, which you supply (it is not in this
+#               repository): oracle.js around Hugging Face's tokenizers Node
+#               binding, after `npm install`, with the vocabularies in
+#               TOKREF_DIR/tok/NAME/tokenizer.json. What it must do:
+#               docs/perf-tokenize.md, "The reference harness".
 #   TEXT_FILE:  default: the public-domain natural corpus from testdata, ~1 MB.
 # Env: CHUNK (default 4096), CPU (default 0).
 set -euo pipefail

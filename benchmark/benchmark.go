@@ -19,6 +19,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/energy"
 	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/harness"
+	"github.com/gollm-bench/gollm-bench/internal/fieldname"
 	"github.com/gollm-bench/gollm-bench/internal/redact"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/machine"
@@ -46,6 +47,10 @@ type Options struct {
 	Log io.Writer
 	// Progress, when set, is called with each level's live progress.
 	Progress func(harness.Progress)
+	// SweepProgress, when set, is called as each level starts and ends,
+	// with the sweep's phase, the level's verdict and the levels expected
+	// in all (sweep.WithProgress); report.Progress.Sweep shows them.
+	SweepProgress func(sweep.Event)
 	// FS is what the results folder is written through (nil: the
 	// operating system's); tests give one that fills up.
 	FS results.FS
@@ -234,12 +239,12 @@ func (b *Benchmark) parse() error {
 	var lengths workload.LengthSampler
 	if s.SequenceDistribution != "" {
 		if sd, err := workload.ParseSequenceDistribution(s.SequenceDistribution); err != nil {
-			bad(err)
+			bad(flagged("--sequence-distribution", err))
 		} else {
 			lengths = sd
 		}
 	} else if d, err := workload.ParseData(b.dataSpec()); err != nil {
-		bad(err)
+		bad(flagged("--data", err))
 	} else {
 		lengths = d
 	}
@@ -252,7 +257,7 @@ func (b *Benchmark) parse() error {
 		// Checked here, with the lengths, so that a warm prefix as long
 		// as the prompts is refused before any request is sent.
 		if err := (workload.SyntheticConfig{Lengths: lengths, PrefixCache: pc, WarmPrefixTokens: warmN}).Validate(); err != nil {
-			bad(err)
+			bad(fieldname.Replace(err, syntheticFields...))
 		}
 	}
 	if _, err := parseKV("header", s.Headers); err != nil {
@@ -500,7 +505,7 @@ func (b *Benchmark) newClient(ctx context.Context) error {
 	s := &b.s
 	endpoint, err := openai.ParseEndpoint(s.Endpoint)
 	if err != nil {
-		return badInput(err)
+		return badInput(fmt.Errorf("--endpoint: %w", err))
 	}
 	opts := []openai.Option{
 		openai.WithEndpoint(endpoint),
@@ -537,7 +542,7 @@ func (b *Benchmark) newClient(ctx context.Context) error {
 	if b.model == "" {
 		probe, err := openai.New(b.target, opts...)
 		if err != nil {
-			return badInput(err)
+			return badInput(fieldname.Apply(err, clientOptions...))
 		}
 		mctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		models, err := probe.Models(mctx)
@@ -549,7 +554,7 @@ func (b *Benchmark) newClient(ctx context.Context) error {
 	}
 	c, err := openai.New(b.target, append(opts, openai.WithModel(b.model))...)
 	if err != nil {
-		return badInput(err)
+		return badInput(fieldname.Apply(err, clientOptions...))
 	}
 	b.client = c
 	return nil
@@ -584,13 +589,13 @@ func (b *Benchmark) newWorkload() error {
 	case s.SequenceDistribution != "":
 		sd, err := workload.ParseSequenceDistribution(s.SequenceDistribution)
 		if err != nil {
-			return err
+			return flagged("--sequence-distribution", err)
 		}
 		lengths, defaultOSL = sd, sd.Entries[0].OSL
 	default:
 		d, err := workload.ParseData(b.dataSpec())
 		if err != nil {
-			return err
+			return flagged("--data", err)
 		}
 		lengths, defaultOSL = d, d.OutputTokens
 		b.lengths = d
@@ -602,11 +607,7 @@ func (b *Benchmark) newWorkload() error {
 	if s.Dataset != "" {
 		entries, err := workload.ReadDatasetFile(s.Dataset)
 		if err != nil {
-			var de *workload.DatasetError
-			if errors.As(err, &de) {
-				err = fmt.Errorf("--dataset: %w", err)
-			}
-			return err
+			return fmt.Errorf("--dataset: %w", err)
 		}
 		w, err := workload.NewDataset(entries, defaultOSL, tok)
 		if err != nil {
@@ -624,7 +625,7 @@ func (b *Benchmark) newWorkload() error {
 		PrefixCache: pc, WarmPrefixTokens: warmN,
 	})
 	if err != nil {
-		return err
+		return fieldname.Replace(err, syntheticFields...)
 	}
 	b.work = w
 	return nil
@@ -747,7 +748,7 @@ func (b *Benchmark) Run(ctx context.Context) (Outcome, error) {
 			res.Kind = b.plan().Kind
 		}
 	case b.isSweep():
-		res, runErr = sweep.Run(ctx, b.plan(), b.runner)
+		res, runErr = sweep.Run(ctx, b.plan(), b.runner, b.sweepOptions()...)
 	default:
 		res, runErr = b.runLevels(ctx)
 	}
@@ -788,7 +789,7 @@ func (b *Benchmark) Run(ctx context.Context) (Outcome, error) {
 		out.Code = exitcode.Partial
 		return out, nil
 	case runErr != nil:
-		return out, fmt.Errorf("%w (results so far are in %s)", runErr, b.dir)
+		return out, fmt.Errorf("%w (results so far are in %s)", fieldname.Replace(runErr, warningWords...), b.dir)
 	}
 	fmt.Fprintf(b.opt.Log, "results: %s\n", b.dir)
 	if err := failures.noSuccess(b.target); err != nil {
@@ -835,7 +836,15 @@ func (b *Benchmark) plan() sweep.Plan {
 // runLevels runs the `run` command's levels in order, each judged
 // against the SLO, with no knee search (sweep.KindLevels).
 func (b *Benchmark) runLevels(ctx context.Context) (sweep.Result, error) {
-	return sweep.Run(ctx, sweep.Plan{Kind: sweep.KindLevels, Levels: b.profiles(), Objective: b.obj, Decide: !b.precision.IsZero()}, b.runner)
+	return sweep.Run(ctx, sweep.Plan{Kind: sweep.KindLevels, Levels: b.profiles(), Objective: b.obj, Decide: !b.precision.IsZero()}, b.runner, b.sweepOptions()...)
+}
+
+// sweepOptions passes Options.SweepProgress on to the sweep.
+func (b *Benchmark) sweepOptions() []sweep.Option {
+	if b.opt.SweepProgress == nil {
+		return nil
+	}
+	return []sweep.Option{sweep.WithProgress(b.opt.SweepProgress)}
 }
 
 // result assembles run.json.
@@ -1016,15 +1025,16 @@ func (b *Benchmark) printUnreachable(res sweep.Result) {
 }
 
 // redactWarnings redacts the URLs that warnings quote (a telemetry source
-// that failed, say), since run.json and the report show them.
+// that failed, say), since run.json and the report show them, and puts the
+// flags in place of the library's words (flagWords).
 func redactWarnings(res *sweep.Result) {
 	for i := range res.Warnings {
-		res.Warnings[i].Message = redact.URLs(res.Warnings[i].Message)
+		res.Warnings[i].Message = flagWords(redact.URLs(res.Warnings[i].Message))
 	}
 	for i := range res.Levels {
 		ws := res.Levels[i].Summary.Warnings
 		for j := range ws {
-			ws[j].Message = redact.URLs(ws[j].Message)
+			ws[j].Message = flagWords(redact.URLs(ws[j].Message))
 		}
 	}
 }

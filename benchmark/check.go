@@ -104,18 +104,18 @@ func (b *Benchmark) validateFlags() []error {
 			continue // parseKV reports it
 		}
 		if err := openai.CheckHeader(strings.TrimSpace(k), v); err != nil {
-			errs = append(errs, err)
+			bad("--header: %w", err)
 		}
 	}
 	if s.Target != "" {
 		if err := openai.CheckBaseURL(s.Target); err != nil {
-			errs = append(errs, err)
+			bad("--target: %w", fieldname.Replace(err, fieldname.Name{Field: "WithEndpoint", Caller: "--endpoint"}))
 		}
 	}
 	if m, err := openai.ParseReceiveClock(cmp.Or(s.ReceiveClock, "auto")); err != nil {
-		errs = append(errs, err)
+		bad("--receive-clock: %w", err)
 	} else if err := m.Available(); err != nil {
-		errs = append(errs, err)
+		bad("--receive-clock: %w", err)
 	}
 	if tc, err := s.tlsConfig(); err != nil {
 		errs = append(errs, err)
@@ -144,7 +144,7 @@ func (b *Benchmark) validateFlags() []error {
 	switch {
 	case s.OpenCost != "":
 		if _, err := cost.NewOpenCost(s.OpenCost); err != nil {
-			errs = append(errs, errors.New(redact.URLs(err.Error())))
+			bad("--opencost: %s", redact.URLs(err.Error()))
 		}
 		if s.OpenCostNamespace == "" {
 			bad("--opencost %s needs --opencost-namespace NS, the namespace whose OpenCost allocation is the deployment's cost", redact.URLs(s.OpenCost))
@@ -154,7 +154,7 @@ func (b *Benchmark) validateFlags() []error {
 	}
 	if s.EnergyFilter != "" {
 		if _, err := energy.ParseFilter(s.EnergyFilter); err != nil {
-			bad("--energy-filter: %w", err)
+			errs = append(errs, flagged("--energy-filter", err))
 		}
 	}
 	if s.Stabilize != "" {
@@ -173,20 +173,20 @@ func (b *Benchmark) validateTelemetry() []error {
 	var errs []error
 	if s.PodEnergy != "" {
 		if _, err := energy.ParsePodEnergy(s.PodEnergy); err != nil {
-			errs = append(errs, errors.New(redact.URLs(err.Error())))
+			errs = append(errs, errors.New(redact.URLs(flagged("--pod-energy", err).Error())))
 		}
 	}
 	if s.LiteLLMMetrics != "" {
 		// "target" is checked against a stand-in: the target may be the
 		// in-process mock, started later.
 		if _, err := litellm.Parse(s.LiteLLMMetrics, litellm.WithTarget("http://target.invalid")); err != nil {
-			errs = append(errs, errors.New(redact.URLs(err.Error())))
+			errs = append(errs, errors.New(redact.URLs(flagged("--litellm-metrics", err).Error())))
 		}
 	}
 	if s.Price != "" {
 		p, err := cost.ParsePrices(s.Price)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, flagged("--price", err))
 		} else {
 			b.prices = &scorecard.TokenPrices{Input: p.Input, Output: p.Output}
 			if p.HasCachedInput {
@@ -206,7 +206,7 @@ func (b *Benchmark) validateTelemetry() []error {
 		}
 		r, err := scorecard.ParseReference(text)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, flagged("--reference", err))
 		} else {
 			b.reference = &r
 		}
@@ -218,12 +218,12 @@ func (b *Benchmark) validateTelemetry() []error {
 // level limits (the warmup and cooldown must leave a window), each level's
 // profile (`run`) or the sweep plan. Their messages name the flags.
 func (b *Benchmark) validateBuilt() error {
-	errs := []error{b.limits.WithTrims(b.warmup, b.cooldown).Validate()}
+	errs := []error{fieldname.Replace(b.limits.WithTrims(b.warmup, b.cooldown).Validate(), limitsFields...)}
 	if b.isSweep() {
 		errs = append(errs, fieldname.Apply(b.plan().Validate(), planFields...))
 	} else {
 		for _, p := range b.profiles() {
-			errs = append(errs, p.Validate())
+			errs = append(errs, fieldname.Replace(p.Validate(), b.profileFields(p)...))
 		}
 	}
 	return errors.Join(errs...)

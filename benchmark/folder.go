@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gollm-bench/gollm-bench/internal/fieldname"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/results"
 )
@@ -24,7 +25,7 @@ func (b *Benchmark) parseShard() error {
 	}
 	s, err := loadgen.ParseShard(b.s.Shard)
 	if err != nil {
-		return err
+		return fmt.Errorf("--shard: %w", err)
 	}
 	b.shard = s
 	// Check every level now, so a shard that would get no worker fails
@@ -32,7 +33,7 @@ func (b *Benchmark) parseShard() error {
 	var errs []error
 	for _, p := range b.profiles() {
 		if _, err := s.Share(p); err != nil {
-			errs = append(errs, err)
+			errs = append(errs, fmt.Errorf("--shard: %w", fieldname.Replace(err, b.profileFields(p)...)))
 		}
 	}
 	return errors.Join(errs...)
@@ -42,6 +43,12 @@ func (b *Benchmark) parseShard() error {
 // OUTPUT-DIR/RUN-ID/shard-I for a shard (the shards of one run share the
 // run id, and each refuses a folder that exists unless --overwrite).
 func (b *Benchmark) createDir() (string, error) {
+	dir, err := b.create()
+	return dir, fieldname.Replace(err, folderNames...)
+}
+
+// create is createDir with results' own words in its errors.
+func (b *Benchmark) create() (string, error) {
 	s := &b.s
 	if b.shard.IsZero() {
 		dir, err := results.Create(s.OutputDir, s.RunID, s.Overwrite)

@@ -25,7 +25,7 @@ func (b *Benchmark) openMeter() error {
 	if s.EnergyFilter != "" {
 		flt, err := energy.ParseFilter(s.EnergyFilter)
 		if err != nil {
-			return badInput(err)
+			return badInput(flagged("--energy-filter", err))
 		}
 		opts = append(opts, energy.WithFilter(flt))
 	}
@@ -34,6 +34,7 @@ func (b *Benchmark) openMeter() error {
 	}
 	meter, err := energy.Parse(s.Energy, opts...)
 	if err != nil {
+		err = fmt.Errorf("--energy: %w", err)
 		if errors.Is(err, energy.ErrNVMLUnavailable) {
 			return err // --energy nvml was demanded: a runtime failure
 		}
@@ -67,7 +68,7 @@ func (b *Benchmark) telemetry(ctx context.Context) (*harness.Sources, error) {
 	}
 	if s.PodEnergy != "" {
 		if src.Pod, err = energy.ParsePodEnergy(s.PodEnergy); err != nil {
-			return nil, badInput(err)
+			return nil, badInput(flagged("--pod-energy", err))
 		}
 	}
 	if s.LiteLLMMetrics != "" {
@@ -76,7 +77,7 @@ func (b *Benchmark) telemetry(ctx context.Context) (*harness.Sources, error) {
 			opts = append(opts, litellm.WithHTTPClient(&http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: b.tls}}))
 		}
 		if src.LiteLLM, err = litellm.Parse(s.LiteLLMMetrics, opts...); err != nil {
-			return nil, badInput(err)
+			return nil, badInput(flagged("--litellm-metrics", err))
 		}
 	}
 	return src, nil

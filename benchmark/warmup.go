@@ -133,7 +133,7 @@ func (b *Benchmark) recordWarmup(run *results.Run) {
 	}
 	w := *b.warmRecord
 	for i := range w.Warnings {
-		w.Warnings[i].Message = redact.URLs(w.Warnings[i].Message)
+		w.Warnings[i].Message = flagWords(redact.URLs(w.Warnings[i].Message))
 	}
 	run.WarmupPhase = &w
 	run.Result.Warnings = append(run.Result.Warnings, w.Warnings...)

@@ -29,7 +29,7 @@ func (e *UnknownFlagError) Unwrap() error { return e.Err }
 func (e *UnknownFlagError) Error() string {
 	switch {
 	case e.Elsewhere != "":
-		return fmt.Sprintf("unknown flag: %s: a flag of `gollm-bench %s`, not of %s", e.Flag, e.Elsewhere, e.Command)
+		return fmt.Sprintf("unknown flag: %s: a flag of `gollm-bench %s` only, not of %s (see `gollm-bench %[2]s --help`)", e.Flag, e.Elsewhere, e.Command)
 	case e.Suggestion != "":
 		return fmt.Sprintf("unknown flag: %s (did you mean %s?)", e.Flag, e.Suggestion)
 	}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -188,6 +189,9 @@ func TestWorkloadMismatch(t *testing.T) {
 		if !found {
 			t.Errorf("mismatch %v not listed in %v", w, res.Mismatches)
 		}
+	}
+	if mm, _ := CheckWorkload(a, b); !slices.Equal(mm, res.Mismatches) {
+		t.Errorf("CheckWorkload %v, Runs %v: want the same check", mm, res.Mismatches)
 	}
 	// Concurrency 4 against 8: no level matches, both are listed.
 	if len(res.Rows) != 0 || len(res.OnlyA) != 1 || len(res.OnlyB) != 1 {

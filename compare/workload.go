@@ -23,6 +23,16 @@ const (
 	minTokens       = 2
 )
 
+// CheckWorkload reports whether a and b ran the same workload, as Runs
+// does before it compares them: it matches their levels by load and lists
+// the facts they state differently (load profile, achieved ISL and OSL
+// over the matched levels, endpoint, streaming, tokenizer, prefix cache,
+// ignore_eos, SLO, warmup, cooldown) and those only one states. A report
+// that overlays runs uses it to say when they are not comparable.
+func CheckWorkload(a, b peer.Result) (mismatches []Mismatch, unstated []string) {
+	return checkWorkload(a, b, peer.Compare(a, b).Matches)
+}
+
 // checkWorkload lists the facts a and b state differently, in a fixed
 // order: load profile, the load of levels paired without a stated load,
 // achieved ISL and OSL (mean, then spread) over the matched levels,

@@ -2,7 +2,7 @@ package cost
 
 import "math"
 
-// CPM is the cost per million output tokens (SPEC §9):
+// CPM is the cost per million output tokens (docs/metrics.md#cost-cpm):
 //
 //	CPM = EUR/h × 1e6 / (goodput_tok_s × 3600)
 //
@@ -25,7 +25,7 @@ func PerRequest(perHour, reqPerS float64) float64 {
 	return perHour / (reqPerS * 3600)
 }
 
-// Window is the cost of a measurement window (SPEC §9):
+// Window is the cost of a measurement window (docs/metrics.md#cost-cpm):
 // cost_window = EUR/h × window_h, with windowS in seconds.
 func Window(perHour, windowS float64) float64 {
 	return perHour * windowS / 3600

@@ -82,12 +82,12 @@ func WithHTTPClient(c *http.Client) Option { return func(o *OpenCost) { o.client
 // (default "EUR"): OpenCost's response does not say.
 func WithCurrency(code string) Option { return func(o *OpenCost) { o.currency = code } }
 
-// NewOpenCost returns a client for the OpenCost API at base (the --opencost
-// flag, e.g. http://opencost.opencost:9003). Errors name the flag.
+// NewOpenCost returns a client for the OpenCost API at base, e.g.
+// http://opencost.opencost:9003. Errors quote base.
 func NewOpenCost(base string, opts ...Option) (*OpenCost, error) {
 	u, err := url.Parse(strings.TrimSpace(base))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("--opencost %q: want an http(s) URL, e.g. http://opencost.opencost:9003", base)
+		return nil, fmt.Errorf("OpenCost base URL %q: want an http(s) URL, e.g. http://opencost.opencost:9003", base)
 	}
 	c := &OpenCost{base: strings.TrimRight(u.String(), "/"), currency: "EUR"}
 	for _, o := range opts {
@@ -103,7 +103,7 @@ func NewOpenCost(base string, opts ...Option) (*OpenCost, error) {
 // (GET /allocation?window=start,end&aggregate=namespace&accumulate=true).
 func (c *OpenCost) Namespace(ctx context.Context, namespace string, start, end time.Time) (Allocation, error) {
 	if namespace == "" {
-		return Allocation{}, errors.New("--opencost-namespace: a namespace is required with --opencost")
+		return Allocation{}, errors.New("OpenCost.Namespace: empty namespace: want the namespace whose allocation is the cost")
 	}
 	v := url.Values{}
 	v.Set("window", start.UTC().Format(time.RFC3339)+","+end.UTC().Format(time.RFC3339))
@@ -208,7 +208,7 @@ func DecodeAllocation(body []byte, key string) (Allocation, error) {
 		out.CPUCoreLimitAverage, out.RAMByteLimitAverage = a.CPUCoreLimitAverage, a.RAMByteLimitAverage
 	}
 	if !found {
-		return Allocation{}, fmt.Errorf("no allocation named %q in the window (check --opencost-namespace)", key)
+		return Allocation{}, fmt.Errorf("no allocation named %q in the window (check the namespace)", key)
 	}
 	return out, nil
 }

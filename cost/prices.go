@@ -25,12 +25,12 @@ type Prices struct {
 	HasCachedInput bool    `json:"-"`
 }
 
-// ParsePrices parses the --price flag: "input=0.50,output=1.50" with an
+// ParsePrices parses token prices: "input=0.50,output=1.50" with an
 // optional "cached_input=0.10", EUR per 1M tokens, each a finite number
-// >= 0. input and output are required. Every problem is reported at once;
-// errors name the flag.
+// >= 0. input and output are required. Every problem is reported at once
+// (errors.Join), each naming the prices.
 func ParsePrices(s string) (Prices, error) {
-	const example = `e.g. --price "input=0.50,output=1.50,cached_input=0.10" (EUR per 1M tokens)`
+	const example = `e.g. "input=0.50,output=1.50,cached_input=0.10" (EUR per 1M tokens)`
 	var p Prices
 	var errs []error
 	seen := map[string]bool{}
@@ -38,16 +38,16 @@ func ParsePrices(s string) (Prices, error) {
 		k, v, ok := strings.Cut(term, "=")
 		k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
 		if !ok || k == "" {
-			errs = append(errs, fmt.Errorf("--price: term %d %q: want TYPE=EUR_PER_1M, %s", i+1, strings.TrimSpace(term), example))
+			errs = append(errs, fmt.Errorf("prices: term %d %q: want TYPE=EUR_PER_1M, %s", i+1, strings.TrimSpace(term), example))
 			continue
 		}
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
-			errs = append(errs, fmt.Errorf("--price: %s=%q: want a price >= 0 in EUR per 1M tokens, %s", k, v, example))
+			errs = append(errs, fmt.Errorf("prices: %s=%q: want a price >= 0 in EUR per 1M tokens, %s", k, v, example))
 			continue
 		}
 		if seen[k] {
-			errs = append(errs, fmt.Errorf("--price: %s is given twice", k))
+			errs = append(errs, fmt.Errorf("prices: %s is given twice", k))
 			continue
 		}
 		seen[k] = true
@@ -59,12 +59,12 @@ func ParsePrices(s string) (Prices, error) {
 		case "cached_input":
 			p.CachedInput, p.HasCachedInput = f, true
 		default:
-			errs = append(errs, fmt.Errorf("--price: %q is not a token type: the types are input, output and cached_input", k))
+			errs = append(errs, fmt.Errorf("prices: %q is not a token type: the types are input, output and cached_input", k))
 		}
 	}
 	for _, k := range []string{"input", "output"} {
 		if !seen[k] {
-			errs = append(errs, fmt.Errorf("--price %q: %s= is required, %s", s, k, example))
+			errs = append(errs, fmt.Errorf("prices %q: %s= is required, %s", s, k, example))
 		}
 	}
 	if len(errs) > 0 {

@@ -1,5 +1,6 @@
 // Package energy measures the GPU energy of a benchmark window and turns it
-// into per-token energy and carbon figures (SPEC §9).
+// into per-token energy and carbon figures (docs/metrics.md#energy,
+// docs/metrics.md#energy-per-token, docs/metrics.md#carbon).
 //
 // A Source reads every watched GPU at one instant: the total-energy counter
 // (mJ), the power gauge (W), temperature, SM clock and power limit. Sources:

@@ -17,7 +17,8 @@ import (
 // Filter is immutable after parsing and safe for concurrent use.
 type Filter map[string]string
 
-// ParseFilter parses "k=v[,k=v...]". Errors name the --energy-filter flag.
+// ParseFilter parses "k=v[,k=v...]". Every bad term is reported at once
+// (errors.Join), each naming the energy filter and the term.
 func ParseFilter(s string) (Filter, error) {
 	f := Filter{}
 	if strings.TrimSpace(s) == "" {
@@ -28,7 +29,7 @@ func ParseFilter(s string) (Filter, error) {
 		k, v, ok := strings.Cut(strings.TrimSpace(term), "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || k == "" || v == "" {
-			errs = append(errs, fmt.Errorf("--energy-filter: term %d %q: want label=value, e.g. Hostname=gpu-node-01", i+1, term))
+			errs = append(errs, fmt.Errorf("energy filter term %d %q: want label=value, e.g. Hostname=gpu-node-01", i+1, term))
 			continue
 		}
 		f[k] = v

@@ -1,10 +1,11 @@
 package energy
 
-// The formulas of SPEC §9, each a pure function. Units are in the names:
-// J (joules), Wh (watt-hours), W (watts), mJ, s, tokens, gCO2/kWh.
+// The energy and carbon formulas of docs/metrics.md#energy-per-token and
+// docs/metrics.md#carbon, each a pure function. Units are in the names: J
+// (joules), Wh (watt-hours), W (watts), mJ, s, tokens, gCO2/kWh.
 
 // CounterDeltaJ returns one GPU's energy over a window from its total-energy
-// counter: E_J = (end − start) mJ / 1000 (SPEC §9; NVML
+// counter: E_J = (end − start) mJ / 1000 (docs/metrics.md#energy; NVML
 // nvmlDeviceGetTotalEnergyConsumption and DCGM field 156 count mJ). reset is
 // true when the counter went backwards (driver reload, GPU reset); joules is
 // then 0 and the caller must estimate or mark the window invalid.
@@ -15,7 +16,8 @@ func CounterDeltaJ(startMJ, endMJ float64) (joules float64, reset bool) {
 	return (endMJ - startMJ) / 1000, false
 }
 
-// JoulesPerToken = E_J / output_tokens (SPEC §9). 0 when tokens <= 0.
+// JoulesPerToken = E_J / output_tokens (docs/metrics.md#energy-per-token). 0
+// when tokens <= 0.
 func JoulesPerToken(energyJ float64, outputTokens int64) float64 {
 	if outputTokens <= 0 {
 		return 0
@@ -23,13 +25,14 @@ func JoulesPerToken(energyJ float64, outputTokens int64) float64 {
 	return energyJ / float64(outputTokens)
 }
 
-// WhPerToken = E_J / 3600 / output_tokens_in_window (SPEC §9). 0 when
-// tokens <= 0.
+// WhPerToken = E_J / 3600 / output_tokens_in_window
+// (docs/metrics.md#energy-per-token). 0 when tokens <= 0.
 func WhPerToken(energyJ float64, outputTokens int64) float64 {
 	return JoulesPerToken(energyJ, outputTokens) / 3600
 }
 
-// MeanWatts = E_J / window_s (SPEC §9). 0 when the window is empty.
+// MeanWatts = E_J / window_s (docs/metrics.md#energy). 0 when the window is
+// empty.
 func MeanWatts(energyJ, windowS float64) float64 {
 	if windowS <= 0 {
 		return 0
@@ -37,8 +40,9 @@ func MeanWatts(energyJ, windowS float64) float64 {
 	return energyJ / windowS
 }
 
-// PUEAdjusted = Wh/token × PUE (SPEC §9): facility energy (cooling, power
-// conversion) per token. A PUE of 0 means "not declared" and is taken as 1.
+// PUEAdjusted = Wh/token × PUE (docs/metrics.md#energy-per-token): facility
+// energy (cooling, power conversion) per token. A PUE of 0 means "not
+// declared" and is taken as 1.
 func PUEAdjusted(whPerToken, pue float64) float64 {
 	if pue == 0 {
 		pue = 1
@@ -46,9 +50,9 @@ func PUEAdjusted(whPerToken, pue float64) float64 {
 	return whPerToken * pue
 }
 
-// GramsCO2PerMillionTokens = Wh/token × 1e6 / 1000 × gCO2/kWh (SPEC §9):
-// grams of CO2(e) per 1M tokens at a grid carbon intensity. Pass the
-// PUE-adjusted Wh/token for facility-level carbon.
+// GramsCO2PerMillionTokens = Wh/token × 1e6 / 1000 × gCO2/kWh
+// (docs/metrics.md#carbon): grams of CO2(e) per 1M tokens at a grid carbon
+// intensity. Pass the PUE-adjusted Wh/token for facility-level carbon.
 func GramsCO2PerMillionTokens(whPerToken, gramsPerKWh float64) float64 {
 	return whPerToken * 1e6 / 1000 * gramsPerKWh
 }

@@ -48,8 +48,8 @@ func FuzzParsePodEnergy(f *testing.F) {
 	f.Fuzz(func(t *testing.T, spec string) {
 		m, err := ParsePodEnergy(spec)
 		if err != nil {
-			if !strings.Contains(err.Error(), "--pod-energy") {
-				t.Fatalf("error does not name the flag: %v", err)
+			if !strings.Contains(err.Error(), "pod energy") {
+				t.Fatalf("error does not name the pod energy: %v", err)
 			}
 			return
 		}

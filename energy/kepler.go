@@ -416,39 +416,39 @@ func quoteMeta(vs []string) []string {
 	return out
 }
 
-// ParsePodEnergy builds the PodMeter the --pod-energy flag asks for:
+// ParsePodEnergy builds the PodMeter a pod energy spec asks for:
 //
 //	SOURCE,namespace=NS[,pod=NAME|pod=~REGEX][,container=NAME|container=~REGEX]
 //
 // where SOURCE is prometheus=URL (a Prometheus server storing Kepler's
 // series: http://prometheus:9090) or kepler=URL (Kepler's own exporter,
 // scraped at the window's edges: http://node:28282/metrics; the path
-// defaults to /metrics). Options: WithHTTPClient, WithClock. Errors name
-// the flag.
+// defaults to /metrics). Options: WithHTTPClient, WithClock. Every
+// problem is reported at once (errors.Join), each naming the pod energy.
 func ParsePodEnergy(spec string, opts ...Option) (*PodMeter, error) {
 	const example = "prometheus=http://prometheus:9090,namespace=inference,pod=vllm-0"
 	terms := strings.Split(spec, ",")
 	kind, raw, _ := strings.Cut(strings.TrimSpace(terms[0]), "=")
 	kind = strings.ToLower(strings.TrimSpace(kind))
 	if kind != "prometheus" && kind != "kepler" {
-		return nil, fmt.Errorf("--pod-energy %q: start with prometheus=URL or kepler=URL, e.g. %s", spec, example)
+		return nil, fmt.Errorf("pod energy %q: start with prometheus=URL or kepler=URL, e.g. %s", spec, example)
 	}
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("--pod-energy %s=%q: want an http(s) URL, e.g. %s", kind, raw, example)
+		return nil, fmt.Errorf("pod energy %s=%q: want an http(s) URL, e.g. %s", kind, raw, example)
 	}
 	var sel PodSelector
 	var errs []error
 	for _, t := range terms[1:] {
 		m, err := prom.ParseMatcher(strings.TrimSpace(t))
 		if err != nil {
-			errs = append(errs, fmt.Errorf("--pod-energy: %w", err))
+			errs = append(errs, fmt.Errorf("pod energy: %w", err))
 			continue
 		}
 		switch m.Label {
 		case "namespace":
 			if m.Regex {
-				errs = append(errs, fmt.Errorf("--pod-energy: namespace=%s: give the namespace exactly, not a regular expression", m.Value))
+				errs = append(errs, fmt.Errorf("pod energy: namespace=%s: give the namespace exactly, not a regular expression", m.Value))
 			}
 			sel.Namespace = m.Value
 		case "pod":
@@ -456,11 +456,11 @@ func ParsePodEnergy(spec string, opts ...Option) (*PodMeter, error) {
 		case "container":
 			sel.Container = m
 		default:
-			errs = append(errs, fmt.Errorf("--pod-energy: %q: the terms are namespace=, pod= and container=", strings.TrimSpace(t)))
+			errs = append(errs, fmt.Errorf("pod energy: %q: the terms are namespace=, pod= and container=", strings.TrimSpace(t)))
 		}
 	}
 	if sel.Namespace == "" {
-		errs = append(errs, fmt.Errorf("--pod-energy %q: namespace=NS is required, e.g. %s", spec, example))
+		errs = append(errs, fmt.Errorf("pod energy %q: namespace=NS is required, e.g. %s", spec, example))
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

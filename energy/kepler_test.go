@@ -240,8 +240,8 @@ func TestParsePodEnergyErrors(t *testing.T) {
 		{"prometheus=http://prom:9090,namespace=a,pod=~(", "missing closing"},
 	} {
 		_, err := ParsePodEnergy(tc.spec)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "--pod-energy") {
-			t.Errorf("%q: %v, want an error naming --pod-energy with %q", tc.spec, err, tc.want)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "pod energy") {
+			t.Errorf("%q: %v, want an error naming the pod energy with %q", tc.spec, err, tc.want)
 		}
 	}
 }

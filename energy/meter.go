@@ -112,8 +112,8 @@ type GPU struct {
 	PowerLimitW float64 `json:"power_limit_w,omitempty"`
 }
 
-// Reading is the energy measured over one window (SPEC §9). It is plain
-// data, safe to copy and share.
+// Reading is the energy measured over one window (docs/metrics.md#energy). It
+// is plain data, safe to copy and share.
 type Reading struct {
 	Source        string    `json:"source"`
 	Start         time.Time `json:"start"`
@@ -193,7 +193,8 @@ func WithClock(now func() time.Time) Option { return func(o *options) { o.now = 
 func WithSampleInterval(d time.Duration) Option { return func(o *options) { o.interval = d } }
 
 // WithIdleBaseline declares an idle power, W, subtracted as W × window from
-// the energy per-token figures use (SPEC §9). The Reading declares it.
+// the energy per-token figures use (docs/metrics.md#energy). The Reading
+// declares it.
 func WithIdleBaseline(watts float64) Option { return func(o *options) { o.idleW = watts } }
 
 // WithFilter keeps only GPUs whose labels match f (DCGM and Prometheus sources).
@@ -477,7 +478,7 @@ func compute(source string, t0, t1 time.Time, start, end Snapshot, reads []Snaps
 	r.GPUCount = len(r.GPUs)
 	if r.GPUCount == 0 {
 		r.Valid = false
-		r.Warnings = append(r.Warnings, warn(WarnNoGPU, "the %s energy source reported no GPU (check --energy-filter)", source))
+		r.Warnings = append(r.Warnings, warn(WarnNoGPU, "the %s energy source reported no GPU (check the GPU filter, WithFilter)", source))
 	}
 	r.GPUName = commonName(names)
 	if win > 0 {

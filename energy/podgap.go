@@ -60,7 +60,7 @@ func ComparePod(gpu Reading, pod PodReading) (gap PodGap, warnings []metrics.War
 	g.Reason = strings.Join(why, "; ")
 	if g.PodGPUJ > g.GPUJ*(1+gapTolerance) {
 		warnings = append(warnings, warn("pod_energy_above_gpu",
-			"Kepler attributes %.0f J of GPU energy to %s, %.1f %% more than the %s counters measured on the GPUs (%.0f J): the GPU source watches other GPUs than the pod's (see --energy-filter), or the two windows differ",
+			"Kepler attributes %.0f J of GPU energy to %s, %.1f %% more than the %s counters measured on the GPUs (%.0f J): the GPU source watches other GPUs than the pod's (see its GPU filter, WithFilter), or the two windows differ",
 			g.PodGPUJ, pod.Selector, -100*g.GapFraction, gpu.Source, g.GPUJ))
 	}
 	return g, warnings, true

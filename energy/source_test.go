@@ -218,7 +218,7 @@ func TestParseFilterErrors(t *testing.T) {
 	if err == nil {
 		t.Fatal("want an error")
 	}
-	for _, want := range []string{"--energy-filter", "term 2", "term 3", "term 4"} {
+	for _, want := range []string{"energy filter term 2", "energy filter term 3", "energy filter term 4"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
@@ -357,11 +357,11 @@ func TestParse(t *testing.T) {
 		{"dcgm=http://gpu-node-01:9400/metrics", "dcgm", ""},
 		{"dcgm=http://gpu-node-01:9400", "dcgm", ""},
 		{"prometheus=https://prom.example:9090/", "prometheus", ""},
-		{"dcgm=", "", "--energy dcgm="},
+		{"dcgm=", "", "energy source dcgm="},
 		{"dcgm=ftp://x", "", "want an http(s) URL"},
-		{"prometheus=not a url", "", "--energy prometheus="},
+		{"prometheus=not a url", "", "energy source prometheus="},
 		{"none=1", "", "want one of"},
-		{"rapl", "", `--energy "rapl"`},
+		{"rapl", "", `energy source "rapl"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.spec, func(t *testing.T) {

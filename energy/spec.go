@@ -26,7 +26,7 @@ func None() Source { return none{} }
 func (none) Name() string                                      { return "none" }
 func (none) Read(context.Context, time.Time) (Snapshot, error) { return Snapshot{}, nil }
 
-// Parse builds the Meter the --energy flag asks for. Grammar:
+// Parse builds the Meter an energy source spec asks for. Grammar:
 //
 //	none | auto | nvml | dcgm=URL | prometheus=URL
 //
@@ -36,7 +36,7 @@ func (none) Read(context.Context, time.Time) (Snapshot, error) { return Snapshot
 // dcgm-exporter /metrics URL (http://host:9400/metrics; the path defaults
 // to /metrics), prometheus=URL a Prometheus base URL (http://host:9090).
 // Options apply to the Meter and its source (WithHTTPClient, WithFilter,
-// WithClock, WithSampleInterval, WithIdleBaseline). Errors name the flag.
+// WithClock, WithSampleInterval, WithIdleBaseline). Errors name the energy source.
 func Parse(spec string, opts ...Option) (*Meter, error) {
 	spec = strings.TrimSpace(spec)
 	kind, arg, hasArg := strings.Cut(spec, "=")
@@ -53,7 +53,7 @@ func Parse(spec string, opts ...Option) (*Meter, error) {
 		src, err := openNVML(opts)
 		if err != nil {
 			m := NewMeter(None(), opts...)
-			m.notes = []metrics.Warning{warn(WarnUnavailable, "--energy auto: %v; energy, Wh/token and carbon are not measured", err)}
+			m.notes = []metrics.Warning{warn(WarnUnavailable, "energy source auto: %v; energy, Wh/token and carbon are not measured", err)}
 			return m, nil
 		}
 		return NewMeter(src, opts...), nil
@@ -63,7 +63,7 @@ func Parse(spec string, opts ...Option) (*Meter, error) {
 		}
 		src, err := openNVML(opts)
 		if err != nil {
-			return nil, fmt.Errorf("--energy nvml: %w", err)
+			return nil, fmt.Errorf("energy source nvml: %w", err)
 		}
 		return NewMeter(src, opts...), nil
 	case "dcgm":
@@ -82,7 +82,7 @@ func Parse(spec string, opts ...Option) (*Meter, error) {
 		opts = append(opts[:len(opts):len(opts)], WithSampleInterval(0))
 		return NewMeter(NewPrometheus(u.String(), opts...), opts...), nil
 	}
-	return nil, fmt.Errorf("--energy %q: want one of none, auto, nvml, dcgm=URL, prometheus=URL", spec)
+	return nil, fmt.Errorf("energy source %q: want one of none, auto, nvml, dcgm=URL, prometheus=URL", spec)
 }
 
 // openNVML opens NVML with the opener WithNVML set, if any.
@@ -97,7 +97,7 @@ func openNVML(opts []Option) (Source, error) {
 func checkURL(raw, kind, example string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("--energy %s=%q: want an http(s) URL, e.g. %s=%s", kind, raw, kind, example)
+		return nil, fmt.Errorf("energy source %s=%q: want an http(s) URL, e.g. %s=%s", kind, raw, kind, example)
 	}
 	return u, nil
 }

@@ -24,7 +24,7 @@ func TestParseNVML(t *testing.T) {
 	}
 	t.Run("nvml without a driver fails, naming the flag and the cause", func(t *testing.T) {
 		_, err := Parse("nvml", WithNVML(noDriver))
-		if !errors.Is(err, ErrNVMLUnavailable) || err.Error() != "--energy nvml: NVML unavailable: libnvidia-ml.so.1 not found" {
+		if !errors.Is(err, ErrNVMLUnavailable) || err.Error() != "energy source nvml: NVML unavailable: libnvidia-ml.so.1 not found" {
 			t.Fatalf("error = %v", err)
 		}
 	})

@@ -221,7 +221,7 @@ func Diff(before, after Snapshot, during ...Snapshot) Delta {
 	if after.Engine == "" {
 		d.Warnings = append(d.Warnings, metrics.Warning{Code: WarnUnrecognised, Level: -1, Message: "engine metrics not recognised: " +
 			"the /metrics page has none of the vLLM (vllm:*), SGLang (sglang:*), llama.cpp (llamacpp:*) or TGI (tgi_*) counters, " +
-			"so nothing was read from it; point --engine-metrics at the engine's own /metrics, or drop it"})
+			"so nothing was read from it; point the Scraper at the engine's own /metrics, or drop it"})
 		return d
 	}
 	delta := func(name string, b, a float64) float64 {
@@ -265,7 +265,8 @@ func Diff(before, after Snapshot, during ...Snapshot) Delta {
 	return d
 }
 
-// tolerance is the relative disagreement CrossCheck tolerates (SPEC §5: 1 %).
+// tolerance is the relative disagreement CrossCheck tolerates (1 %, as for
+// the local tokenizer: docs/metrics.md#isl-and-osl).
 const tolerance = 0.01
 
 // CrossCheck compares the engine's token counts over the window with the

@@ -95,6 +95,7 @@ func checkWhole(t *testing.T, dir string) (log, spooled int) {
 // torn line, and each record is in requests.jsonl, in a kept spool, or
 // counted as unwritten.
 func TestFullDiskKeepsRecords(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name   string
 		quota  int64

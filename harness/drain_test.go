@@ -60,6 +60,7 @@ func (s *backlogServer) Do(ctx context.Context, clock loadgen.Clock, req *loadge
 // the level's TTFT is the server's; without it, its first requests wait
 // out the backlog (4 cut-off requests × 1 s).
 func TestDrainBetweenLevels(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		drain       bool
 		probes      int

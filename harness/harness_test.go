@@ -38,7 +38,8 @@ func mockTarget(t *testing.T, cfg mockserver.Config) (*mockserver.Server, string
 // definitions (TTFT from send to first token, ITL over OSL − 1 gaps, no
 // off-by-one) and that the client adds little delay. The bound is loose
 // (5 ms) because CI machines are shared; docs/performance.md has the
-// measured distribution from bench/timing-truth.sh.
+// measured distribution from bench/timing-truth.sh. Not parallel: it
+// measures wall-clock delays.
 func TestTimingTruth(t *testing.T) {
 	if raceEnabled {
 		t.Skip("wall-clock timing under the race detector measures the detector; make timing runs this test")

@@ -41,7 +41,8 @@ func precisionRunner(t *testing.T, cfg harness.Config) (*harness.Runner, *harnes
 
 // TestPrecisionStopsALevelOnceMet: a target the mock meets within a second
 // ends a 60-second level early, with its window trimmed by shares of what
-// actually ran.
+// actually ran. Not parallel: when the level stops depends on how fast the
+// client measures.
 func TestPrecisionStopsALevelOnceMet(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives load for a few seconds")
@@ -79,6 +80,7 @@ func TestPrecisionIsBoundedByMaxDuration(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives load for a few seconds")
 	}
+	t.Parallel()
 	prec, _ := slo.ParsePrecision("ttft_p99.9:0.01%")
 	r, _ := precisionRunner(t, harness.Config{Limits: loadgen.Limits{MaxDuration: 1500 * time.Millisecond}, Precision: prec})
 	s, err := r.RunLevelToDecision(context.Background(), 0, loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 2})
@@ -98,6 +100,7 @@ func TestPrecisionIsBoundedByMaxDuration(t *testing.T) {
 // seeds, records each run's requests with their run index, and returns
 // the pooled summary with the spread between runs.
 func TestRepeatPoolsRuns(t *testing.T) {
+	t.Parallel()
 	obj, _ := slo.Parse("ttft_p99<=1s")
 	r, log := precisionRunner(t, harness.Config{Limits: loadgen.Limits{MaxRequests: 40}, Objective: obj, Repeat: 3})
 	s, err := r.RunLevel(context.Background(), 0, loadgen.Profile{Mode: loadgen.ModePoisson, Rate: 200, Seed: 7})

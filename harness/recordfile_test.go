@@ -19,6 +19,7 @@ import (
 // cut file is still a valid stream); the records that did not fit stay in
 // memory, and salvage writes those that fit once space is freed.
 func TestRecordFileFull(t *testing.T) {
+	t.Parallel()
 	for _, gz := range []bool{false, true} {
 		name := "plain"
 		if gz {

@@ -58,10 +58,10 @@ type Config struct {
 	TimelineBuckets int
 	Logger          *slog.Logger
 	// Shard, when set, runs this process's part of a distributed run
-	// (SPEC §12, loadgen.WithShard): every level follows the whole seeded
-	// plan and sends only the shard's requests. Each level's Summary then
-	// describes the shard's share (its Profile is Shard.Share of the
-	// level's), so that metrics.MergeSummaries of all shards gives the
+	// (docs/cli.md#distributed-runs, loadgen.WithShard): every level follows
+	// the whole seeded plan and sends only the shard's requests. Each level's
+	// Summary then describes the shard's share (its Profile is Shard.Share of
+	// the level's), so that metrics.MergeSummaries of all shards gives the
 	// whole level.
 	Shard loadgen.Shard
 	// Precision, when set, makes RunLevelToDecision run a level (but a
@@ -104,8 +104,12 @@ type Progress struct {
 	// Expected is the level's planned length (0 when it is request-bound
 	// and the rate is unknown).
 	Expected time.Duration
-	Load     loadgen.Progress
-	Live     metrics.LiveStats
+	// Drain is how long requests still in flight at Expected may run on
+	// before they are cancelled (Config.Drain): past Expected the level
+	// ends within Drain.
+	Drain time.Duration
+	Load  loadgen.Progress
+	Live  metrics.LiveStats
 	// Final is true on the last call for a level, when it has ended.
 	Final bool
 	// Precision is the live state of a precision-driven level
@@ -174,7 +178,7 @@ func New(cfg Config) (*Runner, error) {
 		errs = append(errs, errors.New("harness: no Workload"))
 	}
 	if cfg.Limits.MaxDuration <= 0 && cfg.Limits.MaxRequests <= 0 {
-		errs = append(errs, errors.New("harness: a level needs --max-seconds or --max-requests"))
+		errs = append(errs, errors.New("harness: a level needs Config.Limits.MaxDuration or Config.Limits.MaxRequests"))
 	}
 	for name, t := range map[string]loadgen.Trim{"Config.Warmup": cfg.Warmup, "Config.Cooldown": cfg.Cooldown} {
 		if err := t.Validate(); err != nil {
@@ -475,7 +479,7 @@ func (r *Runner) watchProgress(ctx context.Context, level, repeat int, p loadgen
 		gen := r.gen
 		r.genMu.Unlock()
 		pr := Progress{Level: level, Repeat: repeat, Repeats: max(r.cfg.Repeat, 1), Profile: p, Elapsed: r.cfg.Clock.Now() - start,
-			Expected: expected, Load: gen.Progress(), Live: live.Stats(), Final: final}
+			Expected: expected, Drain: r.cfg.Drain, Load: gen.Progress(), Live: live.Stats(), Final: final}
 		if monitor != nil {
 			st := monitor.progress()
 			pr.Precision = &st
@@ -539,6 +543,6 @@ func unreachableWarning(level int, n int64, example string) metrics.Warning {
 		example = "no message"
 	}
 	return metrics.Warning{Code: WarnUnreachable, Level: level, Message: fmt.Sprintf(
-		"level %d stopped early: its first %d requests all failed to connect (%s), so none reached the server; check that the server is up at --target (for HTTPS with a private CA, see --ca-cert and --insecure), or give --unreachable-after 0 to keep sending",
+		"level %d stopped early: its first %d requests all failed to connect (%s), so none reached the server; check that the server is up at the Requester's base URL (for HTTPS with a private CA, check the client's TLS configuration), or give Config.Limits.UnreachableAfter 0 to keep sending",
 		level, n, example)}
 }

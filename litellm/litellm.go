@@ -152,7 +152,8 @@ func NewMeter(win prom.Window, filter []prom.Matcher, opts ...Option) *Meter {
 // benchmark's target, given by WithTarget), or prometheus=URL (a
 // Prometheus server storing LiteLLM's series). The terms filter series by
 // label, typically requested_model=NAME (the model name the client sends)
-// or model=NAME. Errors name the flag.
+// or model=NAME. Every problem is reported at once (errors.Join), each
+// naming the LiteLLM metrics source.
 func Parse(spec string, opts ...Option) (*Meter, error) {
 	const example = "target,requested_model=llama-70b"
 	o := newOptions(opts)
@@ -164,19 +165,19 @@ func Parse(spec string, opts ...Option) (*Meter, error) {
 	case isProm && strings.EqualFold(strings.TrimSpace(kind), "prometheus"):
 		u, err := httpURL(raw)
 		if err != nil {
-			return nil, fmt.Errorf("--litellm-metrics prometheus=%q: want an http(s) URL, e.g. prometheus=http://prometheus:9090", raw)
+			return nil, fmt.Errorf("LiteLLM metrics prometheus=%q: want an http(s) URL, e.g. prometheus=http://prometheus:9090", raw)
 		}
 		win = prom.NewQueryWindow(prom.NewAPI(u.String(), o.client))
 	case src == "target":
 		if o.target == "" {
-			return nil, errors.New("--litellm-metrics target: no target URL to read /metrics from")
+			return nil, errors.New("LiteLLM metrics target: no target URL to read /metrics from (WithTarget)")
 		}
 		base := strings.TrimSuffix(strings.TrimSuffix(o.target, "/"), "/v1")
 		win = prom.NewScrapeWindow(base+"/metrics", o.client)
 	default:
 		u, err := httpURL(src)
 		if err != nil {
-			return nil, fmt.Errorf("--litellm-metrics %q: want 'target', the proxy's /metrics URL or prometheus=URL, e.g. %s or http://litellm:4000/metrics", src, example)
+			return nil, fmt.Errorf("LiteLLM metrics %q: want 'target', the proxy's /metrics URL or prometheus=URL, e.g. %s or http://litellm:4000/metrics", src, example)
 		}
 		win = prom.NewScrapeWindow(u.String(), o.client) // the path defaults to /metrics
 	}
@@ -185,7 +186,7 @@ func Parse(spec string, opts ...Option) (*Meter, error) {
 	for _, t := range terms[1:] {
 		m, err := prom.ParseMatcher(strings.TrimSpace(t))
 		if err != nil {
-			errs = append(errs, fmt.Errorf("--litellm-metrics: %w (e.g. %s)", err, example))
+			errs = append(errs, fmt.Errorf("LiteLLM metrics: %w (e.g. %s)", err, example))
 			continue
 		}
 		filter = append(filter, m)

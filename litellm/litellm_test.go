@@ -188,8 +188,8 @@ func TestParseErrors(t *testing.T) {
 		{"http://litellm:4000,model=~(", "missing closing"},
 	} {
 		_, err := litellm.Parse(tc.spec)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "--litellm-metrics") {
-			t.Errorf("%q: %v, want an error naming --litellm-metrics with %q", tc.spec, err, tc.want)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "LiteLLM metrics") {
+			t.Errorf("%q: %v, want an error naming the LiteLLM metrics with %q", tc.spec, err, tc.want)
 		}
 	}
 	if _, err := litellm.Parse("target", litellm.WithTarget("http://127.0.0.1:4000/v1")); err != nil {
@@ -202,8 +202,8 @@ func FuzzParse(f *testing.F) {
 	f.Add("prometheus=http://p:9090,model=~gpt.*")
 	f.Fuzz(func(t *testing.T, spec string) {
 		_, err := litellm.Parse(spec, litellm.WithTarget("http://127.0.0.1:4000"))
-		if err != nil && !strings.Contains(err.Error(), "--litellm-metrics") {
-			t.Fatalf("error does not name the flag: %v", err)
+		if err != nil && !strings.Contains(err.Error(), "LiteLLM metrics") {
+			t.Fatalf("error does not name the LiteLLM metrics: %v", err)
 		}
 	})
 }

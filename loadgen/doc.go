@@ -1,6 +1,7 @@
 // Package loadgen is gollm-bench's embeddable load generator: it sends
 // requests to an inference server at a chosen pace and emits one Record per
-// request, whatever its outcome (SPEC §4, §6).
+// request, whatever its outcome (docs/records.md,
+// docs/metrics.md#load-profiles).
 //
 // The pieces:
 //
@@ -20,8 +21,8 @@
 //     (how to pace) and Limits (when to stop, and the warmup and cooldown
 //     trims), writes the records to a Sink from a single goroutine, and
 //     returns a LevelResult: the level's start and end, its measured window
-//     (SPEC §5), its stop reason, and client health (late arrivals, queue
-//     depth, client CPU time).
+//     (docs/metrics.md#the-measured-window-and-its-trims), its stop reason,
+//     and client health (late arrivals, queue depth, client CPU time).
 //   - A SessionWorkload (session.go) makes each arrival a multi-turn chat
 //     session: its turns follow one another, each due at the end of the
 //     previous plus a think time, each carrying the conversation so far

@@ -84,10 +84,10 @@ func WithSeqStart(seq int64) Option { return func(g *Generator) { g.nextSeq = se
 
 // (WithShard, in shard.go, splits a level's plan between processes.)
 
-// WithDrainTimeout lets requests still in flight when Limits.MaxDuration
-// ends run for up to d longer before they are cancelled (default 0: they
-// are cancelled at once and recorded as StatusCancelled, "incomplete" in
-// SPEC §5 terms).
+// WithDrainTimeout lets requests still in flight when Limits.MaxDuration ends
+// run for up to d longer before they are cancelled (default 0: they are
+// cancelled at once and recorded as StatusCancelled, "incomplete" in the
+// summary's terms: docs/metrics.md#the-measured-window-and-its-trims).
 func WithDrainTimeout(d time.Duration) Option { return func(g *Generator) { g.drain = max(d, 0) } }
 
 // WithPacer sets the Pacer of open-loop levels (ModeConstant and
@@ -147,16 +147,16 @@ var errStop = errors.New("loadgen: level stopped")
 // Each *Record is freshly allocated and never touched again after Write,
 // so a sink may keep it.
 //
-// Pacing (SPEC §6). Open-loop modes (constant, poisson) fire arrival i at
-// Start + Pacer.Arrival(i), whatever the server does: each request runs in
-// its own goroutine and ScheduledAt is the intended time. With
-// Profile.MaxConcurrency set, arrivals beyond the cap wait in a FIFO queue;
-// the wait shows as lag (SentAt − ScheduledAt). A scheduler that falls
+// Pacing (docs/metrics.md#load-profiles). Open-loop modes (constant, poisson)
+// fire arrival i at Start + Pacer.Arrival(i), whatever the server does: each
+// request runs in its own goroutine and ScheduledAt is the intended time.
+// With Profile.MaxConcurrency set, arrivals beyond the cap wait in a FIFO
+// queue; the wait shows as lag (SentAt − ScheduledAt). A scheduler that falls
 // behind still fires every arrival, late, and counts it (Late). Closed-loop
-// modes run N workers (1 for synchronous, Profile.Concurrency for
-// concurrent, MaxConcurrency or DefaultThroughputConcurrency for
-// throughput), each sending request after request; ScheduledAt is the
-// moment the worker became free.
+// modes run N workers (1 for synchronous, Profile.Concurrency for concurrent,
+// MaxConcurrency or DefaultThroughputConcurrency for throughput), each
+// sending request after request; ScheduledAt is the moment the worker became
+// free.
 //
 // Stops. MaxDuration: no request is scheduled at or after Start +
 // MaxDuration; requests still in flight then are cancelled (after the drain
@@ -173,12 +173,13 @@ var errStop = errors.New("loadgen: level stopped")
 // Every scheduled request still gets its record, offered to the sink even
 // after a sink error: Written == Scheduled unless a write failed.
 //
-// Window (SPEC §5): [Start + warmup, End − cooldown]. With
-// Limits.WarmupRequests = N the window starts at the ScheduledAt of request
-// k = N (requests k < N are excluded); with Limits.CooldownRequests = M it
-// ends at the ScheduledAt of request k = Scheduled − M (requests k >=
-// Scheduled − M are excluded). Use LevelResult.InWindow to set
-// Record.InWindow when re-reading the records.
+// Window: [Start + warmup, End − cooldown]
+// (docs/metrics.md#the-measured-window-and-its-trims). With
+// Limits.WarmupRequests = N the window starts at the ScheduledAt of request k
+// = N (requests k < N are excluded); with Limits.CooldownRequests = M it ends
+// at the ScheduledAt of request k = Scheduled − M (requests k >= Scheduled −
+// M are excluded). Use LevelResult.InWindow to set Record.InWindow when
+// re-reading the records.
 //
 // The result is filled in whatever happens once the level has started. The
 // error is non-nil if p or lim is invalid (nothing ran), if the sink or the
@@ -188,7 +189,7 @@ func (g *Generator) Run(ctx context.Context, level int, p Profile, lim Limits, s
 	res := LevelResult{Level: level, Profile: p, Limits: lim, Shard: g.shard}
 	var shardErr error
 	if g.shardSet && g.shard.Count < 1 {
-		shardErr = fmt.Errorf("--shard %d/%d: want 0 <= INDEX < COUNT, e.g. --shard 0/2", g.shard.Index, g.shard.Count)
+		shardErr = fmt.Errorf("WithShard(%d, %d): want 0 <= index < count, e.g. WithShard(0, 2)", g.shard.Index, g.shard.Count)
 	}
 	if err := errors.Join(p.Validate(), lim.Validate(), shardErr); err != nil {
 		return res, fmt.Errorf("loadgen: level %d: %w", level, err)
@@ -765,7 +766,7 @@ func (l *level) execute(s slot) {
 func (l *level) send(k int64, req *Request, rec *Record, sent *bool) {
 	g := l.g
 	req.Seq, req.Level = rec.Seq, l.num
-	rec.RequestedOutputTokens = req.MaxTokens
+	rec.RequestedOutputTokens, rec.RequestedPromptTokens = req.MaxTokens, req.RequestedPromptTokens
 	rec.PromptTokens, rec.PromptTokensSource = req.PromptTokens, req.PromptTokensSource
 	if req.PromptTokensSource == SourceTokenizer {
 		rec.LocalPromptTokens = req.PromptTokens

@@ -11,10 +11,10 @@ import (
 )
 
 // Encoder writes records as JSON Lines (one Record object per line, the
-// requests.jsonl of SPEC §10), buffered, optionally gzip-compressed. It
-// implements Sink. It is not safe for concurrent use (a Generator calls
-// Write from one goroutine). Call Close (or Flush) when done: until then
-// records may sit in the buffer.
+// requests.jsonl of docs/outputs.md#requestsjsonl), buffered, optionally
+// gzip-compressed. It implements Sink. It is not safe for concurrent use (a
+// Generator calls Write from one goroutine). Call Close (or Flush) when done:
+// until then records may sit in the buffer.
 type Encoder struct {
 	w   io.Writer
 	buf *bufio.Writer

@@ -6,10 +6,11 @@ import (
 	"time"
 )
 
-// Pacer plans the arrivals of an open-loop level (SPEC §6). Arrival
-// returns the intended send time of arrival i (0-based) as an offset from
-// the level's start, given prev, the intended time of arrival i−1 (ignored
-// for i == 0). Arrival 0 is at offset 0.
+// Pacer plans the arrivals of an open-loop level
+// (docs/metrics.md#load-profiles). Arrival returns the intended send time of
+// arrival i (0-based) as an offset from the level's start, given prev, the
+// intended time of arrival i−1 (ignored for i == 0). Arrival 0 is at offset
+// 0.
 //
 // A Pacer is pure: the same (i, prev) always gives the same answer, it
 // holds no state and is safe for concurrent use. "How long until the next

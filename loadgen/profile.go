@@ -4,10 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
-// Mode is a load profile's pacing discipline (SPEC §6).
+// Mode is a load profile's pacing discipline (docs/metrics.md#load-profiles).
 type Mode string
 
 // Load modes. Closed-loop modes (synchronous, concurrent, throughput) start a
@@ -57,9 +58,10 @@ type Limits struct {
 	// level, so a server that goes away mid-level keeps being measured.
 	UnreachableAfter int64 `json:"unreachable_after,omitempty"`
 
-	// Warmup and Cooldown trim the measured window (SPEC §5): either a
-	// duration, or a request count (WarmupRequests: the first N requests are
-	// excluded; CooldownRequests: the last N).
+	// Warmup and Cooldown trim the measured window
+	// (docs/metrics.md#the-measured-window-and-its-trims): either a duration,
+	// or a request count (WarmupRequests: the first N requests are excluded;
+	// CooldownRequests: the last N).
 	Warmup           time.Duration `json:"warmup_ns,omitempty"`
 	WarmupRequests   int64         `json:"warmup_requests,omitempty"`
 	Cooldown         time.Duration `json:"cooldown_ns,omitempty"`
@@ -72,83 +74,83 @@ type Limits struct {
 	CooldownFraction float64 `json:"cooldown_fraction,omitempty"`
 }
 
-// Validate reports every problem with p at once (errors.Join), naming the
-// field and the CLI flag that sets it.
+// Validate reports every problem with p at once (errors.Join), naming
+// each field (e.g. "Profile.Rate").
 func (p Profile) Validate() error {
 	var errs []error
 	switch p.Mode {
 	case ModeSynchronous:
 		if p.Concurrency > 1 {
-			errs = append(errs, fmt.Errorf("profile: concurrency %d with mode %q: synchronous runs exactly 1 request at a time; use --profile concurrent", p.Concurrency, p.Mode))
+			errs = append(errs, fmt.Errorf("Profile.Concurrency %d with Profile.Mode %q: synchronous runs exactly 1 request at a time; use Profile.Mode concurrent", p.Concurrency, p.Mode))
 		}
 	case ModeConcurrent:
 		if p.Concurrency < 1 {
-			errs = append(errs, fmt.Errorf("profile: mode %q needs a concurrency >= 1 (--rate), got %d", p.Mode, p.Concurrency))
+			errs = append(errs, fmt.Errorf("Profile.Mode %q needs a Profile.Concurrency >= 1, got %d", p.Mode, p.Concurrency))
 		}
 	case ModeThroughput:
 	case ModeConstant, ModePoisson:
 		if !(p.Rate > 0) || math.IsInf(p.Rate, 0) {
-			errs = append(errs, fmt.Errorf("profile: mode %q needs a finite rate > 0 req/s (--rate), got %v", p.Mode, p.Rate))
+			errs = append(errs, fmt.Errorf("Profile.Mode %q needs a finite Profile.Rate > 0 req/s, got %v", p.Mode, p.Rate))
 		}
 	case "":
-		errs = append(errs, errors.New("profile: mode is empty; set --profile to synchronous, concurrent, throughput, constant or poisson"))
+		errs = append(errs, errors.New("Profile.Mode is empty; set it to synchronous, concurrent, throughput, constant or poisson"))
 	default:
-		errs = append(errs, fmt.Errorf("profile: unknown mode %q; --profile takes synchronous, concurrent, throughput, constant or poisson", p.Mode))
+		errs = append(errs, fmt.Errorf("Profile.Mode %q is unknown; want synchronous, concurrent, throughput, constant or poisson", p.Mode))
 	}
 	if p.Concurrency < 0 {
-		errs = append(errs, fmt.Errorf("profile: concurrency must be >= 0, got %d", p.Concurrency))
+		errs = append(errs, fmt.Errorf("Profile.Concurrency must be >= 0, got %d", p.Concurrency))
 	}
 	if p.MaxConcurrency < 0 {
-		errs = append(errs, fmt.Errorf("profile: max concurrency must be >= 0 (--max-concurrency), got %d", p.MaxConcurrency))
+		errs = append(errs, fmt.Errorf("Profile.MaxConcurrency must be >= 0, got %d", p.MaxConcurrency))
 	}
 	return errors.Join(errs...)
 }
 
-// Validate reports every problem with l at once (errors.Join), naming the
-// field and the CLI flag that sets it. A level needs MaxDuration or
+// Validate reports every problem with l at once (errors.Join), naming
+// each field (e.g. "Limits.MaxDuration"). A level needs MaxDuration or
 // MaxRequests; warmup and cooldown are each either a duration or a request
 // count, and must leave a non-empty window.
 func (l Limits) Validate() error {
 	var errs []error
-	neg := func(name, flag string, v int64) {
+	neg := func(name string, v int64, show any) {
 		if v < 0 {
-			errs = append(errs, fmt.Errorf("limits: %s must be >= 0 (%s), got %d", name, flag, v))
+			errs = append(errs, fmt.Errorf("Limits.%s must be >= 0, got %v", name, show))
 		}
 	}
-	neg("max duration", "--max-seconds", int64(l.MaxDuration))
-	neg("max requests", "--max-requests", l.MaxRequests)
-	neg("max errors", "--max-errors", l.MaxErrors)
-	neg("unreachable after", "--unreachable-after", l.UnreachableAfter)
-	neg("warmup", "--warmup", int64(l.Warmup))
-	neg("warmup requests", "--warmup", l.WarmupRequests)
-	neg("cooldown", "--cooldown", int64(l.Cooldown))
-	neg("cooldown requests", "--cooldown", l.CooldownRequests)
+	neg("MaxDuration", int64(l.MaxDuration), l.MaxDuration)
+	neg("MaxRequests", l.MaxRequests, l.MaxRequests)
+	neg("MaxErrors", l.MaxErrors, l.MaxErrors)
+	neg("UnreachableAfter", l.UnreachableAfter, l.UnreachableAfter)
+	neg("Warmup", int64(l.Warmup), l.Warmup)
+	neg("WarmupRequests", l.WarmupRequests, l.WarmupRequests)
+	neg("Cooldown", int64(l.Cooldown), l.Cooldown)
+	neg("CooldownRequests", l.CooldownRequests, l.CooldownRequests)
 	if l.MaxDuration <= 0 && l.MaxRequests <= 0 {
-		errs = append(errs, errors.New("limits: a level needs --max-seconds or --max-requests (or both)"))
+		errs = append(errs, errors.New("Limits.MaxDuration and Limits.MaxRequests are both unset: a level needs one of them (or both)"))
 	}
 	if l.Warmup > 0 && l.WarmupRequests > 0 {
-		errs = append(errs, errors.New("limits: warmup is either a duration or a request count (--warmup 30s or --warmup 100), not both"))
+		errs = append(errs, errors.New("Limits.Warmup and Limits.WarmupRequests are both set: a warmup is either a duration or a request count, not both"))
 	}
 	if l.Cooldown > 0 && l.CooldownRequests > 0 {
-		errs = append(errs, errors.New("limits: cooldown is either a duration or a request count (--cooldown 5s or --cooldown 20), not both"))
+		errs = append(errs, errors.New("Limits.Cooldown and Limits.CooldownRequests are both set: a cooldown is either a duration or a request count, not both"))
 	}
 	for _, f := range []struct {
 		name      string
 		v         float64
 		otherwise bool
-	}{{"warmup", l.WarmupFraction, l.Warmup > 0 || l.WarmupRequests > 0}, {"cooldown", l.CooldownFraction, l.Cooldown > 0 || l.CooldownRequests > 0}} {
+	}{{"Warmup", l.WarmupFraction, l.Warmup > 0 || l.WarmupRequests > 0}, {"Cooldown", l.CooldownFraction, l.Cooldown > 0 || l.CooldownRequests > 0}} {
 		switch {
 		case !(f.v >= 0 && f.v < 0.5):
-			errs = append(errs, fmt.Errorf("limits: %s fraction %v must be in [0, 0.5)", f.name, f.v))
+			errs = append(errs, fmt.Errorf("Limits.%sFraction %v must be in [0, 0.5)", f.name, f.v))
 		case f.v > 0 && f.otherwise:
-			errs = append(errs, fmt.Errorf("limits: %s is a share, a duration or a request count, not two of them", f.name))
+			errs = append(errs, fmt.Errorf("Limits.%sFraction with Limits.%s or Limits.%sRequests: a %s is a share, a duration or a request count, not two of them", f.name, f.name, f.name, strings.ToLower(f.name)))
 		}
 	}
 	if l.MaxDuration > 0 && l.Warmup+l.Cooldown >= l.MaxDuration {
-		errs = append(errs, fmt.Errorf("limits: --warmup %v + --cooldown %v leave no measured window in --max-seconds %v: shorten --warmup or --cooldown, or lengthen --max-seconds", l.Warmup, l.Cooldown, l.MaxDuration))
+		errs = append(errs, fmt.Errorf("Limits.Warmup %v + Limits.Cooldown %v leave no measured window in Limits.MaxDuration %v: shorten the warmup or the cooldown, or lengthen Limits.MaxDuration", l.Warmup, l.Cooldown, l.MaxDuration))
 	}
 	if l.MaxRequests > 0 && l.WarmupRequests+l.CooldownRequests >= l.MaxRequests {
-		errs = append(errs, fmt.Errorf("limits: --warmup %d + --cooldown %d requests leave no measured window in --max-requests %d: shorten --warmup or --cooldown, or raise --max-requests", l.WarmupRequests, l.CooldownRequests, l.MaxRequests))
+		errs = append(errs, fmt.Errorf("Limits.WarmupRequests %d + Limits.CooldownRequests %d leave no measured window in Limits.MaxRequests %d: shorten the warmup or the cooldown, or raise Limits.MaxRequests", l.WarmupRequests, l.CooldownRequests, l.MaxRequests))
 	}
 	return errors.Join(errs...)
 }

@@ -64,7 +64,7 @@ const WarmupLevel = -1
 // TokenSource says where a token count came from.
 type TokenSource string
 
-// Token count sources (SPEC §4).
+// Token count sources, in order of preference: docs/metrics.md#isl-and-osl.
 const (
 	SourceNone      TokenSource = ""
 	SourceServer    TokenSource = "server"    // the server's usage object
@@ -88,8 +88,9 @@ const (
 	ReceiveClockUser ReceiveClock = "user"
 )
 
-// Record is the measurement of one request (SPEC §4). The load generator
-// emits exactly one Record per request it schedules, whatever its outcome.
+// Record is the measurement of one request (docs/records.md; its time stamps
+// in docs/metrics.md#time-stamps). The load generator emits exactly one
+// Record per request it schedules, whatever its outcome.
 //
 // All *At fields are monotonic offsets from the run's start (see Clock), in
 // nanoseconds when encoded as JSON. A zero offset means "did not happen",
@@ -168,6 +169,9 @@ type Record struct {
 	LocalPromptTokens     int `json:"local_prompt_tokens,omitempty"`     // our tokenizer's count of the prompt
 	LocalOutputTokens     int `json:"local_output_tokens,omitempty"`     // our tokenizer's count of the output text
 	RequestedOutputTokens int `json:"requested_output_tokens,omitempty"` // max_tokens sent
+	// RequestedPromptTokens is the prompt length the workload aimed at
+	// (Request.RequestedPromptTokens), tokens; 0 when it stated none.
+	RequestedPromptTokens int `json:"requested_prompt_tokens,omitempty"`
 	// ResponseCost is the cost a LiteLLM proxy gave for this response in
 	// its x-litellm-response-cost header, in the currency of its prices;
 	// nil without the header (or with a value that is not a number >= 0).
@@ -193,8 +197,8 @@ type Record struct {
 	InWindow     bool   `json:"in_window"` // sent inside the level's measured window (set after the level ends)
 }
 
-// TTFT is the time to first token, first_token_at − sent_at (SPEC §5).
-// ok is false when no token arrived.
+// TTFT is the time to first token, first_token_at − sent_at
+// (docs/metrics.md#ttft). ok is false when no token arrived.
 func (r *Record) TTFT() (d time.Duration, ok bool) {
 	if r.FirstTokenAt == 0 {
 		return 0, false
@@ -202,9 +206,10 @@ func (r *Record) TTFT() (d time.Duration, ok bool) {
 	return r.FirstTokenAt - r.SentAt, true
 }
 
-// E2E is the end-to-end latency, last_token_at − sent_at (SPEC §5); a
-// trailing usage or [DONE] frame does not stretch it. For a request without
-// tokens (non-streaming or empty output) it is done_at − sent_at.
+// E2E is the end-to-end latency, last_token_at − sent_at
+// (docs/metrics.md#e2e); a trailing usage or [DONE] frame does not stretch
+// it. For a request without tokens (non-streaming or empty output) it is
+// done_at − sent_at.
 func (r *Record) E2E() time.Duration {
 	if r.LastTokenAt != 0 {
 		return r.LastTokenAt - r.SentAt

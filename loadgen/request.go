@@ -34,6 +34,12 @@ type Request struct {
 	// how it knows (SourceTokenizer or SourceDataset).
 	PromptTokens       int
 	PromptTokensSource TokenSource
+	// RequestedPromptTokens is the prompt length the workload aimed at,
+	// tokens: the ISL drawn from its length distribution, which a prompt
+	// sized in words (no tokenizer) only approximates; 0 when the workload
+	// states none (a dataset without a tokenizer). Reports set it against
+	// the length the server counted.
+	RequestedPromptTokens int
 	// MaxTokens is the requested output length (max_tokens), in tokens.
 	MaxTokens int
 
@@ -61,9 +67,10 @@ type Workload interface {
 
 // Requester sends one request and fills rec with what it measured: every
 // field from HeadersAt to the end of Record. The Generator has already set
-// Seq, Level, ScheduledAt, SentAt, RequestedOutputTokens and the prompt
-// token fields (PromptTokens, PromptTokensSource, and LocalPromptTokens
-// when the source is the tokenizer) from the Request before calling Do; a
+// Seq, Level, ScheduledAt, SentAt, RequestedOutputTokens,
+// RequestedPromptTokens and the prompt token fields (PromptTokens,
+// PromptTokensSource, and LocalPromptTokens when the source is the
+// tokenizer) from the Request before calling Do; a
 // Requester may overwrite the prompt counts with better ones (server
 // usage). Do never returns an error: failures are recorded in rec.Status,
 // rec.ErrorKind and rec.ErrorMessage. Implementations must be safe for

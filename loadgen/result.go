@@ -58,8 +58,9 @@ type LevelResult struct {
 	End   time.Duration `json:"end_ns"`
 
 	// Window is the measured window, [Start + warmup, End − cooldown]
-	// (SPEC §5); see Generator.Run for how request-count trims map to
-	// times. Use InWindow to classify records.
+	// (docs/metrics.md#the-measured-window-and-its-trims); see Generator.Run
+	// for how request-count trims map to times. Use InWindow to classify
+	// records.
 	Window Window `json:"window"`
 
 	// PlannedInWindow is, for an open-loop level, the number of arrivals
@@ -84,9 +85,9 @@ type LevelResult struct {
 	// for an unsharded level; 0 (in results written before it existed)
 	// means Scheduled.
 	Planned int64 `json:"planned,omitempty"`
-	// Shard is the part of a distributed run this process ran (SPEC §12;
-	// zero when unsharded). Profile is the whole plan's; Shard.Share
-	// gives this shard's part of it.
+	// Shard is the part of a distributed run this process ran
+	// (docs/cli.md#distributed-runs; zero when unsharded). Profile is the
+	// whole plan's; Shard.Share gives this shard's part of it.
 	Shard     Shard `json:"shard,omitzero"`
 	Sent      int64 `json:"sent"`      // requests handed to the Requester
 	OK        int64 `json:"ok"`        // records with StatusOK
@@ -122,12 +123,12 @@ type LevelResult struct {
 func (r LevelResult) Duration() time.Duration { return r.End - r.Start }
 
 // InWindow reports whether rec, a record of this level, counts in the
-// measured window (SPEC §5): it is one of this level's requests, not among
-// the first Limits.WarmupRequests nor the last Limits.CooldownRequests, and
-// it was sent inside Window (a request that was never sent, being cut off
-// in the max-concurrency queue, counts at its ScheduledAt). Requests cut
-// off at the end are in the window too, as incomplete (StatusCancelled),
-// so they are reported, not dropped.
+// measured window (docs/metrics.md#the-measured-window-and-its-trims): it is
+// one of this level's requests, not among the first Limits.WarmupRequests nor
+// the last Limits.CooldownRequests, and it was sent inside Window (a request
+// that was never sent, being cut off in the max-concurrency queue, counts at
+// its ScheduledAt). Requests cut off at the end are in the window too, as
+// incomplete (StatusCancelled), so they are reported, not dropped.
 func (r LevelResult) InWindow(rec *Record) bool {
 	if rec.Level != r.Level {
 		return false

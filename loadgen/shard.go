@@ -7,10 +7,11 @@ import (
 	"strings"
 )
 
-// Shard names one part of a distributed run (SPEC §12): shard Index of
-// Count. Every shard runs the same seeded plan; shard i takes the requests
-// whose index k in the whole plan has k % Count == Index, so the shards
-// never overlap and together send exactly what one process would.
+// Shard names one part of a distributed run: shard Index of Count
+// (docs/cli.md#distributed-runs). Every shard runs the same seeded plan;
+// shard i takes the requests whose index k in the whole plan has k % Count ==
+// Index, so the shards never overlap and together send exactly what one
+// process would.
 //
 // Open-loop modes (constant, poisson) compute the whole plan's arrival
 // times with the same pacer and seed, and fire only the shard's arrivals,
@@ -27,18 +28,18 @@ type Shard struct {
 	Count int `json:"count"`
 }
 
-// ParseShard parses the --shard flag's "i/n" spelling (0 <= i < n), e.g.
-// "2/8", as Kubernetes' Indexed Jobs number completions from 0.
+// ParseShard parses a shard's "i/n" spelling (0 <= i < n), e.g. "2/8", as
+// Kubernetes' Indexed Jobs number completions from 0.
 func ParseShard(s string) (Shard, error) {
 	is, ns, ok := strings.Cut(strings.TrimSpace(s), "/")
 	i, ierr := strconv.Atoi(strings.TrimSpace(is))
 	n, nerr := strconv.Atoi(strings.TrimSpace(ns))
 	if !ok || ierr != nil || nerr != nil {
-		return Shard{}, fmt.Errorf("--shard %q: want INDEX/COUNT with 0 <= INDEX < COUNT, e.g. --shard 0/4 (in a Kubernetes Indexed Job: --shard=$(JOB_COMPLETION_INDEX)/4)", s)
+		return Shard{}, fmt.Errorf("shard %q: want INDEX/COUNT with 0 <= INDEX < COUNT, e.g. 0/4 (in a Kubernetes Indexed Job: $(JOB_COMPLETION_INDEX)/4)", s)
 	}
 	sh := Shard{Index: i, Count: n}
 	if n < 1 {
-		return Shard{}, fmt.Errorf("--shard %s: want 0 <= INDEX < COUNT, e.g. --shard 0/2", strings.TrimSpace(s))
+		return Shard{}, fmt.Errorf("shard %q: want INDEX/COUNT with 0 <= INDEX < COUNT, e.g. 0/2", strings.TrimSpace(s))
 	}
 	if err := sh.Validate(); err != nil {
 		return Shard{}, err
@@ -46,14 +47,14 @@ func ParseShard(s string) (Shard, error) {
 	return sh, nil
 }
 
-// Validate reports a shard outside 0 <= Index < Count, naming --shard.
+// Validate reports a shard outside 0 <= Index < Count.
 // The zero Shard is valid.
 func (s Shard) Validate() error {
 	if s == (Shard{}) {
 		return nil
 	}
 	if s.Count < 1 || s.Index < 0 || s.Index >= s.Count {
-		return fmt.Errorf("--shard %d/%d: want 0 <= INDEX < COUNT, e.g. --shard 0/%d", s.Index, s.Count, max(s.Count, 2))
+		return fmt.Errorf("shard %d/%d: want INDEX/COUNT with 0 <= INDEX < COUNT, e.g. 0/%d", s.Index, s.Count, max(s.Count, 2))
 	}
 	return nil
 }
@@ -99,8 +100,9 @@ func (s Shard) split(total int) int {
 // DefaultThroughputConcurrency is split too). Shard summaries carry the
 // share, so that metrics.MergeSummaries adds the shares back up to p.
 //
-// The error names --shard and --rate when the shard would get no worker
-// (or no slot under --max-concurrency): use fewer shards or more load.
+// The error names the shard and the Profile field when the shard would
+// get no worker (Concurrency) or no slot (MaxConcurrency): use fewer
+// shards or more load.
 func (s Shard) Share(p Profile) (Profile, error) {
 	if err := s.Validate(); err != nil {
 		return p, err
@@ -109,9 +111,9 @@ func (s Shard) Share(p Profile) (Profile, error) {
 	if s.Count == 1 {
 		return p, nil
 	}
-	none := func(what, flag string, total int) error {
-		return fmt.Errorf("--shard %s: %s %d split over %d shards leaves shard %d nothing to run; use a %s of at least %d, or at most %d shards",
-			s, what, total, s.Count, s.Index, flag, s.Count, max(total, 1))
+	none := func(field string, total int) error {
+		return fmt.Errorf("shard %s: %s %d split over %d shards leaves shard %d nothing to run; use a %s of at least %d, or at most %d shards",
+			s, field, total, s.Count, s.Index, field, s.Count, max(total, 1))
 	}
 	q := p
 	var errs []error
@@ -120,14 +122,14 @@ func (s Shard) Share(p Profile) (Profile, error) {
 		q.Rate = p.Rate / float64(s.Count)
 		if p.MaxConcurrency > 0 {
 			if q.MaxConcurrency = s.split(p.MaxConcurrency); q.MaxConcurrency == 0 {
-				errs = append(errs, none("max concurrency", "--max-concurrency", p.MaxConcurrency))
+				errs = append(errs, none("Profile.MaxConcurrency", p.MaxConcurrency))
 			}
 		}
 	case ModeSynchronous:
-		errs = append(errs, fmt.Errorf("--shard %s: the synchronous profile runs one request at a time and cannot be split over %d shards; use --profile concurrent --rate N with N >= %d, or a rate mode (--profile constant|poisson --rate)", s, s.Count, s.Count))
+		errs = append(errs, fmt.Errorf("shard %s: the synchronous profile runs one request at a time and cannot be split over %d shards; use Profile.Mode concurrent with a Profile.Concurrency N >= %d, or a rate mode (constant or poisson)", s, s.Count, s.Count))
 	case ModeConcurrent:
 		if q.Concurrency = s.split(p.Concurrency); q.Concurrency == 0 {
-			errs = append(errs, none("concurrency", "--rate", p.Concurrency))
+			errs = append(errs, none("Profile.Concurrency", p.Concurrency))
 		}
 	case ModeThroughput:
 		total := p.MaxConcurrency
@@ -135,17 +137,17 @@ func (s Shard) Share(p Profile) (Profile, error) {
 			total = DefaultThroughputConcurrency
 		}
 		if q.MaxConcurrency = s.split(total); q.MaxConcurrency == 0 {
-			errs = append(errs, none("throughput concurrency", "--rate", total))
+			errs = append(errs, none("Profile.MaxConcurrency", total))
 		}
 	}
 	return q, errors.Join(errs...)
 }
 
-// WithShard makes the Generator run shard index of count (SPEC §12; see
-// Shard): every level follows the whole plan and sends only this shard's
-// requests, with the Seq each would have in a single-process run. Run
-// returns an error, naming --shard, if 0 <= index < count does not hold
-// or a level cannot be split (Shard.Share).
+// WithShard makes the Generator run shard index of count (see Shard and
+// docs/cli.md#distributed-runs): every level follows the whole plan and sends
+// only this shard's requests, with the Seq each would have in a
+// single-process run. Run returns an error, naming the shard, if 0 <=
+// index < count does not hold or a level cannot be split (Shard.Share).
 func WithShard(index, count int) Option {
 	return func(g *Generator) { g.shard, g.shardSet = Shard{Index: index, Count: count}, true }
 }

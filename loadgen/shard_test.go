@@ -29,8 +29,8 @@ func TestParseShard(t *testing.T) {
 		t.Run(tt.in, func(t *testing.T) {
 			got, err := ParseShard(tt.in)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "--shard") {
-					t.Fatalf("ParseShard(%q) = %v, %v; want an error naming --shard and %q", tt.in, got, err, tt.wantErr)
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "shard ") {
+					t.Fatalf("ParseShard(%q) = %v, %v; want an error naming the shard and %q", tt.in, got, err, tt.wantErr)
 				}
 				return
 			}
@@ -55,20 +55,20 @@ func TestShardShare(t *testing.T) {
 		{name: "unsharded", s: Shard{}, p: Profile{Mode: ModeSynchronous}, want: Profile{Mode: ModeSynchronous}},
 		{name: "rate", s: Shard{1, 4}, p: Profile{Mode: ModeConstant, Rate: 10}, want: Profile{Mode: ModeConstant, Rate: 2.5}},
 		{name: "rate with cap", s: Shard{2, 3}, p: Profile{Mode: ModePoisson, Rate: 9, MaxConcurrency: 7, Seed: 3}, want: Profile{Mode: ModePoisson, Rate: 3, MaxConcurrency: 2, Seed: 3}},
-		{name: "rate cap too small", s: Shard{2, 3}, p: Profile{Mode: ModeConstant, Rate: 9, MaxConcurrency: 2}, wantErr: "--max-concurrency"},
+		{name: "rate cap too small", s: Shard{2, 3}, p: Profile{Mode: ModeConstant, Rate: 9, MaxConcurrency: 2}, wantErr: "Profile.MaxConcurrency 2 split over 3 shards"},
 		{name: "concurrency first gets extra", s: Shard{0, 3}, p: Profile{Mode: ModeConcurrent, Concurrency: 5}, want: Profile{Mode: ModeConcurrent, Concurrency: 2}},
 		{name: "concurrency last", s: Shard{2, 3}, p: Profile{Mode: ModeConcurrent, Concurrency: 5}, want: Profile{Mode: ModeConcurrent, Concurrency: 1}},
-		{name: "no worker", s: Shard{2, 3}, p: Profile{Mode: ModeConcurrent, Concurrency: 2}, wantErr: "--rate"},
+		{name: "no worker", s: Shard{2, 3}, p: Profile{Mode: ModeConcurrent, Concurrency: 2}, wantErr: "Profile.Concurrency 2 split over 3 shards"},
 		{name: "throughput default", s: Shard{1, 2}, p: Profile{Mode: ModeThroughput}, want: Profile{Mode: ModeThroughput, MaxConcurrency: 256}},
 		{name: "synchronous", s: Shard{0, 2}, p: Profile{Mode: ModeSynchronous, Concurrency: 1}, wantErr: "synchronous"},
-		{name: "bad shard", s: Shard{3, 3}, p: Profile{Mode: ModeConstant, Rate: 1}, wantErr: "--shard"},
+		{name: "bad shard", s: Shard{3, 3}, p: Profile{Mode: ModeConstant, Rate: 1}, wantErr: "shard 3/3: want INDEX/COUNT"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := tt.s.Share(tt.p)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "--shard") {
-					t.Fatalf("Share = %+v, %v; want an error naming --shard and %q", got, err, tt.wantErr)
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.HasPrefix(err.Error(), "shard ") {
+					t.Fatalf("Share = %+v, %v; want an error naming the shard and %q", got, err, tt.wantErr)
 				}
 				return
 			}
@@ -121,10 +121,10 @@ func arrivals(recs []Record, res []LevelResult) []arrival {
 	return out
 }
 
-// TestShardsUnionIsPlan checks SPEC §12: the shards of a seeded open-loop
-// plan send, together, exactly the arrivals (times from the level's start,
-// and seqs) that one process sends, without overlap, and agree on the
-// levels' seq ranges and, where the plan fixes them, windows.
+// TestShardsUnionIsPlan checks docs/cli.md#distributed-runs: the shards of a
+// seeded open-loop plan send, together, exactly the arrivals (times from the
+// level's start, and seqs) that one process sends, without overlap, and agree
+// on the levels' seq ranges and, where the plan fixes them, windows.
 func TestShardsUnionIsPlan(t *testing.T) {
 	ms := time.Millisecond
 	tests := []struct {
@@ -254,9 +254,9 @@ func TestShardErrors(t *testing.T) {
 		p       Profile
 		wantErr string
 	}{
-		{"index out of range", WithShard(3, 3), Profile{Mode: ModeConstant, Rate: 1}, "--shard 3/3"},
-		{"zero count", WithShard(0, 0), Profile{Mode: ModeConstant, Rate: 1}, "--shard 0/0"},
-		{"no worker", WithShard(2, 3), Profile{Mode: ModeConcurrent, Concurrency: 2}, "--rate"},
+		{"index out of range", WithShard(3, 3), Profile{Mode: ModeConstant, Rate: 1}, "shard 3/3"},
+		{"zero count", WithShard(0, 0), Profile{Mode: ModeConstant, Rate: 1}, "WithShard(0, 0)"},
+		{"no worker", WithShard(2, 3), Profile{Mode: ModeConcurrent, Concurrency: 2}, "Profile.Concurrency 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

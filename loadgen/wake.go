@@ -20,12 +20,12 @@ const fineSlack = 50 * time.Microsecond
 //
 // Go's runtime timers fire up to about 1 ms late when the process is idle:
 // runtime/netpoll_epoll.go rounds every sleep to whole milliseconds. That
-// lateness is scheduling lag (SPEC §5) that every request of a low or
-// moderate rate would carry. Where the platform offers one (Linux: a
-// timerfd, see wake_linux.go), a waker sleeps the last fineSpan on a
-// kernel timer with microsecond resolution that the runtime's poller
-// watches, racing it with a runtime timer. It never spins, and it never
-// wakes before the arrival.
+// lateness is scheduling lag (docs/metrics.md#client-health) that every
+// request of a low or moderate rate would carry. Where the platform offers
+// one (Linux: a timerfd, see wake_linux.go), a waker sleeps the last fineSpan
+// on a kernel timer with microsecond resolution that the runtime's poller
+// watches, racing it with a runtime timer. It never spins, and it never wakes
+// before the arrival.
 //
 // On a busy process the runtime checks its timers at every scheduling
 // decision, so its timer is on time and wins the race; a kernel timer

@@ -13,7 +13,8 @@ import (
 	"github.com/gollm-bench/gollm-bench/stats"
 )
 
-// Defaults applied by NewAccumulator to zero Config fields (SPEC §5).
+// Defaults applied by NewAccumulator to zero Config fields
+// (docs/metrics.md#client-health).
 const (
 	// DefaultMaxLag is the scheduling-lag p99 threshold without an SLO.
 	DefaultMaxLag = 10 * time.Millisecond
@@ -22,12 +23,13 @@ const (
 // Thresholds of the client-health and data-quality checks.
 const (
 	// MinAchievedRatio: an open-loop level that sent less than this share of
-	// its target rate is client-limited (SPEC §5).
+	// its target rate is client-limited (docs/metrics.md#client-health).
 	MinAchievedRatio = 0.98
 	// HighErrorRate is the error rate above which a level is warned about.
 	HighErrorRate = 0.05
-	// TokenMismatchTolerance is the relative gap between the server's and
-	// the local tokenizer's output counts above which they disagree (SPEC §5).
+	// TokenMismatchTolerance is the relative gap between the server's and the
+	// local tokenizer's output counts above which they disagree
+	// (docs/metrics.md#isl-and-osl).
 	TokenMismatchTolerance = 0.01
 )
 
@@ -39,11 +41,14 @@ type Config struct {
 	// Profile is the level's load profile. Its Rate is the target of an
 	// open-loop level, and its MaxConcurrency the cap behind "capped".
 	Profile loadgen.Profile
-	// Window is the level's measured window (SPEC §5), known once the level is over.
+	// Window is the level's measured window
+	// (docs/metrics.md#the-measured-window-and-its-trims), known once the
+	// level is over.
 	Window loadgen.Window
 	// MaxLag is the scheduling-lag p99 above which the level is
-	// client-limited. Zero means DefaultMaxLag (10 ms, SPEC §5: no SLO);
-	// with an SLO the caller passes 5 % of its tightest latency term.
+	// client-limited. Zero means DefaultMaxLag (10 ms, the default without an
+	// SLO: docs/metrics.md#client-health); with an SLO the caller passes 5 %
+	// of its tightest latency term.
 	MaxLag time.Duration
 	// Good is the per-request goodput predicate (every per-request SLO
 	// latency threshold met), called for ok requests that were sent in the
@@ -66,7 +71,8 @@ type Config struct {
 	CapReached bool
 	// InWindow, when set, decides which requests count as sent inside the
 	// window; the level runner passes loadgen.LevelResult.InWindow so that
-	// request-count warmup and cooldown trims (SPEC §5) are honoured
+	// request-count warmup and cooldown trims
+	// (docs/metrics.md#the-measured-window-and-its-trims) are honoured
 	// exactly. The default is Window.Contains(rec.SentAt).
 	InWindow func(*loadgen.Record) bool
 	// PeakInFlight is the most requests the level had in flight at once,
@@ -173,7 +179,8 @@ func NewAccumulator(cfg Config) *Accumulator {
 }
 
 // failed reports whether s is a failure (error or timeout). Cancelled
-// requests are incomplete, not failures (SPEC §5).
+// requests are incomplete, not failures
+// (docs/metrics.md#error-rate-and-error-adjusted-percentiles).
 func failed(s loadgen.Status) bool { return s == loadgen.StatusError || s == loadgen.StatusTimeout }
 
 // Add accounts for one record of the level. It sets rec.InWindow to whether
@@ -182,7 +189,7 @@ func failed(s loadgen.Status) bool { return s == loadgen.StatusError || s == loa
 // changes nothing else; it keeps no reference to rec. Records of other
 // levels must not be added.
 //
-// Populations (SPEC §5):
+// Populations (docs/metrics.md#the-measured-window-and-its-trims):
 //   - latency distributions (TTFT, TTFT corrected, TTFOT, ITL, ICL, E2E),
 //     tokens per chunk and the achieved ISL/OSL: requests sent in the
 //     window that finished ok;

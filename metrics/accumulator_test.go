@@ -68,6 +68,7 @@ func codes(ws []Warning) string {
 var tenSeconds = loadgen.Window{Start: 0, End: 10 * time.Second}
 
 func TestLatencyDefinitions(t *testing.T) {
+	t.Parallel()
 	r := stream(0, 1000, 100, 0, 1, 2, 1, 1)
 	r.ScheduledAt = ms(990)
 	r.ChunkTimes = []time.Duration{ms(1100), ms(1120), ms(1150), ms(1200)}
@@ -120,6 +121,7 @@ func TestLatencyDefinitions(t *testing.T) {
 }
 
 func TestITLByOSL(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		rec    *loadgen.Record
@@ -262,6 +264,7 @@ func TestTokensInWindow(t *testing.T) {
 }
 
 func TestErrorAdjusted(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name                   string
 		ok, failed, cancelled  int
@@ -328,6 +331,7 @@ func TestErrorAdjusted(t *testing.T) {
 }
 
 func TestGoodput(t *testing.T) {
+	t.Parallel()
 	good := func(r *loadgen.Record) bool {
 		ttft, ok := r.TTFT()
 		return ok && ttft <= ms(50)
@@ -372,6 +376,7 @@ func paced(n int, lag, dur time.Duration) []*loadgen.Record {
 }
 
 func TestClientHealth(t *testing.T) {
+	t.Parallel()
 	poisson := loadgen.Profile{Mode: loadgen.ModePoisson, Rate: 10}
 	capped := loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 10, MaxConcurrency: 5}
 	w := loadgen.Window{Start: 0, End: 10*time.Second + time.Millisecond}
@@ -414,6 +419,7 @@ func TestClientHealth(t *testing.T) {
 }
 
 func TestClientCPU(t *testing.T) {
+	t.Parallel()
 	s := summarize(Config{Window: tenSeconds, CPUSeconds: 2, WallSeconds: 10, MaxLag: ms(3)})
 	if s.Client.CPUSeconds != 2 || s.Client.CPUPercent != 20 || s.Client.MaxLag != 3 {
 		t.Errorf("client = %+v", s.Client)
@@ -421,6 +427,7 @@ func TestClientCPU(t *testing.T) {
 }
 
 func TestDataWarnings(t *testing.T) {
+	t.Parallel()
 	mismatch := func(server, local int) *loadgen.Record {
 		r := stream(0, 0, 10, 10, 1)
 		r.ServerOutputTokens, r.LocalOutputTokens = server, local
@@ -466,6 +473,7 @@ func TestDataWarnings(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
+	t.Parallel()
 	if err := (Config{Window: tenSeconds}).Validate(); err != nil {
 		t.Errorf("valid config: %v", err)
 	}
@@ -481,6 +489,7 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestSummaryRepeatable(t *testing.T) {
+	t.Parallel()
 	a := NewAccumulator(Config{Window: tenSeconds})
 	for _, r := range paced(50, ms(1), ms(300)) {
 		a.Add(r)
@@ -494,6 +503,7 @@ func TestSummaryRepeatable(t *testing.T) {
 // TestSendOverhead checks the send-overhead population: requests sent in
 // the window that were written (WroteAt set), whatever their outcome.
 func TestSendOverhead(t *testing.T) {
+	t.Parallel()
 	recs := paced(10, ms(1), ms(50))
 	for i, r := range recs {
 		r.WroteAt = r.SentAt + time.Duration(i+1)*100*time.Microsecond // 0.1 … 1.0 ms

@@ -11,6 +11,7 @@ import (
 // the chunk counts, tokens per chunk follow the server (as throughput
 // does), apportioned in whole tokens that sum to the server's count.
 func TestTokensPerChunkScaledToUsage(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		chunks []int32
@@ -56,6 +57,7 @@ func TestTokensPerChunkScaledToUsage(t *testing.T) {
 // TestRecordChunkTokensHuge: a records file with absurd counts cannot
 // overflow the apportionment.
 func TestRecordChunkTokensHuge(t *testing.T) {
+	t.Parallel()
 	r := stream(0, 0, 10, 1, 1<<30, 1<<30, 1<<30)
 	r.OutputTokens = 1 << 62
 	h := newTokenHistogram()
@@ -68,6 +70,7 @@ func TestRecordChunkTokensHuge(t *testing.T) {
 // TestUsageRejectedWarning: requests whose usage was rejected as
 // impossible are counted and warned about.
 func TestUsageRejectedWarning(t *testing.T) {
+	t.Parallel()
 	ok := stream(0, 1000, 100, 10, 1, 1)
 	bad := stream(1, 1100, 100, 10, 1, 1)
 	bad.UsageRejected = "usage.completion_tokens -7 is negative"

@@ -1,6 +1,6 @@
 // Package metrics turns a load level's request records into its Summary:
 // latency and token distributions, throughputs over the measured window,
-// error rate, goodput and client health (SPEC §5).
+// error rate, goodput and client health, as docs/metrics.md defines them.
 //
 // Running and reporting are separate stages. The load generator emits one
 // loadgen.Record per request; once a level is over and its measured window
@@ -36,10 +36,11 @@
 // Every Distribution comes from an HDR histogram (hdrhistogram-go, 3
 // significant digits, latencies in µs from 0 to 1 h, token counts up to
 // 2^30), kept in the Distribution in hdrhistogram-go's compressed base64
-// encoding. Merge combines two distributions exactly; MergeSummaries
-// combines the summaries of the shards of one level (SPEC §12) so that the
-// result equals what one process would have computed from all records.
-// Percentile and FractionAtOrBelow read any percentile or CDF point back.
+// encoding. Merge combines two distributions exactly; MergeSummaries combines
+// the summaries of the shards of one level (docs/cli.md#distributed-runs) so
+// that the result equals what one process would have computed from all
+// records. Percentile and FractionAtOrBelow read any percentile or CDF point
+// back.
 //
 // # Warnings
 //

@@ -19,8 +19,9 @@ const (
 	UnitTokens = "tokens" // token counts: recorded and reported as integers
 )
 
-// Histogram geometry (SPEC §5: 3 significant digits, latencies in µs). Every
-// histogram of a unit has the same geometry, so merges are exact.
+// Histogram geometry (docs/metrics.md#distributions: 3 significant digits,
+// latencies in µs). Every histogram of a unit has the same geometry, so
+// merges are exact.
 const (
 	sigFigs = 3
 	// maxFiniteMicros is the largest finite latency recorded, 1 h; longer
@@ -203,12 +204,12 @@ func (d Distribution) Percentile(p float64) float64 {
 	return float64(v) / divisor(d.Unit)
 }
 
-// FractionAtOrBelow returns the fraction (0..1) of d's samples at or below
-// x, in d's unit (ms for latencies): the empirical CDF, read from the
-// histogram. Samples indistinguishable from x at 3 significant digits count
-// as at or below it; +Inf samples never do. It is NaN when d is empty or
-// its histogram cannot be decoded. The SLO package uses it for the seed
-// formula, goodput ≈ throughput × P[TTFT ≤ x] × P[ITL ≤ y] (SPEC §7).
+// FractionAtOrBelow returns the fraction (0..1) of d's samples at or below x,
+// in d's unit (ms for latencies): the empirical CDF, read from the histogram.
+// Samples indistinguishable from x at 3 significant digits count as at or
+// below it; +Inf samples never do. It is NaN when d is empty or its histogram
+// cannot be decoded. The SLO package uses it for the seed formula, goodput ≈
+// throughput × P[TTFT ≤ x] × P[ITL ≤ y] (docs/metrics.md#the-seed-formula).
 func (d Distribution) FractionAtOrBelow(x float64) float64 {
 	if d.Count == 0 {
 		return math.NaN()

@@ -3,7 +3,6 @@ package metrics
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -14,11 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/internal/golden"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/stats"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // latencies returns a ms distribution of the given samples, with n
 // failures (+Inf) added.
@@ -34,6 +32,7 @@ func latencies(inf int, samples ...float64) Distribution {
 }
 
 func TestPercentileAndFraction(t *testing.T) {
+	t.Parallel()
 	var oneToThousand []float64
 	for i := 1; i <= 1000; i++ {
 		oneToThousand = append(oneToThousand, float64(i))
@@ -74,6 +73,7 @@ func TestPercentileAndFraction(t *testing.T) {
 }
 
 func TestLatencyClamp(t *testing.T) {
+	t.Parallel()
 	d := latencies(0, -5, 2*float64(time.Hour/time.Millisecond))
 	if d.Min != 0 || !near(d.Max, float64(time.Hour/time.Millisecond)) || d.Inf != 0 || math.IsInf(d.Mean, 0) {
 		t.Errorf("clamped = %+v", d)
@@ -81,6 +81,7 @@ func TestLatencyClamp(t *testing.T) {
 }
 
 func TestMerge(t *testing.T) {
+	t.Parallel()
 	a, b := latencies(1, 1, 2, 3), latencies(0, 4, 5)
 	m, err := Merge(a, b)
 	if err != nil {
@@ -155,6 +156,7 @@ func randomRecords(rng *rand.Rand, n int) []*loadgen.Record {
 }
 
 func TestMergeShardsEqualsWhole(t *testing.T) {
+	t.Parallel()
 	recs := randomRecords(rand.New(rand.NewPCG(1, 2)), 3000)
 	const k = 3
 	profile := loadgen.Profile{Mode: loadgen.ModePoisson, Rate: 300, MaxConcurrency: 0}
@@ -280,6 +282,7 @@ func TestMergeSummariesWindowsAndErrors(t *testing.T) {
 }
 
 func TestDistributionJSON(t *testing.T) {
+	t.Parallel()
 	d := latencies(3, 10, 20)
 	b, err := json.Marshal(d)
 	if err != nil {
@@ -307,8 +310,9 @@ func TestDistributionJSON(t *testing.T) {
 }
 
 // TestSummaryGolden pins the JSON of a Summary. Regenerate with
-// go test ./metrics -run Golden -update.
+// go test ./metrics -run '^TestSummaryGolden$' -update.
 func TestSummaryGolden(t *testing.T) {
+	t.Parallel()
 	recs := randomRecords(rand.New(rand.NewPCG(7, 7)), 40)
 	recs = append(recs, failure(40, 5000, loadgen.ErrorHTTP), failure(41, 6000, loadgen.ErrorDisconnect))
 	s := summarize(Config{Level: 1, Profile: loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 4, MaxConcurrency: 8},
@@ -320,17 +324,10 @@ func TestSummaryGolden(t *testing.T) {
 	}
 	got = append(got, '\n')
 	path := filepath.Join("testdata", "summary.golden.json")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	golden.Check(t, path, got)
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("summary JSON differs from %s (run with -update if intended):\n%s", path, got)
+		t.Fatal(err)
 	}
 	var back Summary
 	if err := json.Unmarshal(want, &back); err != nil {
@@ -342,6 +339,7 @@ func TestSummaryGolden(t *testing.T) {
 }
 
 func TestLive(t *testing.T) {
+	t.Parallel()
 	l := NewLive()
 	var wg sync.WaitGroup
 	for range 4 {

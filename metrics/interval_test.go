@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -11,6 +12,7 @@ import (
 )
 
 func TestLowestEquivalentMatchesHistogram(t *testing.T) {
+	t.Parallel()
 	h := newLatencyHistogram()
 	rng := rand.New(rand.NewPCG(3, 3))
 	for range 20000 {
@@ -31,6 +33,8 @@ func TestLowestEquivalentMatchesHistogram(t *testing.T) {
 // the 95 % interval of p50, p95 and p99 (where bounded) contains the true
 // quantile in 93–97 % of 2,000 seeded trials.
 func TestQuantileIntervalCoverage(t *testing.T) {
+	skipUnderRace(t)
+	t.Parallel()
 	const trials = 2000
 	type dist struct {
 		name   string
@@ -44,41 +48,44 @@ func TestQuantileIntervalCoverage(t *testing.T) {
 		{"exponential", func(r *rand.Rand) float64 { return 40 * r.ExpFloat64() },
 			func(p float64) float64 { return -40 * math.Log1p(-p) }, 0},
 	}
-	h := newLatencyHistogram()
 	for _, d := range dists {
 		for _, n := range []int64{100, 1000, 10_000} {
-			rng := rand.New(rand.NewPCG(uint64(n), 11))
-			qs := []quantileQuery{{p: 50}, {p: 95}, {p: 99}}
-			hits := make([]int, len(qs))
-			bounded := make([]bool, len(qs))
-			for range trials {
-				h.Reset()
-				for range n {
-					recordLatency(h, time.Duration(d.draw(rng)*float64(time.Millisecond)))
+			t.Run(fmt.Sprintf("%s/n=%d", d.name, n), func(t *testing.T) {
+				t.Parallel()
+				h := newLatencyHistogram()
+				rng := rand.New(rand.NewPCG(uint64(n), 11))
+				qs := []quantileQuery{{p: 50}, {p: 95}, {p: 99}}
+				hits := make([]int, len(qs))
+				bounded := make([]bool, len(qs))
+				for range trials {
+					h.Reset()
+					for range n {
+						recordLatency(h, time.Duration(d.draw(rng)*float64(time.Millisecond)))
+					}
+					for i, a := range answerQuantiles(h, qs, nil) {
+						_, ci := convertAnswer(h, UnitMS, a)
+						if !ci.Bounded() {
+							continue
+						}
+						bounded[i] = true
+						if ci.Contains(d.quant(qs[i].p / 100)) {
+							hits[i]++
+						}
+					}
 				}
-				for i, a := range answerQuantiles(h, qs, nil) {
-					_, ci := convertAnswer(h, UnitMS, a)
-					if !ci.Bounded() {
+				for i, q := range qs {
+					if !bounded[i] {
+						if _, hi := stats.QuantileRanks(n, q.p/100, stats.Confidence); hi <= n {
+							t.Errorf("%s n=%d p%g: never bounded, though its ranks are", d.name, n, q.p)
+						}
 						continue
 					}
-					bounded[i] = true
-					if ci.Contains(d.quant(qs[i].p / 100)) {
-						hits[i]++
+					if c := float64(hits[i]) / trials; c < 0.93 || c > 0.97 {
+						t.Errorf("%s n=%d p%g: the interval held the true quantile in %.1f %% of %d trials, want 93-97 %%",
+							d.name, n, q.p, 100*c, trials)
 					}
 				}
-			}
-			for i, q := range qs {
-				if !bounded[i] {
-					if _, hi := stats.QuantileRanks(n, q.p/100, stats.Confidence); hi <= n {
-						t.Errorf("%s n=%d p%g: never bounded, though its ranks are", d.name, n, q.p)
-					}
-					continue
-				}
-				if c := float64(hits[i]) / trials; c < 0.93 || c > 0.97 {
-					t.Errorf("%s n=%d p%g: the interval held the true quantile in %.1f %% of %d trials, want 93-97 %%",
-						d.name, n, q.p, 100*c, trials)
-				}
-			}
+			})
 		}
 	}
 }
@@ -86,6 +93,7 @@ func TestQuantileIntervalCoverage(t *testing.T) {
 // TestQuantileWithFailures checks the error-adjusted reading: failures
 // are +Inf samples above every recorded one.
 func TestQuantileWithFailures(t *testing.T) {
+	t.Parallel()
 	d := latencies(0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100)
 	v, _, err := d.Quantile(50, 0)
 	if err != nil || !near(v, 50) {
@@ -122,6 +130,7 @@ func TestQuantileWithFailures(t *testing.T) {
 // requests sent in the window, so the tokens that the warmup's requests
 // delivered into the window were output but not goodput (0.38 of it).
 func TestGoodputWindow(t *testing.T) {
+	t.Parallel()
 	// Concurrency 4, each request streams 100 tokens over 2 s; the level
 	// runs 8 s with a window of [0.8 s, 7.2 s]; requests in flight at the
 	// end drain.
@@ -155,6 +164,7 @@ func TestGoodputWindow(t *testing.T) {
 }
 
 func TestRateIntervalsAndBatches(t *testing.T) {
+	t.Parallel()
 	recs := paced(200, 0, ms(50)) // 200 requests every 50 ms over 10 s
 	s := summarize(Config{Window: tenSeconds}, recs...)
 	if s.Batches.Used != 20 {
@@ -184,6 +194,7 @@ func TestRateIntervalsAndBatches(t *testing.T) {
 }
 
 func TestBatchCount(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		window, e2e float64
 		want        int

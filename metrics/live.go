@@ -9,12 +9,12 @@ import (
 	"github.com/gollm-bench/gollm-bench/loadgen"
 )
 
-// Live is a cheap running tally for the progress line (SPEC §10): requests
-// done, failures, output tokens and the TTFT p99 so far. It ignores the
-// window (it is for watching, not for results; the Summary is the result).
-// Its TTFT histogram has 2 significant digits (≈ 1 % resolution), so it is
-// small. The zero Live is not usable: build one with NewLive. A Live is safe
-// for concurrent use.
+// Live is a cheap running tally for the progress line
+// (docs/outputs.md#the-console): requests done, failures, output tokens and
+// the TTFT p99 so far. It ignores the window (it is for watching, not for
+// results; the Summary is the result). Its TTFT histogram has 2 significant
+// digits (≈ 1 % resolution), so it is small. The zero Live is not usable:
+// build one with NewLive. A Live is safe for concurrent use.
 type Live struct {
 	mu     sync.Mutex
 	stats  LiveStats

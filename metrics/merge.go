@@ -5,9 +5,10 @@ import (
 	"fmt"
 )
 
-// MergeSummaries combines the summaries of the shards of one level (SPEC
-// §12: shard i of n runs the same seeded plan and sends every n-th arrival)
-// into the level's summary, as if one process had sent every request:
+// MergeSummaries combines the summaries of the shards of one level
+// (docs/cli.md#distributed-runs: shard i of n runs the same seeded plan and
+// sends every n-th arrival) into the level's summary, as if one process had
+// sent every request:
 //   - distributions merge exactly, through their HDR histograms;
 //   - request counts, error kinds and goodput counts add;
 //   - rates add (throughputs, cached input tokens/s, req/s, goodput, mean concurrency, target and

@@ -5,10 +5,10 @@ import (
 	"github.com/gollm-bench/gollm-bench/stats"
 )
 
-// Distribution summarises one distribution (SPEC §5): latencies in ms,
-// counts in tokens (Unit says which). It is computed from an HDR histogram
-// (hdrhistogram-go, 3 significant digits; latencies recorded in µs), which
-// is kept, encoded, in Histogram so results can be merged exactly.
+// Distribution summarises one distribution (docs/metrics.md#distributions):
+// latencies in ms, counts in tokens (Unit says which). It is computed from an
+// HDR histogram (hdrhistogram-go, 3 significant digits; latencies recorded in
+// µs), which is kept, encoded, in Histogram so results can be merged exactly.
 type Distribution struct {
 	Unit  string  `json:"unit"` // "ms" or "tokens"
 	Count int64   `json:"count"`
@@ -77,7 +77,8 @@ type Summary struct {
 	// summary: stats.Confidence (0.95).
 	Confidence float64 `json:"confidence"`
 
-	// Latency distributions, ms (definitions in SPEC §5 and on each field).
+	// Latency distributions, ms (definitions in docs/metrics.md and on each
+	// field).
 	TTFT          Distribution `json:"ttft_ms"`           // first_token_at − sent_at
 	TTFTCorrected Distribution `json:"ttft_corrected_ms"` // first_token_at − scheduled_at (wrk2 coordinated-omission correction)
 	TTFOT         Distribution `json:"ttfot_ms"`          // first_content_at − sent_at (reasoning models)
@@ -112,7 +113,7 @@ type Summary struct {
 	PromptTokens   Distribution `json:"prompt_tokens"` // achieved ISL
 	OutputTokens   Distribution `json:"output_tokens"` // achieved OSL
 
-	// Throughputs over the window (SPEC §5).
+	// Throughputs over the window (docs/metrics.md#throughputs).
 	OutputTokensPerSecond float64 `json:"output_tok_s"` // output tokens whose chunk arrived in the window (any request, scaled to OutputTokens) / window
 	InputTokensPerSecond  float64 `json:"input_tok_s"`  // prompt tokens of requests sent in the window and prefilled (ok, or a token arrived) / window
 	// CachedInputTokensPerSecond is the part of InputTokensPerSecond the
@@ -164,7 +165,8 @@ type RequestCounts struct {
 	Completed int64 `json:"completed_in_window"`
 	// TokenCountsCompared counts ok requests sent in the window that carry
 	// both a server and a local output token count; TokenCountMismatches
-	// those whose two counts differ by more than 1 % (SPEC §5, OSL).
+	// those whose two counts differ by more than 1 %
+	// (docs/metrics.md#isl-and-osl).
 	TokenCountsCompared  int64 `json:"token_counts_compared"`
 	TokenCountMismatches int64 `json:"token_count_mismatches"`
 	// OSLShort counts ok requests sent in the window whose OutputTokens fell
@@ -196,7 +198,8 @@ type Goodput struct {
 	OutputTokensPerSecondCI stats.Interval `json:"output_tok_s_ci,omitzero"`
 }
 
-// ClientHealth tells whether the load generator kept up (SPEC §5).
+// ClientHealth tells whether the load generator kept up
+// (docs/metrics.md#client-health).
 type ClientHealth struct {
 	TargetRate   float64 `json:"target_req_s,omitempty"`   // open-loop target, req/s
 	AchievedRate float64 `json:"achieved_req_s,omitempty"` // requests sent in the window / window, req/s

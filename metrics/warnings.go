@@ -12,9 +12,11 @@ const (
 	WarnEmptyWindow WarningCode = "empty_window"
 	// WarnNoRequests: no request was sent inside the window.
 	WarnNoRequests WarningCode = "no_requests_in_window"
-	// WarnClientLimited: the load generator fell behind (SPEC §5).
+	// WarnClientLimited: the load generator fell behind
+	// (docs/metrics.md#client-health).
 	WarnClientLimited WarningCode = "client_limited"
-	// WarnCapped: the shortfall came from MaxConcurrency (SPEC §5, §6).
+	// WarnCapped: the shortfall came from MaxConcurrency
+	// (docs/metrics.md#client-health).
 	WarnCapped WarningCode = "capped"
 	// WarnTokenCountMismatch: server and local output counts differ by > 1 %.
 	WarnTokenCountMismatch WarningCode = "token_count_mismatch"
@@ -47,12 +49,12 @@ func isDerived(code WarningCode) bool {
 }
 
 // assessClient fills s.Client's AchievedRatio, ClientLimited, Capped and
-// Reason (SPEC §5): a level is client-limited when an open-loop level sent
-// less than MinAchievedRatio of its target rate, or when the scheduling-lag
-// p99 exceeds MaxLag. It is capped instead when an open-loop level has a
-// MaxConcurrency and the cap was reached (capReached from the runner, or
-// the peak in flight within the window at the cap), since queueing for a
-// slot is then the cause.
+// Reason (docs/metrics.md#client-health): a level is client-limited when an
+// open-loop level sent less than MinAchievedRatio of its target rate, or when
+// the scheduling-lag p99 exceeds MaxLag. It is capped instead when an
+// open-loop level has a MaxConcurrency and the cap was reached (capReached
+// from the runner, or the peak in flight within the window at the cap), since
+// queueing for a slot is then the cause.
 func assessClient(s *Summary, capReached bool) {
 	c := &s.Client
 	c.AchievedRatio, c.ClientLimited, c.Capped, c.Reason = 0, false, false, ""
@@ -97,7 +99,7 @@ func deriveWarnings(s *Summary) []Warning {
 		add(WarnClientLimited, "level %d is client-limited: %s; latencies and rates describe the client, not the server", s.Level, s.Client.Reason)
 	}
 	if s.Client.Capped {
-		add(WarnCapped, "level %d is capped by --max-concurrency: %s; queue time is counted as scheduling lag", s.Level, s.Client.Reason)
+		add(WarnCapped, "level %d is capped by Profile.MaxConcurrency: %s; queue time is counted as scheduling lag", s.Level, s.Client.Reason)
 	}
 	if r.TokenCountMismatches > 0 {
 		add(WarnTokenCountMismatch, "level %d: server and local tokenizer output counts differ by more than %.0f %% on %d of %d requests; the tokenizer may not match the served model",

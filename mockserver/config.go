@@ -1,9 +1,12 @@
 package mockserver
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"net"
 	"sort"
+	"strconv"
 	"time"
 )
 
@@ -250,4 +253,18 @@ func PresetNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// CheckAddr checks a listen address (Config.Addr): HOST:PORT with a port
+// from 0 to 65535 (0: any free port), HOST empty for every interface. Its
+// error quotes addr and says how to write it.
+func CheckAddr(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q: want HOST:PORT, e.g. 127.0.0.1:8000 (or 127.0.0.1:0 for any free port)", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("%q: port %q is not a number from 0 to 65535; want HOST:PORT, e.g. %s:8000", addr, port, cmp.Or(host, "127.0.0.1"))
+	}
+	return nil
 }

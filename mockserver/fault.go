@@ -12,8 +12,9 @@ import (
 // in the grammar of ParseFault, e.g. "X-Mock-Fault: tokens-per-chunk=4, crlf".
 const FaultHeader = "X-Mock-Fault"
 
-// Fault is a parsed set of injected faults (SPEC §11). The zero Fault
-// injects nothing. Counts K are token-carrying chunks already written.
+// Fault is a parsed set of injected faults (docs/mock-server.md#faults). The
+// zero Fault injects nothing. Counts K are token-carrying chunks already
+// written.
 type Fault struct {
 	// HTTPStatus, when non-zero, answers with this status (400..599) and
 	// an OpenAI-style JSON error body (HTTPText: a text/plain body), no stream.

@@ -59,9 +59,9 @@ func (t RequestTrace) TTFT() time.Duration {
 	return t.ChunkTimes[0].Sub(t.Arrival)
 }
 
-// ITL returns the server-side per-request ITL (SPEC §5: (last token −
-// first token) / (tokens − 1), over token-carrying chunks), 0 with fewer
-// than two tokens.
+// ITL returns the server-side per-request ITL (docs/metrics.md#itl-and-tpot:
+// (last token − first token) / (tokens − 1), over token-carrying chunks), 0
+// with fewer than two tokens.
 func (t RequestTrace) ITL() time.Duration {
 	tokens := 0
 	for _, n := range t.ChunkTokens {

@@ -10,8 +10,8 @@ import (
 type SteadyState struct {
 	// Rate is the arrival rate, req/s.
 	Rate float64
-	// Step is the mean decode step as a running request sees it: its mean
-	// ITL (SPEC §5's per-request ITL).
+	// Step is the mean decode step as a running request sees it: its mean ITL
+	// (the per-request ITL of docs/metrics.md#itl-and-tpot).
 	Step time.Duration
 	// Batch is the mean number of running sequences (Little's law).
 	Batch float64
@@ -91,11 +91,11 @@ func (c Config) Steady(rate float64, isl, osl int) SteadyState {
 	return st
 }
 
-// KneeRate returns the highest arrival rate, req/s, at which the
-// mean-field steady state meets an SLO of TTFT p99 <= ttft and ITL <= itl
-// (per-request ITL, SPEC §5) for isl/osl-token requests, and is below
-// Capacity. A zero ttft or itl means no bound on that term. It returns 0
-// when even a lone request misses the SLO, and +Inf when no rate does.
+// KneeRate returns the highest arrival rate, req/s, at which the mean-field
+// steady state meets an SLO of TTFT p99 <= ttft and ITL <= itl (per-request
+// ITL, docs/metrics.md#itl-and-tpot) for isl/osl-token requests, and is below
+// Capacity. A zero ttft or itl means no bound on that term. It returns 0 when
+// even a lone request misses the SLO, and +Inf when no rate does.
 //
 // Batch: ITL bound λ = (1 − ITLBase/itl) / k; TTFT bound
 // λ = (1 − 2·ITLBase/ttft) / k; k = osl·ITLPerSeq + isl·PrefillPerToken;

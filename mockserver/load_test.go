@@ -29,7 +29,7 @@ type loadResult struct {
 }
 
 // streamOnce sends one streaming completion and measures TTFT and the
-// per-request ITL (SPEC §5) on the client.
+// per-request ITL (docs/metrics.md#itl-and-tpot) on the client.
 func streamOnce(ctx context.Context, client *http.Client, url, body string) loadResult {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/v1/completions", strings.NewReader(body))
 	if err != nil {

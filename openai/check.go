@@ -12,7 +12,7 @@ import (
 // CheckBaseURL reports whether raw can be a Client's base URL (New's
 // baseURL, the --target flag): an http or https URL with a host and, if
 // given, a port from 1 to 65535, that is not an endpoint's URL. The error
-// names --target and the fix, and never quotes credentials.
+// names the base URL and the fix, and never quotes credentials.
 func CheckBaseURL(raw string) error {
 	_, err := normalizeBase(raw)
 	return err
@@ -25,7 +25,7 @@ func CheckBaseURL(raw string) error {
 // may be a secret.
 func CheckHeader(name, value string) error {
 	if name == "" {
-		return errors.New("--header: empty name: want NAME=VALUE, e.g. X-Tenant=a")
+		return errors.New("header name is empty: want a name such as X-Tenant")
 	}
 	for i := 0; i < len(name); i++ {
 		if !isTokenChar(name[i]) {
@@ -35,12 +35,12 @@ func CheckHeader(name, value string) error {
 				}
 				return '-'
 			}, name)
-			return fmt.Errorf("--header %q: a header name is one word of letters, digits and !#$%%&'*+-.^_`|~ (no spaces or control characters), e.g. %s", name, fix)
+			return fmt.Errorf("header name %q: a header name is one word of letters, digits and !#$%%&'*+-.^_`|~ (no spaces or control characters), e.g. %s", name, fix)
 		}
 	}
 	for i := 0; i < len(value); i++ {
 		if c := value[i]; (c < 0x20 && c != '\t') || c == 0x7f {
-			return fmt.Errorf("--header %s: the value holds a line break or control character (byte %d); give it on one line, without control characters", name, i+1)
+			return fmt.Errorf("header %s: the value holds a line break or control character (byte %d); give it on one line, without control characters", name, i+1)
 		}
 	}
 	return nil
@@ -75,13 +75,13 @@ func checkPort(u *url.URL, shown string) error {
 	p := u.Port()
 	if p == "" {
 		if strings.HasSuffix(u.Host, ":") {
-			return fmt.Errorf("--target %q: empty port: write a port from 1 to 65535 after the colon, or none for the scheme's default", shown)
+			return fmt.Errorf("base URL %q: empty port: write a port from 1 to 65535 after the colon, or none for the scheme's default", shown)
 		}
 		return nil
 	}
 	n, err := strconv.Atoi(p)
 	if err != nil || n < 1 || n > 65535 {
-		return fmt.Errorf("--target %q: port %s is out of range: a TCP port is 1 to 65535", shown, p)
+		return fmt.Errorf("base URL %q: port %s is out of range: a TCP port is 1 to 65535", shown, p)
 	}
 	return nil
 }

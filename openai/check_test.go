@@ -13,7 +13,7 @@ import (
 	"testing"
 )
 
-// TestCheckBaseURL: a --target without a scheme, or with a port outside
+// TestCheckBaseURL: a base URL without a scheme, or with a port outside
 // 1..65535, is refused with the fix, and no error quotes credentials.
 func TestCheckBaseURL(t *testing.T) {
 	for _, tt := range []struct {
@@ -62,8 +62,8 @@ func TestCheckHeader(t *testing.T) {
 	}{
 		{"X-Tenant", "a b\tc", ""},
 		{"X-Api-Key", "sk-123", ""},
-		{"Bad Header", "x", `"Bad Header"`},
-		{"", "x", "empty name"},
+		{"Bad Header", "x", `header name "Bad Header"`},
+		{"", "x", "header name is empty"},
 		{"X-Ä", "x", "letters, digits"},
 		{"X-Trace", "SECRET\nInjected: 1", "line break"},
 		{"X-Trace", "SECRET\r", "line break"},
@@ -89,8 +89,8 @@ func TestCheckHeader(t *testing.T) {
 
 func TestTemperatureNotANumber(t *testing.T) {
 	for _, v := range []float64{math.NaN(), math.Inf(1), -1} {
-		if _, err := New("http://h", WithTemperature(v)); err == nil || !strings.Contains(err.Error(), "--temperature") {
-			t.Errorf("WithTemperature(%v): %v, want an error naming --temperature", v, err)
+		if _, err := New("http://h", WithTemperature(v)); err == nil || !strings.Contains(err.Error(), "WithTemperature") {
+			t.Errorf("WithTemperature(%v): %v, want an error naming WithTemperature", v, err)
 		}
 	}
 }

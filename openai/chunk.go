@@ -169,7 +169,7 @@ func (c *chunk) slowDecode(data []byte) error {
 
 // chunkClass is what one decoded chunk carries, for the record.
 type chunkClass struct {
-	token   bool // carries generated text: content, reasoning or tool call (SPEC §5)
+	token   bool // carries generated text: content, reasoning or tool call (docs/metrics.md#what-counts-as-a-token)
 	content bool // carries non-reasoning content (TTFOT)
 	// tokens is the number of tokens in the chunk from logprobs, or 0 when
 	// the chunk has no logprobs (then the caller counts 1, or asks its token

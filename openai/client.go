@@ -28,10 +28,10 @@ import (
 	"github.com/gollm-bench/gollm-bench/loadgen"
 )
 
-// Client sends requests to one OpenAI-compatible server and measures them.
-// It implements loadgen.Requester. Build it with New; it is safe for
-// concurrent use and owns one HTTP transport (one connection pool per run,
-// SPEC §3).
+// Client sends requests to one OpenAI-compatible server and measures them. It
+// implements loadgen.Requester. Build it with New; it is safe for concurrent
+// use and owns one HTTP transport (one connection pool per run,
+// docs/cli.md#what-is-sent-and-read).
 type Client struct {
 	cfg    config
 	base   string // scheme://host[:port][/prefix], without /v1
@@ -138,12 +138,12 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// normalizeBase checks a --target URL and strips a trailing "/" and "/v1".
+// normalizeBase checks a base URL and strips a trailing "/" and "/v1".
 // Its errors quote the URL without credentials.
 func normalizeBase(raw string) (string, error) {
 	shown := redactUserinfo(raw)
 	if !strings.Contains(raw, "://") {
-		return "", fmt.Errorf("--target %q: no scheme: write http://%s (or https://%s for TLS)", shown, shown, shown)
+		return "", fmt.Errorf("base URL %q: no scheme: write http://%s (or https://%s for TLS)", shown, shown, shown)
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -151,10 +151,10 @@ func normalizeBase(raw string) (string, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err // without the URL, which may hold credentials
 		}
-		return "", fmt.Errorf("--target %q: %w; want http://host:port or https://host", shown, err)
+		return "", fmt.Errorf("base URL %q: %w; want http://host:port or https://host", shown, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return "", fmt.Errorf("--target %q: want http://host:port or https://host", shown)
+		return "", fmt.Errorf("base URL %q: want http://host:port or https://host", shown)
 	}
 	if err := checkPort(u, shown); err != nil {
 		return "", err
@@ -162,7 +162,7 @@ func normalizeBase(raw string) (string, error) {
 	path := strings.TrimRight(u.Path, "/")
 	for _, ep := range []string{"/completions", "/chat/completions"} {
 		if strings.HasSuffix(path, "/v1"+ep) {
-			return "", fmt.Errorf("--target %q: give the server's base URL (e.g. %s://%s), not an endpoint; choose the endpoint with --endpoint", shown, u.Scheme, u.Host)
+			return "", fmt.Errorf("base URL %q: give the server's base URL (e.g. %s://%s), not an endpoint; choose the endpoint with WithEndpoint", shown, u.Scheme, u.Host)
 		}
 	}
 	u.Path = strings.TrimSuffix(path, "/v1")
@@ -176,7 +176,7 @@ func (c *Client) chooseClock() error {
 	m := c.cfg.receiveClock
 	switch {
 	case m == ReceiveUser:
-		c.userNote = "user clock chosen (--receive-clock user)"
+		c.userNote = "user clock chosen (ReceiveUser)"
 	case !rxstamp.Supported():
 		if err := m.Available(); err != nil {
 			return err
@@ -184,7 +184,7 @@ func (c *Client) chooseClock() error {
 		c.userNote = rxstamp.ErrUnsupported.Error()
 	case c.cfg.httpClient != nil:
 		if m == ReceiveKernel {
-			return errors.New("--receive-clock kernel: the HTTP client is injected (WithHTTPClient), so the Client does not dial its connections; use auto or user")
+			return errors.New("receive clock kernel: the HTTP client is injected (WithHTTPClient), so the Client does not dial its connections; use auto or user")
 		}
 		c.userNote = "the HTTP client is injected (WithHTTPClient): the Client does not dial its connections"
 	default:
@@ -223,7 +223,7 @@ func newTransport(n int, tlsCfg *tls.Config, rx ReceiveClockMode) *http.Transpor
 			return sc, nil
 		case rx == ReceiveKernel:
 			conn.Close()
-			return nil, &net.OpError{Op: "dial", Net: network, Err: fmt.Errorf("--receive-clock kernel: %w", err)}
+			return nil, &net.OpError{Op: "dial", Net: network, Err: fmt.Errorf("receive clock kernel: %w", err)}
 		}
 		return plainConn{Conn: conn, why: "kernel receive stamps could not be enabled: " + err.Error()}, nil
 	}
@@ -397,7 +397,8 @@ type streamState struct {
 }
 
 // Do sends req and fills rec (loadgen.Requester). It sets rec.SentAt only
-// when the caller left it zero, and rec.RequestedOutputTokens likewise.
+// when the caller left it zero, and rec.RequestedOutputTokens and
+// rec.RequestedPromptTokens likewise.
 // It never panics: a panic while handling the request is recorded as
 // StatusError/ErrorPanic, keeping what was measured until then.
 func (c *Client) Do(ctx context.Context, clock loadgen.Clock, req *loadgen.Request, rec *loadgen.Record) {
@@ -425,6 +426,9 @@ func (c *Client) Do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	}()
 	if rec.RequestedOutputTokens == 0 {
 		rec.RequestedOutputTokens = req.MaxTokens
+	}
+	if rec.RequestedPromptTokens == 0 {
+		rec.RequestedPromptTokens = req.RequestedPromptTokens
 	}
 	c.do(ctx, clock, req, rec, st)
 	c.settleClock(clock, rec, st)
@@ -774,10 +778,11 @@ func (c *Client) readBody(ctx, rctx context.Context, r io.Reader, rec *loadgen.R
 	rec.Status = loadgen.StatusOK
 }
 
-// finish fills the token counts and their sources (SPEC §4, §5). The
-// server's usage counts are judged first (usageCount): an impossible one is
-// noted in rec.UsageRejected and not used. The server's output count is
-// used only when tokens were delivered: a response without any counts 0.
+// finish fills the token counts and their sources
+// (docs/metrics.md#isl-and-osl). The server's usage counts are judged first
+// (usageCount): an impossible one is noted in rec.UsageRejected and not used.
+// The server's output count is used only when tokens were delivered: a
+// response without any counts 0.
 func (c *Client) finish(req *loadgen.Request, rec *loadgen.Record, st *streamState) {
 	if len(st.finish) > 0 {
 		rec.FinishReason = rawJSON(st.finish).str()

@@ -2,19 +2,20 @@
 // inference servers (vLLM, SGLang, llama.cpp, TGI, the built-in mock). Its
 // Client implements loadgen.Requester: it sends one completions or chat
 // request, reads the Server-Sent Events stream, and fills a loadgen.Record
-// with the times and token counts that SPEC §4 and §5 define.
+// with the times and token counts that docs/metrics.md defines
+// (docs/records.md has the record).
 //
 // # What is measured
 //
 // A chunk is token-carrying when it holds generated text: completion text,
 // delta.content, delta.reasoning_content or delta.reasoning, or
-// delta.tool_calls. Role-only chunks, empty content and usage-only chunks
-// are not tokens (SPEC §5, as in AIPerf and vLLM's benchmark client).
-// FirstTokenAt (TTFT) is the first token-carrying chunk; FirstContentAt
-// (TTFOT) the first one that is not reasoning; LastTokenAt (E2E) the last
-// one, so a trailing usage or [DONE] frame does not stretch E2E.
-// Every token-carrying chunk's arrival is kept (ChunkTimes) with its token
-// count (ChunkTokens): the number of logprobs tokens when the chunk has
+// delta.tool_calls. Role-only chunks, empty content and usage-only chunks are
+// not tokens (docs/metrics.md#what-counts-as-a-token, as in AIPerf and vLLM's
+// benchmark client). FirstTokenAt (TTFT) is the first token-carrying chunk;
+// FirstContentAt (TTFOT) the first one that is not reasoning; LastTokenAt
+// (E2E) the last one, so a trailing usage or [DONE] frame does not stretch
+// E2E. Every token-carrying chunk's arrival is kept (ChunkTimes) with its
+// token count (ChunkTokens): the number of logprobs tokens when the chunk has
 // logprobs, else the local tokenizer's count of its text when a counter is
 // plugged in (WithTokenCounter, WithByteTokenCounter), else 1.
 //

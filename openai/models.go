@@ -13,8 +13,8 @@ import (
 )
 
 // Models lists the ids the server serves (GET /v1/models), in the server's
-// order; the first is the default model (SPEC §2 --model). It is safe for
-// concurrent use.
+// order; the first is the default model (--model,
+// docs/cli.md#target-and-requests). It is safe for concurrent use.
 func (c *Client) Models(ctx context.Context) ([]string, error) {
 	b, err := c.get(ctx, c.base+"/v1/models")
 	if err != nil {
@@ -31,7 +31,7 @@ func (c *Client) Models(ctx context.Context) ([]string, error) {
 		}
 	}
 	if len(ids) == 0 {
-		return nil, fmt.Errorf("GET /v1/models: %w; pass --model", ErrNoModels)
+		return nil, fmt.Errorf("GET /v1/models: %w", ErrNoModels)
 	}
 	return ids, nil
 }

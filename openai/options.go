@@ -15,14 +15,14 @@ import (
 // Endpoint selects the API a Client calls.
 type Endpoint string
 
-// Endpoints (SPEC §3).
+// Endpoints (docs/cli.md#what-is-sent-and-read).
 const (
 	Completions Endpoint = "completions"      // POST /v1/completions, body "prompt"
 	Chat        Endpoint = "chat/completions" // POST /v1/chat/completions, body "messages"
 )
 
-// ParseEndpoint maps the --endpoint flag value ("completions" or "chat") to
-// an Endpoint.
+// ParseEndpoint maps an endpoint's name ("completions" or "chat") to an
+// Endpoint.
 func ParseEndpoint(s string) (Endpoint, error) {
 	switch s {
 	case "completions", "":
@@ -30,11 +30,12 @@ func ParseEndpoint(s string) (Endpoint, error) {
 	case "chat", "chat/completions", "chat_completions":
 		return Chat, nil
 	}
-	return "", fmt.Errorf("--endpoint %q: want completions or chat", s)
+	return "", fmt.Errorf("endpoint %q: want completions or chat", s)
 }
 
 // DefaultMaxConcurrency is the connection pool size when WithMaxConcurrency
-// is not given: the throughput profile's default in-flight cap (SPEC §6).
+// is not given: the throughput profile's default in-flight cap
+// (docs/metrics.md#load-profiles).
 const DefaultMaxConcurrency = 512
 
 // MinTokensFromMax passed to WithMinTokens sends each request's max_tokens
@@ -118,13 +119,13 @@ func WithExtraBody(extra any) Option {
 		default:
 			b, err := json.Marshal(v)
 			if err != nil {
-				return fmt.Errorf("--extra-body: %w", err)
+				return fmt.Errorf("WithExtraBody: %w", err)
 			}
 			raw = b
 		}
 		m := map[string]json.RawMessage{}
 		if err := json.Unmarshal(raw, &m); err != nil {
-			return fmt.Errorf("--extra-body: want a JSON object such as '{\"top_p\":0.9}': %w", err)
+			return fmt.Errorf("WithExtraBody: want a JSON object such as '{\"top_p\":0.9}': %w", err)
 		}
 		for k, v := range m {
 			c.extra[k] = v
@@ -162,7 +163,7 @@ func WithStream(on bool) Option {
 func WithTemperature(t float64) Option {
 	return func(c *config) error {
 		if !(t >= 0) || math.IsInf(t, 0) {
-			return fmt.Errorf("--temperature %g: want a number >= 0, e.g. 0 or 0.7", t)
+			return fmt.Errorf("WithTemperature(%g): want a number >= 0, e.g. 0 or 0.7", t)
 		}
 		c.temperature = t
 		return nil
@@ -175,7 +176,7 @@ func WithTemperature(t float64) Option {
 func WithRequestTimeout(d time.Duration) Option {
 	return func(c *config) error {
 		if d < 0 {
-			return fmt.Errorf("--request-timeout %v: want >= 0", d)
+			return fmt.Errorf("WithRequestTimeout(%v): want >= 0", d)
 		}
 		c.requestTimeout = d
 		return nil
@@ -189,7 +190,7 @@ func WithRequestTimeout(d time.Duration) Option {
 func WithIdleTimeout(d time.Duration) Option {
 	return func(c *config) error {
 		if d < 0 {
-			return fmt.Errorf("--idle-timeout %v: want >= 0", d)
+			return fmt.Errorf("WithIdleTimeout(%v): want >= 0", d)
 		}
 		c.idleTimeout = d
 		return nil
@@ -197,8 +198,8 @@ func WithIdleTimeout(d time.Duration) Option {
 }
 
 // WithMaxConcurrency sizes the connection pool for n requests in flight, so
-// the pool never caps concurrency (SPEC §3). Default DefaultMaxConcurrency.
-// Ignored with WithHTTPClient.
+// the pool never caps concurrency (docs/cli.md#what-is-sent-and-read).
+// Default DefaultMaxConcurrency. Ignored with WithHTTPClient.
 func WithMaxConcurrency(n int) Option {
 	return func(c *config) error {
 		if n < 1 {
@@ -267,7 +268,8 @@ const (
 	ReceiveUser ReceiveClockMode = "user"
 )
 
-// ParseReceiveClock maps the --receive-clock flag value to a mode.
+// ParseReceiveClock maps a receive clock's name (auto, kernel or user; ""
+// is auto) to a mode.
 func ParseReceiveClock(s string) (ReceiveClockMode, error) {
 	switch m := ReceiveClockMode(s); m {
 	case ReceiveAuto, ReceiveKernel, ReceiveUser:
@@ -275,14 +277,14 @@ func ParseReceiveClock(s string) (ReceiveClockMode, error) {
 	case "":
 		return ReceiveAuto, nil
 	}
-	return "", fmt.Errorf("--receive-clock %q: want auto, kernel or user", s)
+	return "", fmt.Errorf("receive clock %q: want auto, kernel or user", s)
 }
 
 // Available reports whether m can be used on this platform: ReceiveKernel
-// needs Linux. The error names the flag and the way out.
+// needs Linux. The error names the mode and the way out.
 func (m ReceiveClockMode) Available() error {
 	if m == ReceiveKernel && !rxstamp.Supported() {
-		return fmt.Errorf("--receive-clock kernel: %w (this is %s); use --receive-clock auto or user", rxstamp.ErrUnsupported, runtime.GOOS)
+		return fmt.Errorf("receive clock kernel: %w (this is %s); use auto or user", rxstamp.ErrUnsupported, runtime.GOOS)
 	}
 	return nil
 }

@@ -204,6 +204,15 @@ func readProfileTables(data []byte) (Result, error) {
 	return res, nil
 }
 
+// cell is row's j-th field, or "" where the row is shorter: CSV rows
+// need not be as wide as their header.
+func cell(row []string, j int) string {
+	if j < len(row) {
+		return row[j]
+	}
+	return ""
+}
+
 func countOf(v Value) Count {
 	if !v.OK || v.V < 0 || v.V > 1<<53 {
 		return Count{}
@@ -239,7 +248,7 @@ func readAnalyzeTable(data []byte) (Result, error) {
 		c := countOf(get("concurrency"))
 		switch {
 		case !c.OK || c.N < 1:
-			return Result{}, &ParseError{Format: csvFormat, Line: i + 2, Msg: fmt.Sprintf("concurrency %q is not a positive count", row[header["concurrency"]])}
+			return Result{}, &ParseError{Format: csvFormat, Line: i + 2, Msg: fmt.Sprintf("concurrency %q is not a positive count", cell(row, header["concurrency"]))}
 		case c.N == 1:
 			lv.Mode, lv.Concurrency = loadgen.ModeSynchronous, 1
 		default:

@@ -8,7 +8,7 @@ type Kind string
 // Metric kinds found in peer result files and in gollm-bench's own run.json.
 const (
 	// KindTTFT: first token-carrying response chunk − request sent, per
-	// request (all tools; SPEC §5 TTFT).
+	// request (all tools; docs/metrics.md#ttft).
 	KindTTFT Kind = "ttft"
 	// KindITLPerRequest: per request (E2E − TTFT)/(OSL − 1), each request
 	// counted once (AIPerf and GenAI-Perf inter_token_latency, vLLM TPOT,
@@ -96,10 +96,10 @@ type Definitions struct {
 	ReqPerSec       Definition `json:"req_s"`
 }
 
-// Native returns the Definitions of gollm-bench's own metrics (SPEC §5), with
-// the run.json keys as sources. A Reader for our run.json sets these on every
-// Level so that Compare finds our figures like for like with AIPerf's and
-// notes where GuideLLM's or vLLM's differ.
+// Native returns the Definitions of gollm-bench's own metrics
+// (docs/metrics.md), with the run.json keys as sources. A Reader for our
+// run.json sets these on every Level so that Compare finds our figures like
+// for like with AIPerf's and notes where GuideLLM's or vLLM's differ.
 func Native() Definitions {
 	return Definitions{
 		TTFT:            Definition{Source: "ttft_ms", Kind: KindTTFT},

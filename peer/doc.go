@@ -1,7 +1,7 @@
 // Package peer reads other benchmark tools' result files into one
 // tool-neutral model and compares two results level by level, for
-// `gollm-bench compare A B` (SPEC §10): "same load, our numbers next to
-// theirs".
+// `gollm-bench compare A B` (docs/compare.md): "same load, our numbers next
+// to theirs".
 //
 // # Reading
 //
@@ -46,10 +46,10 @@
 // # Metric mapping
 //
 // Tools use the same names for different things. Each Level field holds one
-// gollm-bench quantity (SPEC §5), filled from the tool key that measures it;
-// Level.Definitions records the key and its Kind:
+// gollm-bench quantity (docs/metrics.md#across-tools), filled from the tool
+// key that measures it; Level.Definitions records the key and its Kind:
 //
-//	Level field      gollm-bench (SPEC §5)      GuideLLM                          AIPerf / GenAI-Perf          vLLM
+//	Level field      gollm-bench definition     GuideLLM                          AIPerf / GenAI-Perf          vLLM
 //	TTFT             first token − sent         time_to_first_token_ms            ttft / time_to_first_token   *_ttft_ms
 //	ITL              (E2E−TTFT)/(OSL−1), per    inter_token_latency_ms (same      inter_token_latency          *_tpot_ms ("TPOT")
 //	                 request                    per-request value; ≥ 0.4 weights

@@ -178,12 +178,12 @@ type Requests struct {
 const ModeUnknown loadgen.Mode = ""
 
 // Level is one load level of a peer result, in the tool-neutral model.
-// Metrics are mapped onto gollm-bench's definitions (SPEC §5) where the tool
-// measures the same thing under another name: ITL always holds a per-request
-// (E2E − TTFT)/(OSL − 1) figure and ICL the pooled gaps between chunks, so
-// vLLM's mean_itl_ms lands in ICL and its mean_tpot_ms in ITL. Definitions
-// records which of the tool's keys filled each field and what it means. A
-// Level is plain data, safe for concurrent reads.
+// Metrics are mapped onto gollm-bench's definitions (docs/metrics.md) where
+// the tool measures the same thing under another name: ITL always holds a
+// per-request (E2E − TTFT)/(OSL − 1) figure and ICL the pooled gaps between
+// chunks, so vLLM's mean_itl_ms lands in ICL and its mean_tpot_ms in ITL.
+// Definitions records which of the tool's keys filled each field and what it
+// means. A Level is plain data, safe for concurrent reads.
 type Level struct {
 	// Label names the level for people, e.g. "concurrent 4" or
 	// "poisson 10 req/s (max 64)".

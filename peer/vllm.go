@@ -53,11 +53,11 @@ func ReadVLLM(data []byte) (Result, error) {
 	if res.Layout == "" {
 		switch {
 		case root.has("request_goodput:") || root.has("best_of"):
-			res.Layout = "benchmark_serving.py --save-result (legacy)"
+			res.Layout = "benchmark_serving.py save_result JSON (legacy)"
 		case root.has("run_number"):
 			res.Layout = "vllm bench sweep serve run=N.json"
 		default:
-			res.Layout = "vllm bench serve --save-result"
+			res.Layout = "vllm bench serve save_result JSON"
 		}
 	}
 	res.Workload = vllmWorkload(objs[0])

@@ -120,7 +120,8 @@ type Load struct {
 
 // Unreproducible is a setting of a result that gollm-bench cannot run as
 // the tool did: Field is the file's key, Value its value, Reason why; the
-// setting is replaced when the user gives any of Flags.
+// setting is replaced when the user gives any of Flags, named as Load.Flags
+// names them (the run settings' keys, without dashes).
 type Unreproducible struct {
 	Field  string
 	Value  string
@@ -129,7 +130,7 @@ type Unreproducible struct {
 }
 
 // Error implements error: "args.data /root/x.jsonl: a dataset file that is
-// not here; give --dataset or --data".
+// not here; give dataset or data instead".
 func (u Unreproducible) Error() string {
 	s := u.Field
 	if u.Value != "" {
@@ -158,7 +159,7 @@ func (r Result) Load() (Load, []Unreproducible) {
 	var modes []loadgen.Mode
 	for i, lv := range r.Levels {
 		if lv.Mode == ModeUnknown {
-			bad = append(bad, Unreproducible{Field: fmt.Sprintf("level %d (%s)", i, lv.Label), Reason: "its load profile has no gollm-bench equivalent", Flags: []string{"--profile"}})
+			bad = append(bad, Unreproducible{Field: fmt.Sprintf("level %d (%s)", i, lv.Label), Reason: "its load profile has no gollm-bench equivalent", Flags: []string{"profile"}})
 			continue
 		}
 		if !slices.Contains(modes, lv.Mode) {
@@ -167,14 +168,14 @@ func (r Result) Load() (Load, []Unreproducible) {
 	}
 	switch {
 	case len(r.Levels) == 0:
-		bad = append(bad, Unreproducible{Field: "levels", Reason: "the file holds no level to reproduce", Flags: []string{"--profile"}})
+		bad = append(bad, Unreproducible{Field: "levels", Reason: "the file holds no level to reproduce", Flags: []string{"profile"}})
 	case len(modes) > 1:
 		names := make([]string, len(modes))
 		for i, m := range modes {
 			names[i] = string(m)
 		}
 		bad = append(bad, Unreproducible{Field: w.source("profile"), Value: w.Profile,
-			Reason: "its levels mix " + strings.Join(names, ", ") + ", which one `run` cannot; run them one profile at a time", Flags: []string{"--profile"}})
+			Reason: "its levels mix " + strings.Join(names, ", ") + ", which one `run` cannot; run them one profile at a time", Flags: []string{"profile"}})
 	case len(modes) == 1:
 		l.Profile = string(modes[0])
 		for _, lv := range r.Levels {
@@ -195,7 +196,7 @@ func (r Result) Load() (Load, []Unreproducible) {
 			}
 		}
 		if (modes[0] == loadgen.ModeConstant || modes[0] == loadgen.ModePoisson) && len(l.Rates) == 0 {
-			bad = append(bad, Unreproducible{Field: w.source("profile"), Value: string(modes[0]), Reason: "no rate is stated", Flags: []string{"--rate"}})
+			bad = append(bad, Unreproducible{Field: w.source("profile"), Value: string(modes[0]), Reason: "no rate is stated", Flags: []string{"rate"}})
 		}
 	}
 
@@ -218,22 +219,22 @@ func (r Result) Load() (Load, []Unreproducible) {
 			l.Dataset = w.Dataset
 		} else {
 			bad = append(bad, Unreproducible{Field: w.source("dataset"), Value: w.Dataset,
-				Reason: "the prompts came from a dataset that is not on this machine", Flags: []string{"--dataset", "--data", "--sequence-distribution"}})
+				Reason: "the prompts came from a dataset that is not on this machine", Flags: []string{"dataset", "data", "sequence-distribution"}})
 		}
 	default:
 		if d, ok := achievedData(r.Levels); ok {
 			l.Data = d
-			l.Notes = append(l.Notes, "the file names no synthetic lengths: --data "+d+" is its first level's achieved ISL and OSL")
+			l.Notes = append(l.Notes, "the file names no synthetic lengths: data "+d+" is its first level's achieved ISL and OSL")
 		} else {
 			bad = append(bad, Unreproducible{Field: "prompt lengths", Reason: "the file states neither its data nor the achieved ISL and OSL",
-				Flags: []string{"--data", "--dataset", "--sequence-distribution"}})
+				Flags: []string{"data", "dataset", "sequence-distribution"}})
 		}
 	}
 	switch w.Endpoint {
 	case "", "completions", "chat":
 		l.Endpoint = w.Endpoint
 	default:
-		bad = append(bad, Unreproducible{Field: w.source("endpoint"), Value: w.Endpoint, Reason: "gollm-bench speaks the OpenAI completions and chat APIs only", Flags: []string{"--endpoint"}})
+		bad = append(bad, Unreproducible{Field: w.source("endpoint"), Value: w.Endpoint, Reason: "gollm-bench speaks the OpenAI completions and chat APIs only", Flags: []string{"endpoint"}})
 	}
 	if v, ok := w.MaxSeconds.Get(); ok && v > 0 {
 		l.MaxSeconds = v

@@ -33,7 +33,8 @@ func CompareFormats() []string {
 // that failed them. Plain data for WriteComparison.
 type Comparison struct {
 	Results []compare.Result
-	// FailOn is the --fail-on expression, "" without one.
+	// FailOn is the fail-on thresholds' expression (compare.ParseFailOn),
+	// "" without one.
 	FailOn string
 	// Regressions[i] are Results[i]'s rows that failed a threshold.
 	Regressions [][]compare.Regression
@@ -283,7 +284,7 @@ func writeCompareText(w io.Writer, c Comparison, md bool) error {
 		if c.FailOn != "" {
 			regs := c.Regressions[i]
 			if len(regs) == 0 {
-				fmt.Fprintf(&b, "\nno regression beyond --fail-on %q\n", c.FailOn)
+				fmt.Fprintf(&b, "\nno regression beyond the fail-on thresholds %q\n", c.FailOn)
 			}
 			for j, r := range regs {
 				if j == 0 {
@@ -380,7 +381,7 @@ func writeOneText(b *strings.Builder, res compare.Result, md bool) {
 		unlike = unlike || r.Unlike
 	}
 	if len(res.Notes) > 0 || unlike {
-		b.WriteString("\nnotes (* = defined differently by the two tools; not judged by --fail-on):\n")
+		b.WriteString("\nnotes (* = defined differently by the two tools; not judged by the fail-on thresholds):\n")
 		for _, n := range res.Notes {
 			b.WriteString("  - " + n + "\n")
 		}

@@ -17,7 +17,7 @@ import (
 // line, the receive clock of the latencies and the client's receive
 // queueing, the warnings grouped by code, and "PARTIAL: interrupted" for an
 // interrupted run.
-// An error-adjusted TTFT p99 column (SPEC §5: each failure counts as +Inf,
+// An error-adjusted TTFT p99 column (docs/metrics.md#error-rate-and-error-adjusted-percentiles: each failure counts as +Inf,
 // shown as "inf") appears when some level has failures. Output is
 // deterministic: it depends on run only. Safe for concurrent use (it only
 // reads run).

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/energy"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/results"
@@ -16,10 +17,10 @@ import (
 	"github.com/gollm-bench/gollm-bench/sweep"
 )
 
-var (
-	update        = flag.Bool("update", false, "rewrite the golden files under testdata/report/")
-	updateFixture = flag.Bool("update-fixture", false, "rewrite testdata/report/run-from-another-machine/run.json (normally frozen)")
-)
+// updateFixture rewrites the frozen fixture that stands in for a run
+// written by another machine; -update (package internal/golden) leaves it
+// alone, so that the golden files keep checking that it still reads back.
+var updateFixture = flag.Bool("update-fixture", false, "rewrite testdata/report/run-from-another-machine/run.json (normally frozen)")
 
 // The fixtures below are test data: the arithmetic here stands in for the
 // metrics Accumulator, so the renderer gets realistic, self-consistent
@@ -71,9 +72,14 @@ const (
 	fixtureWindow = 60.0 // s
 )
 
-// buildLevel makes a level's Summary from log-normal samples, seeded.
-func buildLevel(t testing.TB, idx int, sp levelSpec, obj slo.Objective) (sweep.LevelOutcome, metrics.Timeline) {
-	rng := rand.New(rand.NewPCG(uint64(idx)+1, 42))
+// levelSpacing is where fixture level k starts: k × 80 s after the run's start.
+const levelSpacing = 80 * time.Second
+
+// buildLevel makes a level's Summary from log-normal samples, seeded by
+// seed; the level runs from idx × levelSpacing.
+func buildLevel(t testing.TB, idx, seed int, sp levelSpec, obj slo.Objective) (sweep.LevelOutcome, metrics.Timeline) {
+	rng := rand.New(rand.NewPCG(uint64(seed)+1, 42))
+	start := time.Duration(idx) * levelSpacing
 	logn := func(median, sigma float64) float64 { return median * math.Exp(sigma*rng.NormFloat64()) }
 	var ttft, ttftC, itl, icl, e2e, lag []float64
 	for range sp.ok {
@@ -96,7 +102,7 @@ func buildLevel(t testing.TB, idx int, sp levelSpec, obj slo.Objective) (sweep.L
 	reqS := round3(float64(sp.ok) / window)
 	s := metrics.Summary{
 		Level: idx, Profile: sp.profile,
-		Window:        loadgen.Window{Start: 5 * time.Second, End: 5*time.Second + time.Duration(window*float64(time.Second))},
+		Window:        loadgen.Window{Start: start + 5*time.Second, End: start + 5*time.Second + time.Duration(window*float64(time.Second))},
 		WindowSeconds: window,
 		Requests:      metrics.RequestCounts{Scheduled: sent + 20, Sent: sent, OK: sp.ok, Failed: sp.failed, Incomplete: sp.incomplete},
 		TTFT:          distOf(t, ttft), TTFTCorrected: distOf(t, ttftC), ITL: distOf(t, itl), ICL: distOf(t, icl), E2E: distOf(t, e2e), Lag: distOf(t, lag),
@@ -107,6 +113,9 @@ func buildLevel(t testing.TB, idx int, sp levelSpec, obj slo.Objective) (sweep.L
 		MeanConcurrency: round3(reqS * sp.ttftMedian * 1.1 / 1000 * float64(fixtureOSL) * sp.itlMedian / sp.ttftMedian),
 		Client:          metrics.ClientHealth{MaxLag: 25, CPUSeconds: 1.2, CPUPercent: 2},
 		Warnings:        sp.warnings,
+	}
+	if sp.failed > 0 {
+		s.Requests.ErrorKinds = map[string]int64{string(loadgen.ErrorHTTP): sp.failed}
 	}
 	if sp.failed+sp.ok > 0 {
 		s.ErrorRate = round3(float64(sp.failed) / float64(sp.failed+sp.ok))
@@ -142,7 +151,7 @@ func buildLevel(t testing.TB, idx int, sp levelSpec, obj slo.Objective) (sweep.L
 	}
 	// Timeline: 1 s buckets over warmup + window + cooldown.
 	n := int(window) + 10
-	tl := metrics.Timeline{Level: idx, Start: time.Duration(idx) * 80 * time.Second, Bucket: time.Second, Window: s.Window,
+	tl := metrics.Timeline{Level: idx, Start: start, Bucket: time.Second, Window: s.Window,
 		OutputTokPerSec: make([]float64, n), InFlight: make([]float64, n)}
 	for i := range n {
 		ramp := math.Min(1, float64(i+1)/5)
@@ -181,7 +190,7 @@ func fixtureRun(t testing.TB) results.Run {
 	res := sweep.Result{Kind: sweep.KindRate, Objective: obj, Partial: true, StopReason: sweep.StopInterrupted}
 	var tls []metrics.Timeline
 	for i, sp := range specs {
-		l, tl := buildLevel(t, i, sp, obj)
+		l, tl := buildLevel(t, i, i, sp, obj)
 		res.Levels = append(res.Levels, l)
 		tls = append(tls, tl)
 		for _, w := range sp.warnings {
@@ -200,6 +209,17 @@ func fixtureRun(t testing.TB) results.Run {
 		metrics.Warning{Code: "interrupted", Level: -1, Message: "the sweep stopped early (interrupted): results cover 8 level(s)"},
 	)
 	start := time.Date(2026, 6, 16, 12, 0, 0, 0, time.UTC)
+	// GPU energy over each level's window: power grows with the load.
+	var tel []results.LevelTelemetry
+	for _, l := range res.Levels {
+		w := l.Summary.Window
+		mean := round3(180 + 38*l.OfferedLoad)
+		tel = append(tel, results.LevelTelemetry{Level: l.Index, Energy: &energy.Reading{
+			Source: "nvml", Start: start.Add(w.Start), End: start.Add(w.End), WindowSeconds: w.Seconds(),
+			GPUCount: 1, GPUName: "NVIDIA H100 80GB HBM3", GrossEnergyJ: round3(mean * w.Seconds()), EnergyJ: round3(mean * w.Seconds()),
+			MeanW: mean, PeakW: round3(mean * 1.12), Valid: true,
+		}})
+	}
 	return results.Run{
 		SchemaVersion: results.SchemaVersion,
 		RunID:         "20260616T1200-fp8",
@@ -213,7 +233,7 @@ func fixtureRun(t testing.TB) results.Run {
 			Tokenizer: "/models/qwen3-4b/tokenizer.json", TokenizerSHA256: "aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4",
 			ISLMeaning: "prompt tokens in the served tokenizer, without the chat template", PrefixCache: "cold",
 			Warmup: "5s", Cooldown: "5s", MaxSeconds: 70, RequestTimeoutS: 300, IdleTimeoutS: 60, MaxLagMs: 25,
-			SLO: "ttft_p99<=500ms,itl_p95<=50ms", Energy: "none",
+			SLO: "ttft_p99<=500ms,itl_p95<=50ms", Energy: "nvml",
 		},
 		Metadata: scorecard.Metadata{
 			Engine: "vllm-0.9.1", Precision: "fp8", Hardware: "1xH100-SXM-80GB",
@@ -223,7 +243,53 @@ func fixtureRun(t testing.TB) results.Run {
 		},
 		Result:    res,
 		Timelines: tls,
+		Telemetry: tel,
+		CostRate:  &scorecard.CostRate{EURPerHour: 2.9, Source: "flag"},
 	}
+}
+
+// fixtureDigest is the digest of records drawn like fixtureRun's levels:
+// each level's requests spread over its 70 s, TTFT and ITL log-normal
+// about the level's medians, failures and short outputs where the level
+// has them, prompts counted a few tokens over the requested 512 (a chat
+// template).
+func fixtureDigest(t testing.TB, run results.Run) *metrics.RequestDigest {
+	var b metrics.DigestBuilder
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	for _, l := range run.Result.Levels {
+		rng := rand.New(rand.NewPCG(uint64(l.Index)+7, 9))
+		logn := func(median, sigma float64) float64 { return median * math.Exp(sigma*rng.NormFloat64()) }
+		s := l.Summary
+		n := s.Requests.Sent + 20
+		start := s.Window.Start - 5*time.Second
+		span := s.Window.End - start + 5*time.Second
+		ttftMed, itlMed := math.Max(s.TTFT.P50, 1), math.Max(s.ITL.P50, 1)
+		for i := range n {
+			sent := start + time.Duration(float64(span)*float64(i)/float64(n))
+			rec := loadgen.Record{Seq: int64(i), Level: l.Index, ScheduledAt: sent, SentAt: sent,
+				RequestedOutputTokens: fixtureOSL, RequestedPromptTokens: fixtureISL,
+				InWindow: sent >= s.Window.Start && sent < s.Window.End, Status: loadgen.StatusOK}
+			switch {
+			case int64(i) < s.Requests.Failed:
+				rec.Status, rec.ErrorKind, rec.DoneAt = loadgen.StatusError, loadgen.ErrorHTTP, sent+ms(40)
+			case l.Partial && int64(i) >= n-s.Requests.Incomplete:
+				rec.Status, rec.ErrorKind, rec.DoneAt = loadgen.StatusCancelled, loadgen.ErrorCancelled, sent+ms(10)
+			default:
+				osl := fixtureOSL
+				if rng.IntN(20) == 0 {
+					osl = 180 + rng.IntN(70) // stopped early
+				}
+				first := sent + ms(logn(ttftMed, 0.45))
+				rec.FirstTokenAt = first
+				rec.LastTokenAt = first + ms(logn(itlMed, 0.2)*float64(osl-1))
+				rec.DoneAt = rec.LastTokenAt
+				rec.OutputTokens, rec.PromptTokens = osl, fixtureISL+9+rng.IntN(3)
+			}
+			b.Add(&rec)
+		}
+	}
+	d := b.Digest(ScatterPointsPerLevel(len(run.Result.Levels)))
+	return &d
 }
 
 // anotherMachineRun is an AIPerf-style concurrency sweep where every level
@@ -239,8 +305,7 @@ func anotherMachineRun(t testing.TB) results.Run {
 	res := sweep.Result{Kind: sweep.KindConcurrency, Objective: obj, StopReason: sweep.StopCompleted}
 	var tls []metrics.Timeline
 	for i, sp := range specs {
-		l, tl := buildLevel(t, i+100, sp, obj)
-		l.Index, l.Summary.Level, tl.Level = i, i, i
+		l, tl := buildLevel(t, i, i+100, sp, obj)
 		res.Levels = append(res.Levels, l)
 		tls = append(tls, tl)
 	}

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/metrics"
 
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/scorecard"
@@ -13,7 +17,7 @@ import (
 
 // WriteFormats renders run into its results folder dir as formats asks:
 // "csv" writes levels.csv, "html" report.html (with dir's scorecard.json
-// when there is one), "console" the console table onto stdout (skipped
+// and the digest of its requests.jsonl when they are there), "console" the console table onto stdout (skipped
 // when stdout is nil); "json", run.json itself, is written by
 // results.Folder.WriteRun, and other names are ignored. Every format is
 // attempted; the errors are joined.
@@ -35,7 +39,9 @@ func WriteFormats(stdout io.Writer, dir results.Folder, run results.Run, formats
 			}
 			errs = append(errs, dir.WriteFile(results.LevelsCSV, buf.Bytes()))
 		case "html":
-			if err := WriteHTML(&buf, run, HTMLOptions{Scorecard: scorecardJSON}); err != nil {
+			opts := HTMLOptions{Scorecard: scorecardJSON}
+			opts.Requests, opts.RequestsMissing = ReadRequestDigest(dir.Path, len(run.Result.Levels))
+			if err := WriteHTML(&buf, run, opts); err != nil {
 				errs = append(errs, err)
 				continue
 			}
@@ -43,4 +49,47 @@ func WriteFormats(stdout io.Writer, dir results.Folder, run results.Run, formats
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// ReadRequestDigest reads the records of results folder dir
+// (requests.jsonl, or requests.jsonl.gz) into the digest report.html
+// draws, thinned for a run of levels levels (ScatterPointsPerLevel). It
+// returns nil and the reason when there are none or they cannot be read;
+// a torn last line (an interrupted run) is skipped.
+func ReadRequestDigest(dir string, levels int) (*metrics.RequestDigest, string) {
+	for _, name := range []string{results.RequestsJSONL, results.RequestsJSONLGz} {
+		f, err := os.Open(filepath.Join(dir, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, name + " could not be opened: " + err.Error()
+		}
+		defer f.Close()
+		var b metrics.DigestBuilder
+		dec := loadgen.NewDecoder(f)
+		var pending error // a bad line, forgiven only if it is the last
+		for {
+			var rec loadgen.Record
+			err := dec.Decode(&rec)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if pending != nil {
+				return nil, name + " could not be read: " + pending.Error()
+			}
+			var de *loadgen.DecodeError
+			if errors.As(err, &de) {
+				pending = err
+				continue
+			}
+			if err != nil {
+				return nil, name + " could not be read: " + err.Error()
+			}
+			b.Add(&rec)
+		}
+		d := b.Digest(ScatterPointsPerLevel(levels))
+		return &d, ""
+	}
+	return nil, "no requests.jsonl in the results folder"
 }

@@ -7,34 +7,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gollm-bench/gollm-bench/internal/golden"
 	"github.com/gollm-bench/gollm-bench/results"
 )
 
 // goldenDir holds the golden files, at the module root (testdata/report/).
 const goldenDir = "../testdata/report"
-
-// checkGolden compares got with the golden file name, or rewrites it
-// under -update.
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join(goldenDir, name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report/... -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (rerun with -update if the change is intended)\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
-}
 
 // otherMachineDir is a results folder written elsewhere, read back.
 const otherMachineDir = "../testdata/report/run-from-another-machine"
@@ -57,6 +35,7 @@ func readOtherMachine(t *testing.T) results.Run {
 }
 
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	writers := []struct {
 		ext   string
 		write func(io.Writer, results.Run) error
@@ -86,7 +65,7 @@ func TestGolden(t *testing.T) {
 				if !bytes.Equal(a.Bytes(), b.Bytes()) {
 					t.Fatal("two renderings of the same run differ")
 				}
-				checkGolden(t, r.name+"."+w.ext, a.Bytes())
+				golden.Check(t, filepath.Join(goldenDir, r.name+"."+w.ext), a.Bytes())
 			})
 		}
 	}
@@ -95,6 +74,7 @@ func TestGolden(t *testing.T) {
 // TestReadBackRoundTrip checks that the JSON written for a run reads back
 // to the same rendering (the re-render path of `gollm-bench report DIR`).
 func TestReadBackRoundTrip(t *testing.T) {
+	t.Parallel()
 	run := fixtureRun(t)
 	dir := t.TempDir()
 	if err := results.Write(dir, run); err != nil {

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
@@ -12,18 +11,25 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/scorecard"
 	"github.com/gollm-bench/gollm-bench/slo"
 	"github.com/gollm-bench/gollm-bench/sweep"
-
-	"gonum.org/v1/plot/vg/draw"
 )
 
 // HTMLOptions adds what run.json does not hold to report.html. The zero
 // value is valid.
 type HTMLOptions struct {
-	// Scorecard is the content of scorecard.json, shown as a key/value
-	// table (nested keys joined with '.'); nil leaves the block out.
+	// Scorecard is the content of scorecard.json, whose figures the
+	// headline cards and the scorecard table show; nil rebuilds them from
+	// run.json (results.Run.Scorecard), which gives the same figures for
+	// a run written by this build.
 	Scorecard []byte
+	// Requests is the digest of the run's records (requests.jsonl), for
+	// the per-request plots and the length histograms; nil leaves them out
+	// and says why: RequestsMissing, or "no requests.jsonl". WriteFormats
+	// reads both from the results folder (ReadRequestDigest).
+	Requests        *metrics.RequestDigest
+	RequestsMissing string
 }
 
 // WriteHTML writes report.html: one self-contained page that works
@@ -31,14 +37,23 @@ type HTMLOptions struct {
 // vgsvg backend without embedded fonts, and nothing refers outside the
 // file (no src, href or url() to the network; the only "http://" strings
 // in markup are the SVG xmlns namespace names, which are identifiers, not
-// fetches). The page shows the knee, warnings, an interruption notice,
-// plots (throughput and TTFT p50/p99 against load with the SLO line and
-// the knee, ITL p50/p95 against load, TTFT and ITL CDFs at the knee,
-// tokens/s and requests in flight over time; the knee is marked only when
-// the sweep reached it, and an unreached knee's box says so), the level
-// table, per-term verdicts, the twelve mandatory metadata (missing ones
-// flagged), the scorecard, the configuration and the exact command line.
-// Output is deterministic. Safe for concurrent use.
+// fetches).
+//
+// The page puts the decision first: the verdict in one line and cards
+// for the knee (with its bracket), goodput, cost per 1M tokens, energy
+// per token, TTFT p99 and ITL p95, each with its unit and 95 % interval;
+// then the mandatory metadata (missing ones in red), the warnings grouped
+// by code with the levels they concern, and the plots: throughput,
+// latency percentiles and per-user speed against load and against output
+// throughput (with the SLO lines, the knee and interval bands), the CDFs
+// of the knee level, the requested and achieved prompt and output
+// lengths, the outcomes per level, throughput and load over time, each
+// request's TTFT and ITL over time, and GPU power and energy over time
+// when energy was read. Levels keep one colour on every time plot and in
+// the levels table. Then the levels table (the knee row marked), per-term
+// verdicts, the scorecard as a table with units, the configuration and
+// the exact command line. Output is deterministic. Safe for concurrent
+// use.
 func WriteHTML(w io.Writer, run results.Run, opts HTMLOptions) error {
 	page, err := buildPage(run, opts)
 	if err != nil {
@@ -56,6 +71,12 @@ func WriteHTML(w io.Writer, run results.Run, opts HTMLOptions) error {
 type htmlFigure struct {
 	figure
 	Inline template.HTML
+}
+
+// figureSection is a titled group of figures.
+type figureSection struct {
+	Title   string
+	Figures []htmlFigure
 }
 
 type kv struct{ Key, Value string }
@@ -81,20 +102,23 @@ type page struct {
 	Command   string
 	Started   string
 	Finished  string
+	Headline  headline
 	Knee      []string
 	KneeFound bool
 	Partial   string
-	Warnings  []string
-	Figures   []htmlFigure
+	Warnings  []warnGroup
+	WarnCount int
+	Sections  []figureSection
 	Missing   []string // figures that could not be drawn, with why
-	Levels    *table
+	Levels    levelsTable
 	TermNames []string
 	Verdicts  []verdictRow
 	Metadata  []metaItem
 	MetaGaps  int
-	Scorecard []kv
+	Scorecard []scoreRow
 	ScoreErr  string
 	Config    []kv
+	CSS       template.CSS
 }
 
 func buildPage(run results.Run, opts HTMLOptions) (page, error) {
@@ -105,7 +129,8 @@ func buildPage(run results.Run, opts HTMLOptions) (page, error) {
 		Command: shellJoin(run.Command),
 		Knee:    append(kneeLines(res), clockLines(res)...),
 		Partial: partialLine(run),
-		Levels:  withTokensPerChunk(levelTable(res), res),
+		Levels:  htmlLevels(res),
+		CSS:     template.CSS(pageCSS),
 	}
 	if run.RunID == "" {
 		p.Title = "gollm-bench report"
@@ -117,15 +142,28 @@ func buildPage(run results.Run, opts HTMLOptions) (page, error) {
 	if !run.FinishedAt.IsZero() {
 		p.Finished = run.FinishedAt.UTC().Format("2006-01-02 15:04:05 MST")
 	}
-	for _, w := range res.Warnings {
-		p.Warnings = append(p.Warnings, warningLine(w))
+	p.Warnings, p.WarnCount = groupWarnings(res.Warnings), len(res.Warnings)
+	sc := run.Scorecard()
+	if opts.Scorecard != nil {
+		got, err := scorecard.Decode(bytes.NewReader(opts.Scorecard))
+		if err != nil {
+			p.ScoreErr = "scorecard.json could not be read (" + err.Error() + "); the figures below are rebuilt from run.json"
+		} else {
+			sc = got
+		}
 	}
-	figs, missing, err := figures(run)
+	p.Headline = headlineOf(run, sc)
+	p.Scorecard = scorecardRows(sc)
+	figs, missing, err := figures(run, opts.Requests, opts.RequestsMissing)
 	if err != nil {
 		return p, err
 	}
 	for _, f := range figs {
-		p.Figures = append(p.Figures, htmlFigure{figure: f, Inline: template.HTML(f.SVG)}) // #nosec: SVG from vgsvg, text escaped by svgo
+		hf := htmlFigure{figure: f, Inline: template.HTML(f.SVG)} // #nosec: SVG from vgsvg, text escaped by it
+		if n := len(p.Sections); n == 0 || p.Sections[n-1].Title != f.Section {
+			p.Sections = append(p.Sections, figureSection{Title: f.Section})
+		}
+		p.Sections[len(p.Sections)-1].Figures = append(p.Sections[len(p.Sections)-1].Figures, hf)
 	}
 	p.Missing = missing
 	for _, t := range res.Objective.Terms {
@@ -140,122 +178,8 @@ func buildPage(run results.Run, opts HTMLOptions) (page, error) {
 			p.MetaGaps++
 		}
 	}
-	if opts.Scorecard != nil {
-		sc, err := flattenJSON(opts.Scorecard)
-		if err != nil {
-			p.ScoreErr = "scorecard.json could not be read: " + err.Error()
-		}
-		p.Scorecard = sc
-	}
 	p.Config = configRows(run)
 	return p, nil
-}
-
-// withTokensPerChunk adds the mean tokens per chunk after the output
-// rates of the levels table (the page has room the console lacks).
-func withTokensPerChunk(t *table, res sweep.Result) *table {
-	at := len(t.cols)
-	for i, c := range t.cols {
-		if c.group == "out" {
-			at = i + 1
-		}
-	}
-	t.cols = slices.Insert(t.cols, at, column{group: "out", name: "tok/chunk", right: true})
-	for i, l := range res.Levels {
-		if i < len(t.rows) && at <= len(t.rows[i]) {
-			t.rows[i] = slices.Insert(t.rows[i], at, fmtTokens(l.Summary.TokensPerChunk, l.Summary.TokensPerChunk.Mean))
-		}
-	}
-	return t
-}
-
-// figures draws every plot; a plot without data is listed in missing.
-func figures(run results.Run) ([]figure, []string, error) {
-	res := run.Result
-	var figs []figure
-	var missing []string
-	add := func(f figure, err error) error {
-		if err != nil {
-			return err
-		}
-		if f.Points == 0 || f.SVG == "" {
-			missing = append(missing, f.Title+": no data")
-			return nil
-		}
-		figs = append(figs, f)
-		return nil
-	}
-	steps := []func() (figure, error){
-		func() (figure, error) {
-			return loadPlot(res, "plot-throughput", "Output throughput against load", "output tokens/s", "", false, []loadSeries{
-				{"output tok/s", func(s metrics.Summary) float64 { return s.OutputTokensPerSecond }, rgb(colThru), draw.CircleGlyph{}},
-			})
-		},
-		func() (figure, error) {
-			return loadPlot(res, "plot-ttft", "TTFT against load", "TTFT (ms, log scale)", slo.MetricTTFT, true, []loadSeries{
-				{"TTFT p50", func(s metrics.Summary) float64 { return distValue(s.TTFT, s.TTFT.P50) }, rgb(colP50), draw.CircleGlyph{}},
-				{"TTFT p99", func(s metrics.Summary) float64 { return distValue(s.TTFT, s.TTFT.P99) }, rgb(colP99), draw.BoxGlyph{}},
-			})
-		},
-		func() (figure, error) {
-			return loadPlot(res, "plot-itl", "ITL against load", "ITL (ms)", slo.MetricITL, false, []loadSeries{
-				{"ITL p50", func(s metrics.Summary) float64 { return distValue(s.ITL, s.ITL.P50) }, rgb(colP50), draw.CircleGlyph{}},
-				{"ITL p95", func(s metrics.Summary) float64 { return distValue(s.ITL, s.ITL.P95) }, rgb(colP99), draw.BoxGlyph{}},
-			})
-		},
-	}
-	for _, s := range steps {
-		if err := add(s()); err != nil {
-			return nil, nil, err
-		}
-	}
-	if kl, ok := cdfLevel(res); ok {
-		what := fmt.Sprintf("level %d, %s", kl.Index, fmtLoad(kl.OfferedLoad, kl.Unit))
-		if kneeReached(res) && kl.Index == res.Knee.Level {
-			what = "knee, " + what
-		}
-		for _, c := range []struct {
-			id, name string
-			d        metrics.Distribution
-		}{{"plot-ttft-cdf", "TTFT", kl.Summary.TTFT}, {"plot-itl-cdf", "ITL", kl.Summary.ITL}} {
-			if err := add(cdfPlot(c.id, c.name+" CDF ("+what+")", kl, []namedDist{{c.name, c.d}})); err != nil {
-				return nil, nil, err
-			}
-		}
-	} else {
-		missing = append(missing, "TTFT and ITL CDFs: no complete level")
-	}
-	if err := add(timelinePlot(run.Timelines, "plot-tok-time", "Output tokens/s over time", "output tokens/s", func(t metrics.Timeline) []float64 { return t.OutputTokPerSec })); err != nil {
-		return nil, nil, err
-	}
-	if err := add(timelinePlot(run.Timelines, "plot-inflight-time", "Requests in flight over time", "requests in flight", func(t metrics.Timeline) []float64 { return t.InFlight })); err != nil {
-		return nil, nil, err
-	}
-	if err := add(ratePlot(run.Timelines)); err != nil {
-		return nil, nil, err
-	}
-	return figs, missing, nil
-}
-
-// cdfLevel picks the level whose CDFs are drawn: the knee level, else the
-// complete level with the highest offered load.
-func cdfLevel(res sweep.Result) (sweep.LevelOutcome, bool) {
-	if l, ok := kneeLevel(res); ok {
-		return l, true
-	}
-	pts := byLoad(res)
-	if len(pts) == 0 {
-		return sweep.LevelOutcome{}, false
-	}
-	return pts[len(pts)-1].l, true
-}
-
-// distValue is v, or NaN (not drawn) when d has no samples.
-func distValue(d metrics.Distribution, v float64) float64 {
-	if d.Count == 0 {
-		return math.NaN()
-	}
-	return v
 }
 
 func verdictRowOf(res sweep.Result, l sweep.LevelOutcome) verdictRow {
@@ -320,50 +244,6 @@ func joinFloats(v []float64) string {
 		s[i] = num(x)
 	}
 	return strings.Join(s, ",")
-}
-
-// flattenJSON turns a JSON document into sorted key/value rows; nested
-// keys are joined with '.', array elements get [i]. Numbers keep their
-// JSON text.
-func flattenJSON(b []byte) ([]kv, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	var rows []kv
-	var walk func(prefix string, v any)
-	walk = func(prefix string, v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
-				key := k
-				if prefix != "" {
-					key = prefix + "." + k
-				}
-				walk(key, x[k])
-			}
-		case []any:
-			if len(x) == 0 {
-				rows = append(rows, kv{prefix, "[]"})
-			}
-			for i, e := range x {
-				walk(fmt.Sprintf("%s[%d]", prefix, i), e)
-			}
-		case nil:
-			rows = append(rows, kv{prefix, "null"})
-		default:
-			rows = append(rows, kv{prefix, fmt.Sprint(x)})
-		}
-	}
-	walk("", v)
-	return rows, nil
 }
 
 // shellJoin quotes args for a POSIX shell, so the command can be pasted.

@@ -26,7 +26,7 @@ func kneeLines(res sweep.Result) []string {
 	obj := res.Objective.String()
 	k := res.Knee
 	if res.Objective.IsZero() {
-		return []string{"knee: no SLO given (--slo), so no verdicts and no knee"}
+		return []string{"knee: no SLO given, so no verdicts and no knee"}
 	}
 	undecided := ""
 	if len(res.Undecided) > 0 {
@@ -40,7 +40,7 @@ func kneeLines(res sweep.Result) []string {
 			return []string{"knee: not searched (gollm-bench run judges each level; gollm-bench sweep finds the knee); see the verdicts"}
 		}
 		if undecided != "" {
-			return []string{fmt.Sprintf("knee: undecided: no level passed %s, and %s: their intervals straddle a threshold; longer levels (--max-seconds, --precision) would decide them", obj, undecided)}
+			return []string{fmt.Sprintf("knee: undecided: no level passed %s, and %s: their intervals straddle a threshold; longer levels (a longer level length, or a precision target) would decide them", obj, undecided)}
 		}
 		return []string{"knee: none: no complete level passed " + obj}
 	}

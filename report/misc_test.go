@@ -2,14 +2,20 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/harness"
+	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/scorecard"
+	"github.com/gollm-bench/gollm-bench/slo"
+	"github.com/gollm-bench/gollm-bench/stats"
 	"github.com/gollm-bench/gollm-bench/sweep"
 )
 
@@ -138,9 +144,9 @@ func TestProgress(t *testing.T) {
 		p.Update(line(0, time.Second))
 		p.Update(line(0, 2*time.Second))
 		p.Done(line(0, 3*time.Second), "PASS")
-		want := "\r\x1b[Klevel 0 constant 7.4 req/s  00:01 ETA 00:18 | 1,312 req, 2 err | 1,894 tok/s | TTFT p99 458 ms" +
-			"\r\x1b[Klevel 0 constant 7.4 req/s  00:02 ETA 00:18 | 1,312 req, 2 err | 1,894 tok/s | TTFT p99 458 ms" +
-			"\r\x1b[Klevel 0 constant 7.4 req/s  00:03 ETA 00:18 | 1,312 req, 2 err | 1,894 tok/s | TTFT p99 458 ms  PASS\n"
+		want := "\r\x1b[Jlevel 0 constant 7.4 req/s  00:01 ETA 00:18 | 1,312 req, 2 err | 1,894 tok/s | TTFT p99 458 ms" +
+			"\r\x1b[Jlevel 0 constant 7.4 req/s  00:02 ETA 00:18 | 1,312 req, 2 err | 1,894 tok/s | TTFT p99 458 ms" +
+			"\r\x1b[Jlevel 0 constant 7.4 req/s  00:03 ETA 00:18 | 1,312 req, 2 err | 1,894 tok/s | TTFT p99 458 ms  PASS\n"
 		if buf.String() != want {
 			t.Errorf("got %q\nwant %q", buf.String(), want)
 		}
@@ -152,10 +158,13 @@ func TestProgress(t *testing.T) {
 			p.Update(line(0, time.Duration(s)*time.Second))
 		}
 		p.Done(line(0, 13*time.Second), "")
-		p.Update(line(1, 0))
+		for s := 0; s <= 4; s++ {
+			p.Update(line(1, time.Duration(s)*time.Second)) // a short level: its end only
+		}
+		p.Done(line(1, 4*time.Second), "")
 		got := buf.String()
-		if n := strings.Count(got, "\n"); n != 5 { // at 0, 5, 10 s, Done, level 1
-			t.Errorf("%d plain lines, want 5:\n%s", n, got)
+		if n := strings.Count(got, "\n"); n != 4 { // level 0 at 5, 10 s and its end; level 1's end
+			t.Errorf("%d plain lines, want 4:\n%s", n, got)
 		}
 		if strings.Contains(got, "\r") || strings.Contains(got, "\x1b") {
 			t.Error("plain output holds terminal control characters")
@@ -166,6 +175,7 @@ func TestProgress(t *testing.T) {
 		p := NewProgress(&buf, true, true)
 		p.Update(line(0, time.Second))
 		p.Done(line(0, time.Second), "PASS")
+		p.Sweep(sweep.Event{Type: sweep.LevelStart})
 		if buf.Len() != 0 {
 			t.Errorf("quiet progress wrote %q", buf.String())
 		}
@@ -182,23 +192,133 @@ func TestProgress(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		if got := strings.Count(buf.String(), "\r\x1b[K"); got != 400 {
+		if got := strings.Count(buf.String(), "\r\x1b[J"); got != 400 {
 			t.Errorf("%d line rewrites, want 400", got)
 		}
 	})
 }
 
-func TestWriteParetoHTML(t *testing.T) {
-	pts := []ParetoPoint{
-		{RunID: "fp16-b64", CPM: 1.9, TTFTP99Ms: 420, WhPerToken: 0.0011, OnFrontier: true},
-		{RunID: "fp8-b128", CPM: 1.2, TTFTP99Ms: 480, WhPerToken: 0.0007, OnFrontier: true},
-		{RunID: "fp16-b128", CPM: 2.1, TTFTP99Ms: 510, WhPerToken: 0.0012},
-		{RunID: "broken", CPM: math.Inf(1), TTFTP99Ms: 300},
+// fakeClock is a clock tests move by hand.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time          { return c.t }
+func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
+
+// failing is a level that failed ttft_p99<=500ms at 812 ms [790, 840].
+func failing(t *testing.T, idx int) *sweep.LevelOutcome {
+	term := mustObjective(t, "ttft_p99<=500ms").Terms[0]
+	return &sweep.LevelOutcome{Index: idx, Verdict: slo.Verdict{Outcome: slo.OutcomeFail, Failing: []string{"ttft_p99<=500ms"},
+		Terms: []slo.TermResult{{Term: term, Measured: 812, Interval: stats.Interval{Lo: 790, Hi: 840}, Outcome: slo.OutcomeFail}}}}
+}
+
+func passing(t *testing.T, idx int) *sweep.LevelOutcome {
+	term := mustObjective(t, "ttft_p99<=500ms").Terms[0]
+	return &sweep.LevelOutcome{Index: idx, Verdict: slo.Verdict{Outcome: slo.OutcomePass, Pass: true,
+		Terms: []slo.TermResult{{Term: term, Measured: 210, Interval: stats.Interval{Lo: 190, Hi: 240}, Outcome: slo.OutcomePass, Pass: true}}}}
+}
+
+// TestProgressSweep covers the live view of a sweep as the issue saw it
+// lacking: no sweep-wide header (phase, level i of n, elapsed, total ETA),
+// verdicts only at the end, an ETA that vanished while a level drained.
+func TestProgressSweep(t *testing.T) {
+	prof := loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 7.4}
+	hp := func(level int, el, expected, drain time.Duration, final bool) harness.Progress {
+		return harness.Progress{Level: level, Repeats: 1, Profile: prof, Elapsed: el, Expected: expected, Drain: drain,
+			Live: metrics.LiveStats{Done: 300, Failed: 1, OutputTokens: 3000, TTFTP99: 458}, Final: final}
 	}
+	t.Run("tty", func(t *testing.T) {
+		clk := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+		var buf bytes.Buffer
+		p := NewProgress(&buf, true, false, WithClock(clk.now))
+		p.Sweep(sweep.Event{Type: sweep.LevelStart, Index: 0, Phase: sweep.PhaseGrid, Profile: prof, Expected: 3})
+		clk.advance(2 * time.Second)
+		p.Harness(hp(0, 2*time.Second, 10*time.Second, 5*time.Second, false))
+		screen := buf.String()
+		for _, want := range []string{"sweep · grid · level 0 (1 of ~3) · 00:02 elapsed · ETA 00:28", "\nlevel 0 constant 7.4 req/s  00:02 ETA 00:08 |"} {
+			if !strings.Contains(screen, want) {
+				t.Errorf("screen lacks %q:\n%q", want, screen)
+			}
+		}
+		// Past its planned 10 s the level drains: the ETA stays.
+		clk.advance(10 * time.Second)
+		buf.Reset()
+		p.Harness(hp(0, 12*time.Second, 10*time.Second, 5*time.Second, false))
+		if want := "00:12 draining ≤ 00:03"; !strings.Contains(buf.String(), want) {
+			t.Errorf("draining level: %q lacks %q", buf.String(), want)
+		}
+		if !strings.HasPrefix(buf.String(), "\r\x1b[1A\x1b[J") {
+			t.Errorf("the two-line block is not rewritten in place: %q", buf.String())
+		}
+		p.Harness(hp(0, 13*time.Second, 10*time.Second, 5*time.Second, true))
+		buf.Reset()
+		p.Sweep(sweep.Event{Type: sweep.LevelEnd, Index: 0, Phase: sweep.PhaseGrid, Profile: prof, Expected: 3, Outcome: failing(t, 0)})
+		end := buf.String()
+		if !strings.Contains(end, "level 0 constant 7.4 req/s  00:13 | 300 req, 1 err") || !strings.HasSuffix(end, "  FAIL ttft_p99<=500ms (812 [790, 840] ms)\n") {
+			t.Errorf("level end: %q: want its last line kept with the verdict and the deciding term", end)
+		}
+		// The next level's header: one level took 12 s, two remain.
+		clk.advance(time.Second)
+		buf.Reset()
+		p.Sweep(sweep.Event{Type: sweep.LevelStart, Index: 1, Phase: sweep.PhaseBisect, Profile: prof, Expected: 3})
+		if want := "sweep · bisect · level 1 (2 of ~3) · 00:13 elapsed · ETA 00:24"; !strings.Contains(buf.String(), want) {
+			t.Errorf("header %q lacks %q", buf.String(), want)
+		}
+	})
+	t.Run("plain", func(t *testing.T) {
+		clk := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+		var buf bytes.Buffer
+		p := NewProgress(&buf, false, false, WithClock(clk.now))
+		for lvl := range 3 {
+			p.Sweep(sweep.Event{Type: sweep.LevelStart, Index: lvl, Phase: sweep.PhaseGrid, Profile: prof, Expected: 3})
+			for s := 1; s <= 3; s++ {
+				clk.advance(time.Second)
+				p.Harness(hp(lvl, time.Duration(s)*time.Second, 3*time.Second, 0, s == 3))
+			}
+			p.Sweep(sweep.Event{Type: sweep.LevelEnd, Index: lvl, Phase: sweep.PhaseGrid, Profile: prof, Expected: 3, Outcome: passing(t, lvl)})
+		}
+		lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+		if len(lines) != 3 {
+			t.Fatalf("%d lines for three 3-second levels, want one each:\n%s", len(lines), buf.String())
+		}
+		if want := "level 2 constant 7.4 req/s  00:03 | 300 req, 1 err | 1,000 tok/s | TTFT p99 458 ms  PASS  [grid · level 2 (3 of ~3) · 00:09 elapsed · ETA 00:00]"; lines[2] != want {
+			t.Errorf("last line\n%q\nwant\n%q", lines[2], want)
+		}
+	})
+}
+
+// paretoCard is a scorecard with the Pareto figures (negative: absent).
+func paretoCard(id string, cpm, wh, ttft float64, pass bool) scorecard.Scorecard {
+	opt := func(v float64) *float64 {
+		if v < 0 {
+			return nil
+		}
+		return &v
+	}
+	return scorecard.Scorecard{SchemaVersion: scorecard.SchemaVersion, Metadata: scorecard.Metadata{RunID: id},
+		Performance: scorecard.Performance{TTFTP99Ms: opt(ttft), SLOPass: &pass},
+		Cost:        scorecard.Cost{CPMEUR1M: opt(cpm)}, Energy: scorecard.Energy{WhPerToken: opt(wh)}}
+}
+
+// TestWriteParetoHTML covers what `pareto --html` got wrong: a run without
+// a cost figure was drawn at CPM 0 (the best spot) and listed as "0"; a
+// run the SLO rejected showed only as "no"; a marker sat clipped on the
+// chart's edge.
+func TestWriteParetoHTML(t *testing.T) {
+	cards := []scorecard.Scorecard{
+		paretoCard("fp16-b64", 1.9, 0.0011, 420, true),
+		paretoCard("fp8-b128", 1.2, 0.0007, 480, true),
+		paretoCard("fp16-b128", 2.1, 0.0012, 510, true),  // dominated
+		paretoCard("no-cost", -1, 0.0005, 300, true),     // no --gpu-cost-eur-h
+		paretoCard("too-slow", 0.9, 0.0006, 2400, false), // cheapest, but fails its SLO
+		paretoCard("far", 6.5, 0.0030, 3900, true),       // sets the axes' far corner
+	}
+	frontier, dropped := scorecard.Pareto(cards, nil)
+	pts := ParetoPoints(frontier, dropped, scorecard.CostGPUHour)
 	var buf bytes.Buffer
 	if err := WriteParetoHTML(&buf, pts); err != nil {
 		t.Fatal(err)
 	}
+	page := buf.String()
 	problems, figs := offlineProblems(t, buf.Bytes())
 	for _, p := range problems {
 		t.Errorf("network reference: %s", p)
@@ -206,20 +326,91 @@ func TestWriteParetoHTML(t *testing.T) {
 	if len(figs) != 1 || figs[0].svgs != 1 {
 		t.Fatalf("want one inline SVG figure, got %+v", figs)
 	}
-	for _, id := range []string{"fp16-b64", "fp8-b128", "fp16-b128"} {
+	for _, id := range []string{"fp16-b64", "fp8-b128", "fp16-b128", "too-slow"} {
 		if !figs[0].hasText(id) {
-			t.Errorf("chart lacks the label %s", id)
+			t.Errorf("chart lacks the run %s", id)
 		}
 	}
-	if figs[0].hasText("broken") || !strings.Contains(buf.String(), "<td>broken</td>") {
-		t.Error("a non-finite point should be listed in the table but not drawn")
+	if figs[0].hasText("no-cost") {
+		t.Error("a run without a cost figure is drawn (at CPM 0?)")
+	}
+	for _, want := range []string{
+		"Not on the chart: no-cost: no cost figure",
+		"<td>no-cost</td><td class=\"num\">-</td>",
+		`<td class="rejected">rejected: `,
+		"rejected by the SLO",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	// Every marker lies inside the data area, none on its edge.
+	c := parseChart(t, svgsOf(t, buf.Bytes())["plot-pareto"])
+	markers := map[string]bool{"#FF7F0E": true, "#1F77B4": true, "#D62728": true}
+	for _, p := range c.paths {
+		if !markers[p.stroke] && !markers[p.fill] || len(p.pts) == 0 || p.pts[0][0] > c.area.x1 {
+			continue // axes, grid, legend
+		}
+		for _, pt := range p.pts {
+			if pt[0] < c.area.x0+1 || pt[0] > c.area.x1-1 || pt[1] < c.area.y0+1 || pt[1] > c.area.y1-1 {
+				t.Errorf("marker vertex %v outside the data area %v", pt, c.area)
+			}
+		}
+	}
+	for _, tx := range c.texts {
+		if tx.box.x1 > c.width || tx.box.y0 < 0 {
+			t.Errorf("label %q %v runs off the chart", tx.s, tx.box)
+		}
 	}
 	buf.Reset()
-	if err := WriteParetoHTML(&buf, nil); err != nil || !strings.Contains(buf.String(), "No run has") {
+	if err := WriteParetoHTML(&buf, nil); err != nil || !strings.Contains(buf.String(), "nothing to chart") {
 		t.Errorf("empty Pareto: %v\n%s", err, buf.String())
 	}
 }
 
 func warn(code metrics.WarningCode, msg string) metrics.Warning {
 	return metrics.Warning{Code: code, Level: -1, Message: msg}
+}
+
+// TestConsoleWarningsOnePerCode: a llama.cpp sweep of 14 levels raised 30
+// warnings (14 few_samples, 13 token_count_mismatch, one per level, and a
+// few others); the console ends with one line per code, naming the levels.
+func TestConsoleWarningsOnePerCode(t *testing.T) {
+	run := fixtureRun(t)
+	run.Result.Warnings = nil
+	for l := range 14 {
+		run.Result.Warnings = append(run.Result.Warnings,
+			metrics.Warning{Code: "few_samples", Level: l, Message: fmt.Sprintf("level %d: 24 samples: p99 unbounded", l)})
+		if l > 0 {
+			run.Result.Warnings = append(run.Result.Warnings,
+				metrics.Warning{Code: "token_count_mismatch", Level: l, Message: fmt.Sprintf("level %d: usage and tokenizer disagree on 3 requests", l)})
+		}
+	}
+	run.Result.Warnings = append(run.Result.Warnings,
+		metrics.Warning{Code: "max_rate_fallback", Level: -1, Message: "grid spaced geometrically"},
+		metrics.Warning{Code: "knee_below_range", Level: -1, Message: "level 2 failed"},
+		metrics.Warning{Code: "drained", Level: 3, Message: "a probe waited 4 s"})
+	var buf bytes.Buffer
+	if err := WriteConsole(&buf, run); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	_, tail, ok := strings.Cut(out, "\nwarnings (30):\n")
+	if !ok {
+		t.Fatalf("no warnings block:\n%s", out)
+	}
+	block := strings.Split(strings.TrimSpace(strings.Split(tail, "\n\n")[0]), "\n")
+	if len(block) != 5 {
+		t.Errorf("%d warning lines for 5 codes:\n%s", len(block), strings.Join(block, "\n"))
+	}
+	for _, want := range []string{"few_samples (14 warnings, levels 0–13)", "token_count_mismatch (13 warnings, levels 1–13)", "drained (level 3)"} {
+		if !strings.Contains(tail, want) {
+			t.Errorf("warnings lack %q:\n%s", want, tail)
+		}
+	}
+	// The page groups them the same way.
+	groups := groupWarnings(run.Result.Warnings)
+	if len(groups) != 5 || groups[0].Levels != "levels 0–13" || groups[0].Count != 14 {
+		t.Errorf("report.html groups %+v", groups)
+	}
 }

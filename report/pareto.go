@@ -2,33 +2,86 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"html/template"
 	"io"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/gollm-bench/gollm-bench/scorecard"
 )
 
-// ParetoPoint is one run on the Pareto chart (SPEC §10 `pareto`), plain
-// data built by the caller (package scorecard decides the frontier).
+// ParetoPoint is one run on the Pareto chart (`gollm-bench pareto
+// --html`), plain data: ParetoPoints builds it from package scorecard's
+// decision. A figure the run does not hold is NaN, never 0: a run without
+// a cost is not a free run.
 type ParetoPoint struct {
 	RunID      string
-	CPM        float64 // EUR per 1M output tokens at the knee
-	TTFTP99Ms  float64 // TTFT p99 at the knee, ms
-	WhPerToken float64 // Wh per output token (sets the marker size; 0 = unknown)
+	CPM        float64 // cost per 1M output tokens at the knee (of the cost basis); NaN when unknown
+	TTFTP99Ms  float64 // TTFT p99 at the knee, ms; NaN when unknown
+	WhPerToken float64 // Wh per output token (sets the marker size); NaN or 0 when unknown
 	OnFrontier bool    // not dominated on (CPM, Wh/token, TTFT p99)
+	// Rejected is true when the run failed the SLO check; Reason says why
+	// a run is off the frontier ("SLO violated: ...", "no energy figure
+	// (wh_per_token)", "dominated by R"); "" on the frontier.
+	Rejected bool
+	Reason   string
+}
+
+// ParetoPoints turns scorecard.Pareto's outcome into chart points, the
+// frontier first, with the CPM of basis; missing figures are NaN.
+func ParetoPoints(frontier []scorecard.Scorecard, dropped []scorecard.Dropped, basis scorecard.CostBasis) []ParetoPoint {
+	var pts []ParetoPoint
+	add := func(sc scorecard.Scorecard, on bool, d scorecard.Dropped) {
+		p := ParetoPoint{RunID: sc.Metadata.RunID, OnFrontier: on, CPM: math.NaN(), TTFTP99Ms: math.NaN(), WhPerToken: math.NaN(),
+			Rejected: d.Rejected, Reason: d.Reason}
+		if v, ok := scorecard.Figure(sc, basis.Key()); ok {
+			p.CPM = v
+		}
+		if v, ok := scorecard.Figure(sc, "ttft_p99_ms"); ok {
+			p.TTFTP99Ms = v
+		}
+		if v, ok := scorecard.Figure(sc, "wh_per_token"); ok {
+			p.WhPerToken = v
+		}
+		pts = append(pts, p)
+	}
+	for _, sc := range frontier {
+		add(sc, true, scorecard.Dropped{})
+	}
+	for _, d := range dropped {
+		add(d.Scorecard, false, d)
+	}
+	return pts
+}
+
+// notPlotted says why p has no place on the chart ("" when it has one):
+// it lacks the cost or the latency figure.
+func (p ParetoPoint) notPlotted() string {
+	var lack []string
+	if !isFinite(p.CPM) {
+		lack = append(lack, "no cost figure")
+	}
+	if !isFinite(p.TTFTP99Ms) {
+		lack = append(lack, "no TTFT p99")
+	}
+	return strings.Join(lack, " and ")
 }
 
 // WriteParetoHTML writes a self-contained page with a chart of CPM against
-// TTFT p99, one marker per run, its area growing with Wh/token, frontier
-// runs filled and joined, and a table of the points. Points with a
-// non-finite CPM or TTFT are listed but not drawn. Like WriteHTML it
-// refers to nothing outside the file. Safe for concurrent use.
+// TTFT p99, one marker per run, its area growing with Wh/token: frontier
+// runs filled and joined, dominated runs as rings, runs rejected by the
+// SLO as red crosses. A run without a cost or latency figure is not drawn
+// at 0 but listed under the chart with the reason. The axes fit every
+// drawn marker. A table lists every run with its figures and status. Like
+// WriteHTML it refers to nothing outside the file. Safe for concurrent use.
 func WriteParetoHTML(w io.Writer, points []ParetoPoint) error {
 	svg, err := paretoSVG(points)
 	if err != nil {
@@ -36,21 +89,41 @@ func WriteParetoHTML(w io.Writer, points []ParetoPoint) error {
 	}
 	type row struct {
 		ParetoPoint
-		CPMText, TTFTText, WhText string
+		CPMText, TTFTText, WhText, Status, Class string
 	}
 	var rows []row
+	var offChart []string
 	for _, p := range points {
-		wh := "-"
-		if p.WhPerToken > 0 {
-			wh = fmt.Sprintf("%.4g", p.WhPerToken)
+		r := row{ParetoPoint: p, CPMText: paretoNum(p.CPM), TTFTText: "-", WhText: "-"}
+		if isFinite(p.TTFTP99Ms) {
+			r.TTFTText = fmtMs(p.TTFTP99Ms)
 		}
-		rows = append(rows, row{p, fmt.Sprintf("%.4g", p.CPM), fmtMs(p.TTFTP99Ms), wh})
+		if isFinite(p.WhPerToken) && p.WhPerToken > 0 {
+			r.WhText = paretoNum(p.WhPerToken)
+		}
+		switch {
+		case p.OnFrontier:
+			r.Status, r.Class = "frontier", "front"
+		case p.Rejected:
+			r.Status, r.Class = "rejected: "+p.Reason, "rejected"
+		case p.Reason != "":
+			r.Status = "off the frontier: " + p.Reason
+		default:
+			r.Status = "off the frontier"
+		}
+		if why := p.notPlotted(); why != "" {
+			r.Status += " (not on the chart: " + why + ")"
+			offChart = append(offChart, p.RunID+": "+why)
+		}
+		rows = append(rows, r)
 	}
 	var buf bytes.Buffer
 	err = paretoTemplate().Execute(&buf, struct {
-		SVG  template.HTML
-		Rows []row
-	}{template.HTML(svg), rows})
+		SVG      template.HTML
+		Rows     []row
+		OffChart []string
+		CSS      template.CSS
+	}{template.HTML(svg), rows, offChart, template.CSS(pageCSS)})
 	if err != nil {
 		return fmt.Errorf("report: pareto html: %w", err)
 	}
@@ -58,11 +131,19 @@ func WriteParetoHTML(w io.Writer, points []ParetoPoint) error {
 	return err
 }
 
+// paretoNum prints a figure to 4 significant digits, "-" when unknown.
+func paretoNum(v float64) string {
+	if !isFinite(v) {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
 func paretoSVG(points []ParetoPoint) (string, error) {
 	var drawn []ParetoPoint
 	maxWh := 0.0
 	for _, p := range points {
-		if isFinite(p.CPM) && isFinite(p.TTFTP99Ms) {
+		if p.notPlotted() == "" {
 			drawn = append(drawn, p)
 			if isFinite(p.WhPerToken) {
 				maxWh = math.Max(maxWh, p.WhPerToken)
@@ -72,12 +153,12 @@ func paretoSVG(points []ParetoPoint) (string, error) {
 	if len(drawn) == 0 {
 		return "", nil
 	}
-	p := newPlot("Pareto: cost against TTFT p99 (marker area ∝ Wh/token)", "CPM (EUR per 1M tokens)", "TTFT p99 (ms)")
-	xys := make(plotter.XYs, len(drawn))
-	labels := make([]string, len(drawn))
-	for i, d := range drawn {
-		xys[i] = plotter.XY{X: d.CPM, Y: d.TTFTP99Ms}
-		labels[i] = d.RunID
+	c := newChart("plot-pareto", "Pareto: cost against TTFT p99 (marker area ∝ Wh/token)", "CPM (currency per 1M output tokens)", "TTFT p99 (ms)")
+	radius := func(p ParetoPoint) vg.Length {
+		if maxWh > 0 && isFinite(p.WhPerToken) && p.WhPerToken > 0 {
+			return vg.Points(3 + 9*math.Sqrt(p.WhPerToken/maxWh)) // area ∝ Wh/token (display scaling)
+		}
+		return vg.Points(4)
 	}
 	// The frontier, joined in CPM order.
 	var front plotter.XYs
@@ -86,53 +167,78 @@ func paretoSVG(points []ParetoPoint) (string, error) {
 			front = append(front, plotter.XY{X: d.CPM, Y: d.TTFTP99Ms})
 		}
 	}
-	slices.SortStableFunc(front, func(a, b plotter.XY) int {
-		switch {
-		case a.X < b.X:
-			return -1
-		case a.X > b.X:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(front, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
 	if len(front) > 1 {
-		l, err := plotter.NewLine(front)
+		if err := c.line("frontier", front, rgb(colKnee), nil, true); err != nil {
+			return "", err
+		}
+	}
+	kinds := []struct {
+		name  string
+		keep  func(ParetoPoint) bool
+		col   uint32
+		shape draw.GlyphDrawer
+	}{
+		{"on the frontier", func(p ParetoPoint) bool { return p.OnFrontier }, colKnee, draw.CircleGlyph{}},
+		{"dominated", func(p ParetoPoint) bool { return !p.OnFrontier && !p.Rejected }, colP50, draw.RingGlyph{}},
+		{"rejected by the SLO", func(p ParetoPoint) bool { return p.Rejected }, colFail, draw.CrossGlyph{}},
+	}
+	var all plotter.XYs
+	var labels []string
+	for _, k := range kinds {
+		var xys plotter.XYs
+		var sel []ParetoPoint
+		for _, d := range drawn {
+			if k.keep(d) {
+				xys = append(xys, plotter.XY{X: d.CPM, Y: d.TTFTP99Ms})
+				sel = append(sel, d)
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(xys)
 		if err != nil {
-			return "", fmt.Errorf("report: pareto frontier: %w", err)
+			return "", fmt.Errorf("report: pareto points: %w", err)
 		}
-		l.Color = rgb(colKnee)
-		l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-		p.Add(l)
-		p.Legend.Add("frontier", l)
-	}
-	sc, err := plotter.NewScatter(xys)
-	if err != nil {
-		return "", fmt.Errorf("report: pareto points: %w", err)
-	}
-	sc.GlyphStyleFunc = func(i int) draw.GlyphStyle {
-		r := vg.Points(4)
-		if maxWh > 0 && drawn[i].WhPerToken > 0 && isFinite(drawn[i].WhPerToken) {
-			r = vg.Points(3 + 9*math.Sqrt(drawn[i].WhPerToken/maxWh)) // area ∝ Wh/token (display scaling)
+		sc.GlyphStyleFunc = func(i int) draw.GlyphStyle {
+			return draw.GlyphStyle{Color: rgb(k.col), Radius: radius(sel[i]), Shape: k.shape}
 		}
-		if drawn[i].OnFrontier {
-			return draw.GlyphStyle{Color: rgb(colKnee), Radius: r, Shape: draw.CircleGlyph{}}
+		sc.GlyphStyle = draw.GlyphStyle{Color: rgb(k.col), Radius: vg.Points(4), Shape: k.shape}
+		c.p.Add(sc)
+		c.legend.Add(k.name, sc)
+		c.points += len(xys)
+		for _, d := range sel {
+			all = append(all, plotter.XY{X: d.CPM, Y: d.TTFTP99Ms})
+			labels = append(labels, d.RunID)
 		}
-		return draw.GlyphStyle{Color: rgb(colP50), Radius: r, Shape: draw.RingGlyph{}}
 	}
-	p.Add(sc)
-	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: all, Labels: labels})
 	if err != nil {
 		return "", fmt.Errorf("report: pareto labels: %w", err)
 	}
 	for i := range lb.TextStyle {
-		lb.TextStyle[i].Font = font.Font{Typeface: "Liberation", Variant: "Sans", Size: 8}
+		lb.TextStyle[i].Font = sans(9)
 	}
-	lb.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(4)}
-	p.Add(lb)
-	return svgOf(p)
+	lb.Offset = vg.Point{X: vg.Points(8), Y: vg.Points(5)}
+	c.p.Add(lb)
+	// Room around the markers, so none sits on an edge.
+	padRange(&c.p.X.Min, &c.p.X.Max, 0.08)
+	padRange(&c.p.Y.Min, &c.p.Y.Max, 0.1)
+	c.p.X.Min, c.p.Y.Min = math.Max(c.p.X.Min, 0), math.Max(c.p.Y.Min, 0)
+	return c.render()
 }
 
-func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+// padRange widens [*lo, *hi] by frac of its width on each side (by frac of
+// the value when the range is a single point).
+func padRange(lo, hi *float64, frac float64) {
+	w := *hi - *lo
+	if !(w > 0) {
+		w = math.Max(math.Abs(*hi), 1)
+	}
+	*lo -= frac * w
+	*hi += frac * w
+}
 
 func paretoTemplate() *template.Template {
 	return template.Must(template.New("pareto").Parse(`<!DOCTYPE html>
@@ -140,19 +246,19 @@ func paretoTemplate() *template.Template {
 <head>
 <meta charset="utf-8">
 <title>gollm-bench Pareto frontier</title>
-<style>
-body{font-family:system-ui,"Liberation Sans",sans-serif;margin:1.5em auto;max-width:1000px;padding:0 1em;color:#222}
-figure{margin:0;border:1px solid #e4e4e4;padding:.4em}figure svg{width:100%;height:auto;display:block}
-table{border-collapse:collapse;font-size:.9em;margin-top:1em}th,td{border:1px solid #ddd;padding:.2em .5em}th{background:#f4f4f4}
-td.num{text-align:right;font-variant-numeric:tabular-nums}.front{font-weight:bold;color:#b35900}
+<style>{{.CSS}}
+body{max-width:1000px}
+.front{font-weight:bold;color:#b35900}.rejected{color:#b42318}
 </style>
 </head>
 <body>
 <h1>Pareto frontier</h1>
-{{if .SVG}}<figure class="plot" id="plot-pareto">{{.SVG}}<figcaption>Lower-left is better; frontier runs are filled.</figcaption></figure>{{else}}<p>No run has both a finite CPM and a TTFT p99.</p>{{end}}
+<p class="sub">Minimising cost per 1M output tokens, energy per token and TTFT p99; lower-left is better.</p>
+{{if .SVG}}<figure class="plot" id="plot-pareto">{{.SVG}}<figcaption>Frontier runs are filled and joined; dominated runs are rings; runs rejected by the SLO are red crosses (they would not be chosen whatever their cost). Marker area grows with Wh/token.</figcaption></figure>{{else}}<p>No run has both a cost figure and a TTFT p99, so there is nothing to chart.</p>{{end}}
+{{if .OffChart}}<p id="off-chart">Not on the chart: {{range $i, $m := .OffChart}}{{if $i}}; {{end}}{{$m}}{{end}}.</p>{{end}}
 <table>
-<tr><th>run</th><th>CPM (EUR/1M tok)</th><th>TTFT p99 (ms)</th><th>Wh/token</th><th>frontier</th></tr>
-{{range .Rows}}<tr><td>{{.RunID}}</td><td class="num">{{.CPMText}}</td><td class="num">{{.TTFTText}}</td><td class="num">{{.WhText}}</td><td{{if .OnFrontier}} class="front"{{end}}>{{if .OnFrontier}}yes{{else}}no{{end}}</td></tr>
+<tr><th>run</th><th>CPM (per 1M tok)</th><th>TTFT p99 (ms)</th><th>Wh/token</th><th>status</th></tr>
+{{range .Rows}}<tr><td>{{.RunID}}</td><td class="num">{{.CPMText}}</td><td class="num">{{.TTFTText}}</td><td class="num">{{.WhText}}</td><td{{if .Class}} class="{{.Class}}"{{end}}>{{.Status}}</td></tr>
 {{end}}</table>
 </body>
 </html>

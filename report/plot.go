@@ -1,42 +1,52 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
 	"slices"
-	"strings"
+	"strconv"
 	"time"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/slo"
+	"github.com/gollm-bench/gollm-bench/stats"
 	"github.com/gollm-bench/gollm-bench/sweep"
-)
-
-// Plot size in the page, points.
-const (
-	plotW = 480
-	plotH = 270
 )
 
 // Colours of the series (RGB), chosen to read in grey scale too.
 const (
-	colP50    = 0x1f77b4 // blue
-	colP99    = 0xd62728 // red
-	colSLO    = 0x555555 // grey, dashed
-	colKnee   = 0xff7f0e // orange
-	colThru   = 0x2ca02c // green
-	colLevelA = 0x1f77b4 // timeline levels alternate A, B
-	colLevelB = 0x9467bd
+	colP50  = 0x1f77b4 // blue
+	colP99  = 0xd62728 // red
+	colSLO  = 0x444444 // dark grey, dashed
+	colKnee = 0xff7f0e // orange
+	colThru = 0x2ca02c // green
+	colGood = 0x136f63 // dark teal
+	colFail = 0xd62728 // red
+	colInc  = 0x9a9a9a // grey
 )
+
+// levelPalette colours levels on time plots and in the levels table, by
+// level index modulo its length: the same level has the same colour
+// everywhere on the page. It leaves out the knee's orange and the
+// failures' red.
+var levelPalette = [...]uint32{0x1f77b4, 0x2ca02c, 0x9467bd, 0x8c564b, 0xe377c2, 0x17becf, 0xbcbd22, 0x7f7f7f, 0x393b79, 0x637939}
+
+// levelColor is level i's colour.
+func levelColor(i int) color.RGBA {
+	return rgb(levelPalette[((i%len(levelPalette))+len(levelPalette))%len(levelPalette)])
+}
+
+// levelColorHex is level i's colour for CSS.
+func levelColorHex(i int) string {
+	c := levelColor(i)
+	return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B)
+}
 
 // rgb converts a 0xRRGGBB constant to an opaque colour.
 func rgb(c uint32) color.RGBA {
@@ -46,51 +56,32 @@ func rgb(c uint32) color.RGBA {
 // figure is one rendered plot for the HTML page.
 type figure struct {
 	ID      string
+	Section string // the page section it belongs to
 	Title   string
-	Caption string
+	Caption string // what to read in it, for the figcaption
 	SVG     string // inline <svg> element, no XML prolog
 	Points  int    // data points drawn (the test checks plots are not empty)
 	Knee    bool   // the knee marker is drawn (only for a reached knee)
+	Wide    bool   // spans both columns of the page
 }
 
-// newPlot returns a plot with sans-serif text (the browser substitutes its
-// own sans-serif for Liberation Sans when it is not installed: nothing is
-// fetched).
-func newPlot(title, x, y string) *plot.Plot {
-	p := plot.New()
-	sans := func(f *font.Font, size vg.Length) {
-		*f = font.Font{Typeface: "Liberation", Variant: "Sans", Size: size}
-	}
-	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
-	sans(&p.Title.TextStyle.Font, 12)
-	sans(&p.X.Label.TextStyle.Font, 10)
-	sans(&p.Y.Label.TextStyle.Font, 10)
-	sans(&p.X.Tick.Label.Font, 9)
-	sans(&p.Y.Tick.Label.Font, 9)
-	sans(&p.Legend.TextStyle.Font, 9)
-	p.Legend.Top = true
-	p.Legend.Left = true // the load curves rise to the right
-	p.Legend.XOffs, p.Legend.YOffs = vg.Points(4), vg.Points(-4)
-	p.Add(plotter.NewGrid())
-	return p
-}
+// Page sections of the figures.
+const (
+	sectionLoad = "Load and response"
+	sectionDist = "Distributions at one level"
+	sectionReq  = "Requests"
+	sectionTime = "Over time"
+)
 
-// svgOf renders p as an inline <svg> element: the XML prolog and comment
-// that vgsvg writes for stand-alone files are dropped. Fonts are not
-// embedded (vgsvg's default): text names a font family only, so the
-// element references nothing outside itself.
-func svgOf(p *plot.Plot) (string, error) {
-	c := vgsvg.New(plotW, plotH)
-	p.Draw(draw.New(c))
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return "", fmt.Errorf("report: render plot %q: %w", p.Title.Text, err)
+// finish renders c into f, unless nothing was drawn.
+func (f *figure) finish(c *chart) error {
+	f.Points, f.Knee, f.Wide = c.points, c.knee, c.wide
+	if c.points == 0 {
+		return nil
 	}
-	s := buf.String()
-	if i := strings.Index(s, "<svg"); i >= 0 {
-		s = s[i:]
-	}
-	return s, nil
+	svg, err := c.render()
+	f.SVG = svg
+	return err
 }
 
 // loadPoint is one complete level placed at its offered load.
@@ -99,12 +90,13 @@ type loadPoint struct {
 	l    sweep.LevelOutcome
 }
 
-// byLoad returns the complete levels sorted by offered load (partial
-// levels are left out, as the knee leaves them out).
+// byLoad returns the complete levels sorted by offered load. Partial
+// levels are left out, as the knee leaves them out, and so is a level
+// that a later one re-ran to a decision (the knee reads the re-run).
 func byLoad(res sweep.Result) []loadPoint {
 	var pts []loadPoint
 	for _, l := range res.Levels {
-		if !l.Partial {
+		if !l.Partial && l.RerunBy == 0 {
 			pts = append(pts, loadPoint{l.OfferedLoad, l})
 		}
 	}
@@ -120,24 +112,67 @@ func byLoad(res sweep.Result) []loadPoint {
 	return pts
 }
 
-func loadAxis(res sweep.Result) string {
+// splitProbes sets the throughput probes apart from the other levels: a
+// probe (loadgen.ModeThroughput) sends as fast as it may, so it sits at
+// the top of a sweep's load axis without being one step of it, and is
+// drawn as a lone marker rather than joined to the curve. When every level
+// is a probe they are the curve.
+func splitProbes(pts []loadPoint) (curve, probes []loadPoint) {
+	for _, p := range pts {
+		if p.l.Profile.Mode == loadgen.ModeThroughput {
+			probes = append(probes, p)
+		} else {
+			curve = append(curve, p)
+		}
+	}
+	if len(curve) == 0 {
+		return probes, nil
+	}
+	return curve, probes
+}
+
+// probeName is a probe's legend entry.
+func probeName(series string, probes []loadPoint) string {
+	name := "throughput probes"
+	if len(probes) == 1 {
+		name = fmt.Sprintf("throughput probe (level %d)", probes[0].l.Index)
+	}
+	if series != "" {
+		name = series + ", " + name
+	}
+	return name
+}
+
+// loadUnit is the sweep's load unit ("req/s", "concurrency"), or "".
+func loadUnit(res sweep.Result) string {
 	if res.Knee != nil && res.Knee.Unit != "" {
-		return "offered load (" + res.Knee.Unit + ")"
+		return res.Knee.Unit
 	}
 	for _, l := range res.Levels {
 		if l.Unit != "" {
-			return "offered load (" + l.Unit + ")"
+			return l.Unit
 		}
 	}
-	return "offered load"
+	return ""
 }
 
-// finite keeps the points whose y is finite (and > 0 on a log axis):
-// +Inf error-adjusted figures and empty distributions are not drawn.
+func loadAxis(res sweep.Result) string {
+	switch u := loadUnit(res); u {
+	case "":
+		return "offered load"
+	case sweep.UnitConcurrency:
+		return "offered load (concurrency, requests in flight)"
+	default:
+		return "offered load (" + u + ")"
+	}
+}
+
+// finite keeps the points whose x and y are finite (and y > 0 on a log
+// axis): +Inf error-adjusted figures and empty distributions are not drawn.
 func finite(xys plotter.XYs, logY bool) plotter.XYs {
 	var out plotter.XYs
 	for _, p := range xys {
-		if math.IsNaN(p.Y) || math.IsInf(p.Y, 0) || math.IsNaN(p.X) || math.IsInf(p.X, 0) || (logY && p.Y <= 0) {
+		if !isFinite(p.X) || !isFinite(p.Y) || (logY && p.Y <= 0) {
 			continue
 		}
 		out = append(out, p)
@@ -145,68 +180,7 @@ func finite(xys plotter.XYs, logY bool) plotter.XYs {
 	return out
 }
 
-// addSeries draws a line with point markers; it returns the points drawn.
-func addSeries(p *plot.Plot, name string, xys plotter.XYs, col color.Color, shape draw.GlyphDrawer) (int, error) {
-	if len(xys) == 0 {
-		return 0, nil
-	}
-	line, pts, err := plotter.NewLinePoints(xys)
-	if err != nil {
-		return 0, fmt.Errorf("report: plot %s: %w", name, err)
-	}
-	line.Color = col
-	line.Width = vg.Points(1.5)
-	pts.Color = col
-	pts.Shape = shape
-	pts.Radius = vg.Points(2.5)
-	p.Add(line, pts)
-	p.Legend.Add(name, line, pts)
-	return len(xys), nil
-}
-
-// addSLOLines draws a dashed horizontal line for each SLO term on metric,
-// labelled with the term, across [x0, x1].
-func addSLOLines(p *plot.Plot, obj slo.Objective, metric slo.Metric, x0, x1 float64) error {
-	for _, t := range obj.Terms {
-		if t.Metric != metric {
-			continue
-		}
-		line, err := plotter.NewLine(plotter.XYs{{X: x0, Y: t.Threshold}, {X: x1, Y: t.Threshold}})
-		if err != nil {
-			return fmt.Errorf("report: SLO line: %w", err)
-		}
-		line.Color = rgb(colSLO)
-		line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-		line.Width = vg.Points(1.2)
-		p.Add(line)
-		p.Legend.Add("SLO "+t.String(), line)
-	}
-	return nil
-}
-
-// addKnee marks the knee at (x, y) with an orange triangle labelled "knee".
-func addKnee(p *plot.Plot, x, y float64) error {
-	if math.IsNaN(y) || math.IsInf(y, 0) {
-		return nil
-	}
-	sc, err := plotter.NewScatter(plotter.XYs{{X: x, Y: y}})
-	if err != nil {
-		return fmt.Errorf("report: knee marker: %w", err)
-	}
-	sc.GlyphStyle = draw.GlyphStyle{Color: rgb(colKnee), Radius: vg.Points(6), Shape: draw.PyramidGlyph{}}
-	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: x, Y: y}}, Labels: []string{"knee"}})
-	if err != nil {
-		return fmt.Errorf("report: knee label: %w", err)
-	}
-	for i := range lb.TextStyle {
-		lb.TextStyle[i].Font = font.Font{Typeface: "Liberation", Variant: "Sans", Size: 10}
-		lb.TextStyle[i].Color = rgb(colKnee)
-	}
-	lb.Offset = vg.Point{X: vg.Points(8), Y: vg.Points(-4)}
-	p.Add(sc, lb)
-	p.Legend.Add("knee", sc)
-	return nil
-}
+func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // kneeLevel returns the knee level's outcome, if the sweep reached the
 // knee. An unreached knee (every level passed, so the highest passing level
@@ -227,139 +201,289 @@ func kneeLevel(res sweep.Result) (sweep.LevelOutcome, bool) {
 // bracketed by a failing one (sweep.Knee.Reached).
 func kneeReached(res sweep.Result) bool { return res.Knee != nil && res.Knee.Reached }
 
+// kneeLabel is the knee's legend entry: "knee 7.4 req/s".
+func kneeLabel(res sweep.Result) string {
+	return "knee " + fmtLoad(res.Knee.OfferedLoad, res.Knee.Unit)
+}
+
+// stat is one statistic of a level with its 95 % interval.
+type stat struct {
+	v  float64
+	ci stats.Interval
+	ok bool
+}
+
+// percentile picks percentile pct of d (50, 90, 95, 99 or 99.9).
+func percentile(d metrics.Distribution, pct float64) stat {
+	if d.Count == 0 {
+		return stat{}
+	}
+	switch pct {
+	case 50:
+		return stat{d.P50, d.P50CI, true}
+	case 90:
+		return stat{d.P90, d.P90CI, true}
+	case 95:
+		return stat{d.P95, d.P95CI, true}
+	case 99:
+		return stat{d.P99, d.P99CI, true}
+	case 99.9:
+		return stat{d.P999, d.P999CI, true}
+	}
+	return stat{}
+}
+
+// pctName is "p99", "p99.9".
+func pctName(pct float64) string { return "p" + strconv.FormatFloat(pct, 'f', -1, 64) }
+
+// sloPercentile is the percentile the SLO judges metric at, if it has such
+// a term among those a Distribution holds, else def.
+func sloPercentile(obj slo.Objective, metric slo.Metric, def float64) float64 {
+	for _, t := range obj.Terms {
+		if t.Metric == metric && !t.Mean && percentile(metrics.Distribution{Count: 1}, t.Percentile).ok {
+			return t.Percentile
+		}
+	}
+	return def
+}
+
+// sloLines draws the threshold of each SLO term on metric (at percentile
+// pct, or any percentile when pct is 0) as a dashed line.
+func sloLines(c *chart, obj slo.Objective, metric slo.Metric, pct float64) {
+	for _, t := range obj.Terms {
+		if t.Metric != metric || (pct != 0 && (t.Mean || t.Percentile != pct)) {
+			continue
+		}
+		c.hline("SLO "+t.String(), t.Threshold, rgb(colSLO))
+	}
+}
+
+// loadSeries is one statistic plotted against load, with its interval.
+type loadSeries struct {
+	name  string
+	value func(metrics.Summary) stat
+	color color.RGBA
+	shape draw.GlyphDrawer
+	band  bool // shade its 95 % interval
+}
+
 // loadPlot draws statistics of each level against offered load, with the
 // SLO lines of metric (if any) and, when the knee was reached, the knee
-// marked on the last series.
-func loadPlot(res sweep.Result, id, title, yLabel string, metric slo.Metric, logY bool, series []loadSeries) (figure, error) {
+// marked on the last series. zeroY starts the y axis at 0.
+func loadPlot(res sweep.Result, id, title, yLabel, caption string, metric slo.Metric, pct float64, logY, zeroY bool, series []loadSeries) (figure, error) {
 	pts := byLoad(res)
-	fig := figure{ID: id, Title: title}
+	fig := figure{ID: id, Section: sectionLoad, Title: title, Caption: caption}
 	if len(pts) == 0 {
 		return fig, nil
 	}
-	p := newPlot(title, loadAxis(res), yLabel)
+	c := newChart(id, title, loadAxis(res), yLabel)
+	if loadUnit(res) == sweep.UnitConcurrency {
+		c.integerX()
+	}
 	if logY {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		c.logY()
 	}
-	x0, x1 := pts[0].load, pts[len(pts)-1].load
-	if metric != "" {
-		if err := addSLOLines(p, res.Objective, metric, x0, x1); err != nil {
-			return fig, err
-		}
-	}
+	curve, probes := splitProbes(pts)
 	for _, s := range series {
-		var xys plotter.XYs
-		for _, lp := range pts {
-			xys = append(xys, plotter.XY{X: lp.load, Y: s.value(lp.l.Summary)})
+		var xs, lo, hi []float64
+		var xys, probeXYs plotter.XYs
+		for _, lp := range curve {
+			st := s.value(lp.l.Summary)
+			if !st.ok {
+				continue
+			}
+			xys = append(xys, plotter.XY{X: lp.load, Y: st.v})
+			if !st.ci.IsZero() {
+				xs, lo, hi = append(xs, lp.load), append(lo, st.ci.Lo), append(hi, st.ci.Hi)
+			}
 		}
-		n, err := addSeries(p, s.name, finite(xys, logY), s.color, s.shape)
-		if err != nil {
-			return fig, err
+		for _, lp := range probes {
+			if st := s.value(lp.l.Summary); st.ok {
+				probeXYs = append(probeXYs, plotter.XY{X: lp.load, Y: st.v})
+			}
 		}
-		fig.Points += n
-	}
-	if fig.Points == 0 {
-		return fig, nil
-	}
-	if kl, ok := kneeLevel(res); ok && len(series) > 0 {
-		y := series[len(series)-1].value(kl.Summary)
-		if !(logY && y <= 0) {
-			if err := addKnee(p, res.Knee.OfferedLoad, y); err != nil {
+		if s.band {
+			if err := c.band(s.name+" 95% interval", xs, lo, hi, s.color); err != nil {
 				return fig, err
 			}
-			fig.Knee = true
+		}
+		if err := c.line(s.name, finite(xys, logY), s.color, s.shape, false); err != nil {
+			return fig, err
+		}
+		if err := c.scatter(probeName(s.name, probes), finite(probeXYs, logY), s.color, draw.RingGlyph{}, vg.Points(5)); err != nil {
+			return fig, err
 		}
 	}
-	svg, err := svgOf(p)
-	fig.SVG = svg
-	return fig, err
-}
-
-// loadSeries is one statistic plotted against load.
-type loadSeries struct {
-	name  string
-	value func(metrics.Summary) float64
-	color color.Color
-	shape draw.GlyphDrawer
-}
-
-// cdfPlot draws the CDFs of a level's distributions.
-func cdfPlot(id, title string, level sweep.LevelOutcome, dists []namedDist) (figure, error) {
-	fig := figure{ID: id, Title: title}
-	p := newPlot(title, "latency (ms)", "fraction of requests ≤ x")
-	cols := []color.Color{rgb(colP50), rgb(colP99)}
-	for i, d := range dists {
-		pts, err := cdfPoints(d.dist)
-		if err != nil {
-			return fig, fmt.Errorf("report: %s CDF of level %d: %w", d.name, level.Index, err)
-		}
-		var xys plotter.XYs
-		for _, c := range pts {
-			xys = append(xys, plotter.XY{X: c.ValueMs, Y: c.Fraction})
-		}
-		xys = finite(xys, false)
-		if len(xys) == 0 {
-			continue
-		}
-		line, err := plotter.NewLine(xys)
-		if err != nil {
-			return fig, fmt.Errorf("report: %s CDF: %w", d.name, err)
-		}
-		line.Color = cols[i%len(cols)]
-		line.Width = vg.Points(1.5)
-		p.Add(line)
-		p.Legend.Add(d.name, line)
-		fig.Points += len(xys)
-	}
-	p.Legend.Top = false
-	p.Legend.Left = false
-	p.Y.Min, p.Y.Max = 0, 1
-	if fig.Points == 0 {
+	if c.points == 0 {
 		return fig, nil
 	}
-	svg, err := svgOf(p)
-	fig.SVG = svg
-	return fig, err
+	if metric != "" {
+		sloLines(c, res.Objective, metric, pct)
+	}
+	if kl, ok := kneeLevel(res); ok && len(series) > 0 {
+		if st := series[len(series)-1].value(kl.Summary); st.ok {
+			if err := c.kneeAt(res.Knee.OfferedLoad, st.v, kneeLabel(res)); err != nil {
+				return fig, err
+			}
+		}
+	}
+	if zeroY && !logY {
+		c.p.Y.Min = math.Min(0, c.p.Y.Min)
+	}
+	return fig, fig.finish(c)
 }
 
-type namedDist struct {
-	name string
-	dist metrics.Distribution
+// xyPlot draws one figure of each level against another (a latency
+// percentile, or the per-user speed, against output throughput), in load
+// order, with both intervals as error bars, the knee and the SLO lines.
+func xyPlot(res sweep.Result, id, title, xLabel, yLabel, caption string, logY bool, x, y func(metrics.Summary) stat, metric slo.Metric, pct float64, col color.RGBA) (figure, error) {
+	fig := figure{ID: id, Section: sectionLoad, Title: title, Caption: caption}
+	var xys, probeXYs plotter.XYs
+	var xlo, xhi, ylo, yhi []float64
+	curve, probes := splitProbes(byLoad(res))
+	for _, lp := range curve {
+		sx, sy := x(lp.l.Summary), y(lp.l.Summary)
+		if !sx.ok || !sy.ok || !isFinite(sx.v) || !isFinite(sy.v) || (logY && sy.v <= 0) {
+			continue
+		}
+		xys = append(xys, plotter.XY{X: sx.v, Y: sy.v})
+		xlo, xhi = append(xlo, ciLo(sx)), append(xhi, ciHi(sx))
+		ylo, yhi = append(ylo, ciLo(sy)), append(yhi, ciHi(sy))
+	}
+	for _, lp := range probes {
+		if sx, sy := x(lp.l.Summary), y(lp.l.Summary); sx.ok && sy.ok {
+			probeXYs = append(probeXYs, plotter.XY{X: sx.v, Y: sy.v})
+		}
+	}
+	if len(xys) == 0 {
+		return fig, nil
+	}
+	c := newChart(id, title, xLabel, yLabel)
+	if logY {
+		c.logY()
+	}
+	c.p.Add(errorBars{xys: xys, lo: ylo, hi: yhi, vertical: true, col: tint(col, 0x90)},
+		errorBars{xys: xys, lo: xlo, hi: xhi, col: tint(col, 0x90)})
+	if err := c.line("levels, in load order", xys, col, draw.CircleGlyph{}, false); err != nil {
+		return fig, err
+	}
+	if err := c.scatter(probeName("", probes), finite(probeXYs, logY), col, draw.RingGlyph{}, vg.Points(5)); err != nil {
+		return fig, err
+	}
+	c.legend.Add("95% intervals", errorBars{col: tint(col, 0x90)})
+	if metric != "" {
+		sloLines(c, res.Objective, metric, pct)
+	}
+	if kl, ok := kneeLevel(res); ok {
+		sx, sy := x(kl.Summary), y(kl.Summary)
+		if sx.ok && sy.ok {
+			if err := c.kneeAt(sx.v, sy.v, kneeLabel(res)); err != nil {
+				return fig, err
+			}
+		}
+	}
+	if !logY {
+		c.p.Y.Min = math.Min(0, c.p.Y.Min)
+	}
+	c.p.X.Min = math.Min(0, c.p.X.Min)
+	return fig, fig.finish(c)
+}
+
+// Thumbnail implements plot.Thumbnailer: a small vertical bar with caps.
+func (e errorBars) Thumbnail(c *draw.Canvas) {
+	sty := draw.LineStyle{Color: e.col, Width: vg.Points(0.9)}
+	x := c.Center().X
+	c.StrokeLine2(sty, x, c.Min.Y, x, c.Max.Y)
+	c.StrokeLine2(sty, x-vg.Points(3), c.Min.Y, x+vg.Points(3), c.Min.Y)
+	c.StrokeLine2(sty, x-vg.Points(3), c.Max.Y, x+vg.Points(3), c.Max.Y)
+}
+
+// ciLo and ciHi are a stat's interval bounds, NaN without an interval.
+func ciLo(s stat) float64 {
+	if s.ci.IsZero() {
+		return math.NaN()
+	}
+	return s.ci.Lo
+}
+
+func ciHi(s stat) float64 {
+	if s.ci.IsZero() {
+		return math.NaN()
+	}
+	return s.ci.Hi
+}
+
+// cdfPlot draws the CDF of a level's distribution.
+func cdfPlot(id, title, xLabel string, level sweep.LevelOutcome, d metrics.Distribution, col color.RGBA) (figure, error) {
+	fig := figure{ID: id, Section: sectionDist, Title: title,
+		Caption: "Fraction of the level's successful requests at or below each latency, read from its histogram."}
+	pts, err := cdfPoints(d)
+	if err != nil {
+		return fig, fmt.Errorf("report: %s of level %d: %w", title, level.Index, err)
+	}
+	var xys plotter.XYs
+	for _, p := range pts {
+		xys = append(xys, plotter.XY{X: p.ValueMs, Y: p.Fraction})
+	}
+	c := newChart(id, title, xLabel, "requests at or below x (fraction)")
+	if err := c.line("", finite(xys, false), col, nil, false); err != nil {
+		return fig, err
+	}
+	c.p.Y.Min, c.p.Y.Max, c.noPad = 0, 1, true
+	return fig, fig.finish(c)
 }
 
 // timelinePlot draws one series of every level's Timeline against time
-// since the run's start, one line per level, colours alternating.
-func timelinePlot(tls []metrics.Timeline, id, title, yLabel string, values func(metrics.Timeline) []float64) (figure, error) {
-	fig := figure{ID: id, Title: title}
-	p := newPlot(title, "time since the run's start (s)", yLabel)
-	p.Legend.Top = true
-	for i, tl := range tls {
+// since the run's start: one line per level in the level's colour, each
+// level labelled above the plot, its measured window shaded.
+func timelinePlot(tls []metrics.Timeline, id, title, yLabel, caption string, values func(metrics.Timeline) []float64) (figure, error) {
+	fig := figure{ID: id, Section: sectionTime, Title: title, Caption: caption}
+	c := newChart(id, title, "time since the run's start (s)", yLabel)
+	c.shadeWindows("measured window", windowsOf(tls))
+	for _, tl := range tls {
 		var xys plotter.XYs
 		for k, v := range values(tl) {
-			// Bucket k starts at Start + k×Bucket (metrics.Timeline); drawn at its start.
-			x := (tl.Start + tl.Bucket*time.Duration(k)).Seconds()
+			// Bucket k covers [Start + k×Bucket, Start + (k+1)×Bucket); drawn at its middle.
+			x := (tl.Start + tl.Bucket*time.Duration(k) + tl.Bucket/2).Seconds()
 			xys = append(xys, plotter.XY{X: x, Y: v})
 		}
 		xys = finite(xys, false)
 		if len(xys) == 0 {
 			continue
 		}
-		line, err := plotter.NewLine(xys)
-		if err != nil {
-			return fig, fmt.Errorf("report: %s: %w", title, err)
+		if err := c.line("", xys, levelColor(tl.Level), nil, false); err != nil {
+			return fig, err
 		}
-		line.Color = rgb(colLevelA)
-		if i%2 == 1 {
-			line.Color = rgb(colLevelB)
+		end := tl.Start + tl.Bucket*time.Duration(len(values(tl)))
+		c.markLevel(tl.Start.Seconds(), end.Seconds(), levelMark(tl.Level, tl.Repeat), levelColor(tl.Level))
+	}
+	c.p.Y.Min = math.Min(0, c.p.Y.Min)
+	return fig, fig.finish(c)
+}
+
+// levelMark names a level above a time plot: "L3", "L3.2" for its second run.
+func levelMark(level, repeat int) string {
+	if repeat > 0 {
+		return fmt.Sprintf("L%d.%d", level, repeat+1)
+	}
+	return fmt.Sprintf("L%d", level)
+}
+
+// windowsOf lists the timelines' measured windows, s since the run's start.
+func windowsOf(tls []metrics.Timeline) [][2]float64 {
+	var out [][2]float64
+	for _, tl := range tls {
+		if tl.Window.End > tl.Window.Start {
+			out = append(out, [2]float64{tl.Window.Start.Seconds(), tl.Window.End.Seconds()})
 		}
-		line.Width = vg.Points(1.2)
-		p.Add(line)
-		fig.Points += len(xys)
 	}
-	if fig.Points == 0 {
-		return fig, nil
+	return out
+}
+
+// distValue is v, or NaN (not drawn) when d has no samples.
+func distValue(d metrics.Distribution, v float64) float64 {
+	if d.Count == 0 {
+		return math.NaN()
 	}
-	svg, err := svgOf(p)
-	fig.SVG = svg
-	return fig, err
+	return v
 }

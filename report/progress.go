@@ -6,10 +6,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gollm-bench/gollm-bench/sweep"
 )
 
-// ProgressLine is one progress update of a running level (SPEC §10): plain
-// data the CLI fills from metrics.Live and the level's clock.
+// ProgressLine is one progress update of a running level: plain data the
+// CLI fills from metrics.Live and the level's clock.
 type ProgressLine struct {
 	Level     int           // level index
 	Label     string        // e.g. "constant 7.4 req/s"
@@ -19,6 +21,10 @@ type ProgressLine struct {
 	Errors    int64         // of which failed
 	TokPerSec float64       // output tokens/s so far
 	TTFTP99Ms float64       // TTFT p99 so far, ms; 0 before the first token
+	// Draining is true once the level's planned length is over and the
+	// requests still in flight are let finish: ETA is then the most the
+	// drain can last.
+	Draining bool
 	// Run names the run of a repeated level, e.g. "run 2/3"; "" otherwise.
 	Run string
 	// Precision tells a precision-driven level's progress, e.g.
@@ -32,48 +38,89 @@ type ProgressLine struct {
 	Gate string
 }
 
-// PlainInterval is the least time between two lines when the output is not
-// a terminal.
+// PlainInterval is the least time between two lines of a level when the
+// output is not a terminal; a level shorter than it prints only its end.
 const PlainInterval = 5 * time.Second
 
-// Progress writes a live progress line. On a terminal it rewrites one
-// line in place (carriage return, then erase to the end of the line); on
-// anything else it prints a plain line at most every PlainInterval of the
-// updates' Elapsed, and always at a level's end (Done). Quiet prints
-// nothing. Progress is safe for concurrent use.
+// Progress writes the live view of a run or sweep.
+//
+// On a terminal it keeps two lines up to date in place: the sweep-wide
+// header (phase, level i of n, elapsed time, total ETA; fed by Sweep) and
+// the running level's line (requests, errors, tokens/s, TTFT p99, the
+// level's ETA, which stays through a drain; fed by Harness). When a level
+// ends its last line is printed for good with its verdict (PASS, FAIL or
+// INCONCLUSIVE with the deciding term and its measured value). Anywhere
+// else it prints plain lines: one per level at its end (with the verdict
+// and the sweep's position), and one every PlainInterval of a longer
+// level. Without Sweep events (an embedder feeding Harness alone) each
+// level's last line is printed when the level ends. Warnings are not
+// printed here: the console report groups them at the end, one line per
+// code. Quiet prints nothing. Progress is safe for concurrent use.
 type Progress struct {
-	mu       sync.Mutex
-	w        io.Writer
-	tty      bool
-	quiet    bool
-	last     time.Duration // Elapsed of the last plain line
-	level    int           // level of the last plain line
-	printed  bool          // a plain line was printed for level
-	lineOpen bool          // a TTY line is showing
-	err      error
+	mu      sync.Mutex
+	w       io.Writer
+	tty     bool
+	quiet   bool
+	now     func() time.Time
+	last    time.Duration // Elapsed of the last plain line
+	level   int           // level of the last plain line
+	printed bool          // a plain line was printed for level
+	shown   int           // TTY lines on screen (header, level line)
+	err     error
+
+	sw      sweepState
+	current *ProgressLine // the running level's latest line
 }
+
+// sweepState is the sweep-wide position Sweep events give.
+type sweepState struct {
+	on         bool // Sweep events arrive
+	started    time.Time
+	phase      sweep.Phase
+	index      int
+	expected   int
+	levelStart time.Time
+	done       int
+	doneTime   time.Duration // wall time of the finished levels
+	running    bool
+}
+
+// ProgressOption configures a Progress.
+type ProgressOption func(*Progress)
+
+// WithClock makes Progress read the time (for the sweep's elapsed time
+// and ETA) from now instead of time.Now; tests give a fake clock.
+func WithClock(now func() time.Time) ProgressOption { return func(g *Progress) { g.now = now } }
 
 // NewProgress returns a Progress writing to w. isTTY says whether w is a
 // terminal (the CLI asks golang.org/x/term's IsTerminal on the file
 // descriptor); quiet silences it.
-func NewProgress(w io.Writer, isTTY, quiet bool) *Progress {
-	return &Progress{w: w, tty: isTTY, quiet: quiet, level: -1}
+func NewProgress(w io.Writer, isTTY, quiet bool, opts ...ProgressOption) *Progress {
+	g := &Progress{w: w, tty: isTTY, quiet: quiet, level: -1, now: time.Now}
+	for _, o := range opts {
+		o(g)
+	}
+	return g
 }
 
-// Update shows p. It never blocks on anything but w.
+// Update shows p, the running level's state. It never blocks on anything
+// but w.
 func (g *Progress) Update(p ProgressLine) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.quiet || g.err != nil {
 		return
 	}
+	g.current = &p
 	if g.tty {
-		g.write("\r\x1b[K" + formatProgress(p))
-		g.lineOpen = true
+		g.redraw()
 		return
 	}
-	if g.printed && p.Level == g.level && p.Elapsed-g.last < PlainInterval {
+	if p.Elapsed < PlainInterval || g.printed && p.Level == g.level && p.Elapsed-g.last < PlainInterval {
 		return
+	}
+	if p.Level != g.level {
+		g.printed = false
 	}
 	g.level, g.last, g.printed = p.Level, p.Elapsed, true
 	g.write(formatProgress(p) + "\n")
@@ -88,16 +135,151 @@ func (g *Progress) Done(p ProgressLine, verdict string) {
 	if g.quiet || g.err != nil {
 		return
 	}
+	g.done(p, verdict)
+}
+
+// done prints a level's last line for good. Called with mu held.
+func (g *Progress) done(p ProgressLine, verdict string) {
 	line := formatProgress(p)
 	if verdict != "" {
 		line += "  " + verdict
 	}
 	if g.tty {
-		line = "\r\x1b[K" + line
+		g.write(g.clear() + line + "\n")
+		g.shown = 0
+	} else {
+		if g.sw.on {
+			line += "  [" + g.position() + "]"
+		}
+		g.write(line + "\n")
 	}
-	g.write(line + "\n")
-	g.lineOpen = false
+	g.current = nil
 	g.printed = false
+}
+
+// Sweep follows the sweep's levels (sweep.WithProgress): the header's
+// phase and position, and each level's verdict when it ends.
+func (g *Progress) Sweep(e sweep.Event) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.quiet || g.err != nil {
+		return
+	}
+	now := g.now()
+	s := &g.sw
+	if !s.on {
+		s.on, s.started = true, now
+	}
+	s.phase, s.index, s.expected = e.Phase, e.Index, e.Expected
+	switch e.Type {
+	case sweep.LevelStart:
+		s.levelStart, s.running = now, true
+		g.current = nil
+		if g.tty {
+			g.redraw()
+		}
+	case sweep.LevelEnd:
+		s.running = false
+		s.done++
+		s.doneTime += now.Sub(s.levelStart)
+		line := ProgressLine{Level: e.Index, Label: profileLabel(e.Profile), Elapsed: now.Sub(s.levelStart)}
+		if g.current != nil && g.current.Level == e.Index {
+			line = *g.current
+			line.ETA, line.Draining = 0, false
+		}
+		verdict := ""
+		if e.Outcome != nil {
+			verdict = liveVerdict(*e.Outcome)
+		}
+		g.done(line, verdict)
+	}
+}
+
+// redraw rewrites the TTY block: the header (with Sweep events) and the
+// running level's line. Called with mu held.
+func (g *Progress) redraw() {
+	var lines []string
+	if g.sw.on {
+		lines = append(lines, g.header())
+	}
+	if g.current != nil {
+		lines = append(lines, formatProgress(*g.current))
+	}
+	if len(lines) == 0 {
+		return
+	}
+	g.write(g.clear() + strings.Join(lines, "\n"))
+	g.shown = len(lines)
+}
+
+// clear moves to the start of the TTY block and erases it. Called with
+// mu held.
+func (g *Progress) clear() string {
+	s := "\r"
+	if g.shown > 1 {
+		s += fmt.Sprintf("\x1b[%dA", g.shown-1)
+	}
+	return s + "\x1b[J"
+}
+
+// header is the sweep-wide line: "sweep · bisect · level 11 (12 of ~14)
+// · 03:12 elapsed · ETA 01:40".
+func (g *Progress) header() string {
+	return "sweep · " + g.position()
+}
+
+// position is the sweep's phase, level i of n, elapsed time and total ETA.
+// Called with mu held.
+func (g *Progress) position() string {
+	s := &g.sw
+	var b strings.Builder
+	if s.phase != "" {
+		b.WriteString(string(s.phase) + " · ")
+	}
+	// Levels are numbered from 0, as in the tables; the count from 1.
+	fmt.Fprintf(&b, "level %d (%d", s.index, s.index+1)
+	if s.expected > 0 {
+		fmt.Fprintf(&b, " of ~%d", s.expected)
+	}
+	b.WriteString(")")
+	fmt.Fprintf(&b, " · %s elapsed", clock(g.now().Sub(s.started)))
+	if eta, ok := g.totalETA(); ok {
+		b.WriteString(" · ETA " + clock(eta))
+	}
+	return b.String()
+}
+
+// totalETA estimates the time left in the sweep: what is left of the
+// running level, plus the levels still expected at the mean length of
+// those finished (or the running level's planned length before any has
+// finished). Called with mu held.
+func (g *Progress) totalETA() (time.Duration, bool) {
+	s := &g.sw
+	if s.expected <= 0 {
+		return 0, false
+	}
+	left := max(s.expected-s.index-1, 0) // levels after this one
+	running := g.current != nil && s.running && g.current.Level == s.index
+	var per time.Duration // a level's length
+	switch {
+	case s.done > 0:
+		per = s.doneTime / time.Duration(s.done)
+	case running && g.current.ETA > 0:
+		per = g.current.Elapsed + g.current.ETA
+	}
+	var cur time.Duration // left in the running level
+	switch {
+	case running && g.current.ETA > 0:
+		cur = g.current.ETA
+	case running:
+		cur = max(per-g.current.Elapsed, 0)
+	case s.running:
+		cur = per
+	}
+	if per == 0 && (left > 0 || s.running && cur == 0) {
+		return 0, false
+	}
+	return cur + time.Duration(left)*per, true
 }
 
 // Err returns the first write error; later updates are dropped after it.
@@ -129,7 +311,10 @@ func formatProgress(p ProgressLine) string {
 		b.WriteString(" " + p.Run)
 	}
 	b.WriteString("  " + clock(p.Elapsed))
-	if p.ETA > 0 {
+	switch {
+	case p.Draining:
+		b.WriteString(" draining ≤ " + clock(p.ETA))
+	case p.ETA > 0:
 		b.WriteString(" ETA " + clock(p.ETA))
 	}
 	fmt.Fprintf(&b, " | %s req, %s err | %s tok/s | TTFT p99 ", thousands(float64(p.Requests), 0), thousands(float64(p.Errors), 0), fmtRate(p.TokPerSec))
@@ -149,7 +334,7 @@ func formatProgress(p ProgressLine) string {
 
 // clock formats d as mm:ss, or h:mm:ss from an hour.
 func clock(d time.Duration) string {
-	d = d.Round(time.Second)
+	d = max(d, 0).Round(time.Second)
 	h, m, s := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
 	if h > 0 {
 		return fmt.Sprintf("%d:%02d:%02d", h, m, s)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/slo"
+	"github.com/gollm-bench/gollm-bench/sweep"
 	"golang.org/x/term"
 )
 
@@ -25,50 +27,95 @@ func TerminalProgress(w io.Writer, quiet bool) *Progress {
 }
 
 // Harness shows a level runner's progress (harness.Config.Progress): the
-// level's line while it runs, and its last line when it ends.
+// level's line while it runs. Its last line is printed with the verdict
+// when the sweep reports the level's end (Sweep); without Sweep events,
+// when the runner reports it final.
 func (g *Progress) Harness(p harness.Progress) {
-	{
-		line := ProgressLine{
-			Level:     p.Level,
-			Label:     profileLabel(p.Profile),
-			Elapsed:   p.Elapsed,
-			Requests:  p.Live.Done,
-			Errors:    p.Live.Failed,
-			TTFTP99Ms: p.Live.TTFTP99,
+	line := ProgressLine{
+		Level:     p.Level,
+		Label:     profileLabel(p.Profile),
+		Elapsed:   p.Elapsed,
+		Requests:  p.Live.Done,
+		Errors:    p.Live.Failed,
+		TTFTP99Ms: p.Live.TTFTP99,
+	}
+	switch {
+	case p.Expected > p.Elapsed:
+		line.ETA = p.Expected - p.Elapsed
+	case p.Expected > 0 && p.Drain > 0:
+		// Past its planned length the level lets what is in flight
+		// finish, for at most the drain timeout.
+		line.Draining = true
+		line.ETA = max(p.Expected+p.Drain-p.Elapsed, 0)
+	}
+	if p.Repeats > 1 {
+		line.Run = fmt.Sprintf("run %d/%d", p.Repeat+1, p.Repeats)
+	}
+	if pp := p.Precision; pp != nil {
+		line.Precision = precisionText(*pp)
+		if pp.ETA > 0 && (line.ETA == 0 || pp.ETA < line.ETA) {
+			line.ETA = pp.ETA // the level ends when precise enough
 		}
-		if p.Expected > p.Elapsed {
-			line.ETA = p.Expected - p.Elapsed
-		}
-		if p.Repeats > 1 {
-			line.Run = fmt.Sprintf("run %d/%d", p.Repeat+1, p.Repeats)
-		}
-		if pp := p.Precision; pp != nil {
-			line.Precision = precisionText(*pp)
-			if pp.ETA > 0 && (line.ETA == 0 || pp.ETA < line.ETA) {
-				line.ETA = pp.ETA // the level ends when precise enough
-			}
-		}
-		if p.Phase == loadgen.PhaseWarmup {
-			line.Phase = "warm-up"
-		}
-		if g := p.Gate; g != nil {
-			line.Gate = fmt.Sprintf("gate: power spread %.1f W", g.SpreadW)
-			if g.TempRiseC != nil {
-				line.Gate += fmt.Sprintf(", temperature %+.1f °C", *g.TempRiseC)
-			}
-			if g.Holds {
-				line.Gate += ", settled"
-			}
-		}
-		if s := p.Elapsed.Seconds(); s > 0 {
-			line.TokPerSec = float64(p.Live.OutputTokens) / s
-		}
-		if p.Final {
+	}
+	if s := p.Elapsed.Seconds(); s > 0 {
+		line.TokPerSec = float64(p.Live.OutputTokens) / s
+	}
+	if p.Final {
+		g.mu.Lock()
+		inSweep := g.sw.on
+		g.mu.Unlock()
+		if !inSweep {
 			g.Done(line, "")
 			return
 		}
-		g.Update(line)
+		line.ETA, line.Draining = 0, false
 	}
+	g.Update(line)
+}
+
+// liveVerdict is a finished level's verdict for the live view, with the
+// deciding terms and what they measured: "PASS", "FAIL ttft_p99<=500ms
+// (812 ms [790, 840])", "INCONCLUSIVE error_rate<=0.5% (0.4 % [0.1, 1.2])",
+// "INCONCLUSIVE client-limited"; "" for a level without an SLO.
+func liveVerdict(l sweep.LevelOutcome) string {
+	v := l.Verdict
+	if len(v.Terms) == 0 && v.Outcome == slo.OutcomePass && !v.ClientLimited && !v.NoSuccess {
+		return "" // no SLO: nothing judged
+	}
+	deciding := func(outcome slo.Outcome) []string {
+		var out []string
+		for _, t := range v.Terms {
+			if t.Outcome != outcome {
+				continue
+			}
+			got := "not measured"
+			switch {
+			case math.IsNaN(t.Measured):
+			case t.Term.Metric.Latency():
+				got = fmtEstimate(t.Measured, t.Interval) + " ms"
+			case t.Term.Metric == slo.MetricErrorRate:
+				got = fmtEstimate(100*t.Measured, t.Interval.Scale(100)) + " %"
+			default:
+				got = fmtEstimate(t.Measured, t.Interval) + " tok/s"
+			}
+			out = append(out, t.Term.String()+" ("+got+")")
+		}
+		return out
+	}
+	switch v.Outcome {
+	case slo.OutcomePass:
+		return "PASS"
+	case slo.OutcomeFail:
+		why := deciding(slo.OutcomeFail)
+		if v.NoSuccess {
+			why = append(why, "no successful request")
+		}
+		return strings.TrimSpace("FAIL " + strings.Join(why, ", "))
+	}
+	if v.ClientLimited {
+		return "INCONCLUSIVE client-limited (the load generator fell behind)"
+	}
+	return strings.TrimSpace("INCONCLUSIVE " + strings.Join(deciding(slo.OutcomeInconclusive), ", "))
 }
 
 // precisionText is a precision-driven level's progress for the live line:

@@ -2,8 +2,11 @@ package report
 
 import (
 	"bytes"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/gollm-bench/gollm-bench/internal/golden"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
@@ -54,5 +57,5 @@ func TestConsoleSessions(t *testing.T) {
 	if err := WriteConsole(&buf, sessionRun(t)); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "sessions.console.txt", buf.Bytes())
+	golden.Check(t, filepath.Join(goldenDir, "sessions.console.txt"), buf.Bytes())
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/scorecard"
 )
 
-// File names inside a results folder (SPEC §10).
+// File names inside a results folder (docs/outputs.md#the-results-folder).
 const (
 	RunJSON         = "run.json"          // the full result (Run)
 	ScorecardJSON   = "scorecard.json"    // one auditable row
@@ -270,9 +270,9 @@ func Read(path string) (Run, error) {
 	return run, nil
 }
 
-// Create makes the folder parent/runID for a new run and returns its path.
-// A run id that already exists is refused (SPEC §10: idempotent, like a
-// Kubernetes Job name) with an error wrapping ErrRunExists, unless
+// Create makes the folder parent/runID for a new run and returns its path. A
+// run id that already exists is refused (docs/outputs.md#run-ids: idempotent,
+// like a Kubernetes Job name) with an error wrapping ErrRunExists, unless
 // overwrite is set: then the files a run writes (run.json, scorecard.json,
 // levels.csv, requests.jsonl[.gz], report.html) are removed from it, and
 // anything else there is left alone. parent is created if needed.
@@ -281,7 +281,7 @@ func Create(parent, runID string, overwrite bool) (string, error) {
 		return "", err
 	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return "", fmt.Errorf("results: create --output-dir %s: %w", parent, err)
+		return "", fmt.Errorf("results: create the output folder %s: %w", parent, err)
 	}
 	dir := filepath.Join(parent, runID)
 	err := os.Mkdir(dir, 0o755)
@@ -291,14 +291,14 @@ func Create(parent, runID string, overwrite bool) (string, error) {
 	case !errors.Is(err, fs.ErrExist):
 		return "", fmt.Errorf("results: create %s: %w", dir, err)
 	case !overwrite:
-		return "", fmt.Errorf("results: %s: --run-id %q already exists; choose another --run-id, or pass --overwrite to replace it: %w", dir, runID, ErrRunExists)
+		return "", fmt.Errorf("results: %s: run ID %q already exists; choose another run ID, or pass overwrite to replace it: %w", dir, runID, ErrRunExists)
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return "", fmt.Errorf("results: %s exists and is not a folder; choose another --run-id", dir)
+		return "", fmt.Errorf("results: %s exists and is not a folder; choose another run ID", dir)
 	}
 	for _, name := range []string{RunJSON, ScorecardJSON, LevelsCSV, RequestsJSONL, RequestsJSONLGz, ReportHTML} {
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("results: --overwrite: %w", err)
+			return "", fmt.Errorf("results: overwrite: %w", err)
 		}
 	}
 	return dir, nil
@@ -310,16 +310,16 @@ func ValidateRunID(id string) error {
 	const allowed = "A-Z a-z 0-9 . _ -"
 	switch {
 	case id == "":
-		return errors.New("results: --run-id is empty; give a name such as 20260616T1200")
+		return errors.New("results: run ID is empty; give a name such as 20260616T1200")
 	case len(id) > 128:
-		return fmt.Errorf("results: --run-id is %d characters long; use at most 128", len(id))
+		return fmt.Errorf("results: run ID is %d characters long; use at most 128", len(id))
 	case strings.HasPrefix(id, ".") || strings.HasPrefix(id, "-"):
-		return fmt.Errorf("results: --run-id %q must not start with '.' or '-'", id)
+		return fmt.Errorf("results: run ID %q must not start with '.' or '-'", id)
 	}
 	for i, r := range id {
 		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
 		if !ok {
-			return fmt.Errorf("results: --run-id %q has %q at column %d; use only %s", id, r, i+1, allowed)
+			return fmt.Errorf("results: run ID %q has %q at column %d; use only %s", id, r, i+1, allowed)
 		}
 	}
 	return nil

@@ -106,8 +106,8 @@ func TestCreate(t *testing.T) {
 		}
 	}
 	_, err = Create(parent, "r1", false)
-	if !errors.Is(err, ErrRunExists) || !strings.Contains(err.Error(), "--run-id") || !strings.Contains(err.Error(), "--overwrite") {
-		t.Errorf("Create(existing) = %v, want ErrRunExists naming --run-id and --overwrite", err)
+	if !errors.Is(err, ErrRunExists) || !strings.Contains(err.Error(), "run ID") || !strings.Contains(err.Error(), "pass overwrite") {
+		t.Errorf("Create(existing) = %v, want ErrRunExists naming the run ID and overwrite", err)
 	}
 	if _, err := Create(parent, "r1", true); err != nil {
 		t.Fatalf("Create(existing, overwrite) = %v", err)
@@ -148,8 +148,8 @@ func TestValidateRunID(t *testing.T) {
 		if (err == nil) != tt.ok {
 			t.Errorf("ValidateRunID(%q) = %v, want ok %v", tt.id, err, tt.ok)
 		}
-		if err != nil && !strings.Contains(err.Error(), "--run-id") {
-			t.Errorf("ValidateRunID(%q) error %q does not name --run-id", tt.id, err)
+		if err != nil && !strings.Contains(err.Error(), "run ID") {
+			t.Errorf("ValidateRunID(%q) error %q does not name the run ID", tt.id, err)
 		}
 	}
 }

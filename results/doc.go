@@ -1,5 +1,5 @@
-// Package results defines run.json, the full result of a run, and the
-// layout of a results folder (SPEC §10):
+// Package results defines run.json, the full result of a run, and the layout
+// of a results folder (docs/outputs.md):
 //
 //	results/<run-id>/
 //	  run.json        full result: config, levels, verdicts, knee, telemetry, warnings

@@ -1,7 +1,9 @@
 package results
 
 import (
+	"cmp"
 	"slices"
+	"time"
 
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/sweep"
@@ -58,6 +60,47 @@ func (r Run) Levels() []Level {
 			}
 			out[i].Runs = append(out[i].Runs, lr)
 		}
+	}
+	return out
+}
+
+// EnergyWindow is the GPU energy read over one level's window, placed on
+// the run's time axis.
+type EnergyWindow struct {
+	Level, Repeat int
+	// Start and End bound the window, since the run's start (StartedAt,
+	// the records' clock).
+	Start, End time.Duration
+	// MeanW is the mean power over the window (gross, before any idle
+	// baseline), W; PeakW the highest total power read, W (0: not read).
+	MeanW, PeakW float64
+	// EnergyJ is the window's energy (after the idle baseline, as
+	// per-token figures use it), J; CumulativeJ sums EnergyJ over this
+	// window and every earlier one, J.
+	EnergyJ, CumulativeJ float64
+	// Valid is energy.Reading.Valid: a counter delta without reset.
+	Valid bool
+}
+
+// EnergyWindows returns the GPU energy read over each level's window, in
+// time order, with the running total; nil when no energy was read. A
+// reading from no source (--energy none, or auto without a driver) or of
+// no GPU is left out.
+func (r Run) EnergyWindows() []EnergyWindow {
+	var out []EnergyWindow
+	for _, t := range r.Telemetry {
+		e := t.Energy
+		if e == nil || e.Source == "none" || e.GPUCount == 0 || e.Start.IsZero() || !e.End.After(e.Start) {
+			continue
+		}
+		out = append(out, EnergyWindow{Level: t.Level, Repeat: t.Repeat, Start: e.Start.Sub(r.StartedAt), End: e.End.Sub(r.StartedAt),
+			MeanW: e.MeanW, PeakW: e.PeakW, EnergyJ: e.EnergyJ, Valid: e.Valid})
+	}
+	slices.SortStableFunc(out, func(a, b EnergyWindow) int { return cmp.Compare(a.Start, b.Start) })
+	total := 0.0
+	for i := range out {
+		total += out[i].EnergyJ
+		out[i].CumulativeJ = total
 	}
 	return out
 }

@@ -72,7 +72,7 @@ func ReadShards(args []string) ([]Shard, error) {
 			continue
 		}
 		if run.Config.Shard == "" {
-			errs = append(errs, fmt.Errorf("%s: not a shard (its run.json has no config.shard; it was not run with --shard I/N)", d))
+			errs = append(errs, fmt.Errorf("%s: not a shard (its run.json has no config.shard; it was not run as a shard I/N)", d))
 			continue
 		}
 		s, err := loadgen.ParseShard(run.Config.Shard)
@@ -116,7 +116,7 @@ func checkShards(parts []Shard) error {
 			errs = append(errs, fmt.Errorf("%s: %s differs from %s's: the shards did not run the same plan", p.Dir, d, first.Dir))
 		}
 		if !p.Run.Result.Objective.Equal(first.Run.Result.Objective) {
-			errs = append(errs, fmt.Errorf("%s: --slo %q differs from %s's %q", p.Dir, p.Run.Result.Objective, first.Dir, first.Run.Result.Objective))
+			errs = append(errs, fmt.Errorf("%s: result.slo %q differs from %s's %q", p.Dir, p.Run.Result.Objective, first.Dir, first.Run.Result.Objective))
 		}
 	}
 	var missing []string
@@ -137,22 +137,22 @@ func planDiff(a, b Config) string {
 		name string
 		x, y any
 	}{
-		{"--profile", a.Profile, b.Profile},
-		{"--rate", fmt.Sprint(a.Rates), fmt.Sprint(b.Rates)},
-		{"--seed", a.Seed, b.Seed},
-		{"--max-concurrency", a.MaxConcurrency, b.MaxConcurrency},
-		{"--data", a.Data, b.Data},
-		{"--sequence-distribution", a.SequenceDistribution, b.SequenceDistribution},
-		{"--dataset", a.Dataset, b.Dataset},
-		{"--prefix-cache", a.PrefixCache, b.PrefixCache},
-		{"--turns and --think-time", a.sessionSpec(), b.sessionSpec()},
-		{"--max-seconds", a.MaxSeconds, b.MaxSeconds},
-		{"--max-requests", a.MaxRequests, b.MaxRequests},
-		{"--warmup", a.Warmup, b.Warmup},
-		{"--cooldown", a.Cooldown, b.Cooldown},
-		{"--warmup-phase", a.WarmupPhase, b.WarmupPhase},
-		{"--endpoint", a.Endpoint, b.Endpoint},
-		{"--model", a.Model, b.Model},
+		{"config.profile", a.Profile, b.Profile},
+		{"config.rates", fmt.Sprint(a.Rates), fmt.Sprint(b.Rates)},
+		{"config.seed", a.Seed, b.Seed},
+		{"config.max_concurrency", a.MaxConcurrency, b.MaxConcurrency},
+		{"config.data", a.Data, b.Data},
+		{"config.sequence_distribution", a.SequenceDistribution, b.SequenceDistribution},
+		{"config.dataset", a.Dataset, b.Dataset},
+		{"config.prefix_cache", a.PrefixCache, b.PrefixCache},
+		{"config.sessions", a.sessionSpec(), b.sessionSpec()},
+		{"config.max_seconds", a.MaxSeconds, b.MaxSeconds},
+		{"config.max_requests", a.MaxRequests, b.MaxRequests},
+		{"config.warmup", a.Warmup, b.Warmup},
+		{"config.cooldown", a.Cooldown, b.Cooldown},
+		{"config.warmup_phase", a.WarmupPhase, b.WarmupPhase},
+		{"config.endpoint", a.Endpoint, b.Endpoint},
+		{"config.model", a.Model, b.Model},
 	} {
 		if c.x != c.y {
 			return fmt.Sprintf("%s (%v, not %v)", c.name, c.y, c.x)
@@ -241,6 +241,29 @@ func Merge(parts []Shard) (Run, error) {
 	run.Metadata.MaxConcurrencyTested = 0
 	run.Metadata.StartedAt = run.StartedAt
 	return run, nil
+}
+
+// MergeDir returns the folder a merge of parts writes to, created if need
+// be: output when given, else the run folder holding the shard folders
+// (an error when they are not in one). A folder that already holds a
+// run.json is refused unless overwrite.
+func MergeDir(parts []Shard, output string, overwrite bool) (string, error) {
+	dir := output
+	if dir == "" {
+		dir = filepath.Dir(parts[0].Dir)
+		for _, p := range parts[1:] {
+			if filepath.Dir(p.Dir) != dir {
+				return "", errors.New("the shard folders are in different folders: give the output folder")
+			}
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("merge: %w", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, RunJSON)); err == nil && !overwrite {
+		return "", fmt.Errorf("merge: %s already holds a run.json: replace it (overwrite), or choose another output folder", dir)
+	}
+	return dir, nil
 }
 
 // MarkTorn marks a merged run partial when MergeRecords left torn records

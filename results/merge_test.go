@@ -125,8 +125,8 @@ func TestMergeRefusesDifferentSessions(t *testing.T) {
 		t.Errorf("same sessions differ: %s", d)
 	}
 	b.Sessions = &workload.SessionSpec{Turns: "4", ThinkTime: "1s", Concurrency: "sessions"}
-	if d := planDiff(a, b); d == "" || !strings.Contains(d, "--turns") {
-		t.Errorf("3 against 4 turns: %q, want a difference naming --turns", d)
+	if d := planDiff(a, b); d == "" || !strings.Contains(d, "config.sessions") {
+		t.Errorf("3 against 4 turns: %q, want a difference naming config.sessions", d)
 	}
 	b.Sessions = nil
 	if d := planDiff(a, b); d == "" {

@@ -20,8 +20,8 @@ import (
 // verdicts three-valued; Decode reads version 1 too.
 const SchemaVersion = 2
 
-// Run is the full result of one `gollm-bench run` or `sweep`: what
-// run.json holds (SPEC §10). Everything a report shows is in it, so
+// Run is the full result of one `gollm-bench run` or `sweep`: what run.json
+// holds (docs/outputs.md#runjson). Everything a report shows is in it, so
 // `gollm-bench report DIR` re-renders a run offline.
 type Run struct {
 	SchemaVersion int    `json:"schema_version"`
@@ -53,8 +53,9 @@ type Run struct {
 	// command line, in a configuration file, or by --like); the others
 	// held their defaults.
 	SettingsGiven []string `json:"settings_given,omitempty"`
-	// Metadata is the scorecard's metadata (SPEC §10): the twelve
-	// mandatory facts, declared or observed, and the extras.
+	// Metadata is the scorecard's metadata
+	// (docs/outputs.md#the-twelve-mandatory-metadata): the twelve mandatory
+	// facts, declared or observed, and the extras.
 	Metadata scorecard.Metadata `json:"metadata"`
 	// Result holds the levels with their summaries and SLO verdicts, the
 	// knee (sweep only) and every warning. For `run` it has no knee.
@@ -133,8 +134,8 @@ type Config struct {
 	GridGCO2KWh   float64           `json:"grid_gco2_kwh,omitempty"`
 	Labels        map[string]string `json:"labels,omitempty"`
 	// Shard is "i/n" when this run is shard i of a distributed run of n
-	// (SPEC §12, --shard); its summaries then describe the shard's share
-	// of each level. Empty otherwise.
+	// (docs/cli.md#distributed-runs, --shard); its summaries then describe
+	// the shard's share of each level. Empty otherwise.
 	Shard string `json:"shard,omitempty"`
 	// Shards is the number of shards `gollm-bench merge` combined into
 	// this result (0 for a run that was not merged).

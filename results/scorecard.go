@@ -58,7 +58,7 @@ func (r Run) Scorecard() scorecard.Scorecard {
 		perf.GoodputTokSCI = perf.OutputTokSCI
 		perf.GoodputReqS = scorecard.Num(lv.Summary.RequestsPerSecond)
 		warnings = append(warnings, metrics.Warning{Code: scorecard.WarnNoSLO, Level: -1,
-			Message: fmt.Sprintf("no --slo: the scorecard describes level %d (highest output throughput), and its goodput is raw throughput", lv.Index)})
+			Message: fmt.Sprintf("no SLO: the scorecard describes level %d (highest output throughput), and its goodput is raw throughput", lv.Index)})
 	} else {
 		pass := lv.Verdict.Pass
 		perf.SLOPass = &pass

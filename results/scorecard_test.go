@@ -14,6 +14,7 @@ import (
 // tested range"), the scorecard still fills knee_level with the
 // highest-throughput level; a warning must say that level is not a knee.
 func TestScorecardWithoutKneeSaysSo(t *testing.T) {
+	t.Parallel()
 	obj, err := slo.Parse("ttft_p99<=2000ms")
 	if err != nil {
 		t.Fatal(err)

@@ -19,7 +19,7 @@ const (
 	CostLiteLLM CostBasis = "litellm"
 )
 
-// ParseCostBasis parses the --cost-basis flag: gpu_hour (the default, ""),
+// ParseCostBasis parses a cost basis's name: gpu_hour (the default, ""),
 // tokens or litellm.
 func ParseCostBasis(s string) (CostBasis, error) {
 	switch b := CostBasis(s); b {
@@ -28,7 +28,7 @@ func ParseCostBasis(s string) (CostBasis, error) {
 	case CostGPUHour, CostTokens, CostLiteLLM:
 		return b, nil
 	}
-	return "", fmt.Errorf("--cost-basis %q: want gpu_hour (EUR per hour over goodput), tokens (--price) or litellm (the proxy's spend)", s)
+	return "", fmt.Errorf("cost basis %q: want gpu_hour (EUR per hour over goodput), tokens (the token prices) or litellm (the proxy's spend)", s)
 }
 
 // Key is the Figure key of the basis's CPM.

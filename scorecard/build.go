@@ -46,8 +46,8 @@ type Inputs struct {
 	Reference *Reference
 }
 
-// EnergyReading is the GPU energy over the knee level's window, as an
-// energy source measured it (SPEC §9).
+// EnergyReading is the GPU energy over the knee level's window, as an energy
+// source measured it (docs/metrics.md#energy).
 type EnergyReading struct {
 	// Source is "nvml", "dcgm", "prometheus" or "none"; "" is taken as "none".
 	Source string
@@ -62,7 +62,7 @@ type EnergyReading struct {
 	GPUCount      int
 }
 
-// CostRate is the deployment's cost rate (SPEC §9).
+// CostRate is the deployment's cost rate (docs/metrics.md#cost-cpm).
 type CostRate struct {
 	// EURPerHour is the cost, currency/h; 0 means unknown.
 	EURPerHour float64
@@ -88,8 +88,9 @@ const (
 // runWide is the Level of a warning about the whole run.
 const runWide = -1
 
-// Build assembles a Scorecard from in. It sets the schema version, the
-// status and missing list from in.Metadata, and derives (SPEC §9):
+// Build assembles a Scorecard from in. It sets the schema version, the status
+// and missing list from in.Metadata, and derives (docs/metrics.md: energy per
+// token, cost, carbon):
 //
 //	cpm_eur_1m           = EUR/h × 1e6 / (goodput_tok_s × 3600)
 //	cost_per_request_eur = EUR/h / 3600 / goodput_req_s
@@ -154,7 +155,7 @@ func Build(in Inputs) Scorecard {
 		if tokens > 0 {
 			sc.Cost.Tokens = tokenCost(*in.Prices, in.Tokens, tokens, window, p.OutputTokSCI)
 		} else {
-			warn(WarnNoTokenCost, "--price was given but no output tokens arrived in the knee window: no cost by token type")
+			warn(WarnNoTokenCost, "token prices were given but no output tokens arrived in the knee window: no cost by token type")
 		}
 	}
 	if in.LiteLLM != nil && in.LiteLLM.Valid {
@@ -331,9 +332,10 @@ func interval(ci stats.Interval) *stats.Interval {
 // a measured number into a Performance.
 func Num(v float64) *float64 { return num(v) }
 
-// The SPEC §9 formulas. The energy and cost packages implement the same
-// definitions; these are kept small and unexported so that the scorecard
-// stays self-contained until they are deduplicated.
+// The formulas of docs/metrics.md (energy per token, cost, carbon). The
+// energy and cost packages implement the same definitions; these are kept
+// small and unexported so that the scorecard stays self-contained until they
+// are deduplicated.
 
 // cpmPer1M is the cost per 1M output tokens: EUR/h × 1e6 / (tok/s × 3600).
 func cpmPer1M(eurPerHour, goodputTokS float64) float64 {

@@ -10,7 +10,8 @@ import (
 )
 
 // near reports whether got equals want to the given number of significant
-// digits (the precision the SPEC's worked example is quoted at).
+// digits (the precision the worked example of
+// docs/metrics.md#a-worked-example is quoted at).
 func near(got, want float64, digits int) bool {
 	if want == 0 {
 		return got == 0
@@ -19,9 +20,9 @@ func near(got, want float64, digits int) bool {
 }
 
 func TestFormulas(t *testing.T) {
-	// The SPEC §9 worked example: 3,120 tok/s at 10.8 EUR/h on a 4,924 W
-	// deployment, PUE 1.4, grid 40 gCO2/kWh. A 100 s window: E = 492,400 J,
-	// 312,000 tokens.
+	// The worked example of docs/metrics.md#a-worked-example: 3,120 tok/s at
+	// 10.8 EUR/h on a 4,924 W deployment, PUE 1.4, grid 40 gCO2/kWh. A 100 s
+	// window: E = 492,400 J, 312,000 tokens.
 	const window, tokS, watts = 100.0, 3120.0, 4924.0
 	energy, tokens := watts*window, tokS*window
 	wh := whPerToken(energy, tokens)
@@ -49,7 +50,8 @@ func TestFormulas(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
-// specInputs is the SPEC §9 worked example as Build inputs.
+// specInputs is the worked example of docs/metrics.md#a-worked-example as
+// Build inputs.
 func specInputs() Inputs {
 	return Inputs{
 		Metadata: completeMetadata("run-spec"),

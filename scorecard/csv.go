@@ -213,12 +213,12 @@ func Columns() []string {
 }
 
 // WriteCSV writes one CSV row per scorecard (`gollm-bench aggregate`,
-// scorecard-aggregate.csv, SPEC §10): the header Columns(), with
-// WithCostBasis the cost_basis and cpm_1m columns (the chosen basis and its
-// CPM), then one label.<k> column per label key found in any row, sorted by
-// key. A missing
-// figure is an empty cell, never 0; numbers use the shortest decimal that
-// round-trips; list cells (missing, warnings) join with ";".
+// scorecard-aggregate.csv, docs/outputs.md#scorecard-aggregatecsv): the
+// header Columns(), with WithCostBasis the cost_basis and cpm_1m columns (the
+// chosen basis and its CPM), then one label.<k> column per label key found in
+// any row, sorted by key. A missing figure is an empty cell, never 0; numbers
+// use the shortest decimal that round-trips; list cells (missing, warnings)
+// join with ";".
 func WriteCSV(w io.Writer, cards []Scorecard, opts ...Option) error {
 	cols := columns()
 	if cfg := newConfig(opts); cfg.basisSet {

@@ -1,19 +1,20 @@
 // Package scorecard is the one-row summary of a benchmark run,
-// results/<run-id>/scorecard.json (SPEC §10): who measured what, on which
-// hardware, under which SLO, and what it cost in euros, joules and grams of
-// CO2 per token — all from the knee level's window (SPEC §9).
+// results/<run-id>/scorecard.json (docs/outputs.md#scorecardjson): who
+// measured what, on which hardware, under which SLO, and what it cost in
+// euros, joules and grams of CO2 per token — all from the knee level's window
+// (definitions in docs/metrics.md).
 //
 // # Auditable or anecdote
 //
-// Metadata carries the twelve mandatory facts of SPEC §10 (engine version,
-// model revision, precision, tokenizer and the SHA-256 of its
-// tokenizer.json, ISL, OSL, hardware, max concurrency tested, tool version
-// and git commit, SLO, warmup, run id) plus extras (model, endpoint, load
-// mode, prefix-cache state, seed, GPU count, labels, target URL, start
-// time). Metadata.Missing lists the absent ones by JSON key; a scorecard
-// with all of them is "auditable", otherwise an "anecdote, not data", and
-// the missing keys are listed in it. MandatoryFields maps each key to the
-// flag that declares it.
+// Metadata carries the twelve mandatory facts of
+// docs/outputs.md#the-twelve-mandatory-metadata (engine version, model
+// revision, precision, tokenizer and the SHA-256 of its tokenizer.json, ISL,
+// OSL, hardware, max concurrency tested, tool version and git commit, SLO,
+// warmup, run id) plus extras (model, endpoint, load mode, prefix-cache
+// state, seed, GPU count, labels, target URL, start time). Metadata.Missing
+// lists the absent ones by JSON key; a scorecard with all of them is
+// "auditable", otherwise an "anecdote, not data", and the missing keys are
+// listed in it. MandatoryFields maps each key to the flag that declares it.
 //
 // # Building
 //

@@ -7,8 +7,9 @@ import (
 	"github.com/gollm-bench/gollm-bench/scorecard"
 )
 
-// The SPEC §9 worked example: a 4×H100 deployment at 10.8 EUR/h serving
-// 3,120 good tokens/s at 4,924 W mean, PUE 1.4, on a 40 gCO2/kWh grid.
+// The worked example of docs/metrics.md#a-worked-example: a 4×H100 deployment
+// at 10.8 EUR/h serving 3,120 good tokens/s at 4,924 W mean, PUE 1.4, on a 40
+// gCO2/kWh grid.
 func ExampleBuild() {
 	tokens := int64(3120 * 100)
 	sc := scorecard.Build(scorecard.Inputs{

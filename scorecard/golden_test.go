@@ -2,25 +2,23 @@ package scorecard
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/internal/golden"
 	"github.com/gollm-bench/gollm-bench/metrics"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/scorecards")
 
 // goldenDir holds the scorecard fixtures and golden outputs (shared with
 // deploy/kubernetes docs; see its README).
 const goldenDir = "../testdata/scorecards"
 
-// sampleInputs are five configurations of one study: the SPEC §9 example,
-// a configuration it dominates, one that violates the SLO, a cheaper but
-// slower trade-off, and an anecdote without energy figures.
+// sampleInputs are five configurations of one study: the example of
+// docs/metrics.md#a-worked-example, a configuration it dominates, one that
+// violates the SLO, a cheaper but slower trade-off, and an anecdote without
+// energy figures.
 func sampleInputs() []Inputs {
 	start := time.Date(2026, 6, 16, 12, 0, 0, 0, time.UTC)
 	base := func(runID, engine, precision string, ttft, goodput, joules, eurH float64, pass bool) Inputs {
@@ -66,28 +64,6 @@ func sampleCards() []Scorecard {
 	return cards
 }
 
-// golden compares got with the golden file name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join(goldenDir, name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./scorecard -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test ./scorecard -update to accept):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
-
 // TestGoldenScorecards writes each sample with Write, compares it with
 // testdata/scorecards/results/<run-id>/scorecard.json, and reads the files
 // back with ReadDirs: what Write writes, Read reads, unchanged.
@@ -98,7 +74,7 @@ func TestGoldenScorecards(t *testing.T) {
 		if err := Write(&buf, sc); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, filepath.Join("results", sc.Metadata.RunID, FileName), buf.Bytes())
+		golden.Check(t, filepath.Join(goldenDir, "results", sc.Metadata.RunID, FileName), buf.Bytes())
 	}
 	rows, err := ReadDirs(filepath.Join(goldenDir, "results"))
 	if err != nil {
@@ -122,7 +98,7 @@ func TestGoldenAggregateCSV(t *testing.T) {
 	if err := WriteCSV(&buf, sampleCards()); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "aggregate.csv", buf.Bytes())
+	golden.Check(t, filepath.Join(goldenDir, "aggregate.csv"), buf.Bytes())
 }
 
 func TestGoldenParetoText(t *testing.T) {
@@ -131,5 +107,5 @@ func TestGoldenParetoText(t *testing.T) {
 	if err := WriteParetoText(&buf, frontier, dropped); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "pareto.txt", buf.Bytes())
+	golden.Check(t, filepath.Join(goldenDir, "pareto.txt"), buf.Bytes())
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // FileName is the scorecard's file name inside a run directory
-// (results/<run-id>/scorecard.json, SPEC §10).
+// (results/<run-id>/scorecard.json, docs/outputs.md#scorecardjson).
 const FileName = "scorecard.json"
 
 // maxFileBytes bounds what Decode reads: a scorecard is a few KiB.

@@ -9,16 +9,18 @@ import (
 	"github.com/gollm-bench/gollm-bench/machine"
 )
 
-// Metadata says what was measured, on what, and how (SPEC §10). Twelve of
-// its facts are mandatory (MandatoryFields lists them with their JSON keys);
-// the rest are extras that help a reader compare rows.
+// Metadata says what was measured, on what, and how
+// (docs/outputs.md#the-twelve-mandatory-metadata). Twelve of its facts are
+// mandatory (MandatoryFields lists them with their JSON keys); the rest are
+// extras that help a reader compare rows.
 //
 // A missing string is "", a missing count is 0 (no mandatory count can
 // legitimately be 0: a prompt has at least one token, a sweep runs at least
 // one request at a time). Missing fields are omitted from JSON. Metadata is a
 // plain value: safe for concurrent reads.
 type Metadata struct {
-	// Mandatory (SPEC §10), in MandatoryFields order.
+	// Mandatory (docs/outputs.md#the-twelve-mandatory-metadata), in
+	// MandatoryFields order.
 
 	// Engine is the serving engine and its version, e.g. "vllm-0.9.1" (--engine).
 	Engine string `json:"engine,omitempty"`
@@ -111,38 +113,41 @@ type WarmupPhase struct {
 	Gate string `json:"gate"`
 }
 
-// Field describes one mandatory metadata fact (SPEC §10).
+// Field describes one mandatory metadata fact
+// (docs/outputs.md#the-twelve-mandatory-metadata).
 type Field struct {
 	// Key is the JSON key in Metadata, as Missing reports it.
 	Key string
-	// Flag is the command-line flag that declares it, or "" when the tool
-	// fills it in itself (tokenizer hash, tool version and commit).
-	Flag string
+	// Setting is the key of the benchmark setting that declares it (the
+	// name of the gollm-bench flag, without its dashes, and its key in a
+	// configuration file), or "" when the tool fills it in itself
+	// (tokenizer hash, tool version and commit).
+	Setting string
 	// Description says what it holds.
 	Description string
 }
 
-// MandatoryFields returns the twelve mandatory metadata of SPEC §10 in a
-// fixed order. Two of them are recorded as two keys each: the tokenizer with
-// the SHA-256 of its tokenizer.json, and the tool version with its git
-// commit; ISL and OSL are both declared by --data. A fresh slice is returned
-// on every call.
+// MandatoryFields returns the twelve mandatory metadata
+// (docs/outputs.md#the-twelve-mandatory-metadata) in a fixed order. Two of
+// them are recorded as two keys each: the tokenizer with the SHA-256 of its
+// tokenizer.json, and the tool version with its git commit; ISL and OSL are
+// both declared by the data setting. A fresh slice is returned on every call.
 func MandatoryFields() []Field {
 	return []Field{
-		{"engine", "--engine", "engine version, e.g. vllm-0.9.1"},
-		{"model_revision", "--model-revision", "model revision (commit or tag)"},
-		{"precision", "--model-precision", "precision, e.g. fp8"},
-		{"tokenizer", "--tokenizer", "tokenizer (path or Hugging Face id)"},
-		{"tokenizer_sha256", "", "SHA-256 of tokenizer.json (auto-filled from --tokenizer)"},
-		{"isl_tokens", "--data", "input sequence length, tokens"},
-		{"osl_tokens", "--data", "output sequence length, tokens"},
-		{"hardware", "--hardware", "hardware, e.g. 4xH100-SXM-80GB"},
-		{"max_concurrency_tested", "--max-concurrency", "highest concurrency tested"},
+		{"engine", "engine", "engine version, e.g. vllm-0.9.1"},
+		{"model_revision", "model-revision", "model revision (commit or tag)"},
+		{"precision", "model-precision", "precision, e.g. fp8"},
+		{"tokenizer", "tokenizer", "tokenizer (path or Hugging Face id)"},
+		{"tokenizer_sha256", "", "SHA-256 of tokenizer.json (auto-filled from the tokenizer)"},
+		{"isl_tokens", "data", "input sequence length, tokens"},
+		{"osl_tokens", "data", "output sequence length, tokens"},
+		{"hardware", "hardware", "hardware, e.g. 4xH100-SXM-80GB"},
+		{"max_concurrency_tested", "max-concurrency", "highest concurrency tested"},
 		{"tool_version", "", "gollm-bench version (auto-filled)"},
 		{"tool_commit", "", "gollm-bench git commit (auto-filled)"},
-		{"slo", "--slo", "service-level objective"},
-		{"warmup", "--warmup", "excluded warmup"},
-		{"run_id", "--run-id", "run id"},
+		{"slo", "slo", "service-level objective"},
+		{"warmup", "warmup", "excluded warmup"},
+		{"run_id", "run-id", "run id"},
 	}
 }
 
@@ -201,7 +206,7 @@ func (m Metadata) Value(key string) string {
 	return ""
 }
 
-// Status is a scorecard's standing (SPEC §10).
+// Status is a scorecard's standing (docs/outputs.md#scorecardjson).
 type Status string
 
 // Statuses.

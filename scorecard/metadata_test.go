@@ -45,8 +45,9 @@ func TestMissing(t *testing.T) {
 }
 
 func TestMandatoryFieldsCoverTwelve(t *testing.T) {
-	// SPEC §10's twelve, by the key that carries each (the tokenizer and the
-	// tool version carry a second key each).
+	// The twelve of docs/outputs.md#the-twelve-mandatory-metadata, by the key
+	// that carries each (the tokenizer and the tool version carry a second
+	// key each).
 	twelve := []string{"engine", "model_revision", "precision", "tokenizer", "isl_tokens", "osl_tokens",
 		"hardware", "max_concurrency_tested", "tool_version", "slo", "warmup", "run_id"}
 	var keys []string

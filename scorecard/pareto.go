@@ -21,11 +21,11 @@ type SLOCheck func(sc Scorecard) (ok bool, reason string)
 
 // OwnVerdict is the default SLOCheck: the scorecard's own slo_pass, decided
 // by the sweep under the SLO recorded in its metadata. A scorecard without a
-// verdict (no --slo at run time) fails, since nothing says it meets one.
+// verdict (no SLO at run time) fails, since nothing says it meets one.
 func OwnVerdict(sc Scorecard) (bool, string) {
 	switch {
 	case sc.Performance.SLOPass == nil:
-		return false, "no SLO verdict (run without --slo): pass --slo to judge its figures"
+		return false, "no SLO verdict (run without an SLO): give an SLOCheck to judge its figures"
 	case !*sc.Performance.SLOPass:
 		if sc.Metadata.SLO != "" {
 			return false, fmt.Sprintf("SLO violated: no level passed %q", sc.Metadata.SLO)
@@ -168,17 +168,23 @@ type Dropped struct {
 	// DominatedBy is the run id of a frontier row that dominates this one;
 	// "" when dropped for another reason.
 	DominatedBy string
+	// Rejected is true when the row failed the SLO check; Missing lists
+	// the objectives' keys it holds no figure for (e.g. "wh_per_token").
+	// Both are empty for a dominated row.
+	Rejected bool
+	Missing  []string
 }
 
 // Pareto returns the scorecards on the Pareto frontier minimising (CPM,
 // Wh/token, TTFT P99) — cpm_eur_1m, wh_per_token (GPU energy, not
 // PUE-adjusted) and ttft_p99_ms — and the others with the reason each was
-// dropped (SPEC §10). WithCostBasis replaces cpm_eur_1m with the CPM of
-// another basis (token prices, LiteLLM's spend). In order: a row that fails check (nil: OwnVerdict) is
-// dropped with the check's reason; a row missing one of the three figures
-// is dropped ("no energy figure (wh_per_token)"); of the rest, a row is
-// dropped when another dominates it: <= on all three and < on at least
-// one. Rows equal on all three both stay.
+// dropped (docs/outputs.md#the-pareto-frontier). WithCostBasis replaces
+// cpm_eur_1m with the CPM of another basis (token prices, LiteLLM's spend).
+// In order: a row that fails check (nil: OwnVerdict) is dropped with the
+// check's reason; a row missing one of the three figures is dropped ("no
+// energy figure (wh_per_token)"); of the rest, a row is dropped when another
+// dominates it: <= on all three and < on at least one. Rows equal on all
+// three both stay.
 //
 // The frontier is sorted by CPM, then Wh/token, then TTFT P99, then run id;
 // dropped rows keep their input order. A dominated row names a frontier row
@@ -189,7 +195,8 @@ func Pareto(cards []Scorecard, check SLOCheck, opts ...Option) (frontier []Score
 		check = OwnVerdict
 	}
 	cfg := newConfig(opts)
-	// The objectives, all minimised (SPEC §10), and the words used when one is missing.
+	// The objectives, all minimised (docs/outputs.md#the-pareto-frontier),
+	// and the words used when one is missing.
 	objectives := [...]struct{ key, what string }{
 		{cfg.basis.Key(), "no cost figure"},
 		{"wh_per_token", "no energy figure"},
@@ -206,21 +213,22 @@ func Pareto(cards []Scorecard, check SLOCheck, opts ...Option) (frontier []Score
 			if why == "" {
 				why = "SLO violated"
 			}
-			reasons[i] = Dropped{Scorecard: sc, Reason: why}
+			reasons[i] = Dropped{Scorecard: sc, Reason: why, Rejected: true}
 			continue
 		}
 		c := cand{idx: i}
-		var lack []string
+		var lack, keys []string
 		for k, o := range objectives {
 			v, ok := Figure(sc, o.key)
 			if !ok {
 				lack = append(lack, fmt.Sprintf("%s (%s)", o.what, o.key))
+				keys = append(keys, o.key)
 				continue
 			}
 			c.obj[k] = v
 		}
 		if len(lack) > 0 {
-			reasons[i] = Dropped{Scorecard: sc, Reason: strings.Join(lack, "; ")}
+			reasons[i] = Dropped{Scorecard: sc, Reason: strings.Join(lack, "; "), Missing: keys}
 			continue
 		}
 		cands = append(cands, c)

@@ -95,7 +95,7 @@ func TestPareto(t *testing.T) {
 			cards: []Scorecard{
 				func() Scorecard { c := card("nv", 1, 0.001, 300, true); c.Performance.SLOPass = nil; return c }(),
 			},
-			dropped: []drop{{"nv", "no SLO verdict (run without --slo): pass --slo to judge its figures"}},
+			dropped: []drop{{"nv", "no SLO verdict (run without an SLO): give an SLOCheck to judge its figures"}},
 		},
 		{
 			name: "dominated row names a frontier row, not another dominated one",
@@ -120,6 +120,13 @@ func TestPareto(t *testing.T) {
 				got = append(got, drop{d.Scorecard.Metadata.RunID, d.Reason})
 				if strings.HasPrefix(d.Reason, "dominated by ") != (d.DominatedBy != "") {
 					t.Errorf("%s: DominatedBy %q with reason %q", d.Scorecard.Metadata.RunID, d.DominatedBy, d.Reason)
+				}
+				// The HTML chart tells these cases apart by field, not by text.
+				if lacks := strings.Contains(d.Reason, " figure ("); lacks != (len(d.Missing) > 0) {
+					t.Errorf("%s: Missing %v with reason %q", d.Scorecard.Metadata.RunID, d.Missing, d.Reason)
+				}
+				if d.Rejected != (d.DominatedBy == "" && len(d.Missing) == 0) {
+					t.Errorf("%s: Rejected %v with reason %q", d.Scorecard.Metadata.RunID, d.Rejected, d.Reason)
 				}
 			}
 			if !slices.Equal(got, tt.dropped) {

@@ -10,9 +10,9 @@ import (
 // and refuses other majors.
 const SchemaVersion = "scorecard/1.0"
 
-// Scorecard is one configuration's row (SPEC §10): what scorecard.json
-// holds. Figures come from the knee level's window, energy and cost
-// included, so that they describe the same seconds (SPEC §9).
+// Scorecard is one configuration's row (docs/outputs.md#scorecardjson): what
+// scorecard.json holds. Figures come from the knee level's window, energy and
+// cost included, so that they describe the same seconds.
 //
 // Missing numbers are nil pointers, omitted from JSON, never zeros: a 0
 // that is present is a measured zero (for example an error rate of 0). Key
@@ -36,7 +36,8 @@ type Scorecard struct {
 	Warnings []metrics.Warning `json:"warnings,omitempty"`
 }
 
-// Performance holds the knee level's figures (SPEC §5–§7), plus the peak.
+// Performance holds the knee level's figures (defined in docs/metrics.md),
+// plus the peak.
 type Performance struct {
 	// KneeLevel is the index of the knee level in the sweep.
 	KneeLevel *int `json:"knee_level,omitempty"`
@@ -47,7 +48,7 @@ type Performance struct {
 	// GoodputReqS is the same goodput in requests/s.
 	GoodputReqS *float64 `json:"goodput_req_s,omitempty"`
 	// OutputTokS is the knee level's output throughput, tokens/s: output
-	// tokens arriving in the window / window (SPEC §5).
+	// tokens arriving in the window / window (docs/metrics.md#throughputs).
 	OutputTokS *float64 `json:"output_tok_s,omitempty"`
 	// TTFTP99Ms is the knee level's TTFT P99, ms (first token − sent; the
 	// coordinated-omission-corrected value when the level is open loop and
@@ -64,7 +65,8 @@ type Performance struct {
 	KneeRateReqS *float64 `json:"knee_rate_req_s,omitempty"`
 	// KneeConcurrency is the knee of a closed-loop sweep: the highest passing N.
 	KneeConcurrency *int `json:"knee_concurrency,omitempty"`
-	// KneeBracket is [last passing, first failing] load (SPEC §6).
+	// KneeBracket is [last passing, first failing] load
+	// (docs/metrics.md#the-knee).
 	KneeBracket *Bracket `json:"knee_bracket,omitempty"`
 	// KneeReached is true when a failing level bounds the knee from above:
 	// the sweep found the knee. False means every level it could judge
@@ -110,9 +112,9 @@ type Bracket struct {
 	Unit string   `json:"unit"`
 }
 
-// Cost holds cost figures (SPEC §9). Amounts are in Currency even though the
-// keys say eur (the SPEC's names); Currency is "EUR" unless OpenCost said
-// otherwise.
+// Cost holds cost figures (docs/metrics.md#cost-cpm). Amounts are in Currency
+// even though the keys say eur (named for the common case); Currency is "EUR"
+// unless OpenCost said otherwise.
 type Cost struct {
 	// EURPerHour is the deployment's cost rate, currency/h.
 	EURPerHour *float64 `json:"eur_per_hour,omitempty"`
@@ -137,7 +139,8 @@ type Cost struct {
 	LiteLLM *LiteLLMCost `json:"litellm,omitempty"`
 }
 
-// Energy holds GPU energy over the knee level's window (SPEC §9).
+// Energy holds GPU energy over the knee level's window
+// (docs/metrics.md#energy).
 type Energy struct {
 	// Source is "nvml", "dcgm", "prometheus", "none", or "kepler" when the
 	// per-token figures come from Kepler's pod energy (WhPerTokenBasis "pod").
@@ -190,7 +193,7 @@ type Energy struct {
 	Plausibility *Plausibility `json:"plausibility,omitempty"`
 }
 
-// Carbon holds the emissions estimate (SPEC §9).
+// Carbon holds the emissions estimate (docs/metrics.md#carbon).
 type Carbon struct {
 	// GridGCO2KWh is the declared grid carbon intensity, gCO2/kWh.
 	GridGCO2KWh *float64 `json:"grid_gco2_kwh,omitempty"`

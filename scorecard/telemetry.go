@@ -317,9 +317,10 @@ type Reference struct {
 //	tokens_per_j=0.63,source=TEXT    (Wh/token = 1 / (tokens/J × 3600))
 //
 // source is required and comes last: it takes the rest of the text,
-// commas included. Errors name the flag.
+// commas included. Every problem is reported at once (errors.Join), each
+// naming the reference.
 func ParseReference(s string) (Reference, error) {
-	const example = `e.g. --reference "wh_per_token=0.00044,source=MLPerf Inference v5.0 ..." (source last)`
+	const example = `e.g. "wh_per_token=0.00044,source=MLPerf Inference v5.0 ..." (source last)`
 	text := s
 	var r Reference
 	// source= takes the rest of the text: find it at the start of a term.
@@ -338,12 +339,12 @@ func ParseReference(s string) (Reference, error) {
 		k, v, ok := strings.Cut(term, "=")
 		k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
 		if !ok {
-			errs = append(errs, fmt.Errorf("--reference: %q: want KEY=VALUE, %s", term, example))
+			errs = append(errs, fmt.Errorf("reference: %q: want KEY=VALUE, %s", term, example))
 			continue
 		}
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(f > 0) || math.IsInf(f, 0) {
-			errs = append(errs, fmt.Errorf("--reference: %s=%q: want a number > 0", k, v))
+			errs = append(errs, fmt.Errorf("reference: %s=%q: want a number > 0", k, v))
 			continue
 		}
 		switch k {
@@ -352,19 +353,19 @@ func ParseReference(s string) (Reference, error) {
 		case "tokens_per_j":
 			r.WhPerToken = 1 / (f * 3600)
 		default:
-			errs = append(errs, fmt.Errorf("--reference: %q: the figures are wh_per_token and tokens_per_j, then source", k))
+			errs = append(errs, fmt.Errorf("reference: %q: the figures are wh_per_token and tokens_per_j, then source", k))
 			continue
 		}
 		figures++
 	}
 	switch {
 	case figures == 0 && len(errs) == 0:
-		errs = append(errs, fmt.Errorf("--reference %q: give wh_per_token= or tokens_per_j=, %s", s, example))
+		errs = append(errs, fmt.Errorf("reference %q: give wh_per_token= or tokens_per_j=, %s", s, example))
 	case figures > 1:
-		errs = append(errs, errors.New("--reference: give one figure, wh_per_token= or tokens_per_j=, not both"))
+		errs = append(errs, errors.New("reference: give one figure, wh_per_token= or tokens_per_j=, not both"))
 	}
 	if r.Source == "" {
-		errs = append(errs, fmt.Errorf("--reference: source= is required (where the figure was published), %s", example))
+		errs = append(errs, fmt.Errorf("reference: source= is required (where the figure was published), %s", example))
 	}
 	if len(errs) > 0 {
 		return Reference{}, errors.Join(errs...)

@@ -241,8 +241,8 @@ func TestParseReference(t *testing.T) {
 		{"0.00044,source=x", "want KEY=VALUE"},
 	} {
 		_, err := ParseReference(tc.in)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "--reference") {
-			t.Errorf("%q: %v, want an error naming --reference with %q", tc.in, err, tc.want)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "reference") {
+			t.Errorf("%q: %v, want an error naming the reference with %q", tc.in, err, tc.want)
 		}
 	}
 }
@@ -253,8 +253,8 @@ func FuzzParseReference(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		r, err := ParseReference(s)
 		if err != nil {
-			if !strings.Contains(err.Error(), "--reference") {
-				t.Fatalf("error without the flag: %v", err)
+			if !strings.Contains(err.Error(), "reference") {
+				t.Fatalf("error without the reference: %v", err)
 			}
 			return
 		}
@@ -304,7 +304,7 @@ func TestCostBasis(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if _, err := ParseCostBasis("usd"); err == nil || !strings.Contains(err.Error(), "--cost-basis") {
+	if _, err := ParseCostBasis("usd"); err == nil || !strings.Contains(err.Error(), `cost basis "usd"`) {
 		t.Errorf("bad basis: %v", err)
 	}
 }

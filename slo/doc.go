@@ -1,5 +1,6 @@
-// Package slo parses service-level objectives for LLM serving and judges
-// load levels and single requests against them (SPEC §5, §7).
+// Package slo parses service-level objectives for LLM serving and judges load
+// levels and single requests against them (docs/metrics.md#the-slo,
+// docs/metrics.md#goodput).
 //
 // An Objective is a conjunction of terms written as
 //

@@ -8,10 +8,11 @@ import (
 	"github.com/gollm-bench/gollm-bench/metrics"
 )
 
-// Good reports whether one request counts toward goodput (SPEC §7, as
-// DistServe, vLLM and AIPerf define it): it succeeded and met every
-// per-request threshold of o's latency terms. The statistic of a term
-// (p99, mean) does not apply to a single request: its threshold does.
+// Good reports whether one request counts toward goodput
+// (docs/metrics.md#goodput, as DistServe, vLLM and AIPerf define it): it
+// succeeded and met every per-request threshold of o's latency terms. The
+// statistic of a term (p99, mean) does not apply to a single request: its
+// threshold does.
 //
 // Per-request values, in ms:
 //   - ttft: the larger of first_token_at − sent_at and first_token_at −
@@ -106,7 +107,8 @@ func perRequest(rec *loadgen.Record, m Metric) (ms float64, ok bool) {
 
 func toMs(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// SeedGoodput is the seed-formula cross-check of goodput (SPEC §7):
+// SeedGoodput is the seed-formula cross-check of goodput
+// (docs/metrics.md#the-seed-formula):
 //
 //	output tokens/s × P[TTFT <= ttftMs] × P[ITL <= itlMs]
 //

@@ -9,7 +9,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/metrics"
 )
 
-// Metric names a quantity an SLO term constrains (SPEC §5, §7).
+// Metric names a quantity an SLO term constrains (docs/metrics.md#the-slo).
 type Metric string
 
 // Metrics an SLO term may name. Latency metrics are compared in ms.
@@ -139,9 +139,9 @@ func (t Term) equal(u Term) bool {
 		t.Op == u.Op && t.Threshold == u.Threshold
 }
 
-// Objective is a parsed SLO: every term must hold (SPEC §7). The zero value
-// is the empty objective, which has no terms. An Objective is immutable
-// after Parse and safe for concurrent use.
+// Objective is a parsed SLO: every term must hold (docs/metrics.md#the-slo).
+// The zero value is the empty objective, which has no terms. An Objective is
+// immutable after Parse and safe for concurrent use.
 type Objective struct {
 	Terms []Term `json:"terms"`
 }
@@ -174,9 +174,10 @@ func (o Objective) Equal(p Objective) bool {
 	return true
 }
 
-// MaxLag returns the default --max-lag (SPEC §5): 5 % of the tightest
-// latency threshold of o, or metrics.DefaultMaxLag when o has no latency term. A
-// level whose scheduling-lag p99 exceeds it is client-limited.
+// MaxLag returns the default --max-lag (docs/metrics.md#client-health): 5 %
+// of the tightest latency threshold of o, or metrics.DefaultMaxLag when o has
+// no latency term. A level whose scheduling-lag p99 exceeds it is
+// client-limited.
 func (o Objective) MaxLag() time.Duration {
 	tightest := math.Inf(1)
 	for _, t := range o.Terms {

@@ -27,8 +27,8 @@ func (e *ParseError) Error() string {
 // validMetrics is the list error messages offer for an unknown metric.
 const validMetrics = "ttft, ttft_corrected, itl, icl, e2e, ttfot (each with _pNN or _mean, e.g. ttft_p99, itl_p99.9, e2e_mean), error_rate, output_tps"
 
-// Parse reads an SLO expression (SPEC §7): comma-separated terms
-// "metric_statistic op value[unit]", for example
+// Parse reads an SLO expression (docs/metrics.md#the-slo): comma-separated
+// terms "metric_statistic op value[unit]", for example
 //
 //	ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%,output_tps>=1000
 //

@@ -31,6 +31,8 @@ func exactBinomialCDF(n, k int64, p float64) float64 {
 }
 
 func TestBinomialCDFMatchesExactSums(t *testing.T) {
+	skipUnderRace(t)
+	t.Parallel()
 	for _, n := range []int64{1, 2, 7, 30, 100, 299} {
 		for _, p := range []float64{0.01, 0.5, 0.9, 0.99, 0.999} {
 			f := newBinomialCDF(n, p)
@@ -45,6 +47,7 @@ func TestBinomialCDFMatchesExactSums(t *testing.T) {
 }
 
 func TestQuantileRanksCoverAtLeastConfidence(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int64{1, 5, 20, 50, 100, 298, 299, 300, 366, 367, 1000, 10_000, 1_000_000} {
 		for _, p := range []float64{0.5, 0.9, 0.95, 0.99, 0.999} {
 			lo, hi := QuantileRanks(n, p, Confidence)
@@ -62,6 +65,7 @@ func TestQuantileRanksCoverAtLeastConfidence(t *testing.T) {
 }
 
 func TestQuantileRanksP99NeedsAtLeast299Samples(t *testing.T) {
+	t.Parallel()
 	if got := MinSamplesForUpperBound(0.99, Confidence); got != 299 {
 		t.Fatalf("MinSamplesForUpperBound(0.99) = %d, want 299", got)
 	}
@@ -83,6 +87,7 @@ func TestQuantileRanksP99NeedsAtLeast299Samples(t *testing.T) {
 }
 
 func TestQuantileRanksCoverageIsCloseToNominal(t *testing.T) {
+	t.Parallel()
 	// The discreteness of the binomial makes coverage step; the chosen pair
 	// keeps it near 95 %, which the coverage test of the metrics package
 	// relies on (93–97 % over 2,000 trials).
@@ -100,6 +105,7 @@ func TestQuantileRanksCoverageIsCloseToNominal(t *testing.T) {
 }
 
 func TestQuantileSamplesToDecide(t *testing.T) {
+	t.Parallel()
 	// 16 samples all below a p99 threshold: 299 would bound p99 from above.
 	if got := QuantileSamplesToDecide(0.99, 1, Confidence, 16); got != 299 {
 		t.Errorf("all below: %d samples, want 299", got)
@@ -119,6 +125,7 @@ func TestQuantileSamplesToDecide(t *testing.T) {
 }
 
 func TestWilsonKnownValues(t *testing.T) {
+	t.Parallel()
 	i := Wilson(0, 100, Confidence)
 	if i.Lo != 0 || math.Abs(i.Hi-0.03699) > 1e-4 {
 		t.Errorf("Wilson(0, 100) = %v, want [0, 0.0370]", i)
@@ -133,6 +140,7 @@ func TestWilsonKnownValues(t *testing.T) {
 }
 
 func TestWilsonCoverage(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int64{100, 1000} {
 		for _, p := range []float64{0.1, 0.3, 0.5} {
@@ -157,6 +165,7 @@ func TestWilsonCoverage(t *testing.T) {
 }
 
 func TestWilsonSamplesToDecide(t *testing.T) {
+	t.Parallel()
 	// No failure yet: Wilson's upper bound z²/(n+z²) falls below 0.5 % at
 	// about 765 requests.
 	n := WilsonSamplesToDecide(0, 0.005, Confidence, 100)
@@ -169,6 +178,7 @@ func TestWilsonSamplesToDecide(t *testing.T) {
 }
 
 func TestStudentT(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ df, want float64 }{
 		{1, 12.7062}, {2, 4.3027}, {4, 2.7764}, {9, 2.2622}, {19, 2.0930}, {30, 2.0423}, {1000, 1.9623},
 	} {
@@ -185,6 +195,7 @@ func TestStudentT(t *testing.T) {
 }
 
 func TestMeanInterval(t *testing.T) {
+	t.Parallel()
 	i := MeanInterval([]float64{10, 12, 11, 9, 13}, Confidence)
 	// mean 11, s = 1.5811, t(4) = 2.7764: ±1.9632
 	if math.Abs(i.Lo-9.0368) > 1e-3 || math.Abs(i.Hi-12.9632) > 1e-3 {
@@ -196,6 +207,7 @@ func TestMeanInterval(t *testing.T) {
 }
 
 func TestIntervalJSON(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   Interval
 		want string
@@ -223,6 +235,7 @@ func TestIntervalJSON(t *testing.T) {
 }
 
 func TestRelativeHalfWidth(t *testing.T) {
+	t.Parallel()
 	if got := (Interval{90, 130}).RelativeHalfWidth(100); got != 0.3 {
 		t.Errorf("asymmetric: %v, want the wider side 0.3", got)
 	}
@@ -232,6 +245,7 @@ func TestRelativeHalfWidth(t *testing.T) {
 }
 
 func TestReciprocal(t *testing.T) {
+	t.Parallel()
 	// CPM from goodput tok/s: k / rate swaps the bounds.
 	i := Interval{Lo: 100, Hi: 200}.Reciprocal(1000)
 	if i.Lo != 5 || i.Hi != 10 {

@@ -1,5 +1,6 @@
-// Package sweep runs a load sweep over levels and finds the knee: the
-// highest offered load at which the server still meets its SLO (SPEC §6).
+// Package sweep runs a load sweep over levels and finds the knee: the highest
+// offered load at which the server still meets its SLO
+// (docs/metrics.md#the-knee, docs/sweep.md).
 //
 // A Plan describes the sweep. The rate form is GuideLLM-compatible: a
 // synchronous level, a throughput level, then N−2 open-loop (constant or
@@ -19,6 +20,7 @@
 //
 // Run drives a LevelRunner, which the caller implements with the load
 // generator and the metrics accumulator; levels run one at a time on the
-// caller's goroutine. Warnings are data (metrics.Warning) in the Result,
-// and Result.ExitCode maps the outcome to SPEC §2's exit codes.
+// caller's goroutine. Warnings are data (metrics.Warning) in the Result, and
+// Result.ExitCode maps the outcome to the exit codes of package exitcode
+// (docs/cli.md#exit-codes).
 package sweep

@@ -12,7 +12,7 @@ import (
 // Kind is the form of a sweep.
 type Kind string
 
-// Sweep forms (SPEC §6).
+// Sweep forms (docs/sweep.md, docs/metrics.md#the-knee).
 const (
 	// KindRate is the GuideLLM-compatible rate sweep: synchronous, then
 	// throughput, then N−2 open-loop rates between the synchronous request
@@ -129,7 +129,7 @@ func (p Plan) Validate() error {
 		}
 	}
 	if p.Kind == KindConcurrency && len(p.Rates) == 0 {
-		bad("Plan.Rates is empty: a concurrency sweep needs its levels, e.g. --rate 1,2,4,8,16,32,64")
+		bad("Plan.Rates is empty: a concurrency sweep needs its levels, e.g. 1,2,4,8,16,32,64")
 	}
 	if p.Kind != KindConcurrency && len(p.Rates) > 0 && p.N != 0 {
 		bad("Plan.N = %d with explicit Plan.Rates: give either the grid size or the rates, not both", p.N)

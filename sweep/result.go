@@ -65,9 +65,10 @@ type LevelOutcome struct {
 	RerunBy int `json:"rerun_by,omitempty"`
 }
 
-// Knee is the highest offered load that passed the SLO (SPEC §6), with its
-// bracket and the goodput there. Reports format it, e.g. "knee: 7.4 req/s
-// (bracket 7.4–7.8), goodput 3,120 tok/s under ttft_p99<=500ms".
+// Knee is the highest offered load that passed the SLO
+// (docs/metrics.md#the-knee), with its bracket and the goodput there. Reports
+// format it, e.g. "knee: 7.4 req/s (bracket 7.4–7.8), goodput 3,120 tok/s
+// under ttft_p99<=500ms".
 type Knee struct {
 	// Level is the index of the knee level in Result.Levels.
 	Level   int             `json:"level"`

@@ -93,6 +93,13 @@ type Event struct {
 	Profile loadgen.Profile
 	// Outcome is the finished level, for LevelEnd only.
 	Outcome *LevelOutcome
+	// Expected estimates how many levels the sweep runs in all, this one
+	// included, as it knows now: the grid, then the bisection steps that
+	// the bracket's width and Plan.KneeTolerance call for, within
+	// Plan.MaxLevels. It can grow (an extension above the grid, a level
+	// re-run to a decision) or shrink (an early stop). Live views show
+	// "level Index+1 of Expected" and a total ETA from it.
+	Expected int
 }
 
 // Option configures Run.
@@ -326,7 +333,7 @@ func (s *sweeper) grid(ctx context.Context) error {
 		lo := sync.Summary.RequestsPerSecond
 		if !(lo > 0) {
 			s.res.StopReason = StopGridUndefined
-			return fmt.Errorf("sweep: %w: the synchronous level completed no request in its window (%.4g req/s); lengthen --max-seconds beyond one request's duration, or give the rates with --rate",
+			return fmt.Errorf("sweep: %w: the synchronous level completed no request in its window (%.4g req/s); lengthen the levels (Limits.MaxDuration) beyond one request's duration, or give the rates in Plan.Rates",
 				ErrGridUndefined, lo)
 		}
 		loads = s.rateGrid(lo, thr)
@@ -359,7 +366,7 @@ func (s *sweeper) rateGrid(lo float64, thr LevelOutcome) []float64 {
 		return loads
 	}
 	factor, source := float64(FallbackFactor), fmt.Sprintf(
-		"%d× the synchronous rate, as the server reported no concurrency (give --engine-metrics so that its count of running requests bounds the grid, or the rates with --rate)", FallbackFactor)
+		"%d× the synchronous rate, as the server reported no concurrency (give the Runner a CapacityReporter, such as engine metrics, so that its count of running requests bounds the grid, or give the rates in Plan.Rates)", FallbackFactor)
 	if r, ok := s.runner.(CapacityReporter); ok {
 		if c := r.ServerConcurrency(thr.Index); c >= 2 {
 			factor, source = c, fmt.Sprintf("the synchronous rate × the %g requests the server reported running at once during the throughput level", c)
@@ -370,7 +377,7 @@ func (s *sweeper) rateGrid(lo float64, thr LevelOutcome) []float64 {
 		// The bound is loose: most of the grid may lie far above the
 		// server's maximum, where every level fails and leaves a backlog.
 		s.plan.EarlyStop = true
-		source += "; as that bound is loose, the rest of the grid is skipped once two levels fail the SLO widely (as with --early-stop)"
+		source += "; as that bound is loose, the rest of the grid is skipped once two levels fail the SLO widely (as with Plan.EarlyStop)"
 	}
 	s.warn("max_rate_fallback", -1, fmt.Sprintf(
 		"the throughput level measured a maximum rate of %.4g req/s, not above the synchronous %.4g req/s by more than %g %%, so a grid between the two would be degenerate; "+
@@ -431,9 +438,9 @@ func (s *sweeper) bisect(ctx context.Context) error {
 			return err
 		}
 		if !out.Verdict.Decided() {
-			fix := "measure longer levels (--max-seconds, or --precision to extend undecided levels)"
+			fix := "measure longer levels (Limits.MaxDuration, or a precision target with Plan.Decide to extend undecided levels)"
 			if out.Verdict.ClientLimited {
-				fix = "free the client machine or raise --max-lag"
+				fix = "free the client machine or raise the maximum scheduling lag (MaxLag)"
 			}
 			s.warn(WarnBisectInconclusive, out.Index, fmt.Sprintf(
 				"bisection stopped: level %d (%s) was %s, so it cannot narrow the bracket; %s",
@@ -475,7 +482,7 @@ func (s *sweeper) level(ctx context.Context, phase Phase, p loadgen.Profile) (Le
 	}
 	idx := len(s.res.Levels)
 	if s.opts.progress != nil {
-		s.opts.progress(Event{Type: LevelStart, Index: idx, Phase: phase, Profile: p})
+		s.opts.progress(Event{Type: LevelStart, Index: idx, Phase: phase, Profile: p, Expected: s.expectedLevels(phase, idx+1)})
 	}
 	// The grid of a search runs at the plain length; the levels that
 	// decide the knee (and every level of a fixed run) run to a decision.
@@ -530,8 +537,64 @@ func (s *sweeper) level(ctx context.Context, phase Phase, p loadgen.Profile) (Le
 
 func (s *sweeper) progressEnd(out LevelOutcome) {
 	if s.opts.progress != nil {
-		s.opts.progress(Event{Type: LevelEnd, Index: out.Index, Phase: out.Phase, Profile: out.Profile, Outcome: &out})
+		s.opts.progress(Event{Type: LevelEnd, Index: out.Index, Phase: out.Phase, Profile: out.Profile, Outcome: &out,
+			Expected: s.expectedLevels(out.Phase, len(s.res.Levels))})
 	}
+}
+
+// expectedLevels estimates the levels the sweep runs in all (Event.Expected),
+// given the phase of the level running or just ended and the number of
+// levels begun so far (that one included).
+func (s *sweeper) expectedLevels(phase Phase, begun int) int {
+	p := s.plan
+	grid := 0
+	for _, l := range s.res.Levels {
+		if l.Phase == PhaseGrid {
+			grid++
+		}
+	}
+	if phase == PhaseGrid && begun > len(s.res.Levels) {
+		grid++ // the grid level starting now
+	}
+	n := begun
+	if phase == PhaseGrid && !s.stopped {
+		n += max(p.gridSize()-grid, 0)
+	}
+	if !p.Objective.IsZero() && !p.NoBisect && p.Kind != KindLevels {
+		n += s.bisectSteps(phase)
+	}
+	return min(max(n, begun), max(p.MaxLevels, begun))
+}
+
+// bisectSteps estimates the bisection levels still to run: enough halvings
+// of the bracket (the current one, or during the grid one grid step at its
+// top) to bring (hi−lo)/hi within KneeTolerance.
+func (s *sweeper) bisectSteps(phase Phase) int {
+	p := s.plan
+	width := 1.0 / float64(max(p.gridSize()-2, 1)) // relative width of a grid step at the top
+	abs := math.Inf(1)                             // bracket width of a concurrency sweep
+	if phase != PhaseGrid {
+		k := kneeOf(s.res.Levels, p.Kind)
+		if k.pass < 0 || k.fail < 0 {
+			return 0
+		}
+		lo, hi := s.res.Levels[k.pass].OfferedLoad, s.res.Levels[k.fail].OfferedLoad
+		if !(hi > lo) {
+			return 0
+		}
+		width = (hi - lo) / hi
+		if p.Kind == KindConcurrency {
+			abs = hi - lo
+		}
+	}
+	steps := 0
+	if width > p.KneeTolerance {
+		steps = int(math.Ceil(math.Log2(width / p.KneeTolerance)))
+	}
+	if !math.IsInf(abs, 1) {
+		steps = min(steps, max(int(math.Ceil(math.Log2(abs))), 0))
+	}
+	return steps
 }
 
 // emptySummary reports whether a runner returned nothing measured.
@@ -722,7 +785,7 @@ func (s *sweeper) finish() {
 		}
 		if len(above) > 0 {
 			s.warn(WarnKneeNotReached, -1, fmt.Sprintf(
-				"knee not reached among the decided levels: every level decided passed the SLO up to %s, and level %s above it is undecided; the knee lies at or above %s (longer levels, --precision, would decide)",
+				"knee not reached among the decided levels: every level decided passed the SLO up to %s, and level %s above it is undecided; the knee lies at or above %s (longer levels, or a precision target with Plan.Decide, would decide)",
 				formatLoad(lv.OfferedLoad, unit), strings.Join(above, ", "), formatLoad(lv.OfferedLoad, unit)))
 		} else {
 			s.warn(WarnKneeNotReached, -1, fmt.Sprintf(

@@ -1056,3 +1056,49 @@ func TestKneeNotReachedBelowUndecidedLevel(t *testing.T) {
 		t.Errorf("knee %+v, want 17 req/s, not reached", k)
 	}
 }
+
+// TestProgressExpected checks the estimate of the levels a sweep runs in
+// all: it starts at the grid plus a few bisection steps, stays within the
+// level budget, and ends equal to the levels run.
+func TestProgressExpected(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		plan Plan
+	}{
+		{"rate knee", Plan{Objective: objective(t, "ttft_p99<=500ms")}},
+		{"rate no slo", Plan{}},
+		{"concurrency", Plan{Kind: KindConcurrency, Rates: []float64{1, 2, 4, 8, 16, 32}, Objective: objective(t, "ttft_p99<=500ms")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := &server{capacity: 7.4, syncRate: 2, thrRate: 15, base: 100}
+			var starts, ends []Event
+			res, err := Run(context.Background(), tc.plan, srv, WithProgress(func(e Event) {
+				if e.Type == LevelStart {
+					starts = append(starts, e)
+				} else {
+					ends = append(ends, e)
+				}
+			}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := len(res.Levels)
+			budget := tc.plan.withDefaults().MaxLevels
+			for _, e := range append(starts, ends...) {
+				if e.Expected < e.Index+1 || e.Expected > budget {
+					t.Errorf("level %d (%s): expected %d levels: want %d..%d", e.Index, e.Phase, e.Expected, e.Index+1, budget)
+				}
+			}
+			if last := ends[len(ends)-1]; last.Expected != n {
+				t.Errorf("after the last level, expected %d levels; %d ran", last.Expected, n)
+			}
+			grid := tc.plan.withDefaults().gridSize()
+			if starts[0].Expected < grid {
+				t.Errorf("first level expects %d levels, fewer than the grid's %d", starts[0].Expected, grid)
+			}
+			if tc.plan.Objective.IsZero() && starts[0].Expected != grid {
+				t.Errorf("without an SLO the grid is all: expected %d, want %d", starts[0].Expected, grid)
+			}
+		})
+	}
+}

@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// chunkText cuts text into pieces of at most n bytes at newlines, like
-// tokref's oracle.js --chunk (one piece per request).
+// chunkText cuts text into pieces of at most n bytes at newlines, like the
+// reference harness's oracle.js --chunk (one piece per request;
+// docs/perf-tokenize.md#the-reference-harness).
 func chunkText(text string, n int) []string {
 	var out []string
 	var cur strings.Builder

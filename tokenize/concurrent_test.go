@@ -12,6 +12,7 @@ import (
 // TestConcurrentEncode encodes from several goroutines through a tiny cache
 // (constant eviction) and checks every result against a serial encode.
 func TestConcurrentEncode(t *testing.T) {
+	t.Parallel()
 	tok, err := Load(filepath.Join(fixtures, "files", "qwen3"), WithCacheSize(64))
 	if err != nil {
 		t.Fatal(err)
@@ -39,6 +40,7 @@ func TestConcurrentEncode(t *testing.T) {
 }
 
 func TestLoadErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct{ name, arg, want string }{
 		{"missing file", filepath.Join(dir, "nope.json"), "no such file"},

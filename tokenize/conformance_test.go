@@ -9,10 +9,35 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
 const fixtures = "../testdata/tokenizers"
+
+// shippedLoads loads each tokenizer shipped in testdata/tokenizers/files
+// once for all the package's tests: loading one takes a large part of a
+// second, and a Tokenizer is immutable and safe for concurrent use.
+var shippedLoads = map[string]func() (*Tokenizer, error){
+	"qwen3":      sync.OnceValues(func() (*Tokenizer, error) { return Load(filepath.Join(fixtures, "files", "qwen3")) }),
+	"mistral-7b": sync.OnceValues(func() (*Tokenizer, error) { return Load(filepath.Join(fixtures, "files", "mistral-7b")) }),
+	"gpt-oss":    sync.OnceValues(func() (*Tokenizer, error) { return Load(filepath.Join(fixtures, "files", "gpt-oss")) }),
+}
+
+// shipped returns the shipped tokenizer in testdata/tokenizers/files/dir,
+// loaded with the default options (shared: do not rely on its cache).
+func shipped(t testing.TB, dir string) *Tokenizer {
+	t.Helper()
+	load, ok := shippedLoads[dir]
+	if !ok {
+		t.Fatalf("no shipped tokenizer %q", dir)
+	}
+	tok, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
 
 type corpusLine struct {
 	Name string `json:"name"`
@@ -121,30 +146,32 @@ func clip(s string, n int) string {
 // TestConformanceShipped checks the three Apache-2.0 vocabularies shipped in
 // testdata against the Rust library's ids, id for id.
 func TestConformanceShipped(t *testing.T) {
+	skipUnderRace(t)
+	t.Parallel()
 	for _, tc := range []struct{ dir, ref string }{
 		{"qwen3", "qwen3"},
 		{"mistral-7b", "llama2"},
 		{"gpt-oss", "gptoss"},
 	} {
 		t.Run(tc.ref, func(t *testing.T) {
-			tok, err := Load(filepath.Join(fixtures, "files", tc.dir))
-			if err != nil {
-				t.Fatal(err)
-			}
-			checked, matched := checkConformance(t, tok, tc.ref)
+			t.Parallel()
+			checked, matched := checkConformance(t, shipped(t, tc.dir), tc.ref)
 			t.Logf("%s: %d/%d texts match", tc.ref, matched, checked)
 		})
 	}
 }
 
 // TestConformanceAll checks every tokenizer that has reference ids, reading
-// the tokenizer.json files from $GOLLM_TOKENIZERS_DIR/<name>/ (the ./tok
-// directory that tools/tokref/fetch_tokenizers.sh writes). Their licences
-// do not allow shipping them, so the test skips without the variable.
+// the tokenizer.json files from $GOLLM_TOKENIZERS_DIR/<name>/, which the
+// user supplies (README.md, Development, says where to get them). Their
+// licences do not allow shipping them, so the test skips without the
+// variable.
 func TestConformanceAll(t *testing.T) {
+	skipUnderRace(t)
+	t.Parallel()
 	dir := os.Getenv("GOLLM_TOKENIZERS_DIR")
 	if dir == "" {
-		t.Skip("GOLLM_TOKENIZERS_DIR is not set: skipping the 11-vocabulary conformance test (run tokref's fetch_tokenizers.sh and point the variable at its tok/ directory)")
+		t.Skip("GOLLM_TOKENIZERS_DIR is not set: skipping the 11-vocabulary conformance test (point it at a folder holding NAME/tokenizer.json: see README.md, Development)")
 	}
 	names := []string{"qwen3", "llama2", "gptoss", "llama3", "llama3_1", "gemma3", "gemini", "deepseek_v3", "gpt4o", "gpt35turbo", "claude"}
 	for _, name := range names {

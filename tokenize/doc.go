@@ -26,10 +26,11 @@
 // without special tokens, for the Apache-2.0 Qwen3, Mistral-7B and gpt-oss
 // vocabularies shipped in testdata. Eight more vocabularies (Llama-3,
 // Llama-3.1, Gemma-3, Gemma-1, DeepSeek-V3, GPT-4o, GPT-3.5, Claude) are
-// checked when their files are present:
+// checked when their files are present in $GOLLM_TOKENIZERS_DIR/NAME/
+// (their licences keep them out of the repository; README.md, Development,
+// says where to get them):
 //
-//	cp -r tools/tokref /tmp/tokref && cd /tmp/tokref && ./fetch_tokenizers.sh qwen3 llama2 gptoss llama3 llama3_1 gemma3 gemini deepseek_v3 gpt4o gpt35turbo claude
-//	GOLLM_TOKENIZERS_DIR=/tmp/tokref/tok go test ./tokenize -run TestConformanceAll -v
+//	GOLLM_TOKENIZERS_DIR=/tmp/tok go test ./tokenize -run TestConformanceAll -v
 //
 // Speed: the Split regexes of the cl100k, Qwen, o200k and GPT-2 families
 // run on hand-written scanners proven equal to regexp2 by tests and a fuzz

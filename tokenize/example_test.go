@@ -1,3 +1,8 @@
+//go:build !race
+
+// Loading Qwen3's tokenizer takes seconds under the race detector, which
+// has nothing to find in this one-goroutine example; make norace runs it.
+
 package tokenize_test
 
 import (

@@ -99,6 +99,8 @@ func TestDeepSeekPatterns(t *testing.T) {
 // TestScannersMatchRegexp2 checks the hand-written scanners against
 // regexp2 on every corpus text and on a table of edge cases.
 func TestScannersMatchRegexp2(t *testing.T) {
+	skipUnderRace(t)
+	t.Parallel()
 	cases := []string{
 		"", " ", "  ", "\n", " \n ", "a", "'s", "'S", "'Re", "'x", "don't", "HELLO'S world",
 		"  hello", "\t\tword", "x  \n\n  y", "a\u3000b", "\u3000\u3000x", "12345678", "١٢٣٤",

@@ -75,6 +75,8 @@ func synthetic(t *testing.T, patchPath string) *Tokenizer {
 // invert, ByteLevel add_prefix_space, RobertaProcessing, single_word,
 // lstrip, rstrip, normalized added tokens) against the Rust library's ids.
 func TestConformanceSynthetic(t *testing.T) {
+	skipUnderRace(t)
+	t.Parallel()
 	dir := filepath.Join(fixtures, "synthetic")
 	patches, _ := filepath.Glob(filepath.Join(dir, "*.patch.json"))
 	if len(patches) == 0 {
@@ -83,6 +85,7 @@ func TestConformanceSynthetic(t *testing.T) {
 	for _, p := range patches {
 		name := strings.TrimSuffix(filepath.Base(p), ".patch.json")
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			tok := synthetic(t, p)
 			for _, c := range []struct{ corpus, path string }{
 				{"tricky", filepath.Join(fixtures, "corpora", "tricky.jsonl")},

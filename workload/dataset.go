@@ -45,7 +45,7 @@ func (e *DatasetError) Error() string {
 func ReadDatasetFile(path string) ([]Entry, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--dataset: %w", err)
+		return nil, err // os.ReadFile's error names the file
 	}
 	return ReadDataset(bytes.NewReader(data), path)
 }
@@ -128,7 +128,7 @@ func readJSONL(br *bufio.Reader, name string) ([]Entry, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("--dataset %s: %w", name, err)
+			return nil, fmt.Errorf("dataset %s: %w", name, err)
 		}
 		if len(errs) >= 10 {
 			break
@@ -226,7 +226,7 @@ func NewDataset(entries []Entry, outputTokens int, tok Tokenizer) (*Dataset, err
 		return nil, errors.New("workload: empty dataset")
 	}
 	if outputTokens < 1 {
-		return nil, errors.New("workload: a dataset needs a default output length: give --data output_tokens=N")
+		return nil, fmt.Errorf("workload: NewDataset outputTokens %d: a dataset needs a default output length of at least 1 token", outputTokens)
 	}
 	d := &Dataset{entries: entries, outputTokens: outputTokens, tok: tok}
 	if tok != nil {
@@ -249,6 +249,7 @@ func (d *Dataset) Request(seq int64) (loadgen.Request, error) {
 	if d.promptTokens != nil {
 		req.PromptTokens = d.promptTokens[i]
 		req.PromptTokensSource = loadgen.SourceTokenizer
+		req.RequestedPromptTokens = req.PromptTokens // the entry's prompt, as the served tokenizer counts it
 	}
 	return req, nil
 }

@@ -13,16 +13,17 @@
 // or AIPerf's --sequence-distribution grammar (ParseSequenceDistribution:
 // "64|10,32|8:70;256|40,128|20:20").
 //
-// Everything random derives from one seed and the request's sequence
-// number, so the same seed, spec and nonce give the same prompts byte for
-// byte, in any order and under any concurrency (SPEC §8).
+// Everything random derives from one seed and the request's sequence number,
+// so the same seed, spec and nonce give the same prompts byte for byte, in
+// any order and under any concurrency (docs/metrics.md#isl-and-osl).
 //
-// Prefix-cache state is declared and controlled (SPEC §2): PrefixCold gives
-// every prompt a unique leading token sequence (seeded by the run's nonce
-// and the sequence number), so no two requests of a run, nor two runs with
-// different nonces, share a cacheable prefix; PrefixWarm makes every prompt
-// start with the same declared number of tokens, which must be below the
-// declared ISL (SyntheticConfig.Validate refuses it otherwise).
+// Prefix-cache state is declared and controlled (docs/metrics.md#isl-and-osl,
+// --prefix-cache): PrefixCold gives every prompt a unique leading token
+// sequence (seeded by the run's nonce and the sequence number), so no two
+// requests of a run, nor two runs with different nonces, share a cacheable
+// prefix; PrefixWarm makes every prompt start with the same declared number
+// of tokens, which must be below the declared ISL (SyntheticConfig.Validate
+// refuses it otherwise).
 //
 // Traces and shared prefixes. ReadTrace reads a published request trace
 // (Mooncake JSON Lines, the Azure LLM inference CSV, BurstGPT's CSV) into

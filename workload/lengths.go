@@ -31,11 +31,12 @@ type Data struct {
 	OutputTokensMax   int `json:"output_tokens_max,omitempty"`
 }
 
-// ParseData parses GuideLLM's --data spelling, a comma-separated list of
+// ParseData parses GuideLLM's token lengths spelling, a comma-separated list of
 // key=value pairs: prompt_tokens, output_tokens (required), and
 // prompt_tokens_stdev, prompt_tokens_min, prompt_tokens_max,
 // output_tokens_stdev, output_tokens_min, output_tokens_max. Every problem
-// is reported at once, each naming the key.
+// is reported at once (errors.Join), each naming the token lengths and the
+// key.
 func ParseData(s string) (Data, error) {
 	var d Data
 	fields := map[string]*int{
@@ -59,15 +60,15 @@ func ParseData(s string) (Data, error) {
 		dst, known := fields[k]
 		switch {
 		case !ok:
-			errs = append(errs, fmt.Errorf("--data: %q is not key=value (e.g. prompt_tokens=1024)", kv))
+			errs = append(errs, fmt.Errorf("token lengths: %q is not key=value (e.g. prompt_tokens=1024)", kv))
 			continue
 		case !known:
-			errs = append(errs, fmt.Errorf("--data: unknown key %q (valid: prompt_tokens, output_tokens, and their _stdev, _min, _max)", k))
+			errs = append(errs, fmt.Errorf("token lengths: unknown key %q (valid: prompt_tokens, output_tokens, and their _stdev, _min, _max)", k))
 			continue
 		}
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil {
-			errs = append(errs, fmt.Errorf("--data: %s=%q is not an integer token count", k, v))
+			errs = append(errs, fmt.Errorf("token lengths: %s=%q is not an integer token count", k, v))
 			continue
 		}
 		*dst = n
@@ -83,13 +84,13 @@ func (d Data) Validate() error {
 	var errs []error
 	check := func(name string, mean, stdev, lo, hi int) {
 		if mean < 1 {
-			errs = append(errs, fmt.Errorf("--data: %s must be at least 1 token, got %d", name, mean))
+			errs = append(errs, fmt.Errorf("token lengths: %s must be at least 1 token, got %d", name, mean))
 		}
 		if stdev < 0 || lo < 0 || hi < 0 {
-			errs = append(errs, fmt.Errorf("--data: %s_stdev, _min and _max must not be negative", name))
+			errs = append(errs, fmt.Errorf("token lengths: %s_stdev, _min and _max must not be negative", name))
 		}
 		if hi > 0 && lo > hi {
-			errs = append(errs, fmt.Errorf("--data: %s_min (%d) is above %s_max (%d)", name, lo, name, hi))
+			errs = append(errs, fmt.Errorf("token lengths: %s_min (%d) is above %s_max (%d)", name, lo, name, hi))
 		}
 	}
 	check("prompt_tokens", d.PromptTokens, d.PromptTokensStdev, d.PromptTokensMin, d.PromptTokensMax)
@@ -139,7 +140,7 @@ func normalLength(r *rand.Rand, mean, stdev, lo, hi int) int {
 	return n
 }
 
-// SequenceDistribution is AIPerf's --sequence-distribution: a weighted mix
+// SequenceDistribution is AIPerf's sequence distribution: a weighted mix
 // of (ISL, OSL) pairs, each with an optional standard deviation, in tokens.
 type SequenceDistribution struct {
 	Entries []SequenceEntry
@@ -160,7 +161,8 @@ type SequenceEntry struct {
 // percentages, as in AIPerf: either every entry has one and they sum to
 // 100 (within 0.01), or no entry has one and the entries get equal shares.
 // A mix, or weights summing to anything else (a typo such as 70 and 20),
-// is an error. Errors name the entry (1-based) and its text.
+// is an error. Errors name the sequence distribution, and the entry
+// (1-based) and its text.
 func ParseSequenceDistribution(s string) (SequenceDistribution, error) {
 	var sd SequenceDistribution
 	var errs []error
@@ -172,7 +174,7 @@ func ParseSequenceDistribution(s string) (SequenceDistribution, error) {
 		}
 		e, err := parseSequenceEntry(part)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("--sequence-distribution: entry %d %q: %w", i+1, part, err))
+			errs = append(errs, fmt.Errorf("sequence distribution: entry %d %q: %w", i+1, part, err))
 			continue
 		}
 		if strings.Contains(part, ":") {
@@ -184,11 +186,11 @@ func ParseSequenceDistribution(s string) (SequenceDistribution, error) {
 	switch n := len(sd.Entries); {
 	case len(errs) > 0:
 	case n == 0:
-		errs = append(errs, errors.New(`--sequence-distribution: empty; write e.g. "256,128:50;1024,512:50"`))
+		errs = append(errs, errors.New(`sequence distribution: empty; write e.g. "256,128:50;1024,512:50"`))
 	case weighted > 0 && weighted < n:
-		errs = append(errs, fmt.Errorf("--sequence-distribution: %d of %d entries have a weight: give every entry a weight (percentages summing to 100), or none for equal shares", weighted, n))
+		errs = append(errs, fmt.Errorf("sequence distribution: %d of %d entries have a weight: give every entry a weight (percentages summing to 100), or none for equal shares", weighted, n))
 	case weighted > 0 && math.Abs(total-100) > 0.01:
-		errs = append(errs, fmt.Errorf("--sequence-distribution: the weights sum to %g: they are percentages and must sum to 100, e.g. \"256,128:70;1024,512:30\"", total))
+		errs = append(errs, fmt.Errorf("sequence distribution: the weights sum to %g: they are percentages and must sum to 100, e.g. \"256,128:70;1024,512:30\"", total))
 	}
 	if len(errs) > 0 {
 		return SequenceDistribution{}, errors.Join(errs...)

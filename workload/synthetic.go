@@ -22,7 +22,8 @@ var romeoAndJuliet string
 // DefaultSource returns the embedded public-domain source text.
 func DefaultSource() string { return romeoAndJuliet }
 
-// PrefixCache is the declared prefix-cache state of a workload (SPEC §2).
+// PrefixCache is the declared prefix-cache state of a workload
+// (--prefix-cache, docs/metrics.md#isl-and-osl).
 type PrefixCache string
 
 // Prefix-cache states.
@@ -77,21 +78,21 @@ type SyntheticConfig struct {
 func (c SyntheticConfig) Validate() error {
 	var errs []error
 	if c.Lengths == nil {
-		errs = append(errs, errors.New("workload: no length spec: give --data prompt_tokens=N,output_tokens=M or --sequence-distribution"))
+		errs = append(errs, errors.New("SyntheticConfig.Lengths is nil: give token lengths (Data, e.g. prompt_tokens=N,output_tokens=M) or a SequenceDistribution"))
 	}
 	switch c.PrefixCache {
 	case "", PrefixCold:
 		if c.WarmPrefixTokens != 0 {
-			errs = append(errs, errors.New("--prefix-cache: a shared prefix length needs warm (e.g. --prefix-cache warm:256)"))
+			errs = append(errs, fmt.Errorf("SyntheticConfig.WarmPrefixTokens %d: a shared prefix length needs SyntheticConfig.PrefixCache warm", c.WarmPrefixTokens))
 		}
 	case PrefixWarm:
 		if c.WarmPrefixTokens < 1 {
-			errs = append(errs, errors.New("--prefix-cache: warm needs a shared prefix length of at least 1 token (e.g. warm:256)"))
+			errs = append(errs, fmt.Errorf("SyntheticConfig.PrefixCache warm needs a shared prefix length (SyntheticConfig.WarmPrefixTokens) of at least 1 token, e.g. 256, got %d", c.WarmPrefixTokens))
 		} else if err := checkWarmPrefix(c.WarmPrefixTokens, c.Lengths); err != nil {
 			errs = append(errs, err)
 		}
 	default:
-		errs = append(errs, fmt.Errorf("--prefix-cache: %q is neither cold nor warm", c.PrefixCache))
+		errs = append(errs, fmt.Errorf("SyntheticConfig.PrefixCache %q is neither cold nor warm", c.PrefixCache))
 	}
 	return errors.Join(errs...)
 }
@@ -143,7 +144,7 @@ func (s *Synthetic) Request(seq int64) (loadgen.Request, error) {
 	isl, osl := s.cfg.Lengths.Sample(r)
 	offset := r.IntN(max(len(s.sourceIDs), len(s.words)))
 	marker := s.marker(seq)
-	req := loadgen.Request{Seq: seq, MaxTokens: osl}
+	req := loadgen.Request{Seq: seq, MaxTokens: osl, RequestedPromptTokens: isl}
 	if s.cfg.Tokenizer == nil {
 		req.Prompt = s.wordPrompt(isl, offset, marker)
 		return req, nil
@@ -243,7 +244,7 @@ func checkWarmPrefix(n int, lengths LengthSampler) error {
 	switch l := lengths.(type) {
 	case Data:
 		isl = l.declaredPromptTokens()
-		spec = fmt.Sprintf("--data %s declares %d-token prompts", l.String(), isl)
+		spec = fmt.Sprintf("Data %s declares %d-token prompts", l.String(), isl)
 		switch {
 		case l.PromptTokensMax > 0 && l.PromptTokensMax < max(l.PromptTokens, l.PromptTokensMin):
 			spec += " (capped by prompt_tokens_max)"
@@ -261,7 +262,7 @@ func checkWarmPrefix(n int, lengths LengthSampler) error {
 		}
 		k := l.shortestEntry()
 		isl = l.Entries[k].ISL
-		spec = fmt.Sprintf("--sequence-distribution %q has an entry of %d-token prompts (entry %d), its shortest", l.String(), isl, k+1)
+		spec = fmt.Sprintf("SequenceDistribution %q has an entry of %d-token prompts (entry %d), its shortest", l.String(), isl, k+1)
 		fix = fmt.Sprintf("raise that entry's ISL above %d", n)
 	default:
 		return nil
@@ -269,11 +270,11 @@ func checkWarmPrefix(n int, lengths LengthSampler) error {
 	if n < isl {
 		return nil
 	}
-	use := "use --prefix-cache cold"
+	use := "use SyntheticConfig.PrefixCache cold"
 	if isl > 1 {
-		use = fmt.Sprintf("use warm:N with N below %d (at most warm:%d)", isl, isl-1)
+		use = fmt.Sprintf("use at most SyntheticConfig.WarmPrefixTokens %d (below %d)", isl-1, isl)
 	}
-	return fmt.Errorf("--prefix-cache warm:%d: the shared prefix (%d tokens) must be shorter than the ISL of every request, but %s: %s, or %s",
+	return fmt.Errorf("SyntheticConfig.WarmPrefixTokens %d: the shared prefix (%d tokens) must be shorter than the ISL of every request, but %s: %s, or %s",
 		n, n, spec, use, fix)
 }
 

@@ -14,6 +14,7 @@ import (
 )
 
 func TestParseData(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in      string
 		want    Data
@@ -48,6 +49,7 @@ func TestParseData(t *testing.T) {
 // TestSequenceWeights: weights are percentages summing to 100, or absent
 // for equal shares.
 func TestSequenceWeights(t *testing.T) {
+	t.Parallel()
 	for s, want := range map[string]string{
 		"64,32:70;128,64:30":       "",
 		"64,32:33.33;128,64:66.67": "",
@@ -67,6 +69,7 @@ func TestSequenceWeights(t *testing.T) {
 }
 
 func TestParseSequenceDistribution(t *testing.T) {
+	t.Parallel()
 	sd, err := ParseSequenceDistribution("64|10,32|8:70;256|40,128|20:20;1024|100,512|50:10")
 	if err != nil {
 		t.Fatal(err)
@@ -154,6 +157,7 @@ func (p *pairTokenizer) Decode(ids []int, _ bool) string {
 }
 
 func TestSyntheticExactISL(t *testing.T) {
+	t.Parallel()
 	tok := &pairTokenizer{}
 	for _, prefix := range []PrefixCache{PrefixCold, PrefixWarm} {
 		cfg := SyntheticConfig{
@@ -199,6 +203,7 @@ func TestSyntheticExactISL(t *testing.T) {
 }
 
 func TestSyntheticDeterministic(t *testing.T) {
+	t.Parallel()
 	mk := func(nonce string) *Synthetic {
 		w, err := NewSynthetic(SyntheticConfig{Lengths: Data{PromptTokens: 64, PromptTokensStdev: 10, OutputTokens: 8, OutputTokensStdev: 2}, Seed: 42, Nonce: nonce})
 		if err != nil {
@@ -224,6 +229,7 @@ func TestSyntheticDeterministic(t *testing.T) {
 }
 
 func TestSyntheticWordLengths(t *testing.T) {
+	t.Parallel()
 	w, err := NewSynthetic(SyntheticConfig{Lengths: Data{PromptTokens: 100, OutputTokens: 8}, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -235,8 +241,9 @@ func TestSyntheticWordLengths(t *testing.T) {
 }
 
 func TestSyntheticConfigValidate(t *testing.T) {
+	t.Parallel()
 	err := SyntheticConfig{PrefixCache: PrefixWarm}.Validate()
-	if err == nil || !strings.Contains(err.Error(), "no length spec") || !strings.Contains(err.Error(), "warm needs") {
+	if err == nil || !strings.Contains(err.Error(), "SyntheticConfig.Lengths is nil") || !strings.Contains(err.Error(), "SyntheticConfig.PrefixCache warm needs") {
 		t.Errorf("Validate() = %v; want both problems reported", err)
 	}
 }
@@ -245,6 +252,7 @@ func TestSyntheticConfigValidate(t *testing.T) {
 // make every prompt all shared prefix; Validate refuses it, naming the
 // flag, both values and the fix.
 func TestWarmPrefixBelowISL(t *testing.T) {
+	t.Parallel()
 	sd := func(s string) SequenceDistribution {
 		t.Helper()
 		d, err := ParseSequenceDistribution(s)
@@ -261,13 +269,13 @@ func TestWarmPrefixBelowISL(t *testing.T) {
 	}{
 		{"below", Data{PromptTokens: 256, OutputTokens: 8}, 255, nil},
 		{"equal", Data{PromptTokens: 256, OutputTokens: 8}, 256,
-			[]string{"--prefix-cache warm:256", "--data prompt_tokens=256,output_tokens=8", "declares 256-token prompts", "at most warm:255", "raise prompt_tokens above 256"}},
+			[]string{"SyntheticConfig.WarmPrefixTokens 256:", "Data prompt_tokens=256,output_tokens=8", "declares 256-token prompts", "at most SyntheticConfig.WarmPrefixTokens 255 (below 256)", "raise prompt_tokens above 256"}},
 		{"above", Data{PromptTokens: 64, OutputTokens: 8}, 1000,
-			[]string{"warm:1000", "declares 64-token prompts", "at most warm:63", "raise prompt_tokens above 1000"}},
+			[]string{"SyntheticConfig.WarmPrefixTokens 1000", "declares 64-token prompts", "at most SyntheticConfig.WarmPrefixTokens 63", "raise prompt_tokens above 1000"}},
 		{"one-token prompts", Data{PromptTokens: 1, OutputTokens: 8}, 1,
-			[]string{"declares 1-token prompts", "use --prefix-cache cold"}},
+			[]string{"declares 1-token prompts", "use SyntheticConfig.PrefixCache cold"}},
 		{"capped by max", Data{PromptTokens: 256, PromptTokensStdev: 20, PromptTokensMax: 100, OutputTokens: 8}, 128,
-			[]string{"declares 100-token prompts (capped by prompt_tokens_max)", "at most warm:99", "raise prompt_tokens_max above 128"}},
+			[]string{"declares 100-token prompts (capped by prompt_tokens_max)", "at most SyntheticConfig.WarmPrefixTokens 99", "raise prompt_tokens_max above 128"}},
 		{"raised by min", Data{PromptTokens: 64, PromptTokensMin: 200, OutputTokens: 8}, 150, nil},
 		{"raised by min, too short", Data{PromptTokens: 64, PromptTokensMin: 100, OutputTokens: 8}, 150,
 			[]string{"declares 100-token prompts (raised to prompt_tokens_min)", "raise prompt_tokens_min above 150"}},
@@ -276,8 +284,8 @@ func TestWarmPrefixBelowISL(t *testing.T) {
 		{"stdev tail", Data{PromptTokens: 200, PromptTokensStdev: 80, PromptTokensMin: 1, OutputTokens: 16}, 32, nil},
 		{"sequence below minimum", sd("64|10,32|8:70;256|40,128|20:30"), 63, nil},
 		{"sequence at minimum", sd("256|40,128|20:30;64|10,32|8:70"), 64,
-			[]string{"--prefix-cache warm:64", "--sequence-distribution", "64-token prompts (entry 2)", "at most warm:63", "raise that entry's ISL above 64"}},
-		{"sequence above maximum", sd("64,32;256,128"), 300, []string{"warm:300", "64-token prompts (entry 1)"}},
+			[]string{"SyntheticConfig.WarmPrefixTokens 64", "SequenceDistribution", "64-token prompts (entry 2)", "at most SyntheticConfig.WarmPrefixTokens 63", "raise that entry's ISL above 64"}},
+		{"sequence above maximum", sd("64,32;256,128"), 300, []string{"SyntheticConfig.WarmPrefixTokens 300", "64-token prompts (entry 1)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -308,6 +316,7 @@ func TestWarmPrefixBelowISL(t *testing.T) {
 }
 
 func TestReadDataset(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)
@@ -422,33 +431,44 @@ func FuzzReadDataset(f *testing.F) {
 // real vocabularies: byte-level BPE (Qwen3, gpt-oss) and SentencePiece-style
 // BPE (Mistral-7B), cold and warm.
 func TestSyntheticExactISLRealTokenizers(t *testing.T) {
+	skipUnderRace(t)
+	t.Parallel()
 	for _, name := range []string{"qwen3", "gpt-oss", "mistral-7b"} {
-		tok, err := tokenize.Load(filepath.Join("..", "testdata", "tokenizers", "files", name))
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			checkExactISL(t, name)
+		})
+	}
+}
+
+// checkExactISL is TestSyntheticExactISLRealTokenizers for one shipped
+// tokenizer.
+func checkExactISL(t *testing.T, name string) {
+	tok, err := tokenize.Load(filepath.Join("..", "testdata", "tokenizers", "files", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pc := range []PrefixCache{PrefixCold, PrefixWarm} {
+		cfg := SyntheticConfig{
+			Lengths:   Data{PromptTokens: 512, PromptTokensStdev: 300, PromptTokensMin: 1, PromptTokensMax: 2048, OutputTokens: 8},
+			Seed:      3,
+			Nonce:     "n",
+			Tokenizer: tok,
+		}
+		if pc == PrefixWarm {
+			cfg.PrefixCache, cfg.WarmPrefixTokens = PrefixWarm, 64
+		}
+		w, err := NewSynthetic(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, pc := range []PrefixCache{PrefixCold, PrefixWarm} {
-			cfg := SyntheticConfig{
-				Lengths:   Data{PromptTokens: 512, PromptTokensStdev: 300, PromptTokensMin: 1, PromptTokensMax: 2048, OutputTokens: 8},
-				Seed:      3,
-				Nonce:     "n",
-				Tokenizer: tok,
-			}
-			if pc == PrefixWarm {
-				cfg.PrefixCache, cfg.WarmPrefixTokens = PrefixWarm, 64
-			}
-			w, err := NewSynthetic(cfg)
+		for seq := range int64(40) {
+			req, err := w.Request(seq)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s %s: %v", name, pc, err)
 			}
-			for seq := range int64(40) {
-				req, err := w.Request(seq)
-				if err != nil {
-					t.Fatalf("%s %s: %v", name, pc, err)
-				}
-				if got := tok.Count(req.Prompt); got != req.PromptTokens {
-					t.Fatalf("%s %s seq %d: prompt is %d tokens, declared %d", name, pc, seq, got, req.PromptTokens)
-				}
+			if got := tok.Count(req.Prompt); got != req.PromptTokens {
+				t.Fatalf("%s %s seq %d: prompt is %d tokens, declared %d", name, pc, seq, got, req.PromptTokens)
 			}
 		}
 	}

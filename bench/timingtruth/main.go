@@ -12,7 +12,7 @@
 //     wire) = send overhead + the first chunk's delay: what the client
 //     adds to the TTFT it reports.
 //   - ITL error = |client ITL − server ITL|, ITL = (E2E − TTFT)/(OSL − 1) on
-//     both sides (SPEC §5, AIPerf's definition).
+//     both sides (docs/metrics.md#itl-and-tpot, AIPerf's definition).
 //   - chunk delay = client arrival stamp − server flush stamp, every token
 //     chunk: the receive side's error.
 //   - send overhead = wrote_at − sent_at: the client's time to put the

@@ -1,7 +1,8 @@
 // Command tokenize times the pure-Go tokenizer on a text file, the same way
-// tokref's `node oracle.js --bench FILE --chunk N` times the Rust library,
-// and prints one JSON line in the same shape. Run it pinned to one core
-// (taskset -c 0, GOMAXPROCS=1); bench/tokenize.sh does.
+// the reference harness's `node oracle.js --bench FILE --chunk N` times the
+// Rust library (docs/perf-tokenize.md#the-reference-harness), and prints one
+// JSON line in the same shape. Run it pinned to one core (taskset -c 0,
+// GOMAXPROCS=1); bench/tokenize.sh does.
 package main
 
 import (

@@ -11,7 +11,6 @@ import (
 	"github.com/gollm-bench/gollm-bench/benchmark"
 	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/metrics"
-	"github.com/gollm-bench/gollm-bench/report"
 	"github.com/gollm-bench/gollm-bench/results"
 )
 
@@ -65,7 +64,6 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 	opt := benchmark.Options{
 		Stdout:   e.stdout,
 		Log:      e.stderr,
-		Progress: report.TerminalProgress(e.stderr, b.quiet).Harness,
 		FS:       e.fs,
 		Tool:     results.Tool{Name: "gollm-bench", Version: toolVersion(), Commit: commitOrVCS(), Go: runtime.Version()},
 		Args:     append([]string{name}, args...),
@@ -73,6 +71,7 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 		Notes:    b.notes,
 		Record:   p.Record("api-key", "quiet"),
 	}
+	opt.Progress, opt.SweepProgress = liveView(e, b.quiet)
 	run, err := benchmark.New(ctx, b.s, opt)
 	if err != nil {
 		var bad *benchmark.InputError

@@ -101,8 +101,11 @@ output-dir: ` + out + "\n"
 	if string(c1) != string(c2) {
 		t.Errorf("config differs:\nflags  %s\nconfig %s", c1, c2)
 	}
-	delete(s1, "run-id")
-	delete(s2, "run-id")
+	// The run id, and the nonce that defaults to it, name each run.
+	for _, k := range []string{"run-id", "nonce"} {
+		delete(s1, k)
+		delete(s2, k)
+	}
 	b1, _ := json.Marshal(s1)
 	b2, _ := json.Marshal(s2)
 	if string(b1) != string(b2) {

@@ -73,11 +73,15 @@ func TestCompareMockServers(t *testing.T) {
 	if strings.Contains(stdout, "workload mismatch") {
 		t.Errorf("same workload reported as mismatched:\n%s", stdout)
 	}
-	code, stdout, stderr = cli(t, context.Background(), "compare", a, a2, "--fail-on", "ttft_p50:+25%")
+	// The false-alarm rate itself is tested on simulated runs
+	// (compare.TestSameServerTrials); here the no-regression path, with a
+	// limit that the load of a shared machine (medians moved by 40 %
+	// between two 1.5 s runs at load 10) cannot reach.
+	code, stdout, stderr = cli(t, context.Background(), "compare", a, a2, "--fail-on", "ttft_p50:+100%")
 	if code != exitcode.OK {
 		t.Fatalf("one server, two seeds: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	if !strings.Contains(stdout, "no regression beyond --fail-on") {
+	if !strings.Contains(stdout, "no regression beyond the fail-on thresholds") {
 		t.Errorf("output:\n%s", stdout)
 	}
 }

@@ -15,11 +15,13 @@ import (
 // ("chat" among them) and sends to the matching path. "chat" used to reach
 // openai.WithEndpoint unconverted and was refused.
 func TestRunEndpointPath(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ endpoint, path string }{
 		{"completions", "/v1/completions"},
 		{"chat", "/v1/chat/completions"},
 	} {
 		t.Run(tt.endpoint, func(t *testing.T) {
+			t.Parallel()
 			var mu sync.Mutex
 			paths := map[string]int{}
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -30,7 +30,7 @@ func (b *bench) applyLike(e env, fs *pflag.FlagSet) error {
 	var errs []error
 	for _, u := range bad {
 		if !slices.ContainsFunc(u.Flags, func(f string) bool { return fs.Changed(strings.TrimPrefix(f, "--")) }) {
-			errs = append(errs, fmt.Errorf("--like %s: %w", path, u))
+			errs = append(errs, fmt.Errorf("--like %s: %w", path, likeFlags(u)))
 		}
 	}
 	if len(errs) > 0 {

@@ -97,8 +97,15 @@ func wholeRecords(t *testing.T, dir string) []loadgen.Record {
 // a message naming the file and the space left, run.json written first and
 // marked partial with the reason, no file holding a torn line or left
 // half-written, every request the server received counted in run.json,
-// and no level blamed on the client.
+// and no level blamed on the client. That last check needs the client
+// alone on the machine: it is made without -race or -short (make timing),
+// where the test and its cases run serially; elsewhere they run in
+// parallel and only log a client-limited level.
 func TestFullDiskKeepsPartial(t *testing.T) {
+	healthChecked := !raceEnabled && !testing.Short()
+	if !healthChecked {
+		t.Parallel()
+	}
 	for _, tt := range []struct {
 		name   string
 		quota  int64
@@ -111,7 +118,9 @@ func TestFullDiskKeepsPartial(t *testing.T) {
 		{"1.2MiB", 1200 << 10, "50,200", "requests.jsonl failed: no space left on device"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
+			if !healthChecked {
+				t.Parallel()
+			}
 			url, received := countingPresetMock(t, "instant")
 			parent := t.TempDir()
 			fsys := quota.New(tt.quota)
@@ -146,7 +155,14 @@ func TestFullDiskKeepsPartial(t *testing.T) {
 				s := lv.Summary
 				scheduled += s.Requests.Scheduled
 				answered += s.Requests.OK + s.Requests.Failed
-				if s.Client.ClientLimited {
+				switch {
+				case !s.Client.ClientLimited:
+				case !healthChecked:
+					// 200 streams a second of 64 tokens each: under the
+					// race detector, or beside other tests, the client
+					// falls behind for real.
+					t.Logf("level %d flagged client-limited (%s); checked only without -race and -short (make timing)", lv.Index, s.Client.Reason)
+				default:
 					t.Errorf("level %d flagged client-limited (%s): the disk stopped it, not the client", lv.Index, s.Client.Reason)
 				}
 			}
@@ -180,6 +196,7 @@ func TestFullDiskKeepsPartial(t *testing.T) {
 // torn line. A line damaged in the middle of a file is refused (exit 2)
 // with the file and the line, and nothing is written.
 func TestMergeTornShard(t *testing.T) {
+	t.Parallel()
 	recs := shardRecords(rand.New(rand.NewPCG(5, 6)), 200)
 	profile := loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 250}
 	window := loadgen.Window{Start: 0, End: time.Second}
@@ -244,6 +261,7 @@ func TestMergeTornShard(t *testing.T) {
 		}, exitcode.Usage, []string{"requests.jsonl line 2: not a whole record", "remove or repair that line"}, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			dir, path := makeShards(t, tt.gz)
 			b, err := os.ReadFile(path)
 			if err != nil {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 
@@ -17,14 +15,14 @@ import (
 	"github.com/gollm-bench/gollm-bench/results"
 )
 
-// runMerge is `gollm-bench merge DIR... [--output DIR]` (SPEC §12): the
-// shards of one distributed run become one result, as if one process had
-// sent every request. Per level, the summaries merge exactly
-// (metrics.MergeSummaries: HDR histograms merge, counts and rates add) and
-// the SLO verdict is judged again on the merged summary. requests.jsonl is
-// the shards' records concatenated in shard order (shard 0's first, each in
-// its own completion order), unchanged; sort by (level, seq) to get the
-// plan's order.
+// runMerge is `gollm-bench merge DIR... [--output DIR]`
+// (docs/cli.md#distributed-runs): the shards of one distributed run become
+// one result, as if one process had sent every request. Per level, the
+// summaries merge exactly (metrics.MergeSummaries: HDR histograms merge,
+// counts and rates add) and the SLO verdict is judged again on the merged
+// summary. requests.jsonl is the shards' records concatenated in shard order
+// (shard 0's first, each in its own completion order), unchanged; sort by
+// (level, seq) to get the plan's order.
 func runMerge(_ context.Context, e env, args []string) error {
 	fs := pflag.NewFlagSet("merge", pflag.ContinueOnError)
 	fs.SetOutput(e.stderr)
@@ -52,25 +50,14 @@ func runMerge(_ context.Context, e env, args []string) error {
 	}
 	run, err := results.Merge(parts)
 	if err != nil {
-		return usageErr(err)
+		return usageErr(mergeErr(err))
 	}
 	run.Command = redact.Args(append([]string{"merge"}, args...))
 	run.Tool = results.Tool{Name: "gollm-bench", Version: toolVersion(), Commit: commitOrVCS(), Go: runtime.Version()}
 
-	dir := *output
-	if dir == "" {
-		dir = filepath.Dir(parts[0].Dir)
-		for _, p := range parts[1:] {
-			if filepath.Dir(p.Dir) != dir {
-				return usageErr(errors.New("the shard folders are in different folders: give --output DIR"))
-			}
-		}
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("merge: --output: %w", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, results.RunJSON)); err == nil && !*overwrite {
-		return usageErr(fmt.Errorf("merge: %s already holds a run.json; pass --overwrite to replace it, or choose --output", dir))
+	dir, err := results.MergeDir(parts, *output, *overwrite)
+	if err != nil {
+		return usageErr(fmt.Errorf("%w (--overwrite replaces it, --output DIR chooses the folder)", err))
 	}
 
 	torn, err := results.MergeRecords(dir, parts)

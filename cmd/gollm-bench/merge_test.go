@@ -114,11 +114,12 @@ func readRun(t *testing.T, dir string) results.Run {
 	return run
 }
 
-// TestMergeEqualsSingleProcess is SPEC §12's test: the same records, split
-// by seq % k into k shards' run.json and merged by `gollm-bench merge`,
-// give the single-process summary: distributions (HDR histograms),
-// counts, window and verdict exactly, rates up to float rounding.
+// TestMergeEqualsSingleProcess checks docs/cli.md#merge: the same records,
+// split by seq % k into k shards' run.json and merged by `gollm-bench merge`,
+// give the single-process summary: distributions (HDR histograms), counts,
+// window and verdict exactly, rates up to float rounding.
 func TestMergeEqualsSingleProcess(t *testing.T) {
+	t.Parallel()
 	recs := shardRecords(rand.New(rand.NewPCG(3, 4)), 3000)
 	profile := loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 250}
 	window := loadgen.Window{Start: time.Second, End: 11 * time.Second}
@@ -132,6 +133,7 @@ func TestMergeEqualsSingleProcess(t *testing.T) {
 	}
 	for _, k := range []int{1, 2, 3, 5} {
 		t.Run(fmt.Sprintf("%d shards", k), func(t *testing.T) {
+			t.Parallel()
 			dir := filepath.Join(t.TempDir(), "R1")
 			for i := range k {
 				s := loadgen.Shard{Index: i, Count: k}
@@ -214,6 +216,7 @@ func TestMergeEqualsSingleProcess(t *testing.T) {
 // TestMergeRefusesBadShards: shards that do not belong together are a
 // usage error (exit 2) that says why.
 func TestMergeRefusesBadShards(t *testing.T) {
+	t.Parallel()
 	profile := loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 10}
 	shardRun := func(id, shard string, seed uint64) results.Run {
 		return results.Run{RunID: id, Config: results.Config{Command: "run", Profile: "constant", Rates: []float64{10}, Seed: seed, Shard: shard},
@@ -233,6 +236,7 @@ func TestMergeRefusesBadShards(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			for name, run := range tt.shards {
 				writeShard(t, filepath.Join(dir, name), run, nil)
@@ -255,6 +259,7 @@ func TestMergeRefusesBadShards(t *testing.T) {
 // of one seeded constant-rate plan run concurrently against the mock, and
 // merge gives one result with every request once.
 func TestShardedRunAgainstMock(t *testing.T) {
+	t.Parallel()
 	url := fastMock(t)
 	dir := t.TempDir()
 	args := func(shard string) []string {
@@ -322,17 +327,19 @@ func TestShardedRunAgainstMock(t *testing.T) {
 // TestShardFlagErrors: --shard is for `run` only, and a shard must get a
 // share of the load.
 func TestShardFlagErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string
 	}{
-		{[]string{"sweep", "--shard", "0/2"}, "only `gollm-bench run` can be sharded"},
+		{[]string{"sweep", "--shard", "0/2"}, "a flag of `gollm-bench run` only"},
 		{[]string{"run", "--profile", "constant", "--rate", "5", "--shard", "2/2"}, "0 <= INDEX < COUNT"},
 		{[]string{"run", "--profile", "concurrent", "--rate", "2", "--shard", "2/3"}, "--rate"},
 		{[]string{"run", "--profile", "synchronous", "--shard", "0/2"}, "synchronous"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
 			args := append(tt.args, "--output-dir", t.TempDir(), "--target", "http://127.0.0.1:1")
 			code, _, stderr := cli(t, context.Background(), args...)
 			if code != exitcode.Usage || !strings.Contains(stderr, tt.want) {

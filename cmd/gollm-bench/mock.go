@@ -1,12 +1,9 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
-	"strconv"
 
 	"github.com/spf13/pflag"
 
@@ -71,8 +68,8 @@ func runMockServer(ctx context.Context, e env, args []string) error {
 		cfg = base
 		_ = mockFlagSet(e, &cfg, &m).Parse(args)
 	}
-	if err := checkListenAddr(m.addr); err != nil {
-		return usageErr(err)
+	if err := mockserver.CheckAddr(m.addr); err != nil {
+		return usageErr(fmt.Errorf("--addr %w", err))
 	}
 	cfg.Scheduler, cfg.Addr = mockserver.Scheduler(m.scheduler), m.addr
 	opts := []mockserver.Option{mockserver.WithLogger(slog.New(slog.NewTextHandler(e.stderr, nil)))}
@@ -101,19 +98,6 @@ func runMockServer(ctx context.Context, e env, args []string) error {
 	fmt.Fprintf(e.stdout, "mock server listening on %s (Ctrl-C to stop)\n", url)
 	<-ctx.Done()
 	fmt.Fprintln(e.stdout, "mock server stopped")
-	return nil
-}
-
-// checkListenAddr checks --addr: HOST:PORT with a port from 0 to 65535
-// (0: any free port), HOST empty for every interface.
-func checkListenAddr(addr string) error {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("--addr %q: want HOST:PORT, e.g. 127.0.0.1:8000 (or 127.0.0.1:0 for any free port)", addr)
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return fmt.Errorf("--addr %q: port %q is not a number from 0 to 65535; want HOST:PORT, e.g. %s:8000", addr, port, cmp.Or(host, "127.0.0.1"))
-	}
 	return nil
 }
 

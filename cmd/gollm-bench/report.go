@@ -18,11 +18,14 @@ import (
 
 // runReport re-renders a results folder offline.
 func runReport(_ context.Context, e env, args []string) error {
+	if manyRuns(args) {
+		return runReportRuns(e, args)
+	}
 	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	formats := fs.StringSlice("format", []string{"console", "csv", "html"}, "outputs: console (to standard output), csv (levels.csv), html (report.html), json (run.json to standard output)")
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: gollm-bench report DIR [--format console,csv,html,json]\n\nRe-renders a run's folder (OUTPUT-DIR/RUN-ID/) from its run.json, with no network and no tokenizer.\n\n%s", fs.FlagUsages())
+		fmt.Fprintf(e.stderr, "usage: gollm-bench report DIR [--format console,csv,html,json]\n       gollm-bench report A B [C...] --format html -o FILE\n\nRe-renders a run's folder (OUTPUT-DIR/RUN-ID/) from its run.json, with no network and no tokenizer;\nwith several folders, writes one page comparing them.\n\n%s", fs.FlagUsages())
 	}
 	if err := fs.Parse(args); err != nil {
 		return usageErr(err)
@@ -63,28 +66,8 @@ func runReport(_ context.Context, e env, args []string) error {
 
 // writeParetoHTML draws the Pareto chart of `gollm-bench pareto --html`.
 func writeParetoHTML(path string, frontier []scorecard.Scorecard, dropped []scorecard.Dropped, basis scorecard.CostBasis) error {
-	var pts []report.ParetoPoint
-	add := func(sc scorecard.Scorecard, on bool) {
-		p := report.ParetoPoint{RunID: sc.Metadata.RunID, OnFrontier: on}
-		if v, ok := scorecard.Figure(sc, basis.Key()); ok {
-			p.CPM = v
-		}
-		if v := sc.Performance.TTFTP99Ms; v != nil {
-			p.TTFTP99Ms = *v
-		}
-		if v := sc.Energy.WhPerToken; v != nil {
-			p.WhPerToken = *v
-		}
-		pts = append(pts, p)
-	}
-	for _, sc := range frontier {
-		add(sc, true)
-	}
-	for _, d := range dropped {
-		add(d.Scorecard, false)
-	}
 	var buf bytes.Buffer
-	if err := report.WriteParetoHTML(&buf, pts); err != nil {
+	if err := report.WriteParetoHTML(&buf, report.ParetoPoints(frontier, dropped, basis)); err != nil {
 		return err
 	}
 	return os.WriteFile(path, buf.Bytes(), 0o644)

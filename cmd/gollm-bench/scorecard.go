@@ -14,7 +14,8 @@ import (
 	"github.com/gollm-bench/gollm-bench/slo"
 )
 
-// aggregateFile is the name of `aggregate`'s CSV (SPEC §10).
+// aggregateFile is the name of `aggregate`'s CSV
+// (docs/outputs.md#scorecard-aggregatecsv).
 const aggregateFile = "scorecard-aggregate.csv"
 
 func runAggregate(_ context.Context, e env, args []string) error {
@@ -43,7 +44,7 @@ func runAggregate(_ context.Context, e env, args []string) error {
 	if *basisFlag != "" {
 		basis, err := scorecard.ParseCostBasis(*basisFlag)
 		if err != nil {
-			return usageErr(err)
+			return usageErr(fmt.Errorf("--cost-basis: %w", err))
 		}
 		csvOpts = append(csvOpts, scorecard.WithCostBasis(basis))
 	}
@@ -90,7 +91,7 @@ func runPareto(_ context.Context, e env, args []string) error {
 	}
 	basis, err := scorecard.ParseCostBasis(*basisFlag)
 	if err != nil {
-		return usageErr(err)
+		return usageErr(fmt.Errorf("--cost-basis: %w", err))
 	}
 	var check scorecard.SLOCheck
 	if *sloFlag != "" {
@@ -109,6 +110,7 @@ func runPareto(_ context.Context, e env, args []string) error {
 		return err
 	}
 	frontier, dropped := scorecard.Pareto(cards, check, scorecard.WithCostBasis(basis))
+	flagReasons(dropped)
 	if err := scorecard.WriteParetoText(e.stdout, frontier, dropped, scorecard.WithCostBasis(basis)); err != nil {
 		return err
 	}

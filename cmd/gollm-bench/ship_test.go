@@ -29,6 +29,7 @@ func hasNVMLDriver() bool {
 }
 
 func TestVersionLines(t *testing.T) {
+	t.Parallel()
 	code, stdout, _ := cli(t, context.Background(), "version")
 	if code != exitcode.OK {
 		t.Fatalf("exit %d", code)
@@ -97,6 +98,7 @@ func TestBuiltBinaryKnowsCommit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	t.Parallel()
 	git, err := exec.LookPath("git")
 	if err != nil {
 		t.Skip("no git")

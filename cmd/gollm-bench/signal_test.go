@@ -34,7 +34,9 @@ func TestMain(m *testing.M) {
 // TestSignalKeepsPartial: the SIGHUP (exit 129, 0 of 60 records
 // kept). A run sent SIGHUP, SIGQUIT or SIGTERM mid-level writes every
 // record of the requests it scheduled, whole, marks run.json partial with
-// the signal, and exits 4, as Ctrl-C does.
+// the signal, and exits 4, as Ctrl-C does. The three cases run together,
+// but not with the package's parallel tests: each checks that its light
+// level is not flagged client-limited.
 func TestSignalKeepsPartial(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs gollm-bench as a child process for a few seconds")

@@ -254,7 +254,7 @@ func TestTelemetryFlagsRefused(t *testing.T) {
 		{"pod-energy without namespace", run("--pod-energy", "prometheus=http://127.0.0.1:9090"), []string{"--pod-energy", "namespace=NS is required"}},
 		{"pod-energy unknown source", run("--pod-energy", "dcgm=http://127.0.0.1:9400,namespace=a"), []string{"--pod-energy", "prometheus=URL or kepler=URL"}},
 		{"litellm URL without scheme", run("--litellm-metrics", "litellm:4000/metrics"), []string{"--litellm-metrics", "'target'"}},
-		{"litellm prometheus URL", run("--litellm-metrics", "prometheus=::::"), []string{"--litellm-metrics prometheus="}},
+		{"litellm prometheus URL", run("--litellm-metrics", "prometheus=::::"), []string{"--litellm-metrics: ", `prometheus="::::": want an http(s) URL`}},
 		{"litellm bad filter", run("--litellm-metrics", "target,requested_model"), []string{"--litellm-metrics", "label=value"}},
 		{"aggregate cost basis", []string{"aggregate", t.TempDir(), "--cost-basis", "usd"}, []string{"--cost-basis", "gpu_hour"}},
 		{"pareto cost basis", []string{"pareto", t.TempDir(), "--cost-basis", "usd"}, []string{"--cost-basis", "gpu_hour"}},

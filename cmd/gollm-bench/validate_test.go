@@ -56,6 +56,7 @@ func badInputFixtures(t *testing.T, dir string) {
 // error naming the flag (or the file) and a fix, before any request reaches
 // the target, and without creating the output folder.
 func TestBadInputRefusedBeforeSending(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int64
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -87,10 +88,10 @@ func TestBadInputRefusedBeforeSending(t *testing.T) {
 		{"max-levels -1", sweep("--max-levels", "-1"), []string{"--max-levels -1", "0 for"}},
 		{"max-concurrency -1", constant("--max-concurrency", "-1"), []string{"--max-concurrency -1", "0 for no cap"}},
 		{"warmup leaves nothing", run("--profile", "synchronous", "--max-seconds", "2", "--warmup", "60s"), []string{"--warmup", "--max-seconds", "shorten"}},
-		{"header name with a space", constant("--header", "Bad Header=x"), []string{`--header "Bad Header"`, "e.g. Bad-Header"}},
-		{"header value with a newline", constant("--header", "X-Trace=a\nb"), []string{"--header X-Trace", "one line"}},
+		{"header name with a space", constant("--header", "Bad Header=x"), []string{`--header: header name "Bad Header"`, "e.g. Bad-Header"}},
+		{"header value with a newline", constant("--header", "X-Trace=a\nb"), []string{"--header: header X-Trace", "one line"}},
 		{"temperature NaN", constant("--temperature", "NaN"), []string{"--temperature NaN", "e.g. 0"}},
-		{"receive clock", constant("--receive-clock", "wall"), []string{"--receive-clock \"wall\"", "auto, kernel or user"}},
+		{"receive clock", constant("--receive-clock", "wall"), []string{`--receive-clock: receive clock "wall"`, "auto, kernel or user"}},
 		{"target without scheme", append(constant(), "--target", "127.0.0.1:8000"), []string{"--target", "http://127.0.0.1:8000"}},
 		{"target port out of range", append(constant(), "--target", "http://127.0.0.1:99999"), []string{"--target", "port 99999", "1 to 65535"}},
 		{"fractional concurrency", run("--profile", "concurrent", "--rate", "1.5", "--max-seconds", "1"), []string{`--rate "1.5"`, "whole number", "--profile concurrent"}},

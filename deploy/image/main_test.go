@@ -44,6 +44,8 @@ func staticBinary(t *testing.T) string {
 }
 
 func TestImageLayout(t *testing.T) {
+	skipUnderRace(t)
+	t.Parallel()
 	bin := staticBinary(t)
 	dir := t.TempDir()
 	out, tarPath := filepath.Join(dir, "image"), filepath.Join(dir, "image.tar")
@@ -233,6 +235,7 @@ func extract(t *testing.T, img v1.Image) map[string]file {
 }
 
 func TestBadFlags(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string

@@ -252,7 +252,7 @@ func TestJobShape(t *testing.T) {
 	j := load(t).job
 	s := j.Spec
 	if s.CompletionMode != "Indexed" {
-		t.Errorf("completionMode %q, want Indexed (shards, SPEC §12)", s.CompletionMode)
+		t.Errorf("completionMode %q, want Indexed (shards, docs/cli.md#distributed-runs)", s.CompletionMode)
 	}
 	if s.Completions == nil || s.Parallelism == nil || *s.Completions != 1 || *s.Parallelism != 1 {
 		t.Errorf("completions/parallelism must be 1 by default")
@@ -311,16 +311,17 @@ func TestJobArgsCarryMandatoryMetadata(t *testing.T) {
 		})
 	}
 	for _, f := range scorecard.MandatoryFields() {
-		if f.Flag == "" {
+		if f.Setting == "" {
 			continue // filled in by the tool
 		}
-		v, ok := flagValue(c.Args, f.Flag)
+		flag := "--" + f.Setting
+		v, ok := flagValue(c.Args, flag)
 		if !ok {
-			t.Errorf("mandatory %s: args lack %s=...", f.Key, f.Flag)
+			t.Errorf("mandatory %s: args lack %s=...", f.Key, flag)
 			continue
 		}
 		if resolve(v) == "" {
-			t.Errorf("mandatory %s: %s=%s resolves to an empty value: the scorecard would be an anecdote", f.Key, f.Flag, v)
+			t.Errorf("mandatory %s: %s=%s resolves to an empty value: the scorecard would be an anecdote", f.Key, flag, v)
 		}
 	}
 	for _, flag := range []string{"--target", "--output-dir", "--run-id"} {
@@ -430,7 +431,7 @@ func TestLabels(t *testing.T) {
 		"app.kubernetes.io/version":      job.Labels["app.kubernetes.io/version"],
 	}
 	if len(want) != 12 {
-		t.Fatalf("%d metadata labels, want the twelve of SPEC §10", len(want))
+		t.Fatalf("%d metadata labels, want the twelve mandatory metadata of docs/outputs.md", len(want))
 	}
 	for k, v := range want {
 		if v == "" {

@@ -26,7 +26,7 @@ func TestOpenWithoutDriver(t *testing.T) {
 	}
 	// Through the --energy flag, as `gollm-bench run --energy nvml` says it.
 	_, err = energy.Parse("nvml", energy.WithNVML(Open))
-	if err == nil || !strings.HasPrefix(err.Error(), "--energy nvml: NVML unavailable: libnvidia-ml.so.1 not found") {
+	if err == nil || !strings.HasPrefix(err.Error(), "energy source nvml: NVML unavailable: libnvidia-ml.so.1 not found") {
 		t.Fatalf("Parse(nvml) error = %v", err)
 	}
 }

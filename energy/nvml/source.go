@@ -128,7 +128,7 @@ func initError(st status) error {
 
 // notFound is the error of a host without the driver's library.
 func notFound(lib string) error {
-	return fmt.Errorf("%w: %s not found: no NVIDIA driver on this machine (use --energy dcgm=URL or prometheus=URL to read a GPU node remotely, or --energy none)", energy.ErrNVMLUnavailable, lib)
+	return fmt.Errorf("%w: %s not found: no NVIDIA driver on this machine (read a GPU node remotely with a dcgm=URL or prometheus=URL energy source, or use none)", energy.ErrNVMLUnavailable, lib)
 }
 
 // Name is "nvml".

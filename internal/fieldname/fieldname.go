@@ -1,13 +1,15 @@
 // Package fieldname puts the caller's name for a setting in front of a
-// library error that names the setting's field: a CLI maps
-// "Plan.KneeTolerance 1.5: ..." to "--knee-tolerance: Plan.KneeTolerance
-// 1.5: ...", so that the library speaks its own names and the user reads
-// theirs.
+// library error that names the setting's field, or in its place: a CLI
+// maps "Plan.KneeTolerance 1.5: ..." to "--knee-tolerance:
+// Plan.KneeTolerance 1.5: ..." (Apply), or "Limits.Warmup 1m0s + ..." to
+// "--warmup 1m0s + ..." (Replace), so that the library speaks its own
+// names and the user reads theirs.
 package fieldname
 
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -38,3 +40,45 @@ func Apply(err error, names ...Name) error {
 	}
 	return errors.Join(out...)
 }
+
+// Replace returns err with every field of names, wherever its message
+// mentions it, replaced by the caller's name: for a message that names
+// several settings or gives its advice in field names ("Limits.Warmup 1m0s
+// + Limits.Cooldown 0s leave no measured window in Limits.MaxDuration
+// 30s: ... or lengthen Limits.MaxDuration"), which a prefix would leave in
+// the library's words. Longer fields are replaced first, so that
+// "Limits.WarmupRequests" is not read as "Limits.Warmup". The result wraps
+// err (errors.Is and errors.As see through it); Replace returns nil for a
+// nil err, and err itself when its message names no field.
+func Replace(err error, names ...Name) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	out := ReplaceString(msg, names...)
+	if out == msg {
+		return err
+	}
+	return &replaced{msg: out, err: err}
+}
+
+// ReplaceString is Replace for a message that is not an error, such as a
+// warning's (metrics.Warning.Message).
+func ReplaceString(msg string, names ...Name) string {
+	sorted := slices.Clone(names)
+	slices.SortStableFunc(sorted, func(a, b Name) int { return len(b.Field) - len(a.Field) })
+	pairs := make([]string, 0, 2*len(sorted))
+	for _, n := range sorted {
+		pairs = append(pairs, n.Field, n.Caller)
+	}
+	return strings.NewReplacer(pairs...).Replace(msg)
+}
+
+// replaced is an error whose message is another's with its fields renamed.
+type replaced struct {
+	msg string
+	err error
+}
+
+func (r *replaced) Error() string { return r.msg }
+func (r *replaced) Unwrap() error { return r.err }

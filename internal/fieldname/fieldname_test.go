@@ -16,3 +16,21 @@ func TestApply(t *testing.T) {
 		t.Error("Apply(nil) != nil")
 	}
 }
+
+func TestReplace(t *testing.T) {
+	base := errors.New("Limits.WarmupRequests 5 + Limits.Warmup 1s leave nothing in Limits.MaxDuration 1s; lengthen Limits.MaxDuration")
+	err := Replace(base, Name{"Limits.Warmup", "--warmup"}, Name{"Limits.WarmupRequests", "--warmup-requests"}, Name{"Limits.MaxDuration", "--max-seconds"})
+	want := "--warmup-requests 5 + --warmup 1s leave nothing in --max-seconds 1s; lengthen --max-seconds"
+	if err.Error() != want {
+		t.Errorf("Replace = %q, want %q", err, want)
+	}
+	if !errors.Is(err, base) {
+		t.Error("Replace does not wrap its error")
+	}
+	if Replace(base, Name{"Plan.N", "--levels"}) != base {
+		t.Error("Replace of no field is not the error itself")
+	}
+	if Replace(nil, Name{"a", "b"}) != nil {
+		t.Error("Replace(nil) != nil")
+	}
+}
