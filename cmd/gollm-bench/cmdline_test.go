@@ -256,11 +256,16 @@ func parseBench(cmd benchmark.Command, args ...string) (benchmark.Settings, erro
 func TestPeerSpellings(t *testing.T) {
 	t.Parallel()
 	type check func(s benchmark.Settings) bool
-	for _, tc := range []struct {
+	cfg := filepath.Join(t.TempDir(), "cfg.yaml")
+	if err := os.WriteFile(cfg, []byte("max-seconds: 7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
 		args []string
 		ok   check  // nil: refused
 		want string // in the error of a refused spelling
 	}{
+		{[]string{"--config", cfg}, func(s benchmark.Settings) bool { return s.MaxSeconds == 7 && s.Given["max-seconds"] }, ""},
 		{[]string{"--url", "http://h:8000"}, func(s benchmark.Settings) bool { return s.Target == "http://h:8000" }, ""},
 		{[]string{"--url", "localhost:8000"}, func(s benchmark.Settings) bool { return s.Target == "http://localhost:8000" }, ""},
 		{[]string{"-u", "http://h:8000"}, func(s benchmark.Settings) bool { return s.Target == "http://h:8000" }, ""},
@@ -302,7 +307,20 @@ func TestPeerSpellings(t *testing.T) {
 		{[]string{"--concurrency", "8", "--rate", "4"}, nil, "give one"},
 		{[]string{"--max-second", "5"}, nil, "did you mean --max-seconds?"},
 		{[]string{"--levels", "5"}, nil, "a flag of `gollm-bench sweep`"},
-	} {
+	}
+	// Every spelling the issue saw answered with a bare "unknown flag".
+	for _, sp := range strings.Fields("--url -u --rate-type --concurrency --request-rate --request-count --num-prompts --isl --osl --input-tokens --output-tokens --synthetic-input-tokens-mean --output-tokens-mean --streaming --goodput --output-path --artifact-dir --endpoint-type --random-seed -H --config --scenario") {
+		if !slices.ContainsFunc(cases, func(c struct {
+			args []string
+			ok   check
+			want string
+		}) bool {
+			return slices.ContainsFunc(c.args, func(a string) bool { return a == sp || strings.HasPrefix(a, sp+"=") })
+		}) {
+			t.Errorf("no case for the peer spelling %s", sp)
+		}
+	}
+	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			s, err := parseBench(benchmark.CommandRun, tc.args...)
 			switch {
