@@ -535,3 +535,16 @@ func TestKubernetesReadmeAggregate(t *testing.T) {
 		t.Errorf("%s: -o %q: %v, %d lines; want a header and rows", line, out, err, strings.Count(string(b), "\n"))
 	}
 }
+
+// TestKubernetesConfig: deploy/kubernetes/config.yaml is a configuration
+// file of `sweep`: every key is a flag of sweep and every value passes it.
+func TestKubernetesConfig(t *testing.T) {
+	t.Parallel()
+	s, err := parseBench(benchmark.CommandSweep, "--config", filepath.Join("..", "..", "deploy", "kubernetes", "config.yaml"), "--run-id", "k8s")
+	if err != nil {
+		t.Fatalf("config.yaml: %v", err)
+	}
+	if s.Target != "http://vllm.inference.svc:8000" || s.OutputDir != "/results" || s.Engine == "" || s.SLO == "" || !s.Given["seed"] {
+		t.Errorf("config.yaml read as target %q, output-dir %q, engine %q, slo %q", s.Target, s.OutputDir, s.Engine, s.SLO)
+	}
+}
