@@ -225,7 +225,7 @@ func (b *Benchmark) parse() error {
 			// GuideLLM's --profile (--rate-type) sweep --rate N means N
 			// benchmarks; ours would be a sweep from one N req/s level.
 			r := s.Rates[0]
-			bad(fmt.Errorf("--rate %s with --profile sweep is ambiguous: in GuideLLM it means %s benchmarks, which is --levels %s here; here --rate gives the levels themselves, so for a sweep from a single %s req/s level write --profile constant --rate %s (or give a list of rates, e.g. --rate 1,2,4,8)", r, r, r, r, r))
+			bad(fmt.Errorf("--rate %[1]s with --profile sweep is ambiguous: in GuideLLM it means %[1]s benchmarks, which is --levels %[1]s here; here --rate gives the levels themselves: for one level at %[1]s req/s write --profile constant --rate %[1]s, for a sweep over rates of your choice give a list, e.g. --profile constant --rate 1,2,4,8", r))
 		}
 	default:
 		bad(fmt.Errorf("--profile %q: want synchronous, concurrent, throughput, constant, poisson or sweep", s.Profile))
