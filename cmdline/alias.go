@@ -74,7 +74,7 @@ func Aliases() []Alias {
 		rename("--request-count", "AIPerf, GenAI-Perf", "--max-requests", "requests per level (they run one level)", positiveInt),
 		rename("--num-requests", "AIPerf", "--max-requests", "as --request-count", positiveInt),
 		refused("--num-prompts", "vLLM, AIPerf, GenAI-Perf",
-			"--num-prompts means two things: in vLLM the requests sent (here --max-requests N), in AIPerf and GenAI-Perf the unique prompts generated (here every prompt is unique; a shared prefix is --shared-prefix or --prefix-cache warm:N)"),
+			"in vLLM the requests sent (here --max-requests N); in AIPerf and GenAI-Perf the unique prompts generated (here every prompt is unique; a shared prefix is --shared-prefix or --prefix-cache warm:N)"),
 		length("--isl", "AIPerf", "prompt_tokens"),
 		length("--synthetic-input-tokens-mean", "AIPerf, GenAI-Perf", "prompt_tokens"),
 		length("--prompt-input-tokens-mean", "AIPerf", "prompt_tokens"),
