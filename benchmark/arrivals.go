@@ -176,13 +176,13 @@ func (b *Benchmark) arrivalWorkload() (done bool, err error) {
 	}
 	switch {
 	case a.plan != nil:
-		w, err := workload.NewReplay(workload.ReplayConfig{Trace: a.plan.Trace, Seed: f.Seed, Nonce: f.RunID, Tokenizer: tok})
+		w, err := workload.NewReplay(workload.ReplayConfig{Trace: a.plan.Trace, Seed: f.Seed, Nonce: b.nonce(), Tokenizer: tok})
 		if err != nil {
 			return true, fmt.Errorf("--trace %s: %w (--trace-window START,END selects a part)", f.Trace, err)
 		}
 		b.work = w
 	case a.shared != nil:
-		w, err := workload.NewSharedPrefix(workload.SharedPrefixConfig{Spec: *a.shared, Seed: f.Seed, Nonce: f.RunID, Tokenizer: tok})
+		w, err := workload.NewSharedPrefix(workload.SharedPrefixConfig{Spec: *a.shared, Seed: f.Seed, Nonce: b.nonce(), Tokenizer: tok})
 		if err != nil {
 			return true, fmt.Errorf("--shared-prefix: %w", err)
 		}

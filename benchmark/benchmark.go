@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -65,6 +66,11 @@ type Options struct {
 	// Notes are warnings the caller raised while building the settings
 	// (e.g. what a --like result could not reproduce), recorded in run.json.
 	Notes []metrics.Warning
+	// Record is the effective configuration by key, recorded as run.json's
+	// settings (results.Run.Settings): every setting with the value
+	// given or defaulted, secrets redacted (a CLI builds it from its flags
+	// with cmdline.Record). nil: not recorded.
+	Record map[string]any
 }
 
 // InputError is a bad setting, found before anything was sent or written:
@@ -216,6 +222,12 @@ func (b *Benchmark) parse() error {
 		if !b.isSweep() {
 			bad(errors.New("--profile sweep: use `gollm-bench sweep`"))
 		}
+		if len(s.Rates) == 1 {
+			// GuideLLM's --profile (--rate-type) sweep --rate N means N
+			// benchmarks; ours would be a sweep from one N req/s level.
+			r := s.Rates[0]
+			bad(fmt.Errorf("--rate %[1]s with --profile sweep is ambiguous: in GuideLLM it means %[1]s benchmarks, which is --levels %[1]s here; here --rate gives the levels themselves: for one level at %[1]s req/s write --profile constant --rate %[1]s, for a sweep over rates of your choice give a list, e.g. --profile constant --rate 1,2,4,8", r))
+		}
 	default:
 		bad(fmt.Errorf("--profile %q: want synchronous, concurrent, throughput, constant, poisson or sweep", s.Profile))
 	}
@@ -327,6 +339,43 @@ func (b *Benchmark) dataSpec() string { return cmp.Or(b.s.Data, DefaultData) }
 // prefixCacheSpec is Settings.PrefixCache, or its default, cold.
 func (b *Benchmark) prefixCacheSpec() string {
 	return cmp.Or(b.s.PrefixCache, string(workload.PrefixCold))
+}
+
+// nonce is what makes the cold prefixes of this run its own: Settings.Nonce,
+// or the run id.
+func (b *Benchmark) nonce() string { return cmp.Or(b.s.Nonce, b.s.RunID) }
+
+// record is Options.Record with the nonce used, so that a rerun from
+// run.json sends the same prompts.
+func (b *Benchmark) record() map[string]any {
+	if b.opt.Record == nil {
+		return nil
+	}
+	r := maps.Clone(b.opt.Record)
+	if _, ok := r["nonce"]; ok {
+		r["nonce"] = b.nonce()
+	}
+	return r
+}
+
+// nonceWarnings says when the cold prefixes are another run's.
+func (b *Benchmark) nonceWarnings() []metrics.Warning {
+	if b.s.Nonce == "" || b.s.Nonce == b.s.RunID {
+		return nil
+	}
+	return []metrics.Warning{{Code: WarnNonceReused, Level: -1, Message: fmt.Sprintf("--nonce %s: the prompts repeat those of the run with that nonce byte for byte, cold prefixes included; a server whose prefix cache still holds them serves them warm (restart it, or give --nonce= for prefixes of this run's own)", b.s.Nonce)}}
+}
+
+// given lists the recorded settings that were given explicitly, sorted.
+func (b *Benchmark) given() []string {
+	var out []string
+	for k := range b.opt.Record {
+		if b.s.Given[k] {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // isSweep reports whether the benchmark searches for the knee.
@@ -573,7 +622,7 @@ func (b *Benchmark) newWorkload() error {
 		return err
 	}
 	w, err := workload.NewSynthetic(workload.SyntheticConfig{
-		Lengths: lengths, Seed: s.Seed, Nonce: s.RunID, Tokenizer: tok,
+		Lengths: lengths, Seed: s.Seed, Nonce: b.nonce(), Tokenizer: tok,
 		PrefixCache: pc, WarmPrefixTokens: warmN,
 	})
 	if err != nil {
@@ -804,6 +853,7 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 	s := &b.s
 	res.Warnings = append(res.Warnings, b.islWarnings(res)...)
 	res.Warnings = append(res.Warnings, b.opt.Notes...)
+	res.Warnings = append(res.Warnings, b.nonceWarnings()...)
 	redactWarnings(&res)
 	labels, _ := parseKV("label", s.Labels)
 	run := results.Run{
@@ -815,6 +865,8 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 		FinishedAt:    time.Now(),
 		Partial:       res.Partial,
 		Result:        res,
+		Settings:      b.record(),
+		SettingsGiven: b.given(),
 		Config: results.Config{
 			Command: string(s.Command), Target: redact.URL(b.target), Endpoint: s.Endpoint, Model: b.model,
 			Stream: !s.NoStream, IgnoreEOS: !s.NoIgnoreEOS, Profile: s.Profile, Rates: b.levels,

@@ -115,7 +115,7 @@ func (b *Benchmark) sessionConfig() (workload.SessionConfig, error) {
 	if pc, warmN, err := parsePrefixCache(b.prefixCacheSpec()); err == nil {
 		cfg.Synthetic.PrefixCache, cfg.Synthetic.WarmPrefixTokens = pc, warmN
 	}
-	cfg.Synthetic.Seed, cfg.Synthetic.Nonce = f.Seed, f.RunID
+	cfg.Synthetic.Seed, cfg.Synthetic.Nonce = f.Seed, b.nonce()
 	return cfg, errors.Join(errs...)
 }
 

@@ -52,10 +52,15 @@ type Settings struct {
 	Rates          []string // rate: concurrency (concurrent, throughput) or req/s (constant, poisson) levels
 	MaxConcurrency int      // max-concurrency: requests in flight at most in rate modes (0: no cap)
 	Seed           uint64   // seed: of prompts, lengths and arrivals
-	GridLevels     int      // levels: a rate sweep's grid size, synchronous and throughput included
-	KneeTolerance  float64  // knee-tolerance: bisection stops when the bracket is within this fraction
-	MaxLevels      int      // max-levels: level budget of a sweep (0: the grid plus the bisection)
-	EarlyStop      bool     // early-stop: stop after two levels that fail by a wide margin
+	// Nonce (nonce) makes the cold prefixes, the unique leading tokens of
+	// every prompt, the run's own: "" is the run id, so that no two runs
+	// share a cacheable prefix. A rerun that must send the same prompts
+	// byte for byte gives the earlier run's (run.json's settings record it).
+	Nonce         string
+	GridLevels    int     // levels: a rate sweep's grid size, synchronous and throughput included
+	KneeTolerance float64 // knee-tolerance: bisection stops when the bracket is within this fraction
+	MaxLevels     int     // max-levels: level budget of a sweep (0: the grid plus the bisection)
+	EarlyStop     bool    // early-stop: stop after two levels that fail by a wide margin
 
 	// Data.
 	Data                 string  // data: synthetic lengths, e.g. prompt_tokens=256,output_tokens=64 ("": that default)
@@ -157,7 +162,7 @@ func DefaultSettings(command Command) Settings {
 		Repeat:           1,
 		Energy:           "auto",
 		Currency:         "EUR",
-		OutputDir:        "results",
+		OutputDir:        DefaultOutputDir,
 		Formats:          []string{"console", "json", "csv", "html"},
 		MockPreset:       "demo",
 		TraceSpeedup:     1,
@@ -167,6 +172,11 @@ func DefaultSettings(command Command) Settings {
 	}
 	return s
 }
+
+// DefaultOutputDir is the default OutputDir: a folder of its own in the
+// working directory, named so that it is not mistaken for (or written
+// into) the results package's folder of gollm-bench's source tree.
+const DefaultOutputDir = "gollm-bench-results"
 
 // DefaultUnreachableAfter is the default UnreachableAfter: enough requests
 // that a refused connection is not a one-off, few enough that a dead target

@@ -1,7 +1,7 @@
 // Package results defines run.json, the full result of a run, and the layout
 // of a results folder (docs/outputs.md):
 //
-//	results/<run-id>/
+//	OUTPUT-DIR/<run-id>/
 //	  run.json        full result: config, levels, verdicts, knee, telemetry, warnings
 //	  scorecard.json  one auditable row
 //	  levels.csv      one row per level

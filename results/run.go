@@ -41,6 +41,18 @@ type Run struct {
 	// the run is complete or the reason is not known.
 	PartialReason string `json:"partial_reason,omitempty"`
 	Config        Config `json:"config"`
+	// Settings is the effective configuration: every setting of the run
+	// or sweep by its flag name (the keys of a configuration file), with
+	// the value given or defaulted, so that `gollm-bench run --config
+	// run.json --run-id NEW` reruns it with the same seed, load, lengths,
+	// limits and SLO. Numbers are JSON numbers, switches booleans, lists
+	// lists, durations strings ("5m0s"). Never a secret: the API key is
+	// left out; credential headers and URL credentials read REDACTED.
+	Settings map[string]any `json:"settings,omitempty"`
+	// SettingsGiven lists, sorted, the settings that were given (on the
+	// command line, in a configuration file, or by --like); the others
+	// held their defaults.
+	SettingsGiven []string `json:"settings_given,omitempty"`
 	// Metadata is the scorecard's metadata
 	// (docs/outputs.md#the-twelve-mandatory-metadata): the twelve mandatory
 	// facts, declared or observed, and the extras.

@@ -1,5 +1,5 @@
 // Package scorecard is the one-row summary of a benchmark run,
-// results/<run-id>/scorecard.json (docs/outputs.md#scorecardjson): who
+// OUTPUT-DIR/<run-id>/scorecard.json (docs/outputs.md#scorecardjson): who
 // measured what, on which hardware, under which SLO, and what it cost in
 // euros, joules and grams of CO2 per token — all from the knee level's window
 // (definitions in docs/metrics.md).

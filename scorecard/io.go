@@ -15,7 +15,7 @@ import (
 )
 
 // FileName is the scorecard's file name inside a run directory
-// (results/<run-id>/scorecard.json, docs/outputs.md#scorecardjson).
+// (OUTPUT-DIR/<run-id>/scorecard.json, docs/outputs.md#scorecardjson).
 const FileName = "scorecard.json"
 
 // maxFileBytes bounds what Decode reads: a scorecard is a few KiB.
@@ -146,7 +146,7 @@ func readAny(file string) ([]Scorecard, error) {
 
 // ReadDirs reads the scorecards under paths, for `gollm-bench aggregate`
 // and `pareto`. Each path is a scorecard.json file, a run directory
-// (results/<run-id>/ holding scorecard.json), a peer result file or a
+// (OUTPUT-DIR/<run-id>/ holding scorecard.json), a peer result file or a
 // scorecard in the exporter's layout, or a folder searched recursively
 // for all of these. The search does not descend into a run directory (its
 // shard-<i>/ folders belong to it), nor into a directory twice. In a
@@ -255,7 +255,7 @@ func ReadDirs(paths ...string) ([]Row, error) {
 			errs = append(errs, fmt.Errorf("scorecard: walk %s: %w", root, walkErr))
 		}
 		if found == 0 {
-			errs = append(errs, fmt.Errorf("scorecard: no %s or peer result under %s: pass results/ or results/<run-id>/ of a finished run, or a folder of GuideLLM, AIPerf, GenAI-Perf or vLLM results", FileName, root))
+			errs = append(errs, fmt.Errorf("scorecard: no %s or peer result under %s: pass the output folder of finished runs (by default gollm-bench-results/) or one run's folder in it, or a folder of GuideLLM, AIPerf, GenAI-Perf or vLLM results", FileName, root))
 		}
 	}
 	return rows, errors.Join(errs...)

@@ -56,7 +56,7 @@ type Metadata struct {
 	// 30s,3W,5m0s passed (first held after 41.0 s)". WarmupPhase holds
 	// the phase's facts one by one.
 	Warmup string `json:"warmup,omitempty"`
-	// RunID identifies the run; results live in results/<run-id>/ (--run-id).
+	// RunID identifies the run; results live in OUTPUT-DIR/<run-id>/ (--run-id).
 	RunID string `json:"run_id,omitempty"`
 
 	// Extras.

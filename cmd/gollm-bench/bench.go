@@ -41,10 +41,11 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 	fs.SetOutput(e.stderr)
 	fs.SortFlags = false
 	b.register(fs, cmd == benchmark.CommandSweep)
+	p := parser(fs, cmd)
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "usage: gollm-bench %s [flags]\n\n%s", name, fs.FlagUsages())
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := p.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return err
 		}
@@ -56,8 +57,7 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 	if err := b.applyLike(e, fs); err != nil {
 		return usageErr(err)
 	}
-	b.s.Given = map[string]bool{}
-	fs.Visit(func(f *pflag.Flag) { b.s.Given[f.Name] = true })
+	b.s.Given = p.Given()
 	if b.s.APIKey == "" {
 		b.s.APIKey = e.getenv("OPENAI_API_KEY")
 	}
@@ -69,13 +69,14 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 		Args:     append([]string{name}, args...),
 		OpenNVML: openNVML,
 		Notes:    b.notes,
+		Record:   p.Record("api-key", "quiet"),
 	}
 	opt.Progress, opt.SweepProgress = liveView(e, b.quiet)
 	run, err := benchmark.New(ctx, b.s, opt)
 	if err != nil {
 		var bad *benchmark.InputError
 		if errors.As(err, &bad) {
-			return usageErr(err)
+			return usageErr(p.Locate(err))
 		}
 		return err
 	}

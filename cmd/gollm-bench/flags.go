@@ -32,6 +32,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.StringSliceVar(&s.Rates, "rate", s.Rates, "levels: concurrency for concurrent/throughput, req/s for constant/poisson; a list, e.g. 1,2,4,8")
 	fs.IntVar(&s.MaxConcurrency, "max-concurrency", s.MaxConcurrency, "cap on requests in flight for rate modes (arrivals beyond it queue, counted as scheduling lag)")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of everything random (prompts, lengths, Poisson arrivals); recorded")
+	fs.StringVar(&s.Nonce, "nonce", s.Nonce, "what makes the cold prefixes (each prompt's unique leading tokens) this run's own (default: the run id); a run.json given to --config reruns its prompts byte for byte with its nonce, --nonce= gives fresh ones")
 	if sweep {
 		fs.IntVar(&s.GridLevels, "levels", s.GridLevels, "grid levels of a rate sweep: synchronous, throughput, then levels-2 rates between them (GuideLLM)")
 		fs.Float64Var(&s.KneeTolerance, "knee-tolerance", s.KneeTolerance, "stop bisecting when the knee bracket is within this fraction")
@@ -100,14 +101,14 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.StringVar(&s.RunID, "run-id", s.RunID, "run id (default: UTC time, e.g. 20260616T120000Z); results go to OUTPUT-DIR/RUN-ID")
 	fs.StringArrayVar(&s.Labels, "label", s.Labels, "metadata label K=V (repeatable)")
 
-	fs.StringVar(&s.OutputDir, "output-dir", s.OutputDir, "parent folder of results/<run-id>/")
+	fs.StringVar(&s.OutputDir, "output-dir", s.OutputDir, "parent folder of each run's folder OUTPUT-DIR/RUN-ID/")
 	fs.StringSliceVar(&s.Formats, "format", s.Formats, "outputs: console,json,csv,html")
-	fs.BoolVar(&s.Overwrite, "overwrite", s.Overwrite, "replace an existing results/<run-id>/")
+	fs.BoolVar(&s.Overwrite, "overwrite", s.Overwrite, "replace an existing OUTPUT-DIR/RUN-ID/")
 	fs.BoolVar(&s.Gzip, "gzip", s.Gzip, "write requests.jsonl.gz instead of requests.jsonl")
 	fs.BoolVar(&b.quiet, "quiet", false, "no progress lines")
 	fs.StringVar(&s.MockPreset, "mock-preset", s.MockPreset, "preset of the in-process mock used when --target is not given")
 	if !sweep {
+		fs.StringVar(&s.Shard, "shard", s.Shard, "run shard `I/N` of a distributed run: the same seeded plan, every N-th request, results in OUTPUT-DIR/RUN-ID/shard-I/; combine with gollm-bench merge")
 		fs.StringVar(&s.Like, "like", s.Like, "run the load of this result: a GuideLLM, AIPerf, GenAI-Perf or vLLM result file (or folder), or a gollm-bench results folder; its profile, rates, lengths or dataset, limits, warmup, streaming, endpoint, model and SLO become the defaults of the flags not given")
 	}
-	fs.StringVar(&s.Shard, "shard", s.Shard, "run shard I of N of a distributed run (`run` only): the same seeded plan, every N-th request, results in OUTPUT-DIR/RUN-ID/shard-I/; combine with `gollm-bench merge`")
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 
+	"github.com/gollm-bench/gollm-bench/cmdline"
 	"github.com/gollm-bench/gollm-bench/energy"
 	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/internal/buildinfo"
@@ -52,12 +53,13 @@ func commands() []command {
 		{"run", "one profile at one or more levels (no knee search)", runRun},
 		{"mock-server", "OpenAI-compatible simulated server (vLLM-like), for trying and testing", runMockServer},
 		{"report", "re-render a results dir: console, csv, html, json (no network)", runReport},
-		{"aggregate", "scorecard rows of results dirs -> results/scorecard-aggregate.csv", runAggregate},
+		{"aggregate", "scorecard rows of results dirs -> one CSV (-o FILE, or OUTPUT-DIR/scorecard-aggregate.csv)", runAggregate},
 		{"pareto", "Pareto frontier (CPM, Wh/tok, TTFT P99) under an SLO", runPareto},
 		{"compare", "is B better than A? ours, GuideLLM, AIPerf, vLLM: deltas with intervals, --fail-on for CI", runCompare},
 		{"merge", "shards of one distributed run -> one result (exact HDR merge)", runMerge},
 		{"tokenize", "count or encode text with a tokenizer.json (debugging aid)", runTokenize},
-		{"version", "print the version", runVersion},
+		{"version", "print the version, commit, Go version and whether NVML can be read", runVersion},
+		{"completion", "print a bash or zsh completion script (see `completion --help`)", runCompletion},
 	}
 }
 
@@ -69,6 +71,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // runEnv is run with the environment given.
 func runEnv(ctx context.Context, e env, args []string) int {
 	stdout, stderr := e.stdout, e.stderr
+	if len(args) > 1 && args[0] == "help" {
+		args = []string{args[1], "--help"}
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout)
 		if len(args) == 0 {
@@ -78,7 +83,10 @@ func runEnv(ctx context.Context, e env, args []string) int {
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			return exitCode(stderr, c.name, c.run(ctx, e, args[1:]))
+			if cmdline.WantsHelp(args[1:]) {
+				e.stderr = e.stdout // help goes to standard output
+			}
+			return exitCode(stderr, c.name, cmdline.ExplainUsage(c.run(ctx, e, args[1:]), func() string { return helpText(ctx, c) }, c.name))
 		}
 	}
 	fmt.Fprintf(stderr, "gollm-bench: unknown command %q\n\n", args[0])
@@ -94,7 +102,10 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun `gollm-bench COMMAND --help` for a command's flags.")
 }
 
-func runVersion(ctx context.Context, e env, _ []string) error {
+func runVersion(ctx context.Context, e env, args []string) error {
+	if err := cmdline.NoFlags(e.stdout, "version", "Prints the version, the commit, the Go version and whether NVML can be read here.", args); err != nil {
+		return usageErr(err)
+	}
 	c := commitOrVCS()
 	if c == "" {
 		c = "unknown (built without VCS stamp: use `make build`, or `go build` in a git checkout)"

@@ -526,7 +526,7 @@ func TestAggregateAndPareto(t *testing.T) {
 }
 
 // TestAggregateOutput: by default aggregate writes into the results tree,
-// results/scorecard-aggregate.csv (docs/outputs.md#scorecard-aggregatecsv),
+// gollm-bench-results/scorecard-aggregate.csv (docs/outputs.md#scorecard-aggregatecsv),
 // not the current folder, and says where; --output-dir moves it, -o names a
 // file or '-' (stdout).
 // Not parallel: it changes the working folder.
@@ -542,7 +542,7 @@ func TestAggregateOutput(t *testing.T) {
 		args     []string
 		wantFile string // relative to wd; "" for stdout
 	}{
-		{"default", nil, filepath.Join("results", "scorecard-aggregate.csv")},
+		{"default", nil, filepath.Join("gollm-bench-results", "scorecard-aggregate.csv")},
 		{"output-dir", []string{"--output-dir", "out/agg"}, filepath.Join("out", "agg", "scorecard-aggregate.csv")},
 		{"output file", []string{"-o", "mine.csv"}, "mine.csv"},
 		{"stdout", []string{"-o", "-"}, ""},
@@ -574,9 +574,9 @@ func TestAggregateOutput(t *testing.T) {
 	if code != exitcode.Usage || !strings.Contains(stderr, "give one") {
 		t.Errorf("-o with --output-dir: exit %d, %q; want 2", code, stderr)
 	}
-	_, _, stderr = cli(t, context.Background(), "aggregate", "--help")
-	if !strings.Contains(stderr, "results/scorecard-aggregate.csv") {
-		t.Errorf("help does not say where aggregate writes:\n%s", stderr)
+	_, stdout, _ := cli(t, context.Background(), "aggregate", "--help")
+	if !strings.Contains(stdout, "gollm-bench-results/scorecard-aggregate.csv") {
+		t.Errorf("help does not say where aggregate writes:\n%s", stdout)
 	}
 }
 

@@ -37,7 +37,7 @@ func runMerge(_ context.Context, e env, args []string) error {
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
-		return usageErr(errors.New("give the run folder (results/RUN-ID) or its shard folders"))
+		return usageErr(errors.New("give the run folder (OUTPUT-DIR/RUN-ID) or its shard folders"))
 	}
 	for _, f := range *formats {
 		if !slices.Contains([]string{"console", "csv", "html"}, f) {

@@ -332,7 +332,7 @@ func TestShardFlagErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"sweep", "--shard", "0/2"}, "only `gollm-bench run` can be sharded"},
+		{[]string{"sweep", "--shard", "0/2"}, "a flag of `gollm-bench run` only"},
 		{[]string{"run", "--profile", "constant", "--rate", "5", "--shard", "2/2"}, "0 <= INDEX < COUNT"},
 		{[]string{"run", "--profile", "concurrent", "--rate", "2", "--shard", "2/3"}, "--rate"},
 		{[]string{"run", "--profile", "synchronous", "--shard", "0/2"}, "synchronous"},

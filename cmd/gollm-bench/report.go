@@ -25,7 +25,7 @@ func runReport(_ context.Context, e env, args []string) error {
 	fs.SetOutput(e.stderr)
 	formats := fs.StringSlice("format", []string{"console", "csv", "html"}, "outputs: console (to standard output), csv (levels.csv), html (report.html), json (run.json to standard output)")
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: gollm-bench report DIR [--format console,csv,html,json]\n       gollm-bench report A B [C...] --format html -o FILE\n\nRe-renders results/<run-id>/ from its run.json, with no network and no tokenizer;\nwith several folders, writes one page comparing them.\n\n%s", fs.FlagUsages())
+		fmt.Fprintf(e.stderr, "usage: gollm-bench report DIR [--format console,csv,html,json]\n       gollm-bench report A B [C...] --format html -o FILE\n\nRe-renders a run's folder (OUTPUT-DIR/RUN-ID/) from its run.json, with no network and no tokenizer;\nwith several folders, writes one page comparing them.\n\n%s", fs.FlagUsages())
 	}
 	if err := fs.Parse(args); err != nil {
 		return usageErr(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/gollm-bench/gollm-bench/benchmark"
 	"github.com/gollm-bench/gollm-bench/scorecard"
 	"github.com/gollm-bench/gollm-bench/slo"
 )
@@ -20,24 +21,24 @@ const aggregateFile = "scorecard-aggregate.csv"
 func runAggregate(_ context.Context, e env, args []string) error {
 	fs := pflag.NewFlagSet("aggregate", pflag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	outDir := fs.String("output-dir", "results", "folder to write "+aggregateFile+" in, as run and sweep write results/<run-id>/ (created if need be; an earlier "+aggregateFile+" there is replaced)")
+	outDir := fs.String("output-dir", benchmark.DefaultOutputDir, "folder to write "+aggregateFile+" in, as run and sweep write OUTPUT-DIR/RUN-ID/ (created if need be; an earlier "+aggregateFile+" there is replaced)")
 	out := fs.StringP("output", "o", "", "CSV file to write instead ('-' for standard output)")
 	basisFlag := fs.String("cost-basis", "", "add cost_basis and cpm_1m columns with the CPM of this basis: gpu_hour (EUR/h over goodput), tokens (--price) or litellm (the proxy's spend)")
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: gollm-bench aggregate DIR... [--output-dir DIR | -o FILE]\n\nOne CSV row per scorecard.json found in the results folders (and per level of\nthe GuideLLM, AIPerf, GenAI-Perf or vLLM results there, as anecdotes), written\nto OUTPUT-DIR/%s (default results/%s) unless -o names a file.\n\n%s", aggregateFile, aggregateFile, fs.FlagUsages())
+		fmt.Fprintf(e.stderr, "usage: gollm-bench aggregate DIR... [--output-dir DIR | -o FILE]\n\nOne CSV row per scorecard.json found in the results folders (and per level of\nthe GuideLLM, AIPerf, GenAI-Perf or vLLM results there, as anecdotes), written\nto OUTPUT-DIR/%s (default %[2]s/%[1]s) unless -o names a file.\n\n%[3]s", aggregateFile, benchmark.DefaultOutputDir, fs.FlagUsages())
 	}
 	if err := fs.Parse(args); err != nil {
 		return usageErr(err)
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
-		return usageErr(errors.New("give at least one results folder, e.g. results/"))
+		return usageErr(errors.New("give at least one results folder, e.g. " + benchmark.DefaultOutputDir + "/"))
 	}
 	if fs.Changed("output") && fs.Changed("output-dir") {
 		return usageErr(errors.New("--output and --output-dir both say where to write: give one"))
 	}
 	if *out == "" && *outDir == "" {
-		return usageErr(errors.New("--output-dir is empty: give a folder, e.g. --output-dir results"))
+		return usageErr(errors.New("--output-dir is empty: give a folder, e.g. --output-dir " + benchmark.DefaultOutputDir))
 	}
 	var csvOpts []scorecard.Option
 	if *basisFlag != "" {

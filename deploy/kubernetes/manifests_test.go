@@ -1,11 +1,10 @@
 package kubernetes
 
 import (
-	"bytes"
-	"errors"
-	"io"
+	"fmt"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -14,269 +13,142 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	k8syaml "sigs.k8s.io/yaml"
 
 	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/scorecard"
 )
 
-// The subset of the Kubernetes API the manifests use. Decoding is strict
-// (KnownFields), so a misspelt field fails the test as `kubectl apply
-// --validate=strict` would.
-
-type objectMeta struct {
-	Name        string            `yaml:"name"`
-	Namespace   string            `yaml:"namespace"`
-	Labels      map[string]string `yaml:"labels"`
-	Annotations map[string]string `yaml:"annotations"`
+// rendered is what `kubectl kustomize deploy/kubernetes` renders, each
+// object decoded strictly into the Kubernetes API's own Go types, and the
+// configuration file the ConfigMap carries.
+type rendered struct {
+	configMap corev1.ConfigMap
+	pvc       corev1.PersistentVolumeClaim
+	job       batchv1.Job
+	// config is config.yaml's settings, by key.
+	config map[string]any
 }
 
-type header struct {
-	APIVersion string     `yaml:"apiVersion"`
-	Kind       string     `yaml:"kind"`
-	Metadata   objectMeta `yaml:"metadata"`
-}
-
-type configMap struct {
-	header `yaml:",inline"`
-	Data   map[string]string `yaml:"data"`
-}
-
-type pvc struct {
-	header `yaml:",inline"`
-	Spec   struct {
-		AccessModes      []string `yaml:"accessModes"`
-		StorageClassName *string  `yaml:"storageClassName"`
-		Resources        struct {
-			Requests map[string]string `yaml:"requests"`
-		} `yaml:"resources"`
-	} `yaml:"spec"`
-}
-
-type keyRef struct {
-	Name     string `yaml:"name"`
-	Key      string `yaml:"key"`
-	Optional *bool  `yaml:"optional"`
-}
-
-type envVar struct {
-	Name      string  `yaml:"name"`
-	Value     *string `yaml:"value"`
-	ValueFrom *struct {
-		ConfigMapKeyRef *keyRef `yaml:"configMapKeyRef"`
-		SecretKeyRef    *keyRef `yaml:"secretKeyRef"`
-		FieldRef        *struct {
-			FieldPath string `yaml:"fieldPath"`
-		} `yaml:"fieldRef"`
-	} `yaml:"valueFrom"`
-}
-
-type container struct {
-	Name            string         `yaml:"name"`
-	Image           string         `yaml:"image"`
-	ImagePullPolicy string         `yaml:"imagePullPolicy"`
-	Command         []string       `yaml:"command"`
-	Args            []string       `yaml:"args"`
-	Env             []envVar       `yaml:"env"`
-	Resources       map[string]any `yaml:"resources"`
-	SecurityContext map[string]any `yaml:"securityContext"`
-	VolumeMounts    []struct {
-		Name      string `yaml:"name"`
-		MountPath string `yaml:"mountPath"`
-		ReadOnly  bool   `yaml:"readOnly"`
-	} `yaml:"volumeMounts"`
-}
-
-type job struct {
-	header `yaml:",inline"`
-	Spec   struct {
-		CompletionMode          string `yaml:"completionMode"`
-		Completions             *int   `yaml:"completions"`
-		Parallelism             *int   `yaml:"parallelism"`
-		BackoffLimit            *int   `yaml:"backoffLimit"`
-		TTLSecondsAfterFinished *int   `yaml:"ttlSecondsAfterFinished"`
-		Template                struct {
-			Metadata objectMeta `yaml:"metadata"`
-			Spec     struct {
-				RestartPolicy   string         `yaml:"restartPolicy"`
-				Affinity        map[string]any `yaml:"affinity"`
-				SecurityContext map[string]any `yaml:"securityContext"`
-				Containers      []container    `yaml:"containers"`
-				InitContainers  []container    `yaml:"initContainers"`
-				Volumes         []struct {
-					Name                  string `yaml:"name"`
-					PersistentVolumeClaim *struct {
-						ClaimName string `yaml:"claimName"`
-					} `yaml:"persistentVolumeClaim"`
-					EmptyDir map[string]any `yaml:"emptyDir"`
-				} `yaml:"volumes"`
-			} `yaml:"spec"`
-		} `yaml:"template"`
-	} `yaml:"spec"`
-}
-
-type kustomization struct {
-	APIVersion string   `yaml:"apiVersion"`
-	Kind       string   `yaml:"kind"`
-	Namespace  string   `yaml:"namespace"`
-	Resources  []string `yaml:"resources"`
-}
-
-// manifests are the parsed documents of every *.yaml file here.
-type manifests struct {
-	files         []string
-	kustomization kustomization
-	configMap     configMap
-	pvc           pvc
-	job           job
-}
-
-// strict decodes one YAML document into v, refusing unknown fields.
-func strict(doc *yaml.Node, v any) error {
-	b, err := yaml.Marshal(doc)
-	if err != nil {
-		return err
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	err = dec.Decode(v)
-	var te *yaml.TypeError
-	if errors.As(err, &te) {
-		// Drop yaml's " in type struct {...}" tails: the line and field suffice.
-		msgs := make([]string, len(te.Errors))
-		for i, e := range te.Errors {
-			msgs[i], _, _ = strings.Cut(e, " in type ")
-		}
-		return errors.New(strings.Join(msgs, "; "))
-	}
-	return err
-}
-
-var (
-	dns1123Subdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-	labelValue       = regexp.MustCompile(`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`)
-	labelName        = regexp.MustCompile(`^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`)
-	varRef           = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
-)
-
-func load(t *testing.T) manifests {
+// render runs kustomize (the library kubectl embeds) on this folder, with
+// no network and no cluster, and decodes every object it renders into
+// k8s.io/api's types with unknown fields refused and every field's type
+// checked, as `kubectl apply --validate=strict` would. Names and labels are
+// checked with the API server's own validation functions.
+func render(t *testing.T) rendered {
 	t.Helper()
-	files, err := filepath.Glob("*.yaml")
+	dir, err := filepath.Abs(".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := manifests{files: files}
+	res, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
+	if err != nil {
+		t.Fatalf("kustomize: %v", err)
+	}
+	var r rendered
 	kinds := map[string]int{}
-	for _, file := range files {
-		data, err := os.ReadFile(file)
+	for _, obj := range res.Resources() {
+		b, err := obj.AsYAML()
 		if err != nil {
 			t.Fatal(err)
 		}
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		for i := 0; ; i++ {
-			var doc yaml.Node
-			if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
-				break
-			} else if err != nil {
-				t.Fatalf("%s: document %d: %v", file, i, err)
-			}
-			var h header
-			if err := doc.Decode(&h); err != nil {
-				t.Fatalf("%s: document %d: %v", file, i, err)
-			}
-			kinds[h.Kind]++
-			var target any
-			switch h.Kind {
-			case "Kustomization":
-				target = &m.kustomization
-			case "ConfigMap":
-				target = &m.configMap
-			case "PersistentVolumeClaim":
-				target = &m.pvc
-			case "Job":
-				target = &m.job
-			default:
-				t.Errorf("%s: document %d: unexpected kind %q", file, i, h.Kind)
-				continue
-			}
-			if err := strict(&doc, target); err != nil {
-				t.Fatalf("%s: %s: %v (a misspelt or unsupported field)", file, h.Kind, err)
-			}
-			if h.Kind == "Kustomization" {
-				continue
-			}
-			if h.APIVersion == "" || h.Metadata.Name == "" {
-				t.Errorf("%s: %s: apiVersion %q, metadata.name %q: both required", file, h.Kind, h.APIVersion, h.Metadata.Name)
-			}
-			if len(h.Metadata.Name) > 63 || !dns1123Subdomain.MatchString(h.Metadata.Name) {
-				t.Errorf("%s: %s name %q is not a DNS-1123 name (lowercase, [-a-z0-9.], at most 63 for a Job)", file, h.Kind, h.Metadata.Name)
-			}
+		kind := obj.GetKind()
+		kinds[kind]++
+		var target any
+		var want string
+		switch kind {
+		case "ConfigMap":
+			target, want = &r.configMap, "v1"
+		case "PersistentVolumeClaim":
+			target, want = &r.pvc, "v1"
+		case "Job":
+			target, want = &r.job, "batch/v1"
+		default:
+			t.Errorf("unexpected kind %s", kind)
+			continue
+		}
+		if got := obj.GetApiVersion(); got != want {
+			t.Errorf("%s apiVersion %q, want %q", kind, got, want)
+		}
+		if err := k8syaml.UnmarshalStrict(b, target); err != nil {
+			t.Fatalf("%s does not validate against the Kubernetes API: %v\n%s", kind, err, b)
 		}
 	}
-	for _, k := range []string{"Kustomization", "ConfigMap", "PersistentVolumeClaim", "Job"} {
+	for _, k := range []string{"ConfigMap", "PersistentVolumeClaim", "Job"} {
 		if kinds[k] != 1 {
-			t.Errorf("%d documents of kind %s, want 1", kinds[k], k)
+			t.Errorf("%d objects of kind %s rendered, want 1", kinds[k], k)
 		}
 	}
-	return m
+	for _, m := range []struct {
+		what string
+		meta interface {
+			GetName() string
+			GetLabels() map[string]string
+			GetAnnotations() map[string]string
+		}
+	}{{"ConfigMap", &r.configMap}, {"PVC", &r.pvc}, {"Job", &r.job}, {"Job template", &r.job.Spec.Template}} {
+		name := m.meta.GetName()
+		if m.what != "Job template" {
+			if errs := validation.IsDNS1123Subdomain(name); name == "" || len(errs) > 0 {
+				t.Errorf("%s name %q: %v", m.what, name, errs)
+			}
+		}
+		for k, v := range m.meta.GetLabels() {
+			if errs := append(validation.IsQualifiedName(k), validation.IsValidLabelValue(v)...); len(errs) > 0 {
+				t.Errorf("%s label %s=%q: %v", m.what, k, v, errs)
+			}
+		}
+		for k := range m.meta.GetAnnotations() {
+			if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+				t.Errorf("%s annotation %s: %v", m.what, k, errs)
+			}
+		}
+	}
+	if len(r.job.Name) > 63 {
+		t.Errorf("Job name %q is longer than 63 characters (its pods' job-name label)", r.job.Name)
+	}
+	text, ok := r.configMap.Data["config.yaml"]
+	if !ok || len(r.configMap.Data) != 1 {
+		t.Fatalf("ConfigMap keys %v: want one, config.yaml", slices.Sorted(mapKeys(r.configMap.Data)))
+	}
+	if err := yaml.Unmarshal([]byte(text), &r.config); err != nil {
+		t.Fatalf("config.yaml: %v", err)
+	}
+	return r
 }
 
-func TestAPIVersions(t *testing.T) {
-	m := load(t)
-	for _, c := range []struct{ kind, got, want string }{
-		{"Kustomization", m.kustomization.APIVersion, "kustomize.config.k8s.io/v1beta1"},
-		{"ConfigMap", m.configMap.APIVersion, "v1"},
-		{"PersistentVolumeClaim", m.pvc.APIVersion, "v1"},
-		{"Job", m.job.APIVersion, "batch/v1"},
-	} {
-		if c.got != c.want {
-			t.Errorf("%s apiVersion %q, want %q", c.kind, c.got, c.want)
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
 		}
 	}
 }
 
-func TestKustomizationListsEveryManifest(t *testing.T) {
-	m := load(t)
-	var want []string
-	for _, f := range m.files {
-		if f != "kustomization.yaml" {
-			want = append(want, f)
-		}
+// setting is config.yaml's value of key as text ("" when absent).
+func (r rendered) setting(key string) string {
+	v, ok := r.config[key]
+	if !ok || v == nil {
+		return ""
 	}
-	got := slices.Sorted(slices.Values(m.kustomization.Resources))
-	if !slices.Equal(got, want) {
-		t.Errorf("kustomization resources %v, want %v", got, want)
-	}
+	return fmt.Sprint(v)
 }
 
-func TestJobShape(t *testing.T) {
-	j := load(t).job
-	s := j.Spec
-	if s.CompletionMode != "Indexed" {
-		t.Errorf("completionMode %q, want Indexed (shards, docs/cli.md#distributed-runs)", s.CompletionMode)
+// container is the Job's one container.
+func (r rendered) container(t *testing.T) corev1.Container {
+	t.Helper()
+	cs := r.job.Spec.Template.Spec.Containers
+	if len(cs) != 1 {
+		t.Fatalf("%d containers, want 1", len(cs))
 	}
-	if s.Completions == nil || s.Parallelism == nil || *s.Completions != 1 || *s.Parallelism != 1 {
-		t.Errorf("completions/parallelism must be 1 by default")
-	}
-	if s.BackoffLimit == nil || *s.BackoffLimit != 0 {
-		t.Errorf("backoffLimit must be 0: a retry would reuse the run id")
-	}
-	if got := s.Template.Spec.RestartPolicy; got != "Never" {
-		t.Errorf("restartPolicy %q, want Never", got)
-	}
-	if len(s.Template.Spec.Containers) != 1 {
-		t.Fatalf("%d containers, want 1", len(s.Template.Spec.Containers))
-	}
-	c := s.Template.Spec.Containers[0]
-	if len(c.Args) == 0 || c.Args[0] != "sweep" {
-		t.Errorf("args %v: want the sweep subcommand first", c.Args)
-	}
-	// Image tag is the tool version label.
-	if tag := c.Image[strings.LastIndex(c.Image, ":")+1:]; tag != j.Metadata.Labels["app.kubernetes.io/version"] {
-		t.Errorf("image tag %q differs from app.kubernetes.io/version %q", tag, j.Metadata.Labels["app.kubernetes.io/version"])
-	}
-	if cpu, ok := c.Resources["limits"].(map[string]any)["cpu"]; ok {
-		t.Errorf("cpu limit %v: CFS throttling would read as client lag; request CPU, do not limit it", cpu)
-	}
+	return cs[0]
 }
 
 // flagValue returns the value of --name=value in args.
@@ -289,58 +161,149 @@ func flagValue(args []string, name string) (string, bool) {
 	return "", false
 }
 
-// TestJobArgsCarryMandatoryMetadata: every mandatory scorecard field that a
-// flag declares is passed, from a ConfigMap key that holds a value.
-func TestJobArgsCarryMandatoryMetadata(t *testing.T) {
-	m := load(t)
-	c := m.job.Spec.Template.Spec.Containers[0]
-	env := map[string]envVar{}
+func TestJobShape(t *testing.T) {
+	r := render(t)
+	s := r.job.Spec
+	if s.CompletionMode == nil || *s.CompletionMode != batchv1.IndexedCompletion {
+		t.Errorf("completionMode %v, want Indexed (shards, docs/cli.md#distributed-runs)", s.CompletionMode)
+	}
+	if s.Completions == nil || s.Parallelism == nil || *s.Completions != 1 || *s.Parallelism != 1 {
+		t.Errorf("completions/parallelism must be 1 by default")
+	}
+	if s.BackoffLimit == nil || *s.BackoffLimit != 0 {
+		t.Errorf("backoffLimit must be 0: a retry would reuse the run id")
+	}
+	if got := s.Template.Spec.RestartPolicy; got != corev1.RestartPolicyNever {
+		t.Errorf("restartPolicy %q, want Never", got)
+	}
+	c := r.container(t)
+	if len(c.Args) == 0 || c.Args[0] != "sweep" {
+		t.Errorf("args %v: want the sweep subcommand first", c.Args)
+	}
+	if c.Name == "" || c.Image == "" {
+		t.Errorf("container name %q, image %q: both required", c.Name, c.Image)
+	}
+	if tag := c.Image[strings.LastIndex(c.Image, ":")+1:]; tag != r.job.Labels["app.kubernetes.io/version"] {
+		t.Errorf("image tag %q differs from app.kubernetes.io/version %q", tag, r.job.Labels["app.kubernetes.io/version"])
+	}
+	if _, ok := c.Resources.Limits[corev1.ResourceCPU]; ok {
+		t.Errorf("cpu limit: CFS throttling would read as client lag; request CPU, do not limit it")
+	}
+	if len(s.Template.Spec.InitContainers) != 0 {
+		t.Errorf("%d init containers: the sweep's warmup-phase warms the server up", len(s.Template.Spec.InitContainers))
+	}
+}
+
+// TestOneConfigFile: the sweep's settings are one configuration file, read
+// with --config from the mounted ConfigMap; args hold nothing else but the
+// run id and the Job's name.
+func TestOneConfigFile(t *testing.T) {
+	r := render(t)
+	c := r.container(t)
+	cfg, ok := flagValue(c.Args, "--config")
+	if !ok {
+		t.Fatalf("args %v lack --config", c.Args)
+	}
+	var mounted bool
+	for _, vm := range c.VolumeMounts {
+		if vm.MountPath == path.Dir(cfg) {
+			mounted = true
+			for _, v := range r.job.Spec.Template.Spec.Volumes {
+				if v.Name == vm.Name && (v.ConfigMap == nil || v.ConfigMap.Name != r.configMap.Name) {
+					t.Errorf("%s is mounted from volume %s, not the ConfigMap %s", path.Dir(cfg), v.Name, r.configMap.Name)
+				}
+			}
+		}
+	}
+	if !mounted || path.Base(cfg) != "config.yaml" {
+		t.Errorf("--config=%s: want config.yaml in a mount of the ConfigMap", cfg)
+	}
+	for _, a := range c.Args[1:] {
+		name, _, _ := strings.Cut(a, "=")
+		if !slices.Contains([]string{"--config", "--run-id", "--label"}, name) {
+			t.Errorf("arg %q: settings belong in config.yaml", a)
+		}
+	}
+	if _, ok := r.config["run-id"]; ok {
+		t.Errorf("config.yaml sets run-id: the run id is written once, in job.yaml's label")
+	}
+}
+
+// TestRunIDWrittenOnce: the run id appears once in the manifests (the
+// Job's label); the Job's name, its pods' label and --run-id come from it.
+func TestRunIDWrittenOnce(t *testing.T) {
+	r := render(t)
+	id := r.job.Labels["gollm-bench.io/run-id"]
+	if id == "" {
+		t.Fatal("the Job has no gollm-bench.io/run-id label")
+	}
+	files, err := filepath.Glob("*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += strings.Count(strings.ToLower(string(b)), strings.ToLower(id))
+	}
+	if n != 1 {
+		t.Errorf("the run id %s is written %d times in the manifests, want once", id, n)
+	}
+	if want := "gollm-bench-" + id; r.job.Name != want {
+		t.Errorf("Job name %q, want %q", r.job.Name, want)
+	}
+	if got := r.job.Spec.Template.Labels["gollm-bench.io/run-id"]; got != id {
+		t.Errorf("pod label run-id %q, want %q", got, id)
+	}
+	c := r.container(t)
+	if v, _ := flagValue(c.Args, "--run-id"); v != "$(RUN_ID)" {
+		t.Errorf("--run-id=%s, want $(RUN_ID)", v)
+	}
 	for _, e := range c.Env {
-		env[e.Name] = e
+		if e.Name == "RUN_ID" && (e.ValueFrom == nil || e.ValueFrom.FieldRef == nil || e.ValueFrom.FieldRef.FieldPath != "metadata.labels['gollm-bench.io/run-id']") {
+			t.Errorf("RUN_ID is not read from the pod's run-id label: %+v", e)
+		}
 	}
-	resolve := func(v string) string {
-		return varRef.ReplaceAllStringFunc(v, func(ref string) string {
-			e := env[varRef.FindStringSubmatch(ref)[1]]
-			if e.ValueFrom != nil && e.ValueFrom.ConfigMapKeyRef != nil {
-				return m.configMap.Data[e.ValueFrom.ConfigMapKeyRef.Key]
-			}
-			if e.Value != nil {
-				return *e.Value
-			}
-			return ""
-		})
-	}
+}
+
+// TestConfigCarriesMandatoryMetadata: every mandatory scorecard field that
+// a setting declares is set, in config.yaml or (the run id) in args.
+func TestConfigCarriesMandatoryMetadata(t *testing.T) {
+	r := render(t)
+	c := r.container(t)
 	for _, f := range scorecard.MandatoryFields() {
 		if f.Setting == "" {
 			continue // filled in by the tool
 		}
-		flag := "--" + f.Setting
-		v, ok := flagValue(c.Args, flag)
-		if !ok {
-			t.Errorf("mandatory %s: args lack %s=...", f.Key, flag)
+		if _, ok := flagValue(c.Args, "--"+f.Setting); ok {
 			continue
 		}
-		if resolve(v) == "" {
-			t.Errorf("mandatory %s: %s=%s resolves to an empty value: the scorecard would be an anecdote", f.Key, flag, v)
+		if r.setting(f.Setting) == "" {
+			t.Errorf("mandatory %s: config.yaml's %s is empty or missing: the scorecard would be an anecdote", f.Key, f.Setting)
 		}
 	}
-	for _, flag := range []string{"--target", "--output-dir", "--run-id"} {
-		if _, ok := flagValue(c.Args, flag); !ok {
-			t.Errorf("args lack %s", flag)
-		}
+	if u, err := url.Parse(r.setting("target")); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		t.Errorf("target %q: want an http(s) base URL without credentials", r.setting("target"))
 	}
-	target, _ := flagValue(c.Args, "--target")
-	if u, err := url.Parse(resolve(target)); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-		t.Errorf("--target %q: want an http(s) base URL without credentials", resolve(target))
+	if _, ok := r.config["api-key"]; ok {
+		t.Error("config.yaml holds api-key: the API key comes from the Secret, as OPENAI_API_KEY")
 	}
 }
 
-// TestEnvReferences: every $(VAR) in args is defined by env, and every env
-// ConfigMap reference names the ConfigMap and one of its keys.
+// TestEnvReferences: every $(VAR) in args is defined by env; a field
+// reference reads a label the pod has; the API key's Secret is optional.
 func TestEnvReferences(t *testing.T) {
-	m := load(t)
-	c := m.job.Spec.Template.Spec.Containers[0]
-	defined := map[string]bool{"JOB_COMPLETION_INDEX": true} // set by Kubernetes in Indexed mode
+	r := render(t)
+	c := r.container(t)
+	defined := map[string]bool{"JOB_COMPLETION_INDEX": true}     // set by Kubernetes in Indexed mode
+	set := map[string]bool{"batch.kubernetes.io/job-name": true} // set by the Job controller
+	for k := range r.job.Spec.Template.Labels {
+		set[k] = true
+	}
+	label := regexp.MustCompile(`^metadata\.labels\['([^']+)'\]$`)
 	for _, e := range c.Env {
 		if defined[e.Name] {
 			t.Errorf("env %s defined twice", e.Name)
@@ -349,26 +312,22 @@ func TestEnvReferences(t *testing.T) {
 		if e.ValueFrom == nil {
 			continue
 		}
-		if r := e.ValueFrom.ConfigMapKeyRef; r != nil {
-			if r.Name != m.configMap.Metadata.Name {
-				t.Errorf("env %s: configMapKeyRef %q, want %q", e.Name, r.Name, m.configMap.Metadata.Name)
-			}
-			if _, ok := m.configMap.Data[r.Key]; !ok {
-				t.Errorf("env %s: ConfigMap has no key %q", e.Name, r.Key)
+		if f := e.ValueFrom.FieldRef; f != nil {
+			if m := label.FindStringSubmatch(f.FieldPath); m == nil || !set[m[1]] {
+				t.Errorf("env %s: fieldRef %q reads no label of the pod", e.Name, f.FieldPath)
 			}
 		}
-		if r := e.ValueFrom.SecretKeyRef; r != nil && (r.Optional == nil || !*r.Optional) {
-			t.Errorf("env %s: the Secret %s must be optional (a run without an API key is valid)", e.Name, r.Name)
+		if s := e.ValueFrom.SecretKeyRef; s != nil && (s.Optional == nil || !*s.Optional) {
+			t.Errorf("env %s: the Secret %s must be optional (a run without an API key is valid)", e.Name, s.Name)
 		}
 	}
+	ref := regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
 	for _, a := range c.Args {
-		for _, ref := range varRef.FindAllStringSubmatch(a, -1) {
-			if !defined[ref[1]] {
-				t.Errorf("arg %q references $(%s), which env does not define", a, ref[1])
+		for _, m := range ref.FindAllStringSubmatch(a, -1) {
+			if !defined[m[1]] {
+				t.Errorf("arg %q references $(%s), which env does not define", a, m[1])
 			}
 		}
-	}
-	for _, a := range c.Args {
 		if strings.Contains(strings.ToLower(a), "api-key") {
 			t.Errorf("arg %q: the API key must come from the environment, never from args", a)
 		}
@@ -389,67 +348,42 @@ func sanitize(v string) string {
 	})
 }
 
+// TestLabels: the Job's labels carry the twelve mandatory metadata,
+// agreeing with config.yaml, and the pods carry the Job's labels.
 func TestLabels(t *testing.T) {
-	m := load(t)
-	objects := map[string]objectMeta{
-		"ConfigMap":    m.configMap.Metadata,
-		"PVC":          m.pvc.Metadata,
-		"Job":          m.job.Metadata,
-		"Job template": m.job.Spec.Template.Metadata,
-	}
-	for what, meta := range objects {
-		for k, v := range meta.Labels {
-			name := k[strings.LastIndex(k, "/")+1:]
-			if len(name) > 63 || !labelName.MatchString(name) {
-				t.Errorf("%s label key %q is invalid", what, k)
-			}
-			if len(v) > 63 || !labelValue.MatchString(v) {
-				t.Errorf("%s label %s=%q: values are at most 63 of [A-Za-z0-9-_.], alphanumeric at both ends", what, k, v)
-			}
-		}
-	}
-	job, tmpl := m.job.Metadata, m.job.Spec.Template.Metadata
+	r := render(t)
+	job, tmpl := r.job.ObjectMeta, r.job.Spec.Template.ObjectMeta
 	if !mapsEqual(job.Labels, tmpl.Labels) || !mapsEqual(job.Annotations, tmpl.Annotations) {
 		t.Errorf("Job and pod template labels/annotations differ:\njob  %v %v\npod  %v %v", job.Labels, job.Annotations, tmpl.Labels, tmpl.Annotations)
 	}
-
-	// The mandatory metadata as labels, agreeing with the ConfigMap.
-	data := m.configMap.Data
-	isl, osl := dataLengths(t, data["DATA"])
+	isl, osl := dataLengths(t, r.setting("data"))
 	want := map[string]string{
-		"gollm-bench.io/run-id":          sanitize(data["RUN_ID"]),
-		"gollm-bench.io/engine":          sanitize(data["ENGINE"]),
-		"gollm-bench.io/model-revision":  sanitize(data["MODEL_REVISION"]),
-		"gollm-bench.io/precision":       sanitize(data["PRECISION"]),
-		"gollm-bench.io/tokenizer":       sanitize(data["TOKENIZER"]),
+		"gollm-bench.io/run-id":          job.Labels["gollm-bench.io/run-id"],
+		"gollm-bench.io/engine":          sanitize(r.setting("engine")),
+		"gollm-bench.io/model-revision":  sanitize(r.setting("model-revision")),
+		"gollm-bench.io/precision":       sanitize(r.setting("model-precision")),
+		"gollm-bench.io/tokenizer":       sanitize(r.setting("tokenizer")),
 		"gollm-bench.io/isl":             isl,
 		"gollm-bench.io/osl":             osl,
-		"gollm-bench.io/hardware":        sanitize(data["HARDWARE"]),
-		"gollm-bench.io/max-concurrency": sanitize(data["MAX_CONCURRENCY"]),
-		"gollm-bench.io/slo":             sanitize(data["SLO"]),
-		"gollm-bench.io/warmup":          sanitize(data["WARMUP"]),
+		"gollm-bench.io/hardware":        sanitize(r.setting("hardware")),
+		"gollm-bench.io/max-concurrency": sanitize(r.setting("max-concurrency")),
+		"gollm-bench.io/slo":             sanitize(r.setting("slo")),
+		"gollm-bench.io/warmup":          sanitize(r.setting("warmup")),
 		"app.kubernetes.io/version":      job.Labels["app.kubernetes.io/version"],
-	}
-	if len(want) != 12 {
-		t.Fatalf("%d metadata labels, want the twelve mandatory metadata of docs/outputs.md", len(want))
 	}
 	for k, v := range want {
 		if v == "" {
 			t.Errorf("label %s: empty", k)
 		}
 		if got := job.Labels[k]; got != v {
-			t.Errorf("label %s=%q, want %q (from configmap.yaml)", k, got, v)
+			t.Errorf("label %s=%q, want %q (from config.yaml)", k, got, v)
 		}
 	}
-	for _, k := range []string{"SLO", "TOKENIZER"} {
-		ann := "gollm-bench.io/" + strings.ToLower(k)
-		if job.Annotations[ann] != data[k] {
-			t.Errorf("annotation %s=%q, want the raw %q", ann, job.Annotations[ann], data[k])
+	for _, k := range []string{"slo", "tokenizer"} {
+		ann := "gollm-bench.io/" + k
+		if job.Annotations[ann] != r.setting(k) {
+			t.Errorf("annotation %s=%q, want config.yaml's raw %q", ann, job.Annotations[ann], r.setting(k))
 		}
-	}
-	// The Job name carries the run id, lowercased.
-	if !strings.HasSuffix(m.job.Metadata.Name, strings.ToLower(data["RUN_ID"])) {
-		t.Errorf("Job name %q does not end in the run id %q", m.job.Metadata.Name, data["RUN_ID"])
 	}
 }
 
@@ -466,7 +400,7 @@ func dataLengths(t *testing.T, spec string) (isl, osl string) {
 		}
 	}
 	if isl == "" || osl == "" {
-		t.Errorf("DATA %q lacks prompt_tokens or output_tokens (ISL and OSL are mandatory)", spec)
+		t.Errorf("data %q lacks prompt_tokens or output_tokens (ISL and OSL are mandatory)", spec)
 	}
 	return isl, osl
 }
@@ -484,70 +418,51 @@ func mapsEqual(a, b map[string]string) bool {
 }
 
 func TestVolumesReachThePVC(t *testing.T) {
-	m := load(t)
-	spec := m.job.Spec.Template.Spec
-	volumes := map[string]string{} // name -> claim ("" for emptyDir)
+	r := render(t)
+	spec := r.job.Spec.Template.Spec
+	claims := map[string]string{} // volume name -> claim ("" for others)
 	for _, v := range spec.Volumes {
-		switch {
-		case v.PersistentVolumeClaim != nil:
-			volumes[v.Name] = v.PersistentVolumeClaim.ClaimName
-		case v.EmptyDir != nil:
-			volumes[v.Name] = ""
-		default:
-			t.Errorf("volume %s: neither a PVC nor an emptyDir", v.Name)
+		claims[v.Name] = ""
+		if v.PersistentVolumeClaim != nil {
+			claims[v.Name] = v.PersistentVolumeClaim.ClaimName
 		}
 	}
-	c := spec.Containers[0]
-	out, _ := flagValue(c.Args, "--output-dir")
+	out := r.setting("output-dir")
 	var resultsMounted bool
-	for _, vm := range c.VolumeMounts {
-		claim, ok := volumes[vm.Name]
+	for _, vm := range r.container(t).VolumeMounts {
+		claim, ok := claims[vm.Name]
 		if !ok {
 			t.Errorf("volumeMount %s references no volume", vm.Name)
 		}
 		if vm.MountPath == out {
 			resultsMounted = true
-			if claim != m.pvc.Metadata.Name {
-				t.Errorf("--output-dir %s is on volume %s (claim %q), want the PVC %q", out, vm.Name, claim, m.pvc.Metadata.Name)
-			}
-			if vm.ReadOnly {
-				t.Errorf("results mount is read-only")
+			if claim != r.pvc.Name || vm.ReadOnly {
+				t.Errorf("output-dir %s is on volume %s (claim %q, read-only %v), want the PVC %q read-write", out, vm.Name, claim, vm.ReadOnly, r.pvc.Name)
 			}
 		}
 	}
 	if !resultsMounted {
-		t.Errorf("--output-dir %q is not a volume mount", out)
+		t.Errorf("output-dir %q is not a volume mount", out)
 	}
-	if tok := m.configMap.Data["TOKENIZER"]; !strings.HasPrefix(tok, out+"/") {
-		t.Errorf("TOKENIZER %q is not on the results volume %s", tok, out)
+	if tok := r.setting("tokenizer"); !strings.HasPrefix(tok, out+"/") {
+		t.Errorf("tokenizer %q is not on the results volume %s", tok, out)
 	}
-	if len(m.pvc.Spec.AccessModes) == 0 || m.pvc.Spec.Resources.Requests["storage"] == "" {
-		t.Errorf("PVC needs accessModes and a storage request: %+v", m.pvc.Spec)
+	if len(r.pvc.Spec.AccessModes) == 0 || r.pvc.Spec.Resources.Requests.Storage().IsZero() {
+		t.Errorf("PVC needs accessModes and a storage request: %+v", r.pvc.Spec)
 	}
 }
 
 // TestJobWarmsUpWithThePhase: the Job warms the server up with the sweep's
-// own run-level phase, held until GPU power settles, not with a separate
-// container sending load before it; the ConfigMap's values parse.
+// own run-level phase, held until GPU power settles.
 func TestJobWarmsUpWithThePhase(t *testing.T) {
-	m := load(t)
-	spec := m.job.Spec.Template.Spec
-	if len(spec.InitContainers) != 0 {
-		t.Errorf("%d init containers: the sweep's --warmup-phase warms the server up", len(spec.InitContainers))
-	}
-	args := spec.Containers[0].Args
-	for flag, key := range map[string]string{"--warmup-phase": "WARMUP_PHASE", "--stabilize": "STABILIZE"} {
-		if v, ok := flagValue(args, flag); !ok || v != "$("+key+")" {
-			t.Errorf("args: %s=%q, want %s=$(%s)", flag, v, flag, key)
-		}
-	}
-	ph, err := harness.ParseWarmupPhase(m.configMap.Data["WARMUP_PHASE"])
+	r := render(t)
+	ph, err := harness.ParseWarmupPhase(r.setting("warmup-phase"))
 	if err != nil {
-		t.Errorf("WARMUP_PHASE: %v", err)
+		t.Errorf("warmup-phase: %v", err)
 	} else if ph.Profile.Concurrency != 4 || ph.Duration != time.Minute {
-		t.Errorf("WARMUP_PHASE %q: want the seed's 60 s at concurrency 4", m.configMap.Data["WARMUP_PHASE"])
+		t.Errorf("warmup-phase %q: want 60 s at concurrency 4", r.setting("warmup-phase"))
 	}
-	if m.configMap.Data["STABILIZE"] == "" || m.configMap.Data["ENERGY"] == "" {
-		t.Errorf("STABILIZE %q needs ENERGY %q", m.configMap.Data["STABILIZE"], m.configMap.Data["ENERGY"])
+	if r.setting("stabilize") == "" || r.setting("energy") == "" {
+		t.Errorf("stabilize %q needs energy %q", r.setting("stabilize"), r.setting("energy"))
 	}
 }

@@ -15,9 +15,11 @@ import (
 // exempt lists the folders, relative to the module root, whose non-test
 // Go files may name flags: the CLI (cmd), the settings named after their
 // flags by design (benchmark), scripts and programs that are not the
-// library (bench, deploy, examples), and the redaction of "--api-key" and
-// "--header" arguments (internal/redact).
-var exempt = []string{"benchmark", "cmd", "bench", "deploy", "examples", "internal/redact"}
+// library (bench, deploy, examples), the redaction of "--api-key" and
+// "--header" arguments (internal/redact), and the command line's own
+// vocabulary (cmdline: configuration files keyed by flag name, the peer
+// tools' flag spellings, "did you mean", completion).
+var exempt = []string{"benchmark", "cmd", "cmdline", "bench", "deploy", "examples", "internal/redact"}
 
 // flag matches a long flag: two dashes and a lowercase letter.
 var flag = regexp.MustCompile(`--[a-z]`)

@@ -36,18 +36,18 @@ func Args(args []string) []string {
 		case strings.HasPrefix(a, apiKeyFlag+"="):
 			out[i] = apiKeyFlag + "=" + Redacted
 		case a == "--header" && i+1 < len(out):
-			out[i+1] = header(out[i+1])
+			out[i+1] = Header(out[i+1])
 			i++
 		case strings.HasPrefix(a, "--header="):
-			out[i] = "--header=" + header(strings.TrimPrefix(a, "--header="))
+			out[i] = "--header=" + Header(strings.TrimPrefix(a, "--header="))
 		}
 	}
 	return out
 }
 
-// header redacts the value of a --header K=V whose name suggests a
-// credential.
-func header(kv string) string {
+// Header redacts the value of a --header K=V whose name suggests a
+// credential (SecretName).
+func Header(kv string) string {
 	k, _, ok := strings.Cut(kv, "=")
 	if ok && SecretName(k) {
 		return k + "=" + Redacted
