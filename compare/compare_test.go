@@ -108,6 +108,7 @@ func row(t testing.TB, res Result, key string) Row {
 // `gollm-bench compare` takes (results folders read back, records and
 // all, then Runs), and no trial's --fail-on ttft_p99:+5% fails.
 func TestSameServerTrials(t *testing.T) {
+	skipUnderRace(t)
 	ths, err := ParseFailOn("ttft_p99:+5%")
 	if err != nil {
 		t.Fatal(err)

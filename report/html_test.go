@@ -203,6 +203,7 @@ var kneeLegends = map[string][]string{
 }
 
 func TestHTMLOffline(t *testing.T) {
+	skipUnderRace(t)
 	noRecords := []string{"plot-throughput", "plot-ttft", "plot-itl", "plot-ttft-thru", "plot-itl-thru", "plot-user-thru",
 		"plot-ttft-cdf", "plot-itl-cdf", "plot-status", "plot-tok-time", "plot-inflight-time"}
 	tests := []struct {
@@ -355,6 +356,7 @@ func TestWriteHTMLDeterministic(t *testing.T) {
 // TestHTMLSizeLongSweep: report.html of a 20-level sweep, with every plot
 // (records and energy included), stays offline and under 2 MB.
 func TestHTMLSizeLongSweep(t *testing.T) {
+	skipUnderRace(t)
 	run := fixtureRun(t)
 	obj := run.Result.Objective
 	res := sweepResultCopy(run)

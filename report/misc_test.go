@@ -91,6 +91,7 @@ func TestConsoleInfinity(t *testing.T) {
 }
 
 func TestConsoleKneeLines(t *testing.T) {
+	skipUnderRace(t)
 	notReached := func(r *results.Run) { r.Result.Knee.Reached = false; r.Result.Knee.BracketHi = 0 }
 	tests := []struct {
 		name   string

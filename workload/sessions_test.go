@@ -159,6 +159,7 @@ func qwen3(t testing.TB) *tokenize.Tokenizer {
 // the previous turn's plus the reply plus the new message; the request
 // carries the whole conversation with the server's reply in it.
 func TestSessionsGrowExactly(t *testing.T) {
+	skipUnderRace(t)
 	tok := qwen3(t)
 	w, err := NewSessions(SessionConfig{
 		Turns:     TurnCount{3, 3},
@@ -276,6 +277,7 @@ func TestSessionsDeterministic(t *testing.T) {
 // TestSessionsContextCheck: more turns than the declared context allows
 // are refused before anything is sent, naming the fields and what fits.
 func TestSessionsContextCheck(t *testing.T) {
+	skipUnderRace(t)
 	cfg := SessionConfig{
 		Turns:            TurnCount{2, 40},
 		Synthetic:        SyntheticConfig{Lengths: Data{PromptTokens: 256, OutputTokens: 64}},

@@ -189,6 +189,7 @@ func TestTraceWindowAndOffsets(t *testing.T) {
 // prompts whose lines share Mooncake block ids share those blocks' text
 // and tokens, and nothing more.
 func TestReplayExact(t *testing.T) {
+	skipUnderRace(t)
 	tok := qwen3(t)
 	for _, s := range samples {
 		tr, err := ReadTraceFile(samplePath(s.file), "")
@@ -287,6 +288,7 @@ func TestReplayWords(t *testing.T) {
 // TestReplayOtherTokenizers: exact lengths with the other shipped
 // vocabularies too (SentencePiece-style Mistral, o200k gpt-oss).
 func TestReplayOtherTokenizers(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("encodes 2 × 60 prompts")
 	}
@@ -454,6 +456,7 @@ func FuzzParseSharedPrefix(f *testing.F) {
 // is the sum of its pieces' (the fast path: no prompt is counted whole);
 // SentencePiece-style Mistral is checked prompt by prompt instead.
 func TestSegmentsAdditive(t *testing.T) {
+	skipUnderRace(t)
 	for name, want := range map[string]bool{"qwen3": true, "gpt-oss": true} {
 		tok, err := tokenize.Load(filepath.Join("..", "testdata", "tokenizers", "files", name))
 		if err != nil {

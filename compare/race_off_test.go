@@ -1,0 +1,8 @@
+//go:build !race
+
+package compare
+
+import "testing"
+
+// skipUnderRace does nothing without the race detector (race_on_test.go).
+func skipUnderRace(testing.TB) {}
