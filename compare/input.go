@@ -18,6 +18,19 @@ import (
 	"github.com/gollm-bench/gollm-bench/stats"
 )
 
+// ReadAll reads every path with Read, in order; the first error stops it.
+func ReadAll(paths []string) ([]peer.Result, error) {
+	out := make([]peer.Result, len(paths))
+	for i, p := range paths {
+		r, err := Read(p)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = r
+	}
+	return out, nil
+}
+
 // Read reads one side of a comparison from path: a gollm-bench results
 // folder (its run.json, with scorecard.json and requests.jsonl[.gz] when
 // they are there) or its run.json; a folder of peer results (peer.ReadDir:

@@ -270,6 +270,27 @@ func Read(path string) (Run, error) {
 	return run, nil
 }
 
+// Open reads a run from path, as Read does, and checks it (Run.Check). It
+// returns the run and its folder (path, or the folder holding path when
+// path is the run.json file). A run.json that decodes but fails the check
+// is damaged: the error names the file and says to re-run or restore it.
+func Open(path string) (Run, string, error) {
+	run, err := Read(path)
+	if err != nil {
+		return Run{}, "", err
+	}
+	dir, file := path, path
+	if filepath.Base(path) == RunJSON {
+		dir = filepath.Dir(path)
+	} else {
+		file = filepath.Join(path, RunJSON)
+	}
+	if err := run.Check(); err != nil {
+		return Run{}, "", fmt.Errorf("%s: %w; the file is damaged: re-run, or restore it from a copy", file, err)
+	}
+	return run, dir, nil
+}
+
 // Create makes the folder parent/runID for a new run and returns its path. A
 // run id that already exists is refused (docs/outputs.md#run-ids: idempotent,
 // like a Kubernetes Job name) with an error wrapping ErrRunExists, unless

@@ -2,8 +2,11 @@ package scorecard
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -210,6 +213,22 @@ func Columns() []string {
 		names[i] = c.name
 	}
 	return names
+}
+
+// WriteCSVFile writes WriteCSV's table to path, replacing a file there,
+// and creates path's folder if need be. Errors name path.
+func WriteCSVFile(path string, cards []Scorecard, opts ...Option) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := errors.Join(WriteCSV(f, cards, opts...), f.Close()); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // WriteCSV writes one CSV row per scorecard (`gollm-bench aggregate`,

@@ -339,6 +339,20 @@ func dash(s string) string {
 	return s
 }
 
+// ParseSLOCheck is CheckTerms of the SLO s (slo.Parse's grammar) mapped
+// onto the scorecard's figures by TermsOf. Errors say what s lacks.
+func ParseSLOCheck(s string) (SLOCheck, error) {
+	obj, err := slo.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	terms, err := TermsOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	return CheckTerms(terms...), nil
+}
+
 // TermsOf maps an SLO's terms onto the figures a scorecard holds, for
 // CheckTerms. A scorecard keeps only TTFT P99, ITL P95, E2E P99, the error
 // rate and output throughput: a term on another figure is an error naming

@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 
 	"github.com/spf13/pflag"
 
 	"github.com/gollm-bench/gollm-bench/benchmark"
 	"github.com/gollm-bench/gollm-bench/exitcode"
-	"github.com/gollm-bench/gollm-bench/metrics"
-	"github.com/gollm-bench/gollm-bench/results"
 )
 
 func runRun(ctx context.Context, e env, args []string) error {
@@ -28,7 +25,6 @@ type bench struct {
 	s          benchmark.Settings
 	quiet      bool // --quiet: no progress lines
 	minSamples int  // --min-samples: deprecated, no effect
-	notes      []metrics.Warning
 }
 
 // runBench parses the flags into benchmark settings (with --like's load
@@ -54,7 +50,8 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 	if fs.NArg() > 0 {
 		return usageErr(fmt.Errorf("unexpected argument %q (flags only; see --help)", fs.Arg(0)))
 	}
-	if err := b.applyLike(e, fs); err != nil {
+	notes, err := benchmark.ApplyLike(e.stderr, b.s.Like, fs.Changed, fs.Set)
+	if err != nil {
 		return usageErr(err)
 	}
 	b.s.Given = p.Given()
@@ -65,10 +62,10 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 		Stdout:   e.stdout,
 		Log:      e.stderr,
 		FS:       e.fs,
-		Tool:     results.Tool{Name: "gollm-bench", Version: toolVersion(), Commit: commitOrVCS(), Go: runtime.Version()},
+		Tool:     tool(),
 		Args:     append([]string{name}, args...),
 		OpenNVML: openNVML,
-		Notes:    b.notes,
+		Notes:    notes,
 		Record:   p.Record("api-key", "quiet"),
 	}
 	opt.Progress, opt.SweepProgress = liveView(e, b.quiet)

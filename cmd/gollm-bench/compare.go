@@ -11,7 +11,6 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/compare"
 	"github.com/gollm-bench/gollm-bench/exitcode"
-	"github.com/gollm-bench/gollm-bench/peer"
 	"github.com/gollm-bench/gollm-bench/report"
 )
 
@@ -71,13 +70,9 @@ differ), 3 a --fail-on metric regressed significantly.
 		}
 		return usageErr(errors.Join(errs...))
 	}
-	inputs := make([]peer.Result, fs.NArg())
-	for i, path := range fs.Args() {
-		r, err := compare.Read(path)
-		if err != nil {
-			return usageErr(err)
-		}
-		inputs[i] = r
+	inputs, err := compare.ReadAll(fs.Args())
+	if err != nil {
+		return usageErr(err)
 	}
 	res := compare.All(inputs[0], inputs[1:], compare.Options{Metrics: ms, Seed: *seed})
 	if bad := report.MismatchLines(res); *strict && len(bad) > 0 {

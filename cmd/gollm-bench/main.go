@@ -106,17 +106,16 @@ func runVersion(ctx context.Context, e env, args []string) error {
 	if err := cmdline.NoFlags(e.stdout, "version", "Prints the version, the commit, the Go version and whether NVML can be read here.", args); err != nil {
 		return usageErr(err)
 	}
-	c := commitOrVCS()
+	c := buildinfo.Commit(commit)
 	if c == "" {
 		c = "unknown (built without VCS stamp: use `make build`, or `go build` in a git checkout)"
 	}
 	fmt.Fprintf(e.stdout, "gollm-bench %s\ncommit: %s\ngo:     %s %s/%s\nnvml:   %s\n",
-		toolVersion(), c, runtime.Version(), runtime.GOOS, runtime.GOARCH, energy.DescribeNVML(ctx, openNVML))
+		buildinfo.Version(version), c, runtime.Version(), runtime.GOOS, runtime.GOARCH, energy.DescribeNVML(ctx, openNVML))
 	return nil
 }
 
-// toolVersion is the release (buildinfo.Version).
-func toolVersion() string { return buildinfo.Version(version) }
-
-// commitOrVCS is the commit the binary was built from (buildinfo.Commit).
-func commitOrVCS() string { return buildinfo.Commit(commit) }
+// tool is this binary as run.json records it.
+func tool() results.Tool {
+	return results.Tool{Name: "gollm-bench", Version: buildinfo.Version(version), Commit: buildinfo.Commit(commit), Go: runtime.Version()}
+}

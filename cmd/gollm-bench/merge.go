@@ -4,25 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 
 	"github.com/spf13/pflag"
 
+	"github.com/gollm-bench/gollm-bench/benchmark"
 	"github.com/gollm-bench/gollm-bench/exitcode"
-	"github.com/gollm-bench/gollm-bench/internal/redact"
-	"github.com/gollm-bench/gollm-bench/report"
-	"github.com/gollm-bench/gollm-bench/results"
 )
 
-// runMerge is `gollm-bench merge DIR... [--output DIR]`
-// (docs/cli.md#distributed-runs): the shards of one distributed run become
-// one result, as if one process had sent every request. Per level, the
-// summaries merge exactly (metrics.MergeSummaries: HDR histograms merge,
-// counts and rates add) and the SLO verdict is judged again on the merged
-// summary. requests.jsonl is the shards' records concatenated in shard order
-// (shard 0's first, each in its own completion order), unchanged; sort by
-// (level, seq) to get the plan's order.
+// runMerge is `gollm-bench merge DIR... [--output DIR]` (benchmark.Merge).
 func runMerge(_ context.Context, e env, args []string) error {
 	fs := pflag.NewFlagSet("merge", pflag.ContinueOnError)
 	fs.SetOutput(e.stderr)
@@ -44,51 +34,16 @@ func runMerge(_ context.Context, e env, args []string) error {
 			return usageErr(fmt.Errorf("--format %q: want console, csv or html", f))
 		}
 	}
-	parts, err := results.ReadShards(fs.Args())
-	if err != nil {
+	out, err := benchmark.Merge(benchmark.MergeOptions{Dirs: fs.Args(), Output: *output, Overwrite: *overwrite, Formats: *formats,
+		Stdout: e.stdout, Log: e.stderr, Tool: tool(), Args: args})
+	var bad *benchmark.InputError
+	switch {
+	case errors.As(err, &bad):
 		return usageErr(err)
-	}
-	run, err := results.Merge(parts)
-	if err != nil {
-		return usageErr(mergeErr(err))
-	}
-	run.Command = redact.Args(append([]string{"merge"}, args...))
-	run.Tool = results.Tool{Name: "gollm-bench", Version: toolVersion(), Commit: commitOrVCS(), Go: runtime.Version()}
-
-	dir, err := results.MergeDir(parts, *output, *overwrite)
-	if err != nil {
-		return usageErr(fmt.Errorf("%w (--overwrite replaces it, --output DIR chooses the folder)", err))
-	}
-
-	torn, err := results.MergeRecords(dir, parts)
-	var damaged *results.RecordsError
-	if errors.As(err, &damaged) {
-		return usageErr(err)
-	}
-	if err != nil {
+	case err != nil:
 		return err
-	}
-	for _, t := range torn {
-		fmt.Fprintf(e.stderr, "warning: %s\n", t)
-	}
-	run.MarkTorn(torn)
-	sc := run.Scorecard()
-	run.Metadata = sc.Metadata
-	errs := []error{
-		results.Folder{Path: dir}.WriteScorecard(sc),
-		results.Write(dir, run),
-	}
-	errs = append(errs, report.WriteFormats(e.stdout, results.Folder{Path: dir}, run, *formats))
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stderr, "merged %d shards of run %s: %s\n", len(parts), run.RunID, dir)
-	switch code := run.Result.ExitCode(); {
-	case run.Partial:
-		fmt.Fprintf(e.stderr, "the merged result is partial: %s\n", run.PartialReason)
-		return withCode(exitcode.Partial, nil)
-	case code != exitcode.OK:
-		return withCode(code, nil)
+	case out.Code != exitcode.OK:
+		return withCode(out.Code, nil)
 	}
 	return nil
 }

@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/pflag"
 
 	"github.com/gollm-bench/gollm-bench/benchmark"
+	"github.com/gollm-bench/gollm-bench/internal/fieldname"
 	"github.com/gollm-bench/gollm-bench/scorecard"
-	"github.com/gollm-bench/gollm-bench/slo"
 )
 
 // aggregateFile is the name of `aggregate`'s CSV
@@ -57,17 +56,10 @@ func runAggregate(_ context.Context, e env, args []string) error {
 	}
 	path := *out
 	if path == "" {
-		if err := os.MkdirAll(*outDir, 0o755); err != nil {
-			return fmt.Errorf("--output-dir: %w", err)
-		}
 		path = filepath.Join(*outDir, aggregateFile)
 	}
-	f, err := os.Create(path)
-	if err != nil {
+	if err := scorecard.WriteCSVFile(path, cards, csvOpts...); err != nil {
 		return err
-	}
-	if err := errors.Join(scorecard.WriteCSV(f, cards, csvOpts...), f.Close()); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
 	}
 	fmt.Fprintf(e.stderr, "%d scorecards -> %s\n", len(cards), path)
 	return nil
@@ -95,22 +87,19 @@ func runPareto(_ context.Context, e env, args []string) error {
 	}
 	var check scorecard.SLOCheck
 	if *sloFlag != "" {
-		obj, err := slo.Parse(*sloFlag)
-		if err != nil {
+		if check, err = scorecard.ParseSLOCheck(*sloFlag); err != nil {
 			return usageErr(fmt.Errorf("--slo: %w", err))
 		}
-		terms, err := scorecard.TermsOf(obj)
-		if err != nil {
-			return usageErr(fmt.Errorf("--slo: %w", err))
-		}
-		check = scorecard.CheckTerms(terms...)
 	}
 	cards, err := readScorecards(e, fs.Args())
 	if err != nil {
 		return err
 	}
 	frontier, dropped := scorecard.Pareto(cards, check, scorecard.WithCostBasis(basis))
-	flagReasons(dropped)
+	for i := range dropped { // the flag that would keep each
+		dropped[i].Reason = fieldname.ReplaceString(dropped[i].Reason, fieldname.Name{Field: "run without an SLO", Caller: "run without --slo"},
+			fieldname.Name{Field: "give an SLOCheck", Caller: "pass --slo"})
+	}
 	if err := scorecard.WriteParetoText(e.stdout, frontier, dropped, scorecard.WithCostBasis(basis)); err != nil {
 		return err
 	}
