@@ -25,7 +25,7 @@ func TestFormulas(t *testing.T) {
 			tolWh: 5e-7, tolJ: 5e-3, tolGrams: 5e-3,
 		},
 		{
-			// fixtures/telemetry README §3: 333,637.666 J over 120 s, 421,308 tokens, 21.7 g/kWh.
+			// testdata/telemetry/FIXTURES.md, section 3: 333,637.666 J over 120 s, 421,308 tokens, 21.7 g/kWh.
 			name: "fixture window PUE 1", energyJ: 333637.666, windowS: 120, tokens: 421308,
 			pue: 1, grid: 21.7, jPerTok: 0.791909, whPerTok: 2.199748e-4, whPUE: 2.199748e-4, gPerM: 4.7735, meanW: 2780.31388,
 			tolWh: 5e-10, tolJ: 5e-7, tolGrams: 5e-5,

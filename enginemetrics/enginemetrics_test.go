@@ -61,7 +61,7 @@ func TestDiffVLLM(t *testing.T) {
 	mid := after
 	mid.KVCacheUsage, mid.Waiting, mid.Running = 0.91, 17, 128
 	d := Diff(before, after, mid)
-	// fixtures/telemetry README §2.
+	// testdata/telemetry/FIXTURES.md, section 2.
 	if d.GenerationTokens != 421308 || d.PromptTokens != 1104512 {
 		t.Errorf("tokens: generation %v prompt %v, want 421308 and 1104512", d.GenerationTokens, d.PromptTokens)
 	}
