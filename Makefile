@@ -56,8 +56,14 @@ vet: ## go vet, default and hftokenizers builds, cgo-free builds (Linux, macOS, 
 	CGO_ENABLED=0 $(GO) build -tags nonvml $(PKGS)
 	CGO_ENABLED=0 $(GO) test -count=1 ./energy/nvml
 
-race: ## all tests under the race detector (wall-clock timing tests and CPU-heavy single-goroutine checks skip there: see timing, norace)
-	$(GO) test -race -count=1 $(PKGS)
+# deploy/kubernetes renders and decodes manifests with kustomize and the
+# Kubernetes API types: no goroutine of ours, and compiling k8s.io/api with
+# the race detector costs more than all our race tests; norace runs it.
+NORACE_ONLY = ./deploy/kubernetes
+RACE_PKGS   = $(filter-out $(addprefix $(shell $(GO) list -m)/,$(NORACE_ONLY:./%=%)),$(shell $(GO) list $(PKGS)))
+
+race: ## all tests under the race detector but deploy/kubernetes (wall-clock timing tests and CPU-heavy single-goroutine checks skip there: see timing, norace)
+	$(GO) test -race -count=1 $(RACE_PKGS)
 
 # -p 1: one package at a time, so that no other test loads the machine.
 timing: ## the wall-clock tests (timing truth, the knee against the mock, the client's health on a full disk), without the race detector
@@ -68,7 +74,7 @@ timing: ## the wall-clock tests (timing truth, the knee against the mock, the cl
 # spend their time in gzip and SHA-256 (the image), which the race detector
 # slows several times over and has nothing of ours to find in.
 # (tokenize's Example, built only without the detector, is in one of them.)
-NORACE_PKGS = $(sort $(dir $(shell grep -l skipUnderRace $$(find . -name '*_test.go'))))
+NORACE_PKGS = $(sort $(dir $(shell grep -l skipUnderRace $$(find . -name '*_test.go'))) $(NORACE_ONLY))
 
 norace: ## the tests that skip under the race detector (skipUnderRace), without it
 	$(GO) test -count=1 $(NORACE_PKGS)
