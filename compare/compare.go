@@ -196,6 +196,9 @@ func Runs(a, b peer.Result, opts Options) Result {
 		}
 	}
 	r.Summary = summaryRows(a, b, o, mismatch)
+	if a.Headline.CPM.OK && b.Headline.CPM.OK && cpmOnThroughput(a) != cpmOnThroughput(b) {
+		r.Notes = append(r.Notes, "CPM: a run without an SLO has no goodput, so its CPM is per output token; the other's is per good token (not judged)")
+	}
 	return r
 }
 
