@@ -3,6 +3,7 @@ package compare
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -112,5 +113,31 @@ func TestCPMBasesDiffer(t *testing.T) {
 	}
 	if !found || len(res.Notes) == 0 {
 		t.Errorf("cpm row found %v, notes %v", found, res.Notes)
+	}
+}
+
+// TestUncheckedGates: a gate is checked when a row judges it; otherwise
+// the reason names what is missing (`compare C D --fail-on
+// "goodput:-3%,cpm:+5%"` said "no regression").
+func TestUncheckedGates(t *testing.T) {
+	a := read(t, simulatedRun(t, 1, 20*time.Millisecond))
+	b := read(t, simulatedRun(t, 2, 20*time.Millisecond))
+	a.Levels[0].GoodputTokPerSec = peer.Some(100) // as a run with an SLO
+	ths, err := ParseFailOn("ttft_p99:+5%,goodput:-3%,cpm:+5%,itl_p99:+5%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, _ := ParseMetrics("ttft_p99")
+	res := Runs(a, b, Options{Metrics: MetricsFor(ms, ths)})
+	var got []string
+	for _, u := range UncheckedGates(res, ths) {
+		got = append(got, u.String())
+	}
+	want := []string{
+		"goodput:-3%: goodput is only in A (" + a.File + "): the gate cannot be checked",
+		"cpm:+5%: cpm is in neither input: the gate cannot be checked",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("unchecked %q, want %q", got, want)
 	}
 }
