@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/peer"
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/scorecard"
@@ -139,5 +140,30 @@ func TestUncheckedGates(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("unchecked %q, want %q", got, want)
+	}
+}
+
+// TestWorkloadLoadAndLength: A at 10 req/s for 5 s against C at 25 req/s
+// for 8 s gave no mismatch; every figure then compared different loads.
+func TestWorkloadLoadAndLength(t *testing.T) {
+	a := read(t, simulatedRun(t, 1, 20*time.Millisecond))
+	c := read(t, simulatedRun(t, 2, 20*time.Millisecond))
+	a.Levels[0].Mode, a.Levels[0].Rate = loadgen.ModeConstant, peer.Some(10)
+	c.Levels[0].Mode, c.Levels[0].Rate = loadgen.ModeConstant, peer.Some(25)
+	a.Workload.MaxSeconds, c.Workload.MaxSeconds = peer.Some(5), peer.Some(8)
+	res := Runs(a, c, Options{})
+	want := []Mismatch{{"load", "10 req/s", "25 req/s"}, {"level length", "5 s", "8 s"}}
+	if !slices.Equal(res.Mismatches, want) {
+		t.Errorf("mismatches %v, want %v", res.Mismatches, want)
+	}
+	for _, r := range res.Summary {
+		if !r.Mismatch {
+			t.Errorf("summary row %s not marked", r.Metric.Key)
+		}
+	}
+	// The same load, matched within the rate tolerance: no mismatch.
+	c.Levels[0].Rate, c.Workload.MaxSeconds = peer.Some(10.2), peer.Some(5)
+	if res := Runs(a, c, Options{}); len(res.Mismatches) != 0 || len(res.Rows) == 0 {
+		t.Errorf("same load: mismatches %v, %d rows", res.Mismatches, len(res.Rows))
 	}
 }
