@@ -70,7 +70,7 @@ func (c Comparison) Exit() (int, error) {
 	var unchecked []string
 	for i, regs := range c.Regressions {
 		if len(regs) > 0 {
-			return exitcode.SLOFailed, errors.New("a --fail-on metric regressed significantly (see the regression lines)")
+			return exitcode.SLOFailed, errors.New("a fail-on metric regressed significantly (see the regression lines)")
 		}
 		if i < len(c.Unchecked) {
 			for _, u := range c.Unchecked[i] {
@@ -79,7 +79,7 @@ func (c Comparison) Exit() (int, error) {
 		}
 	}
 	if len(unchecked) > 0 {
-		return exitcode.Usage, fmt.Errorf("--fail-on: %s; give inputs that hold the metric, or drop the term", strings.Join(unchecked, "; "))
+		return exitcode.Usage, fmt.Errorf("%s; give inputs that hold the metric, or drop the term", strings.Join(unchecked, "; "))
 	}
 	return exitcode.OK, nil
 }

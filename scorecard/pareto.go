@@ -34,7 +34,7 @@ func OwnVerdict(sc Scorecard) (bool, string) {
 		if sc.Metadata.SLO != "" {
 			what = strconv.Quote(sc.Metadata.SLO)
 		}
-		return false, "SLO undecided: no level decided " + what + " (inconclusive: its intervals straddle a limit; run longer levels, or with --precision decide)"
+		return false, "SLO undecided: no level decided " + what + " (inconclusive: its intervals straddle a limit; longer levels would decide it)"
 	case !*sc.Performance.SLOPass:
 		if sc.Metadata.SLO != "" {
 			return false, fmt.Sprintf("SLO violated: no level passed %q", sc.Metadata.SLO)

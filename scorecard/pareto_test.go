@@ -66,7 +66,7 @@ func TestPareto(t *testing.T) {
 				}(),
 			},
 			frontier: []string{"fp8"},
-			dropped:  []drop{{"short", `SLO undecided: no level decided "ttft_p99<=500ms" (inconclusive: its intervals straddle a limit; run longer levels, or with --precision decide)`}},
+			dropped:  []drop{{"short", `SLO undecided: no level decided "ttft_p99<=500ms" (inconclusive: its intervals straddle a limit; longer levels would decide it)`}},
 		},
 		{
 			name: "an explicit SLO check overrides the verdict",
