@@ -196,6 +196,18 @@ func Runs(a, b peer.Result, opts Options) Result {
 		}
 	}
 	r.Summary = summaryRows(a, b, o, mismatch)
+	// Said only where the other side has goodput: its row shows "-".
+	for _, side := range []struct {
+		name     string
+		r, other peer.Result
+	}{{"A", a, b}, {"B", b, a}} {
+		if side.r.Tool == "gollm-bench" && side.r.Workload.SLO == "" && hasGoodput(side.other) {
+			r.Notes = append(r.Notes, "goodput: "+side.name+" ran without an SLO, so its goodput is not measured (its scorecard's goodput_tok_s is the output throughput)")
+		}
+	}
+	if a.Headline.CPM.OK && b.Headline.CPM.OK && cpmOnThroughput(a) != cpmOnThroughput(b) {
+		r.Notes = append(r.Notes, "CPM: a run without an SLO has no goodput, so its CPM is per output token; the other's is per good token (not judged)")
+	}
 	return r
 }
 
@@ -510,4 +522,15 @@ func errorCounts(l peer.Level) (failed, n int64, ok bool) {
 		return 0, 0, false
 	}
 	return c.Failed.N, c.Completed.N + c.Failed.N, true
+}
+
+// hasGoodput reports whether some level of r, or its headline, holds a
+// goodput.
+func hasGoodput(r peer.Result) bool {
+	for _, l := range r.Levels {
+		if l.GoodputTokPerSec.OK {
+			return true
+		}
+	}
+	return r.Headline.GoodputTokPerSec.OK
 }

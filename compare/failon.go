@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -196,6 +197,96 @@ func Regressions(res Result, ths []Threshold) []Regression {
 		}
 		for _, r := range res.Rows {
 			check(r, r.Level)
+		}
+	}
+	return out
+}
+
+// Unchecked is a --fail-on term that no row could judge: the metric is
+// in neither input, in one only, has no interval, or the two tools define
+// it differently. CI must not read it as a pass.
+type Unchecked struct {
+	Threshold Threshold
+	// Why says what is missing: "cpm is in neither input".
+	Why string
+}
+
+// String is "cpm:+5%: cpm is in neither input: the gate cannot be
+// checked".
+func (u Unchecked) String() string {
+	return fmt.Sprintf("%s: %s: the gate cannot be checked", u.Threshold.Text, u.Why)
+}
+
+// UncheckedGates returns the thresholds of ths that no row of res could
+// judge (Regressions judges a row when both sides hold the figure, its
+// change has an interval, and the two tools define it alike), each with
+// the reason. A threshold judged on at least one row is checked.
+func UncheckedGates(res Result, ths []Threshold) []Unchecked {
+	var out []Unchecked
+	for _, th := range ths {
+		var onlyA, onlyB, noCI, unlike, judged bool
+		look := func(r Row) {
+			if r.Metric.Key != th.Metric.Key {
+				return
+			}
+			switch {
+			case r.A.OK && !r.B.OK:
+				onlyA = true
+			case r.B.OK && !r.A.OK:
+				onlyB = true
+			case !r.A.OK:
+			case r.Unlike:
+				unlike = true
+			case r.Verdict == VerdictUnknown:
+				noCI = true
+			default:
+				judged = true
+			}
+		}
+		for _, r := range res.Summary {
+			if r.Metric.kind != kindLatency {
+				look(r)
+			}
+		}
+		for _, r := range res.Rows {
+			look(r)
+		}
+		k := th.Metric.Key
+		var why string
+		switch {
+		case judged:
+			continue
+		case unlike:
+			why = k + " is defined differently by the two tools"
+		case noCI:
+			why = k + " has no interval on a side (a figure alone), so its change cannot be judged"
+		case onlyA && onlyB:
+			why = k + " is in each input at different levels only"
+		case onlyA:
+			why = k + " is only in A (" + res.A.File + ")"
+		case onlyB:
+			why = k + " is only in B (" + res.B.File + ")"
+		case len(res.Matches) == 0 && th.Metric.level:
+			why = "no level of A matches a level of B, and " + k + " is not in the summary"
+		default:
+			why = k + " is in neither input"
+		}
+		out = append(out, Unchecked{Threshold: th, Why: why})
+	}
+	return out
+}
+
+// MetricsFor returns ms with every per-level metric of ths that ms lacks
+// appended, so that a --fail-on term is compared even when --metrics
+// leaves it out.
+func MetricsFor(ms []Metric, ths []Threshold) []Metric {
+	if ms == nil {
+		ms = Options{}.withDefaults().Metrics
+	}
+	out := slices.Clone(ms)
+	for _, th := range ths {
+		if th.Metric.level && !slices.ContainsFunc(out, func(m Metric) bool { return m.Key == th.Metric.Key }) {
+			out = append(out, th.Metric)
 		}
 	}
 	return out

@@ -47,6 +47,9 @@ func Read(path string) (peer.Result, error) {
 	}
 	if st.IsDir() {
 		if _, err := os.Stat(filepath.Join(path, results.RunJSON)); err != nil {
+			if runs := runsUnder(path); len(runs) > 0 {
+				return peer.Result{}, folderOfRuns(path, runs)
+			}
 			r, perr := peer.ReadDir(path)
 			if perr != nil && errors.Is(err, fs.ErrNotExist) && errors.Is(perr, peer.ErrNoResults) {
 				return peer.Result{}, fmt.Errorf("%s not found, and no GuideLLM, AIPerf, GenAI-Perf or vLLM result under %s: give a gollm-bench results folder, a peer result file, or a folder of them", filepath.Join(path, results.RunJSON), path)
@@ -60,6 +63,14 @@ func Read(path string) (peer.Result, error) {
 	if err != nil {
 		return peer.Result{}, err
 	}
+	// A damaged run.json is refused, as report refuses it (results.Open).
+	if err := run.Check(); err != nil {
+		file := path
+		if st.IsDir() {
+			file = filepath.Join(path, results.RunJSON)
+		}
+		return peer.Result{}, fmt.Errorf("%s: %w; the file is damaged: re-run, or restore it from a copy", file, err)
+	}
 	var sc *scorecard.Scorecard
 	if c, err := scorecard.Read(filepath.Join(dir, scorecard.FileName)); err == nil {
 		sc = &c
@@ -69,6 +80,44 @@ func Read(path string) (peer.Result, error) {
 		return peer.Result{}, err
 	}
 	return FromRun(run, sc, recs, path), nil
+}
+
+// runsUnder lists the folders directly under dir that hold a run.json:
+// dir is then a folder of runs (`run --output-dir DIR` writes
+// DIR/<run id>/), not a run.
+func runsUnder(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		sub := filepath.Join(dir, e.Name())
+		if st, err := os.Stat(filepath.Join(sub, results.RunJSON)); err == nil && !st.IsDir() {
+			out = append(out, sub)
+		}
+	}
+	return out
+}
+
+// folderOfRuns is the error for a folder that holds runs rather than
+// being one: it names them and says which to give.
+func folderOfRuns(dir string, runs []string) error {
+	if len(runs) == 1 {
+		return fmt.Errorf("%s holds no %s: it is a folder of runs holding one, %s; give that run's folder", dir, results.RunJSON, runs[0])
+	}
+	shown := runs
+	if len(shown) > 5 {
+		shown = shown[:5]
+	}
+	more := ""
+	if len(runs) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(runs)-len(shown))
+	}
+	return fmt.Errorf("%s holds no %s: it is a folder of %d runs (%s%s); give one run's folder per input, e.g. %s", dir, results.RunJSON, len(runs), strings.Join(shown, ", "), more, runs[len(runs)-1])
 }
 
 // isRunJSON reports whether the file at path is a gollm-bench run.json:
@@ -286,7 +335,11 @@ func runHeadline(run results.Run, sc *scorecard.Scorecard) peer.Headline {
 		if p.KneeLevel != nil {
 			h.KneeLevel = *p.KneeLevel
 		}
-		h.GoodputTokPerSec, h.GoodputTokPerSecCI = ptr(p.GoodputTokS), ci(p.GoodputTokSCI)
+		// Without an SLO the scorecard's goodput is the raw output
+		// throughput: goodput is not measured.
+		if !run.Result.Objective.IsZero() {
+			h.GoodputTokPerSec, h.GoodputTokPerSecCI = ptr(p.GoodputTokS), ci(p.GoodputTokSCI)
+		}
 		h.TTFTP99, h.TTFTP99CI = ptr(p.TTFTP99Ms), ci(p.TTFTP99MsCI)
 		h.ITLP95, h.ITLP95CI = ptr(p.ITLP95Ms), ci(p.ITLP95MsCI)
 		h.CPM, h.CPMCI, h.Currency = ptr(sc.Cost.CPMEUR1M), ci(sc.Cost.CPMEUR1MCI), sc.Cost.Currency

@@ -50,6 +50,9 @@ func summaryRows(a, b peer.Result, o Options, mismatch bool) []Row {
 	if ha.Currency != "" && hb.Currency != "" && ha.Currency != hb.Currency {
 		r.Unlike = true
 	}
+	if cpmOnThroughput(a) != cpmOnThroughput(b) {
+		r.Unlike = true // per good token against per token
+	}
 	r.decide()
 	add(r)
 
@@ -144,4 +147,11 @@ func inverseRow(r *Row, ka, kb float64, ra, rb []float64) {
 	if !r.ACI.IsZero() && !r.BCI.IsZero() {
 		r.DiffCI, r.Method = combineIntervals(r.A.V, r.ACI, r.B.V, r.BCI), MethodIntervals
 	}
+}
+
+// cpmOnThroughput reports whether r's CPM is per output token rather than
+// per good token: a run without an SLO has no goodput, so its scorecard
+// divides the cost by the raw output throughput.
+func cpmOnThroughput(r peer.Result) bool {
+	return r.Headline.CPM.OK && r.Workload.SLO == ""
 }

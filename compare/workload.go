@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/peer"
 	"github.com/gollm-bench/gollm-bench/slo"
 )
@@ -25,17 +26,19 @@ const (
 
 // CheckWorkload reports whether a and b ran the same workload, as Runs
 // does before it compares them: it matches their levels by load and lists
-// the facts they state differently (load profile, achieved ISL and OSL
-// over the matched levels, endpoint, streaming, tokenizer, prefix cache,
-// ignore_eos, SLO, warmup, cooldown) and those only one states. A report
+// the facts they state differently (load profile, the offered load when no
+// level matches, the level length, achieved ISL and OSL over the matched
+// levels, endpoint, streaming, tokenizer, prefix cache, ignore_eos, SLO,
+// warmup, cooldown) and those only one states. A report
 // that overlays runs uses it to say when they are not comparable.
 func CheckWorkload(a, b peer.Result) (mismatches []Mismatch, unstated []string) {
 	return checkWorkload(a, b, peer.Compare(a, b).Matches)
 }
 
 // checkWorkload lists the facts a and b state differently, in a fixed
-// order: load profile, the load of levels paired without a stated load,
-// achieved ISL and OSL (mean, then spread) over the matched levels,
+// order: load profile, the load of levels paired without a stated load
+// or of two results no level of which matches, the level length
+// (max seconds, max requests), achieved ISL and OSL (mean, then spread) over the matched levels,
 // endpoint, streaming, tokenizer, prefix-cache state, ignore_eos, SLO,
 // warmup and cooldown. Facts one side does not state are listed apart.
 func checkWorkload(a, b peer.Result, matches []peer.Match) ([]Mismatch, []string) {
@@ -60,6 +63,16 @@ func checkWorkload(a, b peer.Result, matches []peer.Match) ([]Mismatch, []string
 			mm = append(mm, Mismatch{Field: "load", A: loadOf(a.Levels[m.A]), B: loadOf(b.Levels[m.B])})
 		}
 	}
+	// Levels are matched by load (peer.Compare), so matched levels ran
+	// the same offered load; when none matches, the two ran different
+	// loads and every figure of one describes another load than the
+	// other's.
+	if len(matches) == 0 {
+		if la, lb := loadsOf(a), loadsOf(b); la != "" && lb != "" {
+			mm = append(mm, Mismatch{Field: "load", A: la, B: lb})
+		}
+	}
+	fact("level length", lengthOf(wa), lengthOf(wb), eq)
 	// Achieved lengths, averaged over the matched levels (or the first
 	// levels when none matched).
 	pairs := matches
@@ -120,6 +133,50 @@ func boolStr(b peer.Bool) string {
 		return ""
 	}
 	return b.String()
+}
+
+// loadsOf lists a result's stated loads ("10 req/s", "concurrency 4, 8");
+// "" when no level states one.
+func loadsOf(r peer.Result) string {
+	var rates, conc []string
+	other := ""
+	for _, l := range r.Levels {
+		switch {
+		case l.Mode == peer.ModeUnknown:
+		case l.Mode == loadgen.ModeSynchronous:
+			conc = append(conc, "1")
+		case l.Mode == loadgen.ModeConcurrent && l.Concurrency > 0:
+			conc = append(conc, strconv.Itoa(l.Concurrency))
+		case l.Mode == loadgen.ModeThroughput:
+			other = "throughput"
+		case l.Rate.OK:
+			rates = append(rates, strconv.FormatFloat(l.Rate.V, 'g', 4, 64))
+		}
+	}
+	var parts []string
+	if len(rates) > 0 {
+		parts = append(parts, strings.Join(rates, ", ")+" req/s")
+	}
+	if len(conc) > 0 {
+		parts = append(parts, "concurrency "+strings.Join(conc, ", "))
+	}
+	if other != "" {
+		parts = append(parts, other)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// lengthOf states a level's length limits: "5 s", "100 requests", "5 s
+// or 100 requests"; "" when neither is stated.
+func lengthOf(w peer.Workload) string {
+	var parts []string
+	if w.MaxSeconds.OK && w.MaxSeconds.V > 0 {
+		parts = append(parts, strconv.FormatFloat(w.MaxSeconds.V, 'g', -1, 64)+" s")
+	}
+	if w.MaxRequests.OK && w.MaxRequests.N > 0 {
+		parts = append(parts, strconv.FormatInt(w.MaxRequests.N, 10)+" requests")
+	}
+	return strings.Join(parts, " or ")
 }
 
 // loadOf describes a level's load for a mismatch line.

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gollm-bench/gollm-bench/compare"
+	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/peer"
 	"github.com/gollm-bench/gollm-bench/stats"
@@ -38,6 +40,9 @@ type Comparison struct {
 	FailOn string
 	// Regressions[i] are Results[i]'s rows that failed a threshold.
 	Regressions [][]compare.Regression
+	// Unchecked[i] are the thresholds no row of Results[i] could judge
+	// (compare.UncheckedGates): a gate on a metric neither input holds.
+	Unchecked [][]compare.Unchecked
 }
 
 // NewComparison judges each result against the --fail-on thresholds ths
@@ -49,9 +54,34 @@ func NewComparison(res []compare.Result, text string, ths []compare.Threshold) (
 	for _, r := range res {
 		regs := compare.Regressions(r, ths)
 		c.Regressions = append(c.Regressions, regs)
+		c.Unchecked = append(c.Unchecked, compare.UncheckedGates(r, ths))
 		regressed = regressed || len(regs) > 0
 	}
 	return c, regressed
+}
+
+// Exit is the exit code of `gollm-bench compare` for c and its error:
+// exitcode.SLOFailed (3) when a --fail-on metric regressed significantly;
+// else exitcode.Usage (2) when a --fail-on term could not be checked on
+// any row (its metric is in neither input, in one only, or has no
+// interval), since a gate that cannot be checked must not pass; else
+// exitcode.OK and nil.
+func (c Comparison) Exit() (int, error) {
+	var unchecked []string
+	for i, regs := range c.Regressions {
+		if len(regs) > 0 {
+			return exitcode.SLOFailed, errors.New("a fail-on metric regressed significantly (see the regression lines)")
+		}
+		if i < len(c.Unchecked) {
+			for _, u := range c.Unchecked[i] {
+				unchecked = append(unchecked, u.String())
+			}
+		}
+	}
+	if len(unchecked) > 0 {
+		return exitcode.Usage, fmt.Errorf("%s; give inputs that hold the metric, or drop the term", strings.Join(unchecked, "; "))
+	}
+	return exitcode.OK, nil
 }
 
 // MismatchLines lists every workload mismatch of res, one line each: "A vs
@@ -229,6 +259,19 @@ func nonZero(s string) bool {
 	return false
 }
 
+// regressionText is a regression line, its change rounded as the table
+// rounds it (never more precise than its interval): "ttft_p99 at
+// concurrency 4: +100% [+30%, +110%], beyond ttft_p99:+5%, and
+// significant (bootstrap)".
+func regressionText(r compare.Regression) string {
+	row := r.Row
+	by := fmtDelta(row)
+	if r.Threshold.Abs && row.Metric.Key != "error_rate" {
+		by = signed(scaleEstimate(row.Diff.V, row.DiffCI, " "+row.Metric.Unit))
+	}
+	return fmt.Sprintf("%s at %s: %s, beyond %s, and significant (%s)", row.Metric.Key, r.Where, by, r.Threshold.Text, row.Method)
+}
+
 // fmtVerdict is "~", "better", "worse" or "?", with "*" when the tools
 // define the metric differently.
 func fmtVerdict(r compare.Row) string {
@@ -283,14 +326,27 @@ func writeCompareText(w io.Writer, c Comparison, md bool) error {
 		writeOneText(&b, res, md)
 		if c.FailOn != "" {
 			regs := c.Regressions[i]
-			if len(regs) == 0 {
+			var unchecked []compare.Unchecked
+			if i < len(c.Unchecked) {
+				unchecked = c.Unchecked[i]
+			}
+			if len(unchecked) > 0 {
+				b.WriteString("\n")
+			}
+			for _, u := range unchecked {
+				fmt.Fprintf(&b, "not checked: %s\n", u)
+			}
+			switch {
+			case len(regs) == 0 && len(unchecked) == 0:
 				fmt.Fprintf(&b, "\nno regression beyond the fail-on thresholds %q\n", c.FailOn)
+			case len(regs) == 0:
+				b.WriteString("no regression beyond the thresholds that could be checked\n")
 			}
 			for j, r := range regs {
 				if j == 0 {
 					b.WriteString("\n")
 				}
-				fmt.Fprintf(&b, "regression: %s\n", r)
+				fmt.Fprintf(&b, "regression: %s\n", regressionText(r))
 			}
 		}
 	}
@@ -466,6 +522,13 @@ type compareItem struct {
 	OnlyB       []string           `json:"levels_only_in_b,omitempty"`
 	Notes       []string           `json:"notes,omitempty"`
 	Regressions []regressionJSON   `json:"regressions,omitempty"`
+	Unchecked   []uncheckedJSON    `json:"unchecked_gates,omitempty"`
+}
+
+type uncheckedJSON struct {
+	Metric    string `json:"metric"`
+	Threshold string `json:"threshold"`
+	Message   string `json:"message"`
 }
 
 func side(r peer.Result) sideJSON {
@@ -494,8 +557,13 @@ func writeCompareJSON(w io.Writer, c Comparison) error {
 		}
 		if i < len(c.Regressions) {
 			for _, r := range c.Regressions[i] {
-				it.Regressions = append(it.Regressions, regressionJSON{Metric: r.Row.Metric.Key, Where: r.Where, Threshold: r.Threshold.Text, Message: r.String()})
+				it.Regressions = append(it.Regressions, regressionJSON{Metric: r.Row.Metric.Key, Where: r.Where, Threshold: r.Threshold.Text, Message: regressionText(r)})
 				out.Regressed = true
+			}
+		}
+		if i < len(c.Unchecked) {
+			for _, u := range c.Unchecked[i] {
+				it.Unchecked = append(it.Unchecked, uncheckedJSON{Metric: u.Threshold.Metric.Key, Threshold: u.Threshold.Text, Message: u.String()})
 			}
 		}
 		out.Comparisons = append(out.Comparisons, it)
@@ -534,6 +602,13 @@ func writeCompareCSV(w io.Writer, c Comparison) error {
 		}
 		return num(i.Hi)
 	}
+	// A p-value to 3 significant figures: more is noise.
+	pval := func(v peer.Value) string {
+		if !v.OK {
+			return ""
+		}
+		return strconv.FormatFloat(v.V, 'g', 3, 64)
+	}
 	cnt := func(n peer.Count) string {
 		if !n.OK {
 			return ""
@@ -555,7 +630,7 @@ func writeCompareCSV(w io.Writer, c Comparison) error {
 			_ = cw.Write([]string{strconv.Itoa(i + 1), res.A.File, res.B.File, section, level, r.Metric.Key, r.Metric.Unit,
 				val(r.A), lo(r.ACI), hi(r.ACI), val(r.B), lo(r.BCI), hi(r.BCI),
 				val(r.Diff), lo(r.DiffCI), hi(r.DiffCI), val(r.Rel), lo(r.RelCI), hi(r.RelCI),
-				string(r.Verdict), string(r.Method), val(r.P), cnt(r.NA), cnt(r.NB),
+				string(r.Verdict), string(r.Method), pval(r.P), cnt(r.NA), cnt(r.NB),
 				strconv.FormatBool(r.Unlike), strconv.FormatBool(r.Mismatch), strconv.FormatBool(failed[where+"|"+r.Metric.Key])})
 		}
 		for _, r := range res.Summary {
@@ -563,6 +638,14 @@ func writeCompareCSV(w io.Writer, c Comparison) error {
 		}
 		for _, r := range res.Rows {
 			emit("level", rowLevel(res, r), r.Level, r)
+		}
+		if i < len(c.Unchecked) {
+			for _, u := range c.Unchecked[i] {
+				// The reason stands in the method column; regression is
+				// "unchecked".
+				_ = cw.Write([]string{strconv.Itoa(i + 1), res.A.File, res.B.File, "unchecked gate", "", u.Threshold.Metric.Key, u.Threshold.Metric.Unit,
+					"", "", "", "", "", "", "", "", "", "", "", "", string(compare.VerdictUnknown), u.String(), "", "", "", "", "", "unchecked"})
+			}
 		}
 	}
 	cw.Flush()

@@ -5,10 +5,12 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gollm-bench/gollm-bench/compare"
+	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/peer"
 	"github.com/gollm-bench/gollm-bench/stats"
@@ -70,8 +72,8 @@ concurrency 4 !  TTFT p50 (ms)                  41.2                    40      
 
 levels only in A: 7.41 req/s (max 64) (level 1)
 
-regression: itl_mean at concurrency 4: +9.8%, beyond itl_mean:+5%, and significant (welch)
-regression: error_rate at concurrency 4: +6.67 points, beyond error_rate:+1%, and significant (newcombe)
+regression: itl_mean at concurrency 4: +9.8% [+8.3%, +11.3%], beyond itl_mean:+5%, and significant (welch)
+regression: error_rate at concurrency 4: +6.7 pts [+4.2 pts, +10.1 pts], beyond error_rate:+1%, and significant (newcombe)
 `
 	if got := buf.String(); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
@@ -154,6 +156,68 @@ func TestSigned(t *testing.T) {
 	} {
 		if got := signed(tt.in); got != tt.want {
 			t.Errorf("signed(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestCompareUncheckedGate: a --fail-on term on a metric neither input
+// holds is reported, and exits 2, not "no regression" and 0.
+func TestCompareUncheckedGate(t *testing.T) {
+	fx := comparisonFixture()
+	ths, err := compare.ParseFailOn("goodput:-3%,cpm:+5%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, regressed := NewComparison(fx.Results, "goodput:-3%,cpm:+5%", ths)
+	var buf bytes.Buffer
+	if err := WriteComparison(&buf, CompareConsole, c); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"not checked: cpm:+5%: cpm is in neither input: the gate cannot be checked\n",
+		"not checked: goodput:-3%: goodput is in neither input: the gate cannot be checked\n"} {
+		if !strings.Contains(buf.String(), w) {
+			t.Errorf("console lacks %q:\n%s", w, buf.String())
+		}
+	}
+	if strings.Contains(buf.String(), "no regression beyond the fail-on thresholds") {
+		t.Errorf("an unchecked gate is reported as passed:\n%s", buf.String())
+	}
+	code, err := c.Exit()
+	if regressed || code != exitcode.Usage || err == nil || !strings.Contains(err.Error(), "cpm is in neither input") {
+		t.Errorf("Exit() = %d, %v (regressed %v), want 2 naming cpm", code, err, regressed)
+	}
+	// A regression wins: it is a finding, exit 3.
+	ths2, _ := compare.ParseFailOn("itl_mean:+5%,cpm:+5%")
+	c2, _ := NewComparison(fx.Results, "itl_mean:+5%,cpm:+5%", ths2)
+	if code, _ := c2.Exit(); code != exitcode.SLOFailed {
+		t.Errorf("regression and unchecked gate: exit %d, want 3", code)
+	}
+	var js bytes.Buffer
+	if err := WriteComparison(&js, CompareJSON, c); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), `"unchecked_gates"`) {
+		t.Errorf("json lacks unchecked_gates:\n%s", js.String())
+	}
+}
+
+// TestCompareCSVRoundsP: the Mann–Whitney p-value is written to three
+// significant figures, not as a long decimal.
+func TestCompareCSVRoundsP(t *testing.T) {
+	c := comparisonFixture()
+	c.Results[0].Rows[0].P = peer.Some(1.688590359039307e-06)
+	var cs bytes.Buffer
+	if err := WriteComparison(&cs, CompareCSV, c); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&cs).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := slices.Index(CompareCSVColumns(), "p_location")
+	for _, r := range recs[1:] {
+		if r[3] == "level" && r[5] == "ttft_p50" && r[col] != "1.69e-06" {
+			t.Errorf("p_location %q, want 1.69e-06", r[col])
 		}
 	}
 }

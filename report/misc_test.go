@@ -300,6 +300,33 @@ func paretoCard(id string, cpm, wh, ttft float64, pass bool) scorecard.Scorecard
 		Cost:        scorecard.Cost{CPMEUR1M: opt(cpm)}, Energy: scorecard.Energy{WhPerToken: opt(wh)}}
 }
 
+// TestParetoHTMLNoEnergy: a run without Wh/token was drawn as a
+// "dominated" ring while the table said "no energy figure"; it is not on
+// the chart, for want of the figure, and the page says so.
+func TestParetoHTMLNoEnergy(t *testing.T) {
+	cards := []scorecard.Scorecard{
+		paretoCard("fp8", 1.2, 0.0007, 480, true),
+		paretoCard("no-energy", 1.5, -1, 500, true), // no NVML
+	}
+	frontier, dropped := scorecard.Pareto(cards, nil)
+	var buf bytes.Buffer
+	if err := WriteParetoHTML(&buf, ParetoPoints(frontier, dropped, scorecard.CostGPUHour)); err != nil {
+		t.Fatal(err)
+	}
+	_, figs := offlineProblems(t, buf.Bytes())
+	if len(figs) != 1 || figs[0].hasText("no-energy") {
+		t.Error("a run without an energy figure is drawn (as dominated)")
+	}
+	if strings.Contains(buf.String(), ">dominated<") {
+		t.Error("the legend names dominated runs, but none is dominated")
+	}
+	for _, want := range []string{"Not on the chart: no-energy: no energy figure", "(not on the chart: no energy figure)"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
 // TestWriteParetoHTML covers what `pareto --html` got wrong: a run without
 // a cost figure was drawn at CPM 0 (the best spot) and listed as "0"; a
 // run the SLO rejected showed only as "no"; a marker sat clipped on the

@@ -63,7 +63,10 @@ func ParetoPoints(frontier []scorecard.Scorecard, dropped []scorecard.Dropped, b
 }
 
 // notPlotted says why p has no place on the chart ("" when it has one):
-// it lacks the cost or the latency figure.
+// it lacks the cost or the latency figure, or (unless the SLO rejected it,
+// which decides it whatever its figures) the energy figure: a run without
+// Wh/token was never weighed against the others, so it is neither on the
+// frontier nor dominated.
 func (p ParetoPoint) notPlotted() string {
 	var lack []string
 	if !isFinite(p.CPM) {
@@ -72,6 +75,9 @@ func (p ParetoPoint) notPlotted() string {
 	if !isFinite(p.TTFTP99Ms) {
 		lack = append(lack, "no TTFT p99")
 	}
+	if !p.OnFrontier && !p.Rejected && !isFinite(p.WhPerToken) {
+		lack = append(lack, "no energy figure")
+	}
 	return strings.Join(lack, " and ")
 }
 
@@ -79,7 +85,8 @@ func (p ParetoPoint) notPlotted() string {
 // TTFT p99, one marker per run, its area growing with Wh/token: frontier
 // runs filled and joined, dominated runs as rings, runs rejected by the
 // SLO as red crosses. A run without a cost or latency figure is not drawn
-// at 0 but listed under the chart with the reason. The axes fit every
+// at 0 but listed under the chart with the reason; so is a run without an
+// energy figure, which is neither on the frontier nor dominated. The axes fit every
 // drawn marker. A table lists every run with its figures and status. Like
 // WriteHTML it refers to nothing outside the file. Safe for concurrent use.
 func WriteParetoHTML(w io.Writer, points []ParetoPoint) error {

@@ -21,11 +21,20 @@ type SLOCheck func(sc Scorecard) (ok bool, reason string)
 
 // OwnVerdict is the default SLOCheck: the scorecard's own slo_pass, decided
 // by the sweep under the SLO recorded in its metadata. A scorecard without a
-// verdict (no SLO at run time) fails, since nothing says it meets one.
+// verdict (no SLO at run time) fails, since nothing says it meets one; so
+// does an inconclusive one (slo_outcome "inconclusive"), as "SLO
+// undecided", not "violated".
 func OwnVerdict(sc Scorecard) (bool, string) {
 	switch {
 	case sc.Performance.SLOPass == nil:
 		return false, "no SLO verdict (run without an SLO): give an SLOCheck to judge its figures"
+	case !*sc.Performance.SLOPass && sc.Performance.SLOOutcome == string(slo.OutcomeInconclusive):
+		// Undecided is not violated: no level was shown to fail either.
+		what := "the SLO"
+		if sc.Metadata.SLO != "" {
+			what = strconv.Quote(sc.Metadata.SLO)
+		}
+		return false, "SLO undecided: no level decided " + what + " (inconclusive: its intervals straddle a limit; longer levels would decide it)"
 	case !*sc.Performance.SLOPass:
 		if sc.Metadata.SLO != "" {
 			return false, fmt.Sprintf("SLO violated: no level passed %q", sc.Metadata.SLO)

@@ -56,6 +56,19 @@ func TestPareto(t *testing.T) {
 			},
 		},
 		{
+			name: "an inconclusive verdict is undecided, not violated",
+			cards: []Scorecard{
+				card("fp8", 0.96, 0.00044, 312, true),
+				func() Scorecard {
+					c := card("short", 0.70, 0.00030, 300, false)
+					c.Performance.SLOOutcome = "inconclusive"
+					return c
+				}(),
+			},
+			frontier: []string{"fp8"},
+			dropped:  []drop{{"short", `SLO undecided: no level decided "ttft_p99<=500ms" (inconclusive: its intervals straddle a limit; longer levels would decide it)`}},
+		},
+		{
 			name: "an explicit SLO check overrides the verdict",
 			cards: []Scorecard{
 				card("fp8", 0.96, 0.00044, 312, true),

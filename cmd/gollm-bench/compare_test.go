@@ -338,3 +338,44 @@ func TestAggregateAndParetoWithPeers(t *testing.T) {
 		t.Errorf("the peer row is not an anecdote naming its tool:\n%s", stdout)
 	}
 }
+
+// TestCompareRefusals: what an acceptance review saw: a --fail-on metric
+// neither input has passed ("no regression", exit 0); a damaged run.json
+// was compared (report refuses it); a folder of runs was reported by its
+// first run's levels.csv. Each is exit 2 with the reason.
+func TestCompareRefusals(t *testing.T) {
+	t.Parallel()
+	ours := filepath.Join("..", "..", "testdata", "report", "run-from-another-machine")
+	code, stdout, stderr := cli(t, context.Background(), "compare", ours, ours, "--fail-on", "ttft_p99:+5%,cpm:+5%")
+	if code != exitcode.Usage || !strings.Contains(stdout, "not checked: cpm:+5%: cpm is in neither input: the gate cannot be checked") ||
+		!strings.Contains(stderr, "cpm is in neither input") || strings.Contains(stdout, "no regression beyond the fail-on thresholds") {
+		t.Errorf("unchecked gate: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(ours, results.RunJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := t.TempDir()
+	bad := strings.Replace(string(data), `"histogram": "HIST`, `"histogram": "HISTgarbage`, 1)
+	if err := os.WriteFile(filepath.Join(damaged, results.RunJSON), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = cli(t, context.Background(), "compare", damaged, ours)
+	if code != exitcode.Usage || !strings.Contains(stderr, "damaged") {
+		t.Errorf("damaged run.json: exit %d\n%s", code, stderr)
+	}
+	parent := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(parent, "r1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(parent, "r1", results.RunJSON), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(parent, "r1", "levels.csv"), []byte("level,x\n0,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = cli(t, context.Background(), "compare", parent, ours)
+	if code != exitcode.Usage || !strings.Contains(stderr, "holds no run.json") || strings.Contains(stderr, "levels.csv") {
+		t.Errorf("folder of runs: exit %d\n%s", code, stderr)
+	}
+}
