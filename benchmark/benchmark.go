@@ -70,7 +70,7 @@ type Options struct {
 	// settings (results.Run.Settings): every setting with the value
 	// given or defaulted, secrets redacted (a CLI builds it from its flags
 	// with cmdline.Record). nil: not recorded.
-	Record map[string]any
+	Record results.Settings
 }
 
 // InputError is a bad setting, found before anything was sent or written:
@@ -347,13 +347,13 @@ func (b *Benchmark) nonce() string { return cmp.Or(b.s.Nonce, b.s.RunID) }
 
 // record is Options.Record with the nonce used, so that a rerun from
 // run.json sends the same prompts.
-func (b *Benchmark) record() map[string]any {
+func (b *Benchmark) record() results.Settings {
 	if b.opt.Record == nil {
 		return nil
 	}
 	r := maps.Clone(b.opt.Record)
 	if _, ok := r["nonce"]; ok {
-		r["nonce"] = b.nonce()
+		r.SetString("nonce", b.nonce())
 	}
 	return r
 }

@@ -1,6 +1,7 @@
 package cmdline
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -186,7 +187,7 @@ func (p *Parser) Locate(err error) error {
 }
 
 // Record is Record of the parser's flags.
-func (p *Parser) Record(omit ...string) map[string]any { return Record(p.fs, omit...) }
+func (p *Parser) Record(omit ...string) map[string]json.RawMessage { return Record(p.fs, omit...) }
 
 // hasKey reports whether a --data spec sets key.
 func hasKey(spec, key string) bool {
