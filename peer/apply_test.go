@@ -76,7 +76,8 @@ func TestLoadApplyEchoParses(t *testing.T) {
 }
 
 // shellWords splits a line as a POSIX shell does for words that are bare,
-// single-quoted or backslash-escaped ('\'' for a quote); any other shell
+// single-quoted or backslash-escaped (a quote inside quotes closes them,
+// escapes one and reopens); any other shell
 // character is an error, as the shell would read it as syntax.
 func shellWords(line string) ([]string, error) {
 	var out []string

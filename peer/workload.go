@@ -359,7 +359,7 @@ func (l Load) Apply(given func(flag string) bool, set func(flag, value string) e
 
 // shellQuote returns word as a POSIX shell reads it back: as it is when
 // it holds only characters a shell leaves alone, else in single quotes,
-// each quote written '\''.
+// a quote in it closing them, escaped, and reopening them.
 func shellQuote(word string) string {
 	plain := func(r rune) bool {
 		return r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_=.,:/+%@", r))
