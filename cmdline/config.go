@@ -242,7 +242,9 @@ func yamlLine(err error) int {
 // an unknown key (with the nearest known one), a key that is not a
 // setting (peer spellings, --config itself, deprecated flags), a list for
 // a single-valued flag, a value its flag refuses, and a value that a
-// run.json recorded as REDACTED. It returns the keys it set.
+// run.json recorded as REDACTED. A flag given on the command line keeps
+// its value, but the file's is checked all the same (its type; ranges are
+// checked on the values that hold). It returns the keys it set.
 func (c *Config) Apply(fs *pflag.FlagSet, fixed map[string]bool) ([]string, error) {
 	var errs []error
 	var set []string
@@ -266,12 +268,16 @@ func (c *Config) Apply(fs *pflag.FlagSet, fixed map[string]bool) ([]string, erro
 		case f.Deprecated != "":
 			bad(fmt.Errorf("deprecated: %s", f.Deprecated))
 			continue
-		case fixed[f.Name]:
-			continue // the command line wins
 		}
 		sv, isList := f.Value.(pflag.SliceValue)
 		if e.List && !isList {
 			bad(fmt.Errorf("want one value (a %s), not a list", f.Value.Type()))
+			continue
+		}
+		if fixed[f.Name] { // the command line wins, but the file's value must be one
+			if err := trySet(f, e.Values); err != nil {
+				bad(err)
+			}
 			continue
 		}
 		if slices.ContainsFunc(e.Values, func(v string) bool { return strings.Contains(v, redact.Redacted) }) {
@@ -296,6 +302,30 @@ func (c *Config) Apply(fs *pflag.FlagSet, fixed map[string]bool) ([]string, erro
 		}
 	}
 	return set, errors.Join(errs...)
+}
+
+// trySet checks that f takes values, as Apply would set them, and puts
+// back the value f held (the command line's).
+func trySet(f *pflag.Flag, values []string) error {
+	if sv, ok := f.Value.(pflag.SliceValue); ok {
+		old := sv.GetSlice()
+		defer func() { _ = sv.Replace(old) }()
+		if err := sv.Replace(values); err != nil {
+			return fmt.Errorf("%q is not a valid %s: %w", values, f.Value.Type(), err)
+		}
+		return nil
+	}
+	old := f.Value.String()
+	defer func() { _ = f.Value.Set(old) }()
+	for _, v := range values {
+		if strings.Contains(v, redact.Redacted) {
+			return nil // the command line gives the secret, as the refusal asks
+		}
+		if err := f.Value.Set(v); err != nil {
+			return setError(f, v, err)
+		}
+	}
+	return nil
 }
 
 // setError says why a flag refused a value, in the file's terms.
