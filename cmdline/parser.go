@@ -60,6 +60,9 @@ func (p *Parser) Parse(args []string) error {
 		}
 		return Explain(err, flagNames(p.fs), p.fs.Name(), elsewhere)
 	}
+	if err := p.staged.conflicts(p.fs); err != nil {
+		return err
+	}
 	fixed := map[string]bool{}
 	p.fs.Visit(func(f *pflag.Flag) { fixed[f.Name] = true })
 	if p.path != "" {
