@@ -229,7 +229,7 @@ func (b *Benchmark) parse() error {
 			bad(fmt.Errorf("--rate %[1]s with --profile sweep is ambiguous: in GuideLLM it means %[1]s benchmarks, which is --levels %[1]s here; here --rate gives the levels themselves: for one level at %[1]s req/s write --profile constant --rate %[1]s, for a sweep over rates of your choice give a list, e.g. --profile constant --rate 1,2,4,8", r))
 		}
 	default:
-		bad(fmt.Errorf("--profile %q: want synchronous, concurrent, throughput, constant, poisson or sweep", s.Profile))
+		bad(fmt.Errorf("--profile %q: `%s` runs %s", s.Profile, s.Command, strings.Join(s.Command.Profiles(), ", ")))
 	}
 	if s.Endpoint != "completions" && s.Endpoint != "chat" {
 		bad(fmt.Errorf("--endpoint %q: want completions or chat", s.Endpoint))

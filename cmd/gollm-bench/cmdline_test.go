@@ -454,12 +454,17 @@ c gollm-bench sweep --shar
 c gollm-bench run --profile con
 c gollm-bench completion ""
 c gollm-bench help mer
+c gollm-bench run --profile s
+c gollm-bench sweep --profile s
+c gollm-bench sweep --profile t
 `
 	outb, err := exec.Command("bash", "-c", probe).CombinedOutput()
 	if err != nil {
 		t.Fatalf("bash: %v\n%s", err, outb)
 	}
-	want := []string{"sweep", "--max-seconds", "--shared-prefix", "concurrent constant", "bash zsh", "merge"}
+	// Each command's --profile offers only what it runs: run has no
+	// sweep, sweep no synchronous or throughput.
+	want := []string{"sweep", "--max-seconds", "--shared-prefix", "concurrent constant", "bash zsh", "merge", "synchronous", "sweep", ""}
 	var got []string
 	sc := bufio.NewScanner(strings.NewReader(string(outb)))
 	for sc.Scan() {
