@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/internal/fieldname"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/scorecard"
@@ -62,7 +63,7 @@ func (b *Benchmark) parseArrivals() []error {
 		r, err := loadgen.ParseRamp(f.Ramp)
 		switch {
 		case err != nil:
-			bad("--%w", err)
+			bad("--%w", fieldname.Replace(err, rampFields...))
 		case b.isSweep():
 			bad("--ramp with sweep: a ramp raises the rate within a level; use `gollm-bench run --ramp %s`", f.Ramp)
 		case f.Given["max-seconds"] && time.Duration(f.MaxSeconds*float64(time.Second)) < r.Over:
@@ -82,7 +83,7 @@ func (b *Benchmark) parseArrivals() []error {
 	if f.SharedPrefix != "" {
 		sp, err := workload.ParseSharedPrefix(f.SharedPrefix)
 		if err != nil {
-			bad("--shared-prefix: %w", err)
+			bad("--shared-prefix: %w", fieldname.Replace(err, sharedPrefixFields...))
 		}
 		a.shared = &sp
 		clash("shared-prefix", "the shared prefix sets the prompts and their lengths", "dataset", "data", "sequence-distribution", "prefix-cache")
@@ -184,7 +185,7 @@ func (b *Benchmark) arrivalWorkload() (done bool, err error) {
 	case a.shared != nil:
 		w, err := workload.NewSharedPrefix(workload.SharedPrefixConfig{Spec: *a.shared, Seed: f.Seed, Nonce: b.nonce(), Tokenizer: tok})
 		if err != nil {
-			return true, fmt.Errorf("--shared-prefix: %w", err)
+			return true, fmt.Errorf("--shared-prefix: %w", fieldname.Replace(err, sharedPrefixFields...))
 		}
 		b.work = w
 		b.lengths = workload.Data{PromptTokens: a.shared.PrefixTokens + a.shared.QuestionTokens, OutputTokens: a.shared.OutputTokens}

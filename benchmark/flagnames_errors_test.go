@@ -1,0 +1,56 @@
+package benchmark
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// goIdent matches what a user of the CLI cannot act on: a Go type's
+// field (Ramp.To, SharedPrefixSpec.Groups) or an option (WithRamp).
+var goIdent = regexp.MustCompile(`\b[A-Z][A-Za-z]*\.[A-Z][A-Za-z]*\b|\bWith[A-Z][A-Za-z]*\b`)
+
+// Seen: bad --ramp and --shared-prefix values were refused in the
+// library's words, "(Ramp.To)", "(Ramp.From)", "(SharedPrefixSpec.Groups)".
+// Each bad input is refused naming its flag, and no Go identifier.
+func TestBadInputNamesFlagsNotFields(t *testing.T) {
+	t.Parallel()
+	trace := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(trace, []byte(`{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [1]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		set  func(*Settings)
+		flag string
+	}{
+		{"ramp falls", func(s *Settings) { s.Ramp = "linear:20->2:6s" }, "--ramp"},
+		{"ramp flat", func(s *Settings) { s.Ramp = "linear:2->2:6s" }, "--ramp"},
+		{"exponential ramp from 0", func(s *Settings) { s.Ramp = "exponential:0->2:6s" }, "--ramp"},
+		{"ramp shape", func(s *Settings) { s.Ramp = "sine:1->2:6s" }, "--ramp"},
+		{"ramp length", func(s *Settings) { s.Ramp = "linear:1->2:0s" }, "--ramp"},
+		{"no groups", func(s *Settings) { s.SharedPrefix = "groups=0,prompts=4,prefix=64,question=16,output=8" }, "--shared-prefix"},
+		{"no output", func(s *Settings) { s.SharedPrefix = "groups=2,prompts=4,prefix=64,question=16,output=0" }, "--shared-prefix"},
+		{"trace speedup", func(s *Settings) { s.Trace, s.TraceSpeedup, s.Profile, s.Rates = trace, -1, "", nil }, "--trace-speedup"},
+	} {
+		s := DefaultSettings(CommandRun)
+		s.OutputDir = t.TempDir()
+		s.Given = map[string]bool{}
+		tc.set(&s)
+		_, err := New(context.Background(), s, Options{})
+		if err == nil {
+			t.Errorf("%s: no error", tc.name)
+			continue
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, tc.flag) {
+			t.Errorf("%s: the error does not name %s:\n%s", tc.name, tc.flag, msg)
+		}
+		if id := goIdent.FindString(msg); id != "" {
+			t.Errorf("%s: the error names the Go identifier %s:\n%s", tc.name, id, msg)
+		}
+	}
+}
