@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/sweep"
 )
 
@@ -38,6 +39,9 @@ func clockLines(res sweep.Result) []string {
 	line := "receive clock: " + first
 	if !same {
 		line = "receive clock by level: " + strings.Join(clocks, ", ")
+	}
+	if note == loadgen.ReceiveClockChosen {
+		note = "chosen by --receive-clock"
 	}
 	if note != "" {
 		line += " (" + note + ")"
