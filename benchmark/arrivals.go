@@ -24,6 +24,10 @@ type arrivals struct {
 	plan   *workload.TracePlan // Trace, read
 	shape  loadgen.Arrivals    // Ramp, Burstiness
 	shared *workload.SharedPrefixSpec
+	// unread: Trace or Ramp, which set the profile and the rate, was
+	// refused, so the profile and rate they leave are not checked (their
+	// errors would be about the refused setting's absence).
+	unread bool
 }
 
 // parseArrivals checks the flags and their combinations with the others,
@@ -64,6 +68,7 @@ func (b *Benchmark) parseArrivals() []error {
 		switch {
 		case err != nil:
 			bad("--%w", fieldname.Replace(err, rampFields...))
+			a.unread = true
 		case b.isSweep():
 			bad("--ramp with sweep: a ramp raises the rate within a level; use `gollm-bench run --ramp %s`", f.Ramp)
 		case f.Given["max-seconds"] && time.Duration(f.MaxSeconds*float64(time.Second)) < r.Over:
@@ -78,7 +83,9 @@ func (b *Benchmark) parseArrivals() []error {
 		} else if f.Profile != "constant" && f.Profile != "poisson" {
 			bad("--ramp with --profile %s: a ramp paces arrivals by time; use --profile constant (evenly spaced) or poisson", f.Profile)
 		}
-		f.Rates = []string{strconv.FormatFloat(r.To, 'g', -1, 64)} // names the level
+		if err == nil {
+			f.Rates = []string{strconv.FormatFloat(r.To, 'g', -1, 64)} // names the level
+		}
 	}
 	if f.SharedPrefix != "" {
 		sp, err := workload.ParseSharedPrefix(f.SharedPrefix)
@@ -96,6 +103,7 @@ func (b *Benchmark) parseArrivals() []error {
 		if len(errs) == 0 {
 			errs = append(errs, b.readTrace()...)
 		}
+		a.unread = a.unread || a.plan == nil
 	}
 	return errs
 }

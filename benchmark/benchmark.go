@@ -189,6 +189,9 @@ func (b *Benchmark) parse() error {
 		bad(fmt.Errorf("--repeat %d: a level runs at least once; give 1 (the default) or more, e.g. --repeat 3", s.Repeat))
 	}
 	for _, r := range s.Rates {
+		if b.arr.unread {
+			break
+		}
 		v, perr := strconv.ParseFloat(strings.TrimSpace(r), 64)
 		if perr != nil || !(v > 0) || math.IsInf(v, 0) {
 			bad(fmt.Errorf("--rate %q: want positive numbers, e.g. --rate 1,2,4", r))
@@ -211,7 +214,7 @@ func (b *Benchmark) parse() error {
 			bad(fmt.Errorf("--profile %s: a sweep runs sweep (rate grid and knee search), constant, poisson, or concurrent with --rate levels; use `gollm-bench run --profile %s` for one %s level", s.Profile, s.Profile, s.Profile))
 		}
 	case "concurrent", "constant", "poisson":
-		if len(s.Rates) == 0 && !(b.isSweep() && s.Profile != "concurrent") {
+		if len(s.Rates) == 0 && !(b.isSweep() && s.Profile != "concurrent") && !b.arr.unread {
 			what := "req/s levels, e.g. --rate 5,10,20"
 			if s.Profile == "concurrent" {
 				what = "concurrency levels, e.g. --rate 8 or --rate 1,2,4,8"

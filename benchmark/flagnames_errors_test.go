@@ -54,3 +54,42 @@ func TestBadInputNamesFlagsNotFields(t *testing.T) {
 		}
 	}
 }
+
+// Seen: a setting that failed to parse was followed by errors about its
+// absence: "--profile concurrent needs --rate" after a bad --trace or
+// --shared-prefix, `--rate "0"` after a bad --ramp, "input= is required"
+// after --price input=abc. Each bad input gives one error, its own.
+func TestBadInputOneError(t *testing.T) {
+	t.Parallel()
+	trace := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(trace, []byte(`{"timestamp": "x"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		set  func(*Settings)
+		flag string
+	}{
+		{"ramp", func(s *Settings) { s.Ramp = "linear:20->2:6s" }, "--ramp"},
+		{"ramp syntax", func(s *Settings) { s.Ramp = "linear:20" }, "--ramp"},
+		{"trace", func(s *Settings) { s.Trace = trace }, "--trace"},
+		{"shared prefix", func(s *Settings) { s.SharedPrefix = "groups=0,prompts=4,prefix=64,question=16,output=8" }, "--shared-prefix"},
+		{"price", func(s *Settings) { s.Price = "input=abc,output=1" }, "--price"},
+	} {
+		s := DefaultSettings(CommandRun)
+		s.OutputDir = t.TempDir()
+		s.Given = map[string]bool{}
+		if tc.flag != "--trace" && tc.flag != "--ramp" {
+			s.Rates = []string{"2"} // run's concurrent default needs levels
+		}
+		tc.set(&s)
+		_, err := New(context.Background(), s, Options{})
+		if err == nil {
+			t.Errorf("%s: no error", tc.name)
+			continue
+		}
+		if lines := strings.Split(err.Error(), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], tc.flag) {
+			t.Errorf("%s: want one error, about %s:\n%v", tc.name, tc.flag, err)
+		}
+	}
+}
