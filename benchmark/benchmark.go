@@ -639,14 +639,21 @@ func (b *Benchmark) newWorkload() error {
 // prefixCacheState is the prefix-cache state the run declares: the
 // --prefix-cache value for synthetic prompts, "dataset" for a --dataset's
 // prompts, which gollm-bench sends unchanged and so does not control.
+// A session run (--turns) declares "sessions:" and the state of each
+// session's first turn: its later turns resend the conversation so far, a
+// prefix the server has seen.
 func (b *Benchmark) prefixCacheState() string {
 	if s := b.arr.prefixCacheState(); s != "" {
 		return s
 	}
+	state := b.prefixCacheSpec()
 	if b.s.Dataset != "" {
-		return "dataset"
+		state = "dataset"
 	}
-	return b.prefixCacheSpec()
+	if b.s.Turns != "" {
+		return "sessions:" + state
+	}
+	return state
 }
 
 func parsePrefixCache(s string) (workload.PrefixCache, int, error) {

@@ -93,3 +93,25 @@ func TestBadInputOneError(t *testing.T) {
 		}
 	}
 }
+
+// Seen: a run of 3-turn sessions declared prefix_cache "cold", although
+// each later turn resends the conversation so far as its prefix. A session
+// run declares sessions, with the state of each session's first turn.
+func TestSessionsPrefixCacheState(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		turns, prefixCache, dataset, want string
+	}{
+		{"", "", "", "cold"},
+		{"", "warm:64", "", "warm:64"},
+		{"3", "", "", "sessions:cold"},
+		{"uniform:2:4", "warm:64", "", "sessions:warm:64"},
+		{"dataset", "", "chats.json", "sessions:dataset"},
+	} {
+		b := &Benchmark{s: DefaultSettings(CommandRun)}
+		b.s.Turns, b.s.PrefixCache, b.s.Dataset = tc.turns, tc.prefixCache, tc.dataset
+		if got := b.prefixCacheState(); got != tc.want {
+			t.Errorf("--turns %q --prefix-cache %q --dataset %q: %q, want %q", tc.turns, tc.prefixCache, tc.dataset, got, tc.want)
+		}
+	}
+}
