@@ -146,6 +146,16 @@ func New(ctx context.Context, s Settings, opt Options) (*Benchmark, error) {
 	return b, nil
 }
 
+// Check checks s as New does before it sets anything up, and returns
+// every bad setting at once as an *InputError, or nil. It reads the files
+// the settings name (a trace, a CA certificate) and sends nothing; a CLI
+// uses it to check a configuration file's values that its command line
+// overrides (cmdline.Options.Check).
+func Check(s Settings) error {
+	b := &Benchmark{s: s, opt: Options{Log: io.Discard}}
+	return badInput(b.parse())
+}
+
 // Close stops the built-in mock, if one was started, and gives back the
 // disk space reserved for the outputs. Run calls it; call it when New
 // succeeded and Run is not called.

@@ -305,26 +305,17 @@ func (c *Config) Apply(fs *pflag.FlagSet, fixed map[string]bool) ([]string, erro
 }
 
 // trySet checks that f takes values, as Apply would set them, and puts
-// back the value f held (the command line's).
+// back the value f held (the command line's). A REDACTED value passes: the
+// command line gives the secret, as Apply's refusal of it asks.
 func trySet(f *pflag.Flag, values []string) error {
-	if sv, ok := f.Value.(pflag.SliceValue); ok {
-		old := sv.GetSlice()
-		defer func() { _ = sv.Replace(old) }()
-		if err := sv.Replace(values); err != nil {
-			return fmt.Errorf("%q is not a valid %s: %w", values, f.Value.Type(), err)
-		}
+	if slices.ContainsFunc(values, func(v string) bool { return strings.Contains(v, redact.Redacted) }) {
 		return nil
 	}
-	old := f.Value.String()
-	defer func() { _ = f.Value.Set(old) }()
-	for _, v := range values {
-		if strings.Contains(v, redact.Redacted) {
-			return nil // the command line gives the secret, as the refusal asks
-		}
-		if err := f.Value.Set(v); err != nil {
-			return setError(f, v, err)
-		}
+	restore, bad, err := swapIn(f, values)
+	if err != nil {
+		return setError(f, bad, err)
 	}
+	restore()
 	return nil
 }
 

@@ -244,7 +244,7 @@ func parseBench(cmd benchmark.Command, args ...string) (benchmark.Settings, erro
 	fs := pflag.NewFlagSet(string(cmd), pflag.ContinueOnError)
 	fs.SetOutput(new(strings.Builder))
 	b.register(fs, cmd == benchmark.CommandSweep)
-	p := parser(fs, cmd)
+	p := parser(fs, cmd, func() error { return benchmark.Check(b.s) })
 	err := p.Parse(args)
 	b.s.Given = p.Given()
 	return b.s, err
@@ -355,7 +355,7 @@ func TestPeerFlagsDocumented(t *testing.T) {
 	}
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	(&bench{s: benchmark.DefaultSettings(benchmark.CommandRun)}).register(fs, false)
-	parser(fs, benchmark.CommandRun)
+	parser(fs, benchmark.CommandRun, nil)
 	fs.VisitAll(func(f *pflag.Flag) {
 		if !f.Hidden || f.Deprecated != "" {
 			return // not an alias
