@@ -1047,12 +1047,16 @@ func (b *Benchmark) printUnreachable(res sweep.Result) {
 
 // redactWarnings redacts the URLs that warnings quote (a telemetry source
 // that failed, say), since run.json and the report show them, and puts the
-// flags in place of the library's words (flagWords).
+// flags in place of the library's words (flagWords), in the receive
+// clock's note too (loadgen.ReceiveClockChosen: the user clock was chosen
+// by --receive-clock).
 func redactWarnings(res *sweep.Result) {
 	for i := range res.Warnings {
 		res.Warnings[i].Message = flagWords(redact.URLs(res.Warnings[i].Message))
 	}
 	for i := range res.Levels {
+		sum := &res.Levels[i].Summary
+		sum.ReceiveClockNote = strings.ReplaceAll(sum.ReceiveClockNote, loadgen.ReceiveClockChosen, "chosen by --receive-clock")
 		ws := res.Levels[i].Summary.Warnings
 		for j := range ws {
 			ws[j].Message = flagWords(redact.URLs(ws[j].Message))

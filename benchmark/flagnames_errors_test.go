@@ -7,6 +7,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/sweep"
 )
 
 // goIdent matches what a user of the CLI cannot act on: a Go type's
@@ -113,5 +116,20 @@ func TestSessionsPrefixCacheState(t *testing.T) {
 		if got := b.prefixCacheState(); got != tc.want {
 			t.Errorf("--turns %q --prefix-cache %q --dataset %q: %q, want %q", tc.turns, tc.prefixCache, tc.dataset, got, tc.want)
 		}
+	}
+}
+
+// Seen: the console said "receive clock: user (user clock chosen
+// (ReceiveUser))", an option's Go name. run.json and the console say which
+// setting chose the user clock.
+func TestReceiveClockNoteNamesFlag(t *testing.T) {
+	t.Parallel()
+	var res sweep.Result
+	res.Levels = append(res.Levels, sweep.LevelOutcome{})
+	res.Levels[0].Summary.ReceiveClock = string(loadgen.ReceiveClockUser)
+	res.Levels[0].Summary.ReceiveClockNote = loadgen.ReceiveClockChosen
+	redactWarnings(&res)
+	if got := res.Levels[0].Summary.ReceiveClockNote; got != "chosen by --receive-clock" {
+		t.Errorf("note %q", got)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/sweep"
 )
 
@@ -39,9 +38,6 @@ func clockLines(res sweep.Result) []string {
 	line := "receive clock: " + first
 	if !same {
 		line = "receive clock by level: " + strings.Join(clocks, ", ")
-	}
-	if note == loadgen.ReceiveClockChosen {
-		note = "chosen by --receive-clock"
 	}
 	if note != "" {
 		line += " (" + note + ")"

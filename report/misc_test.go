@@ -415,18 +415,3 @@ func TestConsoleWarningsOnePerCode(t *testing.T) {
 		t.Errorf("report.html groups %+v", groups)
 	}
 }
-
-// Seen: the console said "receive clock: user (user clock chosen
-// (ReceiveUser))", an option's Go name. A chosen user clock reads as the
-// setting that chose it.
-func TestClockLineChosen(t *testing.T) {
-	t.Parallel()
-	var res sweep.Result
-	res.Levels = append(res.Levels, sweep.LevelOutcome{})
-	res.Levels[0].Summary.ReceiveClock = string(loadgen.ReceiveClockUser)
-	res.Levels[0].Summary.ReceiveClockNote = loadgen.ReceiveClockChosen
-	lines := clockLines(res)
-	if len(lines) == 0 || lines[0] != "receive clock: user (chosen by --receive-clock)" {
-		t.Errorf("clock lines %q", lines)
-	}
-}
