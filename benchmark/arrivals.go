@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/internal/fieldname"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/scorecard"
@@ -23,6 +24,10 @@ type arrivals struct {
 	plan   *workload.TracePlan // Trace, read
 	shape  loadgen.Arrivals    // Ramp, Burstiness
 	shared *workload.SharedPrefixSpec
+	// unread: Trace or Ramp, which set the profile and the rate, was
+	// refused, so the profile and rate they leave are not checked (their
+	// errors would be about the refused setting's absence).
+	unread bool
 }
 
 // parseArrivals checks the flags and their combinations with the others,
@@ -62,7 +67,8 @@ func (b *Benchmark) parseArrivals() []error {
 		r, err := loadgen.ParseRamp(f.Ramp)
 		switch {
 		case err != nil:
-			bad("--%w", err)
+			bad("--%w", fieldname.Replace(err, rampFields...))
+			a.unread = true
 		case b.isSweep():
 			bad("--ramp with sweep: a ramp raises the rate within a level; use `gollm-bench run --ramp %s`", f.Ramp)
 		case f.Given["max-seconds"] && time.Duration(f.MaxSeconds*float64(time.Second)) < r.Over:
@@ -77,12 +83,14 @@ func (b *Benchmark) parseArrivals() []error {
 		} else if f.Profile != "constant" && f.Profile != "poisson" {
 			bad("--ramp with --profile %s: a ramp paces arrivals by time; use --profile constant (evenly spaced) or poisson", f.Profile)
 		}
-		f.Rates = []string{strconv.FormatFloat(r.To, 'g', -1, 64)} // names the level
+		if err == nil {
+			f.Rates = []string{strconv.FormatFloat(r.To, 'g', -1, 64)} // names the level
+		}
 	}
 	if f.SharedPrefix != "" {
 		sp, err := workload.ParseSharedPrefix(f.SharedPrefix)
 		if err != nil {
-			bad("--shared-prefix: %w", err)
+			bad("--shared-prefix: %w", fieldname.Replace(err, sharedPrefixFields...))
 		}
 		a.shared = &sp
 		clash("shared-prefix", "the shared prefix sets the prompts and their lengths", "dataset", "data", "sequence-distribution", "prefix-cache")
@@ -95,6 +103,7 @@ func (b *Benchmark) parseArrivals() []error {
 		if len(errs) == 0 {
 			errs = append(errs, b.readTrace()...)
 		}
+		a.unread = a.unread || a.plan == nil
 	}
 	return errs
 }
@@ -184,7 +193,7 @@ func (b *Benchmark) arrivalWorkload() (done bool, err error) {
 	case a.shared != nil:
 		w, err := workload.NewSharedPrefix(workload.SharedPrefixConfig{Spec: *a.shared, Seed: f.Seed, Nonce: b.nonce(), Tokenizer: tok})
 		if err != nil {
-			return true, fmt.Errorf("--shared-prefix: %w", err)
+			return true, fmt.Errorf("--shared-prefix: %w", fieldname.Replace(err, sharedPrefixFields...))
 		}
 		b.work = w
 		b.lengths = workload.Data{PromptTokens: a.shared.PrefixTokens + a.shared.QuestionTokens, OutputTokens: a.shared.OutputTokens}

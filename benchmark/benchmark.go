@@ -70,7 +70,7 @@ type Options struct {
 	// settings (results.Run.Settings): every setting with the value
 	// given or defaulted, secrets redacted (a CLI builds it from its flags
 	// with cmdline.Record). nil: not recorded.
-	Record map[string]any
+	Record results.Settings
 }
 
 // InputError is a bad setting, found before anything was sent or written:
@@ -146,6 +146,16 @@ func New(ctx context.Context, s Settings, opt Options) (*Benchmark, error) {
 	return b, nil
 }
 
+// Check checks s as New does before it sets anything up, and returns
+// every bad setting at once as an *InputError, or nil. It reads the files
+// the settings name (a trace, a CA certificate) and sends nothing; a CLI
+// uses it to check a configuration file's values that its command line
+// overrides (cmdline.Options.Check).
+func Check(s Settings) error {
+	b := &Benchmark{s: s, opt: Options{Log: io.Discard}}
+	return badInput(b.parse())
+}
+
 // Close stops the built-in mock, if one was started, and gives back the
 // disk space reserved for the outputs. Run calls it; call it when New
 // succeeded and Run is not called.
@@ -189,6 +199,9 @@ func (b *Benchmark) parse() error {
 		bad(fmt.Errorf("--repeat %d: a level runs at least once; give 1 (the default) or more, e.g. --repeat 3", s.Repeat))
 	}
 	for _, r := range s.Rates {
+		if b.arr.unread {
+			break
+		}
 		v, perr := strconv.ParseFloat(strings.TrimSpace(r), 64)
 		if perr != nil || !(v > 0) || math.IsInf(v, 0) {
 			bad(fmt.Errorf("--rate %q: want positive numbers, e.g. --rate 1,2,4", r))
@@ -211,7 +224,7 @@ func (b *Benchmark) parse() error {
 			bad(fmt.Errorf("--profile %s: a sweep runs sweep (rate grid and knee search), constant, poisson, or concurrent with --rate levels; use `gollm-bench run --profile %s` for one %s level", s.Profile, s.Profile, s.Profile))
 		}
 	case "concurrent", "constant", "poisson":
-		if len(s.Rates) == 0 && !(b.isSweep() && s.Profile != "concurrent") {
+		if len(s.Rates) == 0 && !(b.isSweep() && s.Profile != "concurrent") && !b.arr.unread {
 			what := "req/s levels, e.g. --rate 5,10,20"
 			if s.Profile == "concurrent" {
 				what = "concurrency levels, e.g. --rate 8 or --rate 1,2,4,8"
@@ -229,7 +242,7 @@ func (b *Benchmark) parse() error {
 			bad(fmt.Errorf("--rate %[1]s with --profile sweep is ambiguous: in GuideLLM it means %[1]s benchmarks, which is --levels %[1]s here; here --rate gives the levels themselves: for one level at %[1]s req/s write --profile constant --rate %[1]s, for a sweep over rates of your choice give a list, e.g. --profile constant --rate 1,2,4,8", r))
 		}
 	default:
-		bad(fmt.Errorf("--profile %q: want synchronous, concurrent, throughput, constant, poisson or sweep", s.Profile))
+		bad(fmt.Errorf("--profile %q: `%s` runs %s", s.Profile, s.Command, strings.Join(s.Command.Profiles(), ", ")))
 	}
 	if s.Endpoint != "completions" && s.Endpoint != "chat" {
 		bad(fmt.Errorf("--endpoint %q: want completions or chat", s.Endpoint))
@@ -347,13 +360,13 @@ func (b *Benchmark) nonce() string { return cmp.Or(b.s.Nonce, b.s.RunID) }
 
 // record is Options.Record with the nonce used, so that a rerun from
 // run.json sends the same prompts.
-func (b *Benchmark) record() map[string]any {
+func (b *Benchmark) record() results.Settings {
 	if b.opt.Record == nil {
 		return nil
 	}
 	r := maps.Clone(b.opt.Record)
 	if _, ok := r["nonce"]; ok {
-		r["nonce"] = b.nonce()
+		r.SetString("nonce", b.nonce())
 	}
 	return r
 }
@@ -636,14 +649,21 @@ func (b *Benchmark) newWorkload() error {
 // prefixCacheState is the prefix-cache state the run declares: the
 // --prefix-cache value for synthetic prompts, "dataset" for a --dataset's
 // prompts, which gollm-bench sends unchanged and so does not control.
+// A session run (--turns) declares "sessions:" and the state of each
+// session's first turn: its later turns resend the conversation so far, a
+// prefix the server has seen.
 func (b *Benchmark) prefixCacheState() string {
 	if s := b.arr.prefixCacheState(); s != "" {
 		return s
 	}
+	state := b.prefixCacheSpec()
 	if b.s.Dataset != "" {
-		return "dataset"
+		state = "dataset"
 	}
-	return b.prefixCacheSpec()
+	if b.s.Turns != "" {
+		return "sessions:" + state
+	}
+	return state
 }
 
 func parsePrefixCache(s string) (workload.PrefixCache, int, error) {
@@ -1027,12 +1047,16 @@ func (b *Benchmark) printUnreachable(res sweep.Result) {
 
 // redactWarnings redacts the URLs that warnings quote (a telemetry source
 // that failed, say), since run.json and the report show them, and puts the
-// flags in place of the library's words (flagWords).
+// flags in place of the library's words (flagWords), in the receive
+// clock's note too (loadgen.ReceiveClockChosen: the user clock was chosen
+// by --receive-clock).
 func redactWarnings(res *sweep.Result) {
 	for i := range res.Warnings {
 		res.Warnings[i].Message = flagWords(redact.URLs(res.Warnings[i].Message))
 	}
 	for i := range res.Levels {
+		sum := &res.Levels[i].Summary
+		sum.ReceiveClockNote = strings.ReplaceAll(sum.ReceiveClockNote, loadgen.ReceiveClockChosen, "chosen by --receive-clock")
 		ws := res.Levels[i].Summary.Warnings
 		for j := range ws {
 			ws[j].Message = flagWords(redact.URLs(ws[j].Message))

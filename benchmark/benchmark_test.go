@@ -68,3 +68,28 @@ func TestRunAndSweepAgreeOnOfferedLoad(t *testing.T) {
 		t.Errorf("offered loads: run %v, sweep %v; want both [20 40]", run, sweep)
 	}
 }
+
+// Command.Profiles, which --profile's help and completion list, is what
+// New accepts: each listed profile passes its check, the others are
+// refused naming --profile.
+func TestProfilesAreWhatNewAccepts(t *testing.T) {
+	t.Parallel()
+	all := []string{"synchronous", "concurrent", "throughput", "constant", "poisson", "sweep"}
+	for _, cmd := range []Command{CommandRun, CommandSweep} {
+		for _, p := range all {
+			s := DefaultSettings(cmd)
+			s.OutputDir = t.TempDir()
+			s.Profile = p
+			s.Rates = nil
+			if p == "concurrent" || p == "constant" || p == "poisson" {
+				s.Rates = []string{"1", "2"}
+			}
+			s.SLO = "ttft_p99<=fast" // a bad setting, so that New stops at its checks
+			_, err := New(context.Background(), s, Options{})
+			refused := err != nil && strings.Contains(err.Error(), "--profile")
+			if listed := slices.Contains(cmd.Profiles(), p); listed == refused {
+				t.Errorf("%s --profile %s: listed %v, but New says: %v", cmd, p, listed, err)
+			}
+		}
+	}
+}

@@ -104,3 +104,24 @@ var warningWords = []fieldname.Name{
 
 // flagWords puts the flags in place of the library's words in msg.
 func flagWords(msg string) string { return fieldname.ReplaceString(msg, warningWords...) }
+
+// rampFields and sharedPrefixFields drop the field names that
+// loadgen.Ramp and workload.SharedPrefixSpec put after the words of their
+// spec ("the end rate (Ramp.To)", "groups (SharedPrefixSpec.Groups)"):
+// the error already names the flag and quotes its value, whose words
+// (from, to, groups=) are the user's.
+var (
+	rampFields = []fieldname.Name{
+		{Field: " (Ramp.From)", Caller: ""},
+		{Field: " (Ramp.To)", Caller: ""},
+		{Field: " (Ramp.Over)", Caller: ""},
+		{Field: " (Ramp.Shape)", Caller: ""},
+	}
+	sharedPrefixFields = []fieldname.Name{
+		{Field: " (SharedPrefixSpec.Groups)", Caller: "="},
+		{Field: " (SharedPrefixSpec.Prompts)", Caller: "="},
+		{Field: " (SharedPrefixSpec.PrefixTokens)", Caller: "="},
+		{Field: " (SharedPrefixSpec.QuestionTokens)", Caller: "="},
+		{Field: " (SharedPrefixSpec.OutputTokens)", Caller: "="},
+	}
+)

@@ -14,6 +14,16 @@ const (
 	CommandSweep Command = "sweep"
 )
 
+// Profiles returns the load profiles (Settings.Profile) the command runs:
+// run's one level of each kind, and sweep's knee search over a rate grid
+// (sweep) or over the --rate levels given (constant, poisson, concurrent).
+func (c Command) Profiles() []string {
+	if c == CommandSweep {
+		return []string{"sweep", "constant", "poisson", "concurrent"}
+	}
+	return []string{"synchronous", "concurrent", "throughput", "constant", "poisson"}
+}
+
 // Settings are everything a benchmark is set up from, as text and plain
 // numbers: the target and its requests, the load, the data, the limits,
 // the SLO and the knee search, telemetry, cost, metadata and outputs.

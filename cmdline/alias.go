@@ -1,12 +1,15 @@
 package cmdline
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/gollm-bench/gollm-bench/peer"
 )
@@ -212,7 +215,20 @@ func (a *alias) Set(v string) error {
 				return err
 			}
 		}
-		return a.p.fs.Set(s.flag, v)
+		f := a.p.fs.Lookup(s.flag)
+		r := renamed{spec: s, before: f.Value.String(), changed: f.Changed, by: st.setBy[s.flag]}
+		if err := a.p.fs.Set(s.flag, v); err != nil {
+			return err
+		}
+		if _, list := f.Value.(pflag.SliceValue); !list { // a list flag takes both
+			r.value = f.Value.String()
+			st.renames = append(st.renames, r)
+			if st.setBy == nil {
+				st.setBy = map[string]string{}
+			}
+			st.setBy[s.flag] = s.Spelling
+		}
+		return nil
 	case kindLength:
 		n, err := wholeTokens(v)
 		if err != nil {
@@ -260,6 +276,46 @@ type staged struct {
 	lengths                  map[string]staged1 // --data key -> value
 	concurrency, requestRate string
 	goodput                  staged1
+	renames                  []renamed         // the renaming aliases given, in order
+	setBy                    map[string]string // flag -> the spelling that set it last
+}
+
+// renamed is a renaming alias as given: the value it set, and the flag's
+// value before it (changed: given already, by the alias spelling by or,
+// when by is "", by our own flag).
+type renamed struct {
+	spec              Alias
+	value, before, by string
+	changed           bool
+}
+
+// conflicts refuses a renaming alias given with its flag (or with
+// another spelling of it) at a different value: pflag keeps the last one
+// silently.
+func (st *staged) conflicts(fs *pflag.FlagSet) error {
+	var errs []error
+	done := map[string]bool{}
+	for _, r := range st.renames {
+		flag := r.spec.flag
+		if done[flag] {
+			continue
+		}
+		other, otherValue := "", ""
+		switch final := fs.Lookup(flag).Value.String(); {
+		case r.changed && r.before != r.value:
+			other, otherValue = cmp.Or(r.by, "--"+flag), r.before
+		case final != r.value:
+			other, otherValue = "--"+flag, final // given after it
+			if by := st.setBy[flag]; by != r.spec.Spelling {
+				other = by
+			}
+		default:
+			continue
+		}
+		done[flag] = true
+		errs = append(errs, fmt.Errorf("%s %s and %s %s: %s is --%s's %s spelling; give one", r.spec.Spelling, r.value, other, otherValue, r.spec.Spelling, flag, r.spec.Tools))
+	}
+	return errors.Join(errs...)
 }
 
 // target is the flag an alias needs in fs to be installed.

@@ -242,7 +242,9 @@ func yamlLine(err error) int {
 // an unknown key (with the nearest known one), a key that is not a
 // setting (peer spellings, --config itself, deprecated flags), a list for
 // a single-valued flag, a value its flag refuses, and a value that a
-// run.json recorded as REDACTED. It returns the keys it set.
+// run.json recorded as REDACTED. A flag given on the command line keeps
+// its value, but the file's is checked all the same (its type; ranges are
+// checked on the values that hold). It returns the keys it set.
 func (c *Config) Apply(fs *pflag.FlagSet, fixed map[string]bool) ([]string, error) {
 	var errs []error
 	var set []string
@@ -266,12 +268,16 @@ func (c *Config) Apply(fs *pflag.FlagSet, fixed map[string]bool) ([]string, erro
 		case f.Deprecated != "":
 			bad(fmt.Errorf("deprecated: %s", f.Deprecated))
 			continue
-		case fixed[f.Name]:
-			continue // the command line wins
 		}
 		sv, isList := f.Value.(pflag.SliceValue)
 		if e.List && !isList {
 			bad(fmt.Errorf("want one value (a %s), not a list", f.Value.Type()))
+			continue
+		}
+		if fixed[f.Name] { // the command line wins, but the file's value must be one
+			if err := trySet(f, e.Values); err != nil {
+				bad(err)
+			}
 			continue
 		}
 		if slices.ContainsFunc(e.Values, func(v string) bool { return strings.Contains(v, redact.Redacted) }) {
@@ -296,6 +302,21 @@ func (c *Config) Apply(fs *pflag.FlagSet, fixed map[string]bool) ([]string, erro
 		}
 	}
 	return set, errors.Join(errs...)
+}
+
+// trySet checks that f takes values, as Apply would set them, and puts
+// back the value f held (the command line's). A REDACTED value passes: the
+// command line gives the secret, as Apply's refusal of it asks.
+func trySet(f *pflag.Flag, values []string) error {
+	if slices.ContainsFunc(values, func(v string) bool { return strings.Contains(v, redact.Redacted) }) {
+		return nil
+	}
+	restore, bad, err := swapIn(f, values)
+	if err != nil {
+		return setError(f, bad, err)
+	}
+	restore()
+	return nil
 }
 
 // setError says why a flag refused a value, in the file's terms.

@@ -1,6 +1,7 @@
 package cmdline
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -8,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/gollm-bench/gollm-bench/internal/redact"
 )
 
 // Options configure a Parser.
@@ -19,6 +22,14 @@ type Options struct {
 	// for sweep), so that an unknown flag that the sibling has is answered
 	// with where it belongs; nil: none.
 	Sibling *pflag.FlagSet
+	// Check checks the values the flags hold (ranges, combinations), its
+	// errors each starting with the flag it is about ("--max-seconds -1:
+	// ..."). Parse runs it with the value of each configuration key that
+	// the command line overrides put in place, so that the file's value is
+	// checked too, and reports its new errors about that key at the key's
+	// line. nil: an overridden key's value is checked against its flag's
+	// type only.
+	Check func() error
 }
 
 // Parser parses one command's flags: the command line, then a
@@ -59,6 +70,9 @@ func (p *Parser) Parse(args []string) error {
 		}
 		return Explain(err, flagNames(p.fs), p.fs.Name(), elsewhere)
 	}
+	if err := p.staged.conflicts(p.fs); err != nil {
+		return err
+	}
 	fixed := map[string]bool{}
 	p.fs.Visit(func(f *pflag.Flag) { fixed[f.Name] = true })
 	if p.path != "" {
@@ -66,7 +80,76 @@ func (p *Parser) Parse(args []string) error {
 			return err
 		}
 	}
-	return p.resolve(fixed)
+	if err := p.resolve(fixed); err != nil {
+		return err
+	}
+	return p.checkOverridden(fixed)
+}
+
+// checkOverridden runs Options.Check with the file's value of each key the
+// command line overrides in place of the command line's, one key at a
+// time, and returns the errors about that key that the command line's
+// values do not raise, at the key's line. Each flag gets its value back.
+func (p *Parser) checkOverridden(fixed map[string]bool) error {
+	if p.opt.Check == nil || p.config == nil {
+		return nil
+	}
+	messages := func() map[string]error {
+		out := map[string]error{}
+		if err := p.opt.Check(); err != nil {
+			for _, e := range flatten(err) {
+				out[e.Error()] = e
+			}
+		}
+		return out
+	}
+	base := messages()
+	var errs []error
+	for _, e := range p.config.Entries {
+		f := p.fs.Lookup(e.Key)
+		if f == nil || f.Hidden || !fixed[f.Name] {
+			continue
+		}
+		if slices.ContainsFunc(e.Values, func(v string) bool { return strings.Contains(v, redact.Redacted) }) {
+			continue // the command line gives the secret
+		}
+		restore, _, err := swapIn(f, e.Values)
+		if err != nil {
+			continue // Apply reported it
+		}
+		found := messages()
+		restore()
+		for _, msg := range slices.Sorted(maps.Keys(found)) {
+			if m := leadingFlag().FindStringSubmatch(msg); m != nil && m[1] == f.Name && base[msg] == nil {
+				errs = append(errs, &ConfigError{File: p.config.Path, Line: e.Line, Key: e.Key,
+					Err: fmt.Errorf("%w (--%s on the command line overrides it; fix the key or remove it)", found[msg], f.Name)})
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// swapIn sets f to values, as Apply would, and returns what puts the
+// value f held back; on an error, the value refused, f as it was.
+func swapIn(f *pflag.Flag, values []string) (restore func(), bad string, err error) {
+	if sv, ok := f.Value.(pflag.SliceValue); ok {
+		old := sv.GetSlice()
+		restore = func() { _ = sv.Replace(old) }
+		if err := sv.Replace(values); err != nil {
+			restore()
+			return nil, strings.Join(values, ","), err
+		}
+		return restore, "", nil
+	}
+	old := f.Value.String()
+	restore = func() { _ = f.Value.Set(old) }
+	for _, v := range values {
+		if err := f.Value.Set(v); err != nil {
+			restore()
+			return nil, v, err
+		}
+	}
+	return restore, "", nil
 }
 
 // readConfig reads --config and applies it.
@@ -186,7 +269,7 @@ func (p *Parser) Locate(err error) error {
 }
 
 // Record is Record of the parser's flags.
-func (p *Parser) Record(omit ...string) map[string]any { return Record(p.fs, omit...) }
+func (p *Parser) Record(omit ...string) map[string]json.RawMessage { return Record(p.fs, omit...) }
 
 // hasKey reports whether a --data spec sets key.
 func hasKey(spec, key string) bool {

@@ -18,18 +18,23 @@ import (
 // (peer aliases), deprecated ones, --config, and the names in omit (the
 // API key, and flags that are not settings, such as --quiet). Secrets
 // never appear: every URL's credentials and every credential header's
-// value are REDACTED (package internal/redact).
-func Record(fs *pflag.FlagSet, omit ...string) map[string]any {
+// value are REDACTED (package internal/redact). Each value is JSON text
+// (the type of results.Settings, which run.json's "settings" is).
+func Record(fs *pflag.FlagSet, omit ...string) map[string]json.RawMessage {
 	skip := map[string]bool{"config": true}
 	for _, o := range omit {
 		skip[o] = true
 	}
-	out := map[string]any{}
+	out := map[string]json.RawMessage{}
 	fs.VisitAll(func(f *pflag.Flag) {
 		if f.Hidden || f.Deprecated != "" || skip[f.Name] {
 			return
 		}
-		out[f.Name] = value(f)
+		b, err := json.Marshal(value(f))
+		if err != nil { // a number pflag spells as JSON does not: its text
+			b, _ = json.Marshal(redact.URLs(f.Value.String()))
+		}
+		out[f.Name] = b
 	})
 	return out
 }

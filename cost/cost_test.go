@@ -178,6 +178,15 @@ func TestParsePrices(t *testing.T) {
 	}
 }
 
+// Seen: "input=abc,output=1" was refused twice, for its value and as if
+// input= were missing. A bad value is its key's only error.
+func TestParsePricesBadValueOnce(t *testing.T) {
+	_, err := ParsePrices("input=abc,output=1")
+	if err == nil || strings.Contains(err.Error(), "is required") || strings.Count(err.Error(), "\n") != 0 {
+		t.Errorf("%v, want one error, about input's value", err)
+	}
+}
+
 // By hand: 1,000 input tokens of which 400 cached, 250 output, at
 // 0.50 / 0.10 / 1.50 EUR per 1M: 600 × 0.5e-6 + 400 × 0.1e-6 + 250 × 1.5e-6
 // = 0.0003 + 0.00004 + 0.000375 = 0.000715 EUR.

@@ -34,6 +34,7 @@ func ParsePrices(s string) (Prices, error) {
 	var p Prices
 	var errs []error
 	seen := map[string]bool{}
+	named := map[string]bool{} // given, with a good value or a bad one
 	for i, term := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(term, "=")
 		k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
@@ -41,6 +42,7 @@ func ParsePrices(s string) (Prices, error) {
 			errs = append(errs, fmt.Errorf("prices: term %d %q: want TYPE=EUR_PER_1M, %s", i+1, strings.TrimSpace(term), example))
 			continue
 		}
+		named[k] = true
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
 			errs = append(errs, fmt.Errorf("prices: %s=%q: want a price >= 0 in EUR per 1M tokens, %s", k, v, example))
@@ -63,7 +65,7 @@ func ParsePrices(s string) (Prices, error) {
 		}
 	}
 	for _, k := range []string{"input", "output"} {
-		if !seen[k] {
+		if !named[k] { // a bad value was reported as such
 			errs = append(errs, fmt.Errorf("prices %q: %s= is required, %s", s, k, example))
 		}
 	}

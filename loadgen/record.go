@@ -88,6 +88,12 @@ const (
 	ReceiveClockUser ReceiveClock = "user"
 )
 
+// ReceiveClockChosen is the ReceiveClockNote of a record stamped in user
+// space because the caller chose the user clock (openai's
+// WithReceiveClock(ReceiveUser)), not because the kernel clock was
+// unavailable. A CLI shows it as the setting that chose it.
+const ReceiveClockChosen = "chosen by the caller"
+
 // Record is the measurement of one request (docs/records.md; its time stamps
 // in docs/metrics.md#time-stamps). The load generator emits exactly one
 // Record per request it schedules, whatever its outcome.
@@ -134,7 +140,7 @@ type Record struct {
 	// ReceiveClockUser. Empty for a record without response headers.
 	ReceiveClock ReceiveClock `json:"receive_clock,omitempty"`
 	// ReceiveClockNote says why a record with response headers is stamped in
-	// user space ("--receive-clock user", "kernel receive timestamps need
+	// user space (ReceiveClockChosen, "kernel receive timestamps need
 	// Linux", a connection the kernel did not stamp...). Empty with the
 	// kernel clock.
 	ReceiveClockNote string `json:"receive_clock_note,omitempty"`

@@ -176,7 +176,7 @@ func (c *Client) chooseClock() error {
 	m := c.cfg.receiveClock
 	switch {
 	case m == ReceiveUser:
-		c.userNote = "user clock chosen (ReceiveUser)"
+		c.userNote = loadgen.ReceiveClockChosen
 	case !rxstamp.Supported():
 		if err := m.Available(); err != nil {
 			return err

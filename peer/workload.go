@@ -331,8 +331,10 @@ var flagGroups = [][]string{
 // Apply sets, with set, every flag of l (Flags) that the user did not
 // give, as told by given; a flag of a group (profile, rate and
 // max-concurrency; data, dataset and sequence-distribution) is not set
-// when the user gave any flag of its group. It returns the flags set, as
-// "--name value", and set's first error, naming the flag.
+// when the user gave any flag of its group. It returns the flags set as
+// words of a shell command line, "--name=value" (a switch too:
+// --no-stream=true), the value single-quoted where a shell would read it
+// otherwise, and set's first error, naming the flag.
 func (l Load) Apply(given func(flag string) bool, set func(flag, value string) error) ([]string, error) {
 	isGiven := func(name string) bool {
 		for _, g := range flagGroups {
@@ -350,9 +352,22 @@ func (l Load) Apply(given func(flag string) bool, set func(flag, value string) e
 		if err := set(kv[0], kv[1]); err != nil {
 			return applied, fmt.Errorf("--%s %s: %w", kv[0], kv[1], err)
 		}
-		applied = append(applied, "--"+kv[0]+" "+kv[1])
+		applied = append(applied, shellQuote("--"+kv[0]+"="+kv[1]))
 	}
 	return applied, nil
+}
+
+// shellQuote returns word as a POSIX shell reads it back: as it is when
+// it holds only characters a shell leaves alone, else in single quotes,
+// a quote in it closing them, escaped, and reopening them.
+func shellQuote(word string) string {
+	plain := func(r rune) bool {
+		return r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_=.,:/+%@", r))
+	}
+	if word != "" && !strings.ContainsFunc(word, func(r rune) bool { return !plain(r) }) {
+		return word
+	}
+	return "'" + strings.ReplaceAll(word, "'", `'\''`) + "'"
 }
 
 // GoodputSLO maps a peer's goodput thresholds onto a gollm-bench SLO:

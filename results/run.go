@@ -48,7 +48,7 @@ type Run struct {
 	// limits and SLO. Numbers are JSON numbers, switches booleans, lists
 	// lists, durations strings ("5m0s"). Never a secret: the API key is
 	// left out; credential headers and URL credentials read REDACTED.
-	Settings map[string]any `json:"settings,omitempty"`
+	Settings Settings `json:"settings,omitempty"`
 	// SettingsGiven lists, sorted, the settings that were given (on the
 	// command line, in a configuration file, or by --like); the others
 	// held their defaults.

@@ -76,7 +76,10 @@ type Metadata struct {
 	// served tokenizer) or "chat_template" (server usage, template included).
 	ISLBasis string `json:"isl_basis,omitempty"`
 	// PrefixCache is "cold" or "warm:N" (--prefix-cache), or "dataset" for
-	// a --dataset's prompts, which are sent unchanged.
+	// a --dataset's prompts, which are sent unchanged; "sessions:" and one
+	// of those for multi-turn sessions, whose later turns reuse the
+	// conversation as their prefix; "trace" or "shared:GxS" for a Mooncake
+	// trace or a shared-prefix workload (docs/workloads.md).
 	PrefixCache string `json:"prefix_cache,omitempty"`
 	// Seed seeds everything random; nil when unknown (0 is a valid seed).
 	Seed *uint64 `json:"seed,omitempty"`

@@ -150,7 +150,7 @@ func parseJSONLLine(line []byte) (*Entry, error) {
 	case line[0] == '{':
 		var j jsonlEntry
 		if err := json.Unmarshal(line, &j); err != nil {
-			return nil, fmt.Errorf("invalid JSON object: %v", err)
+			return nil, fmt.Errorf("invalid JSON object: %s", jsonMessage(err))
 		}
 		e := Entry{OutputTokens: max(j.OutputTokens, j.MaxTokens)}
 		switch {

@@ -84,7 +84,10 @@ func TestReadTraceErrors(t *testing.T) {
 		{"mooncake zero output", mc + `{"timestamp": 5, "input_length": 3, "output_length": 0}` + "\n", "", 2, "3 input and 0 output tokens"},
 		{"mooncake too many blocks", `{"timestamp": 5, "input_length": 513, "output_length": 2, "hash_ids": [1, 2, 3]}` + "\n", "", 1, "hash_ids names 3 blocks of 512 tokens, but input_length 513 holds only 2"},
 		{"mooncake out of order", `{"timestamp": 5, "input_length": 3, "output_length": 2}` + "\n" + mc, "", 2, "earlier than the line before's"},
-		{"mooncake string hash id", `{"timestamp": 5, "input_length": 3, "output_length": 2, "hash_ids": ["a"]}` + "\n", TraceMooncake, 1, "invalid JSON"},
+		{"mooncake string hash id", `{"timestamp": 5, "input_length": 3, "output_length": 2, "hash_ids": ["a"]}` + "\n", TraceMooncake, 1, `"hash_ids" holds a JSON string where a number is wanted`},
+		// Seen: "json: cannot unmarshal string into Go struct field
+		// mooncakeLine.timestamp of type float64".
+		{"mooncake string timestamp", `{"timestamp": "x"}` + "\n", "", 1, `invalid JSON: "timestamp" holds a JSON string where a number is wanted`},
 		{"azure bad time", az + "yesterday,10,2\n", "", 3, `TIMESTAMP "yesterday" is not a date and time`},
 		{"azure short row", az + "2023-11-16 18:15:47.0,10\n", "", 3, "2 fields, but the header has 3"},
 		{"azure bad tokens", az + "2023-11-16 18:15:47.0,ten,2\n", "", 3, `ContextTokens "ten" is not a whole number`},
@@ -102,7 +105,7 @@ func TestReadTraceErrors(t *testing.T) {
 			if !errors.As(err, &te) {
 				t.Fatalf("error %v, want a *TraceError", err)
 			}
-			if te.File != "t.trace" || te.Line != tt.line || !strings.Contains(err.Error(), tt.msg) {
+			if te.File != "t.trace" || te.Line != tt.line || !strings.Contains(err.Error(), tt.msg) || strings.Contains(err.Error(), "Go struct") {
 				t.Errorf("error %q (line %d), want line %d and %q", err, te.Line, tt.line, tt.msg)
 			}
 		})

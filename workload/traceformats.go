@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -62,7 +63,7 @@ func parseMooncakeLine(raw []byte, line int) (e TraceEntry, msg string) {
 		return e, `not a JSON object: a Mooncake trace has one {"timestamp": ms, "input_length": N, "output_length": M, "hash_ids": [...]} per line`
 	}
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return e, fmt.Sprintf("invalid JSON: %v", err)
+		return e, "invalid JSON: " + jsonMessage(err)
 	}
 	var missing []string
 	for _, f := range []struct {
@@ -251,4 +252,29 @@ func csvError(name string, err error, c traceColumns) error {
 		return &TraceError{File: name, Msg: fmt.Sprintf("empty: a %s trace starts with the header %s", c.format, c.header)}
 	}
 	return fmt.Errorf("reading %s: %w", name, err)
+}
+
+// jsonMessage says what a JSON decoding error found in the file's terms: a
+// key whose value has the wrong type is named by its key, not by the Go
+// field it was decoded into.
+func jsonMessage(err error) string {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return err.Error()
+	}
+	want := "a number"
+	switch te.Type.Kind() {
+	case reflect.String:
+		want = "a string"
+	case reflect.Slice, reflect.Array:
+		want = "a list"
+	case reflect.Struct, reflect.Map:
+		want = "an object"
+	case reflect.Bool:
+		want = "true or false"
+	}
+	if te.Field == "" {
+		return fmt.Sprintf("a JSON %s where %s is wanted", te.Value, want)
+	}
+	return fmt.Sprintf("%q holds a JSON %s where %s is wanted", te.Field, te.Value, want)
 }

@@ -37,7 +37,7 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 	fs.SetOutput(e.stderr)
 	fs.SortFlags = false
 	b.register(fs, cmd == benchmark.CommandSweep)
-	p := parser(fs, cmd)
+	p := parser(fs, cmd, func() error { return benchmark.Check(b.s) })
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "usage: gollm-bench %s [flags]\n\n%s", name, fs.FlagUsages())
 	}

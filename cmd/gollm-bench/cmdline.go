@@ -14,12 +14,12 @@ import (
 // cmdline): --config and the peer aliases of run and sweep, "did you
 // mean", and shell completion.
 
-// parser adds --config and the peer aliases to run's or sweep's flags.
-func parser(fs *pflag.FlagSet, cmd benchmark.Command) *cmdline.Parser {
+// parser adds --config, the peer aliases and check (overridden file values) to run's or sweep's flags.
+func parser(fs *pflag.FlagSet, cmd benchmark.Command, check func() error) *cmdline.Parser {
 	other := map[benchmark.Command]benchmark.Command{benchmark.CommandRun: benchmark.CommandSweep, benchmark.CommandSweep: benchmark.CommandRun}[cmd]
 	sibling := pflag.NewFlagSet(string(other), pflag.ContinueOnError)
 	(&bench{s: benchmark.DefaultSettings(other)}).register(sibling, other == benchmark.CommandSweep)
-	return cmdline.NewParser(fs, cmdline.Options{DefaultData: benchmark.DefaultData, Sibling: sibling})
+	return cmdline.NewParser(fs, cmdline.Options{DefaultData: benchmark.DefaultData, Sibling: sibling, Check: check})
 }
 
 // helpText is a command's --help.

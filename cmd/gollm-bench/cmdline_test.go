@@ -244,7 +244,7 @@ func parseBench(cmd benchmark.Command, args ...string) (benchmark.Settings, erro
 	fs := pflag.NewFlagSet(string(cmd), pflag.ContinueOnError)
 	fs.SetOutput(new(strings.Builder))
 	b.register(fs, cmd == benchmark.CommandSweep)
-	p := parser(fs, cmd)
+	p := parser(fs, cmd, func() error { return benchmark.Check(b.s) })
 	err := p.Parse(args)
 	b.s.Given = p.Given()
 	return b.s, err
@@ -355,7 +355,7 @@ func TestPeerFlagsDocumented(t *testing.T) {
 	}
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	(&bench{s: benchmark.DefaultSettings(benchmark.CommandRun)}).register(fs, false)
-	parser(fs, benchmark.CommandRun)
+	parser(fs, benchmark.CommandRun, nil)
 	fs.VisitAll(func(f *pflag.Flag) {
 		if !f.Hidden || f.Deprecated != "" {
 			return // not an alias
@@ -454,12 +454,17 @@ c gollm-bench sweep --shar
 c gollm-bench run --profile con
 c gollm-bench completion ""
 c gollm-bench help mer
+c gollm-bench run --profile s
+c gollm-bench sweep --profile s
+c gollm-bench sweep --profile t
 `
 	outb, err := exec.Command("bash", "-c", probe).CombinedOutput()
 	if err != nil {
 		t.Fatalf("bash: %v\n%s", err, outb)
 	}
-	want := []string{"sweep", "--max-seconds", "--shared-prefix", "concurrent constant", "bash zsh", "merge"}
+	// Each command's --profile offers only what it runs: run has no
+	// sweep, sweep no synchronous or throughput.
+	want := []string{"sweep", "--max-seconds", "--shared-prefix", "concurrent constant", "bash zsh", "merge", "synchronous", "sweep", ""}
 	var got []string
 	sc := bufio.NewScanner(strings.NewReader(string(outb)))
 	for sc.Scan() {

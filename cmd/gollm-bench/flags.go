@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/spf13/pflag"
 
 	"github.com/gollm-bench/gollm-bench/benchmark"
@@ -28,7 +30,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.StringVar(&s.ReceiveClock, "receive-clock", s.ReceiveClock, "clock of each received chunk: kernel (the kernel's receive time, Linux), user (when the client read it), or auto (kernel where available); run.json says which each level used")
 	fs.BoolVar(&s.Insecure, "insecure", s.Insecure, "do not verify the https --target's TLS certificate (a test server only; recorded in run.json and the scorecard)")
 
-	fs.StringVar(&s.Profile, "profile", s.Profile, "load profile: synchronous|concurrent|throughput|constant|poisson|sweep")
+	fs.StringVar(&s.Profile, "profile", s.Profile, "load profile: "+strings.Join(s.Command.Profiles(), "|"))
 	fs.StringSliceVar(&s.Rates, "rate", s.Rates, "levels: concurrency for concurrent/throughput, req/s for constant/poisson; a list, e.g. 1,2,4,8")
 	fs.IntVar(&s.MaxConcurrency, "max-concurrency", s.MaxConcurrency, "cap on requests in flight for rate modes (arrivals beyond it queue, counted as scheduling lag)")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of everything random (prompts, lengths, Poisson arrivals); recorded")

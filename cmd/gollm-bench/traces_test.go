@@ -173,13 +173,13 @@ func TestArrivalsBadInput(t *testing.T) {
 		{"empty window", []string{"--trace", good, "--trace-window", "1h,"}, []string{"--trace-window: the trace window selects no request: window 1h0m0s,"}},
 		{"trace with rate", []string{"--trace", good, "--rate", "5"}, []string{"--trace with --rate: a trace sets the arrival times"}},
 		{"trace flags alone", []string{"--trace-speedup", "2"}, []string{"--trace-speedup without --trace"}},
-		{"ramp down", []string{"--ramp", "linear:50->1:60s"}, []string{`--ramp "linear:50->1:60s": the end rate (Ramp.To) 1 req/s is below the start rate (Ramp.From) 50 req/s`}},
+		{"ramp down", []string{"--ramp", "linear:50->1:60s"}, []string{`--ramp "linear:50->1:60s": the end rate 1 req/s is below the start rate 50 req/s`}},
 		{"ramp bad shape", []string{"--ramp", "cubic:1->5:10s"}, []string{`--ramp "cubic:1->5:10s": unknown shape`}},
 		{"ramp too long", []string{"--ramp", "linear:1->5:10s", "--max-seconds", "5"}, []string{"--max-seconds 5 ends the level before --ramp"}},
 		{"ramp closed loop", []string{"--ramp", "linear:1->5:10s", "--profile", "concurrent"}, []string{"--ramp with --profile concurrent"}},
 		{"negative burstiness", []string{"--burstiness", "-1", "--rate", "5"}, []string{"--burstiness -1: want a gamma shape K > 0"}},
 		{"burstiness constant", []string{"--burstiness", "0.5", "--profile", "constant", "--rate", "5"}, []string{"--burstiness with --profile constant"}},
-		{"shared prefix bad", []string{"--shared-prefix", "groups=0,prompts=2,prefix=10,question=5,output=4"}, []string{`--shared-prefix: shared prefix "groups=0`, "groups (SharedPrefixSpec.Groups) must be between 1"}},
+		{"shared prefix bad", []string{"--shared-prefix", "groups=0,prompts=2,prefix=10,question=5,output=4"}, []string{`--shared-prefix: shared prefix "groups=0`, "groups= must be between 1"}},
 		{"shared prefix with data", []string{"--shared-prefix", "groups=2,prompts=2,prefix=10,question=5,output=4", "--data", "prompt_tokens=5,output_tokens=5"}, []string{"--shared-prefix with --data"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

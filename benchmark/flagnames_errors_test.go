@@ -1,0 +1,135 @@
+package benchmark
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/sweep"
+)
+
+// goIdent matches what a user of the CLI cannot act on: a Go type's
+// field (Ramp.To, SharedPrefixSpec.Groups) or an option (WithRamp).
+var goIdent = regexp.MustCompile(`\b[A-Z][A-Za-z]*\.[A-Z][A-Za-z]*\b|\bWith[A-Z][A-Za-z]*\b`)
+
+// Seen: bad --ramp and --shared-prefix values were refused in the
+// library's words, "(Ramp.To)", "(Ramp.From)", "(SharedPrefixSpec.Groups)".
+// Each bad input is refused naming its flag, and no Go identifier.
+func TestBadInputNamesFlagsNotFields(t *testing.T) {
+	t.Parallel()
+	trace := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(trace, []byte(`{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [1]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		set  func(*Settings)
+		flag string
+	}{
+		{"ramp falls", func(s *Settings) { s.Ramp = "linear:20->2:6s" }, "--ramp"},
+		{"ramp flat", func(s *Settings) { s.Ramp = "linear:2->2:6s" }, "--ramp"},
+		{"exponential ramp from 0", func(s *Settings) { s.Ramp = "exponential:0->2:6s" }, "--ramp"},
+		{"ramp shape", func(s *Settings) { s.Ramp = "sine:1->2:6s" }, "--ramp"},
+		{"ramp length", func(s *Settings) { s.Ramp = "linear:1->2:0s" }, "--ramp"},
+		{"no groups", func(s *Settings) { s.SharedPrefix = "groups=0,prompts=4,prefix=64,question=16,output=8" }, "--shared-prefix"},
+		{"no output", func(s *Settings) { s.SharedPrefix = "groups=2,prompts=4,prefix=64,question=16,output=0" }, "--shared-prefix"},
+		{"trace speedup", func(s *Settings) { s.Trace, s.TraceSpeedup, s.Profile, s.Rates = trace, -1, "", nil }, "--trace-speedup"},
+	} {
+		s := DefaultSettings(CommandRun)
+		s.OutputDir = t.TempDir()
+		s.Given = map[string]bool{}
+		tc.set(&s)
+		_, err := New(context.Background(), s, Options{})
+		if err == nil {
+			t.Errorf("%s: no error", tc.name)
+			continue
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, tc.flag) {
+			t.Errorf("%s: the error does not name %s:\n%s", tc.name, tc.flag, msg)
+		}
+		if id := goIdent.FindString(msg); id != "" {
+			t.Errorf("%s: the error names the Go identifier %s:\n%s", tc.name, id, msg)
+		}
+	}
+}
+
+// Seen: a setting that failed to parse was followed by errors about its
+// absence: "--profile concurrent needs --rate" after a bad --trace or
+// --shared-prefix, `--rate "0"` after a bad --ramp, "input= is required"
+// after --price input=abc. Each bad input gives one error, its own.
+func TestBadInputOneError(t *testing.T) {
+	t.Parallel()
+	trace := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(trace, []byte(`{"timestamp": "x"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		set  func(*Settings)
+		flag string
+	}{
+		{"ramp", func(s *Settings) { s.Ramp = "linear:20->2:6s" }, "--ramp"},
+		{"ramp syntax", func(s *Settings) { s.Ramp = "linear:20" }, "--ramp"},
+		{"trace", func(s *Settings) { s.Trace = trace }, "--trace"},
+		{"shared prefix", func(s *Settings) { s.SharedPrefix = "groups=0,prompts=4,prefix=64,question=16,output=8" }, "--shared-prefix"},
+		{"price", func(s *Settings) { s.Price = "input=abc,output=1" }, "--price"},
+	} {
+		s := DefaultSettings(CommandRun)
+		s.OutputDir = t.TempDir()
+		s.Given = map[string]bool{}
+		if tc.flag != "--trace" && tc.flag != "--ramp" {
+			s.Rates = []string{"2"} // run's concurrent default needs levels
+		}
+		tc.set(&s)
+		_, err := New(context.Background(), s, Options{})
+		if err == nil {
+			t.Errorf("%s: no error", tc.name)
+			continue
+		}
+		if lines := strings.Split(err.Error(), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], tc.flag) {
+			t.Errorf("%s: want one error, about %s:\n%v", tc.name, tc.flag, err)
+		}
+	}
+}
+
+// Seen: a run of 3-turn sessions declared prefix_cache "cold", although
+// each later turn resends the conversation so far as its prefix. A session
+// run declares sessions, with the state of each session's first turn.
+func TestSessionsPrefixCacheState(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		turns, prefixCache, dataset, want string
+	}{
+		{"", "", "", "cold"},
+		{"", "warm:64", "", "warm:64"},
+		{"3", "", "", "sessions:cold"},
+		{"uniform:2:4", "warm:64", "", "sessions:warm:64"},
+		{"dataset", "", "chats.json", "sessions:dataset"},
+	} {
+		b := &Benchmark{s: DefaultSettings(CommandRun)}
+		b.s.Turns, b.s.PrefixCache, b.s.Dataset = tc.turns, tc.prefixCache, tc.dataset
+		if got := b.prefixCacheState(); got != tc.want {
+			t.Errorf("--turns %q --prefix-cache %q --dataset %q: %q, want %q", tc.turns, tc.prefixCache, tc.dataset, got, tc.want)
+		}
+	}
+}
+
+// Seen: the console said "receive clock: user (user clock chosen
+// (ReceiveUser))", an option's Go name. run.json and the console say which
+// setting chose the user clock.
+func TestReceiveClockNoteNamesFlag(t *testing.T) {
+	t.Parallel()
+	var res sweep.Result
+	res.Levels = append(res.Levels, sweep.LevelOutcome{})
+	res.Levels[0].Summary.ReceiveClock = string(loadgen.ReceiveClockUser)
+	res.Levels[0].Summary.ReceiveClockNote = loadgen.ReceiveClockChosen
+	redactWarnings(&res)
+	if got := res.Levels[0].Summary.ReceiveClockNote; got != "chosen by --receive-clock" {
+		t.Errorf("note %q", got)
+	}
+}
