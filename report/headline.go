@@ -41,15 +41,10 @@ func headlineOf(run results.Run, sc scorecard.Scorecard) headline {
 	h := headline{}
 	h.Verdict, h.Class = verdictLine(run)
 	perf := sc.Performance
-	if perf.KneeLevel != nil {
-		h.Where = fmt.Sprintf("level %d", *perf.KneeLevel)
-		switch {
-		case kneeReached(res):
-			h.Where = fmt.Sprintf("the knee (level %d)", *perf.KneeLevel)
-		case res.Knee != nil:
-			h.Where = fmt.Sprintf("the highest passing level (%d): the knee was not reached", *perf.KneeLevel)
-		case !res.Objective.IsZero() || res.Kind != sweep.KindLevels:
-			h.Where = fmt.Sprintf("level %d, the highest output throughput (no knee)", *perf.KneeLevel)
+	if lv, why, ok := run.ReferenceLevel(); ok && perf.KneeLevel != nil {
+		h.Where = fmt.Sprintf("level %d, %s", lv.Index, why)
+		if kneeReached(res) {
+			h.Where = fmt.Sprintf("the knee (level %d)", lv.Index)
 		}
 	}
 	h.Cards = append(h.Cards, kneeCard(res))
