@@ -1,11 +1,14 @@
 package report
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
+	"github.com/gollm-bench/gollm-bench/energy"
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/scorecard"
 	"github.com/gollm-bench/gollm-bench/slo"
 	"github.com/gollm-bench/gollm-bench/sweep"
 )
@@ -46,5 +49,54 @@ func TestHeadlineNoKneeDescribesSuccesses(t *testing.T) {
 		if c.Name == "Goodput" && strings.HasPrefix(c.Value, "0") {
 			t.Errorf("goodput card %q, want level 2's", c.Value)
 		}
+	}
+}
+
+// telemetryRun is a one-level run with GPU energy, Kepler's pod energy
+// (and its gap) and a reference 10× below the measured Wh/token.
+func telemetryRun() results.Run {
+	s := metrics.Summary{Level: 0, OutputTokensPerSecond: 1000, WindowSeconds: 10, Requests: metrics.RequestCounts{OK: 100},
+		TTFT: metrics.Distribution{Unit: "ms", Count: 100, P99: 40}}
+	return results.Run{
+		Result: sweep.Result{Kind: sweep.KindLevels, Levels: []sweep.LevelOutcome{{Index: 0, OfferedLoad: 4, Unit: "req/s", Summary: s}}},
+		Telemetry: []results.LevelTelemetry{{Level: 0,
+			Energy: &energy.Reading{Source: "nvml", Valid: true, GrossEnergyJ: 36000, EnergyJ: 36000, GPUCount: 1, WindowSeconds: 10},
+			Pod: &energy.PodReading{Source: "kepler", Via: "prometheus", Scope: "pod", Selector: "namespace=bench,pod=mock-0",
+				Valid: true, EnergyJ: 30000, CPUJ: 5000, GPUJ: 25000, WindowSeconds: 10},
+			PodGap: &energy.PodGap{GPUSource: "nvml", GPUJ: 36000, PodGPUJ: 25000, GapJ: 11000, GapFraction: 11000.0 / 36000,
+				Reason: "Kepler attributes only active power"},
+		}},
+		Reference: &scorecard.Reference{WhPerToken: 0.0001, Source: "MLPerf test figure"},
+	}
+}
+
+// TestReportShowsPodEnergyAndPlausibility: pod energy, its gap to the GPU
+// counters and the plausibility verdict were in scorecard.json only;
+// report.html's scorecard section and energy card, and the console's
+// warnings, must show them (implausible_energy above all).
+func TestReportShowsPodEnergyAndPlausibility(t *testing.T) {
+	t.Parallel()
+	run := telemetryRun()
+	sc := run.Scorecard()
+	if sc.Energy.Plausibility == nil || sc.Energy.Plausibility.Verdict != scorecard.VerdictImplausible {
+		t.Fatalf("fixture: plausibility %+v, want implausible", sc.Energy.Plausibility)
+	}
+	var html bytes.Buffer
+	if err := WriteHTML(&html, run, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Pod energy (Kepler)", "namespace=bench,pod=mock-0", "GPU counters − pod GPU (gap)", "gap, share of the GPU counters",
+		"Kepler attributes only active power", "Plausibility", "MLPerf test figure", "implausible",
+		"pod (Kepler) 0.833 mWh/token, GPU gap 30.56%; 10× the reference (MLPerf test figure): implausible", "implausible_energy"} {
+		if !strings.Contains(html.String(), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	var con bytes.Buffer
+	if err := WriteConsole(&con, run); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(con.String(), "implausible_energy") {
+		t.Errorf("console warnings lack implausible_energy:\n%s", con.String())
 	}
 }
