@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gollm-bench/gollm-bench/energy"
+	"github.com/gollm-bench/gollm-bench/harness"
+	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/scorecard"
@@ -98,5 +101,56 @@ func TestReportShowsPodEnergyAndPlausibility(t *testing.T) {
 	}
 	if !strings.Contains(con.String(), "implausible_energy") {
 		t.Errorf("console warnings lack implausible_energy:\n%s", con.String())
+	}
+}
+
+// TestProgressDrainKeepsTotalETA: the sweep's total ETA jumped by the
+// drain timeout while a level drained (00:20 → 00:48 → 00:18): a drain
+// counts as ending now in the total, and the level line keeps its bound.
+func TestProgressDrainKeepsTotalETA(t *testing.T) {
+	prof := loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 4}
+	hp := func(el time.Duration) harness.Progress {
+		return harness.Progress{Level: 1, Repeats: 1, Profile: prof, Elapsed: el, Expected: 10 * time.Second, Drain: 30 * time.Second}
+	}
+	clk := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	var buf bytes.Buffer
+	p := NewProgress(&buf, true, false, WithClock(clk.now))
+	p.Sweep(sweep.Event{Type: sweep.LevelStart, Index: 0, Phase: sweep.PhaseGrid, Profile: prof, Expected: 3})
+	clk.advance(10 * time.Second)
+	p.Sweep(sweep.Event{Type: sweep.LevelEnd, Index: 0, Phase: sweep.PhaseGrid, Profile: prof, Expected: 3})
+	p.Sweep(sweep.Event{Type: sweep.LevelStart, Index: 1, Phase: sweep.PhaseGrid, Profile: prof, Expected: 3})
+	clk.advance(8 * time.Second)
+	buf.Reset()
+	p.Harness(hp(8 * time.Second))
+	if want := "ETA 00:12"; !strings.Contains(buf.String(), want) { // 2 s left + one 10 s level
+		t.Fatalf("running: %q lacks %q", buf.String(), want)
+	}
+	clk.advance(3 * time.Second)
+	buf.Reset()
+	p.Harness(hp(11 * time.Second))
+	got := buf.String()
+	if want := "ETA 00:10"; !strings.Contains(got, want) || !strings.Contains(got, "draining ≤ 00:29") {
+		t.Errorf("draining: %q: want the total %q (no jump by the drain timeout) and the level's bound", got, want)
+	}
+}
+
+// TestProgressArrivalLabel: ramp and trace levels were labelled
+// "constant N req/s" in the live view and the console's table.
+func TestProgressArrivalLabel(t *testing.T) {
+	prof := loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 11}
+	var buf bytes.Buffer
+	p := NewProgress(&buf, true, false)
+	p.Harness(harness.Progress{Level: 0, Repeats: 1, Profile: prof, Label: "ramp linear 2→20 req/s over 10s", Elapsed: time.Second, Expected: 10 * time.Second})
+	if want := "level 0 ramp linear 2→20 req/s over 10s  00:01"; !strings.Contains(buf.String(), want) {
+		t.Errorf("live line %q lacks %q", buf.String(), want)
+	}
+	run := results.Run{Config: results.Config{Arrivals: &results.Arrivals{Trace: &results.TraceReplay{Format: "mooncake", Speedup: 1}}},
+		Result: sweep.Result{Levels: []sweep.LevelOutcome{{Index: 0, Profile: prof, OfferedLoad: 11, Unit: "req/s"}}}}
+	var con bytes.Buffer
+	if err := WriteConsole(&con, run); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(con.String(), "trace mooncake 1×") || strings.Contains(con.String(), "constant 11") {
+		t.Errorf("console table labels the trace level as:\n%s", con.String())
 	}
 }

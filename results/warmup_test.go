@@ -1,6 +1,10 @@
 package results
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+)
 
 // TestWarmupDescribe: --stabilize without --warmup-phase runs the gate's
 // load with no length of its own; the scorecard's warmup read "run-level
@@ -18,6 +22,30 @@ func TestWarmupDescribe(t *testing.T) {
 	} {
 		if got := tt.w.Describe(); got != tt.want {
 			t.Errorf("Describe() = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+// TestArrivalsLabel names ramp, trace and gamma levels; a plain rate, a
+// closed-loop level and no arrivals give "".
+func TestArrivalsLabel(t *testing.T) {
+	c := loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 7}
+	p := loadgen.Profile{Mode: loadgen.ModePoisson, Rate: 5}
+	for _, tt := range []struct {
+		a    *Arrivals
+		p    loadgen.Profile
+		want string
+	}{
+		{nil, c, ""},
+		{&Arrivals{Ramp: "linear:2->20:1m0s"}, c, "ramp linear 2→20 req/s over 1m0s"},
+		{&Arrivals{Ramp: "linear:2->20:1m0s"}, loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 4}, ""},
+		{&Arrivals{Trace: &TraceReplay{Format: "mooncake", Speedup: 1}}, c, "trace mooncake 1×"},
+		{&Arrivals{Burstiness: 0.5}, p, "poisson 5 req/s, gamma K=0.5"},
+		{&Arrivals{Burstiness: 0.5}, c, ""},
+		{&Arrivals{SharedPrefix: "groups=8"}, c, ""},
+	} {
+		if got := tt.a.Label(tt.p); got != tt.want {
+			t.Errorf("%+v.Label(%+v) = %q, want %q", tt.a, tt.p, got, tt.want)
 		}
 	}
 }
