@@ -26,6 +26,10 @@ func OwnVerdict(sc Scorecard) (bool, string) {
 	switch {
 	case sc.Performance.SLOPass == nil:
 		return false, "no SLO verdict (run without an SLO): give an SLOCheck to judge its figures"
+	case !*sc.Performance.SLOPass && sc.Performance.SLOOutcome == "inconclusive":
+		// Not a violation: the described level's intervals straddle a
+		// threshold (longer levels would decide).
+		return false, fmt.Sprintf("SLO undecided: no level passed %q, the level described is inconclusive", cmp.Or(sc.Metadata.SLO, "the SLO"))
 	case !*sc.Performance.SLOPass:
 		if sc.Metadata.SLO != "" {
 			return false, fmt.Sprintf("SLO violated: no level passed %q", sc.Metadata.SLO)
