@@ -306,9 +306,13 @@ func Read(ctx context.Context, win prom.Window, filter []prom.Matcher, start, en
 		return r, nil
 	}
 	if len(dropped) > 0 && r.Spend != nil {
+		spendWords := "unfiltered (every series)"
+		if f := filterString(spendFilter); f != "" {
+			spendWords = "with the filter {" + f + "} only"
+		}
 		r.Warnings = append(r.Warnings, metrics.Warning{Code: WarnSpendUnfiltered, Level: -1,
-			Message: fmt.Sprintf("LiteLLM's spend counter has no requested_model label: the spend is read with %s, not by %s, and may include other models; add model=NAME to the filter",
-				filterWords(filterString(spendFilter)), strings.Join(dropped, ","))})
+			Message: fmt.Sprintf("LiteLLM's spend counter has no requested_model label: the spend is read %s, not by %s, and may include other models; add model=NAME to the filter",
+				spendWords, strings.Join(dropped, ","))})
 	}
 	r.Valid = !reset
 	if reset {

@@ -111,7 +111,7 @@ type WarmupGate struct {
 // beside the per-level trim: "concurrent:4:60s ran 62.3 s, thermal gate
 // 30s,3W,5m0s passed (first held after 41.0 s)". A phase with no length
 // of its own (--stabilize without --warmup-phase: the gate's load alone)
-// reads "concurrent:4 under the thermal gate alone (no --warmup-phase) ran
+// reads "concurrent:4 under the thermal gate alone (no phase length given) ran
 // 5.0 s, ...".
 func (w WarmupPhase) Describe() string {
 	spec := w.Spec
@@ -119,7 +119,7 @@ func (w WarmupPhase) Describe() string {
 		if i := strings.LastIndexByte(spec, ':'); i > 0 {
 			spec = spec[:i]
 		}
-		spec += " under the thermal gate alone (no --warmup-phase)"
+		spec += " under the thermal gate alone (no phase length given)"
 	}
 	s := fmt.Sprintf("%s ran %.1f s", spec, w.DurationS)
 	switch g := w.Gate; {

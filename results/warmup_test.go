@@ -18,7 +18,7 @@ func TestWarmupDescribe(t *testing.T) {
 		{WarmupPhase{Spec: "concurrent:4:60s", PlannedS: 60, DurationS: 61.25},
 			"concurrent:4:60s ran 61.2 s, no thermal gate"},
 		{WarmupPhase{Spec: "concurrent:4:0s", DurationS: 5, Gate: &WarmupGate{Spec: "30s,3W,5m0s", Passed: true, HeldAfterS: &held}},
-			"concurrent:4 under the thermal gate alone (no --warmup-phase) ran 5.0 s, thermal gate 30s,3W,5m0s passed (first held after 4.0 s)"},
+			"concurrent:4 under the thermal gate alone (no phase length given) ran 5.0 s, thermal gate 30s,3W,5m0s passed (first held after 4.0 s)"},
 	} {
 		if got := tt.w.Describe(); got != tt.want {
 			t.Errorf("Describe() = %q, want %q", got, tt.want)
