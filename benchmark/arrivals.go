@@ -175,6 +175,17 @@ func (b *Benchmark) arrivalPacer() func(loadgen.Profile) loadgen.Pacer {
 	return nil
 }
 
+// arrivalLabel names a level's load in the live view when a trace, a
+// ramp or gamma gaps shape it (results.Arrivals.Label); nil for none.
+func (b *Benchmark) arrivalLabel() func(loadgen.Profile) string {
+	var c results.Config
+	b.arr.describe(&c)
+	if c.Arrivals == nil {
+		return nil
+	}
+	return c.Arrivals.Label
+}
+
 // arrivalWorkload builds the workload of --trace or --shared-prefix into
 // b.work; done is false when neither was given.
 func (b *Benchmark) arrivalWorkload() (done bool, err error) {

@@ -494,6 +494,7 @@ func (b *Benchmark) setup(ctx context.Context) error {
 		Log:         b.log,
 		Telemetry:   b.sources,
 		Progress:    b.opt.Progress,
+		Label:       b.arrivalLabel(),
 		Shard:       b.shard,
 		SettleProbe: true,
 	})

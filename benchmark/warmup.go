@@ -83,7 +83,7 @@ func (b *Benchmark) checkWarmupLength() error {
 // warm-up phase starts its first level against a cold server.
 func (b *Benchmark) suggestWarmupPhase() {
 	if b.isSweep() && b.s.Target != "" && b.phase.IsZero() {
-		fmt.Fprintln(b.opt.Log, "note: no --warmup-phase: the first level meets a cold server (KV cache, allocator, GPU clocks); consider --warmup-phase concurrent:4:60s, with --stabilize 30s,3W to hold it until GPU power settles under that load")
+		fmt.Fprintln(b.opt.Log, "note: no --warmup-phase: the first level meets a cold server (KV cache, allocator, GPU clocks); consider --warmup-phase concurrent:4:60s, with --stabilize=30s,3W to hold it until GPU power settles under that load")
 	}
 }
 

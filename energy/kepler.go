@@ -2,6 +2,7 @@ package energy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -118,6 +119,25 @@ type PodReading struct {
 	// and are not used.
 	Valid    bool              `json:"valid"`
 	Warnings []metrics.Warning `json:"warnings,omitempty"`
+}
+
+// MarshalJSON writes r as run.json stores it. A reading that is not Valid
+// carries no energy figure (energy_j, cpu_j, gpu_j and the node and idle
+// counters are left out): they were not measured, and a 0 beside
+// valid: false would read as one. Decoding is the default: a file with
+// those figures (as older versions wrote them) still reads.
+func (r PodReading) MarshalJSON() ([]byte, error) {
+	type plain PodReading
+	if r.Valid {
+		return json.Marshal(plain(r))
+	}
+	r.IdleAttributedJ, r.NodeGPUJ, r.NodeGPUIdleJ, r.NodeGPUActiveJ = nil, nil, nil, nil
+	return json.Marshal(struct {
+		plain
+		EnergyJ *float64 `json:"energy_j,omitempty"`
+		CPUJ    *float64 `json:"cpu_j,omitempty"`
+		GPUJ    *float64 `json:"gpu_j,omitempty"`
+	}{plain: plain(r)})
 }
 
 // PodMeter reads Kepler's counters over windows (--pod-energy): Start at

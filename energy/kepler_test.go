@@ -3,6 +3,7 @@ package energy
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -280,5 +281,43 @@ func TestComparePod(t *testing.T) {
 	pod.Valid = false
 	if _, _, ok := ComparePod(gpu, pod); ok {
 		t.Error("an invalid pod reading must not be compared")
+	}
+}
+
+// TestPodReadingJSONOmitsUnmeasured: a selector matching nothing wrote
+// "energy_j": 0, "cpu_j": 0, "gpu_j": 0 beside "valid": false into
+// run.json. A reading that is not valid carries no figure; a valid one
+// keeps its figures, 0 included; the old form still decodes.
+func TestPodReadingJSONOmitsUnmeasured(t *testing.T) {
+	srv := promfake.New(snapshot(t, "kepler-v0.11-t0.prom"), snapshot(t, "kepler-v0.11-t1.prom"))
+	defer srv.Close()
+	m, err := ParsePodEnergy("prometheus="+srv.URL+",namespace=elsewhere", WithClock(edgeClock()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(readPod(t, m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"energy_j"`, `"cpu_j"`, `"gpu_j"`, `"node_gpu_j"`} {
+		if bytes.Contains(b, []byte(key)) {
+			t.Errorf("invalid reading carries %s: %s", key, b)
+		}
+	}
+	if !bytes.Contains(b, []byte(`"valid":false`)) || !bytes.Contains(b, []byte(`"selector":"namespace=elsewhere"`)) || !bytes.Contains(b, []byte(string(WarnPodNoSeries))) {
+		t.Errorf("invalid reading lost its other fields: %s", b)
+	}
+	b, err = json.Marshal(PodReading{Source: "kepler", Valid: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"energy_j":0`, `"cpu_j":0`, `"gpu_j":0`} {
+		if !bytes.Contains(b, []byte(key)) {
+			t.Errorf("valid reading lacks %s: %s", key, b)
+		}
+	}
+	var old PodReading
+	if err := json.Unmarshal([]byte(`{"source":"kepler","energy_j":0,"cpu_j":0,"gpu_j":0,"valid":false}`), &old); err != nil || old.Valid {
+		t.Errorf("old form: %+v, %v", old, err)
 	}
 }

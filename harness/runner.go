@@ -24,6 +24,10 @@ type Config struct {
 	// Seed): a ramp, gamma gaps, a trace's schedule. nil, or a nil
 	// answer, keeps loadgen.PacerFor(profile).
 	Pacer func(loadgen.Profile) loadgen.Pacer
+	// Label, when set, names a level's load in Progress.Label, e.g. the
+	// ramp or trace Pacer shapes it with; nil or "" leaves Progress.Label
+	// empty (the profile names it).
+	Label func(loadgen.Profile) string
 	// Clock stamps every record; give the Requester the same one.
 	Clock loadgen.Clock
 	// Limits are each level's stop conditions. Their warmup and cooldown
@@ -100,7 +104,10 @@ type Progress struct {
 	// (Repeats is 1 without Config.Repeat).
 	Repeat, Repeats int
 	Profile         loadgen.Profile
-	Elapsed         time.Duration
+	// Label names the level's load when Config.Label does ("ramp linear
+	// 2→20 req/s over 1m0s", "trace mooncake 1×"); "" otherwise.
+	Label   string
+	Elapsed time.Duration
 	// Expected is the level's planned length (0 when it is request-bound
 	// and the rate is unknown).
 	Expected time.Duration
@@ -479,6 +486,9 @@ func (r *Runner) watchProgress(ctx context.Context, level, repeat int, p loadgen
 		r.genMu.Unlock()
 		pr := Progress{Level: level, Repeat: repeat, Repeats: max(r.cfg.Repeat, 1), Profile: p, Elapsed: r.cfg.Clock.Now() - start,
 			Expected: expected, Drain: r.cfg.Drain, Load: gen.Progress(), Live: live.Stats(), Final: final}
+		if r.cfg.Label != nil {
+			pr.Label = r.cfg.Label(p)
+		}
 		if monitor != nil {
 			st := monitor.progress()
 			pr.Precision = &st

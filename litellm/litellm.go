@@ -91,7 +91,7 @@ func CrossCheck(r Reading, input, output int64) []metrics.Warning {
 		}
 		if diff := math.Abs(*theirs-float64(ours)) / float64(ours); diff > tolerance {
 			ws = append(ws, metrics.Warning{Code: WarnTokenMismatch, Level: -1,
-				Message: fmt.Sprintf("LiteLLM counted %.0f %s tokens in the window (%s), the client %d (%.2f %% apart): other clients of the proxy, requests straddling the window, or a tokenizer that differs", *theirs, what, r.Filter, ours, 100*diff)})
+				Message: fmt.Sprintf("LiteLLM counted %.0f %s tokens in the window (%s), the client %d (%.2f %% apart): other clients of the proxy, requests straddling the window, or a tokenizer that differs", *theirs, what, filterWords(r.Filter), ours, 100*diff)})
 		}
 	}
 	check("input", r.InputTokens, input)
@@ -208,6 +208,16 @@ func httpURL(raw string) (*url.URL, error) {
 // Filter returns the meter's label filter in PromQL syntax ("" for none).
 func (m *Meter) Filter() string { return filterString(m.filter) }
 
+// filterWords names a filter (a Filter string) in a warning: "filter
+// requested_model=\"m\"", or "no label filter: every series" when there is
+// none.
+func filterWords(f string) string {
+	if f == "" {
+		return "no label filter: every series"
+	}
+	return "filter " + f
+}
+
 func filterString(ms []prom.Matcher) string {
 	parts := make([]string, len(ms))
 	for i, x := range ms {
@@ -296,9 +306,13 @@ func Read(ctx context.Context, win prom.Window, filter []prom.Matcher, start, en
 		return r, nil
 	}
 	if len(dropped) > 0 && r.Spend != nil {
+		spendWords := "unfiltered (every series)"
+		if f := filterString(spendFilter); f != "" {
+			spendWords = "with the filter {" + f + "} only"
+		}
 		r.Warnings = append(r.Warnings, metrics.Warning{Code: WarnSpendUnfiltered, Level: -1,
-			Message: fmt.Sprintf("LiteLLM's spend counter has no requested_model label: the spend is filtered by {%s} only, not by %s, and may include other models; add model=NAME to the filter",
-				filterString(spendFilter), strings.Join(dropped, ","))})
+			Message: fmt.Sprintf("LiteLLM's spend counter has no requested_model label: the spend is read %s, not by %s, and may include other models; add model=NAME to the filter",
+				spendWords, strings.Join(dropped, ","))})
 	}
 	r.Valid = !reset
 	if reset {

@@ -207,3 +207,20 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestCrossCheckNamesFilter: without a label filter the warning read
+// "LiteLLM counted 640 output tokens in the window (), ...": it must say
+// there was no filter, and name the filter when there is one.
+func TestCrossCheckNamesFilter(t *testing.T) {
+	out := 640.0
+	for _, tc := range []struct{ filter, want string }{
+		{"", "in the window (no label filter: every series)"},
+		{`requested_model="m"`, `in the window (filter requested_model="m")`},
+	} {
+		r := litellm.Reading{Valid: true, OutputTokens: &out, Filter: tc.filter}
+		ws := litellm.CrossCheck(r, 0, 600)
+		if len(ws) != 1 || !strings.Contains(ws[0].Message, tc.want) || strings.Contains(ws[0].Message, "()") {
+			t.Errorf("filter %q: %v, want a message with %q", tc.filter, ws, tc.want)
+		}
+	}
+}

@@ -31,7 +31,7 @@ func WriteConsole(w io.Writer, run results.Run) error {
 	if len(run.Result.Levels) == 0 {
 		b.WriteString("no levels ran\n")
 	} else {
-		t := levelTable(run.Result)
+		t := levelTable(run.Result, run.Config.Arrivals)
 		if err := t.write(&b); err != nil {
 			return err
 		}
@@ -47,7 +47,7 @@ func WriteConsole(w io.Writer, run results.Run) error {
 	for _, l := range clockLines(run.Result) {
 		b.WriteString(l + "\n")
 	}
-	if ws := run.Result.Warnings; len(ws) > 0 {
+	if ws := withScorecardWarnings(run.Result.Warnings, run.Scorecard()); len(ws) > 0 {
 		fmt.Fprintf(&b, "\nwarnings (%d):\n", len(ws))
 		for _, line := range groupedWarningLines(ws) {
 			b.WriteString("  " + line + "\n")
@@ -87,7 +87,7 @@ func headerLine(run results.Run) string {
 // tokens/s) carry their 95 % intervals, and every estimate is rounded to
 // the precision its interval supports; the rest of each distribution, and
 // every interval, is in run.json and levels.csv.
-func levelTable(res sweep.Result) *table {
+func levelTable(res sweep.Result, arr *results.Arrivals) *table {
 	errAdj := false
 	for _, l := range res.Levels {
 		errAdj = errAdj || l.Summary.Requests.Failed > 0
@@ -113,7 +113,7 @@ func levelTable(res sweep.Result) *table {
 	for _, l := range res.Levels {
 		s := l.Summary
 		row := []string{
-			fmt.Sprint(l.Index), string(l.Phase), describeProfile(l.Profile), fmtLoad(l.OfferedLoad, l.Unit),
+			fmt.Sprint(l.Index), string(l.Phase), cmpOr(arr.Label(l.Profile), describeProfile(l.Profile)), fmtLoad(l.OfferedLoad, l.Unit),
 			thousands(float64(s.Requests.OK), 0), thousands(float64(s.Requests.Failed), 0), thousands(float64(s.Requests.Incomplete), 0),
 			fmtDistRounded(s.TTFT, s.TTFT.P50, s.TTFT.P50CI), fmtDistCI(s.TTFT, s.TTFT.P99, s.TTFT.P99CI),
 		}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gollm-bench/gollm-bench/metrics"
@@ -41,15 +42,10 @@ func headlineOf(run results.Run, sc scorecard.Scorecard) headline {
 	h := headline{}
 	h.Verdict, h.Class = verdictLine(run)
 	perf := sc.Performance
-	if perf.KneeLevel != nil {
-		h.Where = fmt.Sprintf("level %d", *perf.KneeLevel)
-		switch {
-		case kneeReached(res):
-			h.Where = fmt.Sprintf("the knee (level %d)", *perf.KneeLevel)
-		case res.Knee != nil:
-			h.Where = fmt.Sprintf("the highest passing level (%d): the knee was not reached", *perf.KneeLevel)
-		case !res.Objective.IsZero() || res.Kind != sweep.KindLevels:
-			h.Where = fmt.Sprintf("level %d, the highest output throughput (no knee)", *perf.KneeLevel)
+	if lv, why, ok := run.ReferenceLevel(); ok && perf.KneeLevel != nil {
+		h.Where = fmt.Sprintf("level %d, %s", lv.Index, why)
+		if kneeReached(res) {
+			h.Where = fmt.Sprintf("the knee (level %d)", lv.Index)
 		}
 	}
 	h.Cards = append(h.Cards, kneeCard(res))
@@ -68,8 +64,9 @@ func headlineOf(run results.Run, sc scorecard.Scorecard) headline {
 			whNote = "pod energy (Kepler)"
 		}
 	}
+	whNote += energyNotes(sc.Energy)
 	h.Cards = append(h.Cards, figureCard("Energy per output token", sc.Energy.WhPerToken, sc.Energy.WhPerTokenCI, 1000, "mWh",
-		whNote, "no GPU energy source ("+cliFlag("energy")+")"))
+		whNote, "no GPU energy source ("+cliFlag("energy")+")"+energyNotes(sc.Energy)))
 	h.Cards = append(h.Cards, figureCard("TTFT p99", perf.TTFTP99Ms, perf.TTFTP99MsCI, 1, "ms", "time to first token", "no TTFT samples"))
 	h.Cards = append(h.Cards, figureCard("ITL p95", perf.ITLP95Ms, perf.ITLP95MsCI, 1, "ms", "per token, per request", "no ITL samples"))
 	return h
@@ -313,6 +310,33 @@ func scorecardRows(sc scorecard.Scorecard) []scoreRow {
 	if e.Source != "" && e.Source != "none" && !e.Valid {
 		rows = append(rows, scoreRow{Section: sec, Name: "reading", Value: "not valid (counter reset or no counter): per-token figures withheld", Missing: true})
 	}
+	if pe := e.Pod; pe != nil {
+		sec = "Pod energy (Kepler)"
+		text("pods", strings.TrimSpace(pe.Selector+" "+parens(pe.Generation)), "")
+		if !pe.Valid {
+			rows = append(rows, scoreRow{Section: sec, Name: "reading", Value: "no valid reading (no matching series or a counter reset): not measured", Missing: true})
+		}
+		add("pod energy in the window", pe.EnergyJ, nil, 1/3600.0, "Wh", false)
+		add("CPU part", pe.CPUJ, nil, 1/3600.0, "Wh", false)
+		add("GPU part", pe.GPUJ, nil, 1/3600.0, "Wh", false)
+		add("pod energy per output token", pe.WhPerToken, pe.WhPerTokenCI, 1000, "mWh", false)
+		add("GPU counters − pod GPU (gap)", pe.GPUGapJ, nil, 1/3600.0, "Wh", false)
+		add("gap, share of the GPU counters", pe.GPUGapFraction, nil, 100, "%", false)
+		add("Kepler's node GPU idle energy", pe.KeplerIdleJ, nil, 1/3600.0, "Wh", false)
+		if pe.GapReason != "" {
+			rows = append(rows, scoreRow{Section: sec, Name: "why they differ", Value: pe.GapReason})
+		}
+	}
+	if pl := e.Plausibility; pl != nil {
+		sec = "Plausibility"
+		ref := pl.ReferenceWhPerToken
+		add("reference energy per output token", &ref, nil, 1000, "mWh", false)
+		text("reference source", pl.Source, "")
+		ratio := pl.Ratio
+		add("measured ÷ reference", &ratio, pl.RatioCI, 1, "×", false)
+		rows = append(rows, scoreRow{Section: sec, Name: "verdict", Value: pl.Verdict,
+			Note: fmt.Sprintf("plausible within a factor of %g of the reference", pl.Factor), Missing: pl.Verdict != scorecard.VerdictPlausible})
+	}
 	k := sc.Carbon
 	sec = "Carbon"
 	add("grid intensity", k.GridGCO2KWh, nil, 1, "gCO2/kWh", false)
@@ -367,6 +391,60 @@ func groupWarnings(ws []metrics.Warning) []warnGroup {
 			}
 		}
 		out = append(out, wg)
+	}
+	return out
+}
+
+// energyNotes is what the energy card adds to its note: Kepler's pod
+// energy per token and its gap to the GPU counters, and the plausibility
+// verdict against the reference ("; pod (Kepler) 0.61 mWh/token, GPU gap
+// 3.3 %; 1.2× the reference (MLPerf ...): plausible").
+func energyNotes(e scorecard.Energy) string {
+	var b strings.Builder
+	if pe := e.Pod; pe != nil && e.WhPerTokenBasis != scorecard.BasisPod {
+		switch {
+		case !pe.Valid:
+			b.WriteString("; pod energy (Kepler): not measured")
+		case pe.WhPerToken != nil:
+			b.WriteString("; pod (Kepler) " + fmtSig(*pe.WhPerToken*1000) + " mWh/token")
+		}
+		if pe.Valid && pe.GPUGapFraction != nil {
+			b.WriteString(", GPU gap " + fmtPercent(*pe.GPUGapFraction))
+		}
+	}
+	if pl := e.Plausibility; pl != nil {
+		fmt.Fprintf(&b, "; %s× the reference (%s): %s", fmtSig(pl.Ratio), pl.Source, pl.Verdict)
+	}
+	return b.String()
+}
+
+// parens is "(s)", or "" for an empty s.
+func parens(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "(" + s + ")"
+}
+
+// fmtSig formats v with 3 significant figures: "0.612", "1.2".
+func fmtSig(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
+
+// scorecardWarnings are the scorecard's own warnings about its telemetry
+// figures, which run.json's warnings do not hold: the plausibility
+// verdict against --reference, a reference with nothing to check, Wh/token
+// from pod energy, and token prices with no tokens.
+var scorecardWarnings = []metrics.WarningCode{scorecard.WarnImplausibleEnergy, scorecard.WarnPlausibilityOpen,
+	scorecard.WarnReferenceUnchecked, scorecard.WarnEnergyFromPod, scorecard.WarnNoTokenCost}
+
+// withScorecardWarnings returns ws followed by sc's scorecardWarnings that
+// ws does not already hold, so that the console and report.html list them
+// beside the run's.
+func withScorecardWarnings(ws []metrics.Warning, sc scorecard.Scorecard) []metrics.Warning {
+	out := slices.Clip(ws)
+	for _, w := range sc.Warnings {
+		if slices.Contains(scorecardWarnings, w.Code) && !slices.Contains(ws, w) {
+			out = append(out, w)
+		}
 	}
 	return out
 }

@@ -142,7 +142,6 @@ func buildPage(run results.Run, opts HTMLOptions) (page, error) {
 	if !run.FinishedAt.IsZero() {
 		p.Finished = run.FinishedAt.UTC().Format("2006-01-02 15:04:05 MST")
 	}
-	p.Warnings, p.WarnCount = groupWarnings(res.Warnings), len(res.Warnings)
 	sc := run.Scorecard()
 	if opts.Scorecard != nil {
 		got, err := scorecard.Decode(bytes.NewReader(opts.Scorecard))
@@ -152,6 +151,8 @@ func buildPage(run results.Run, opts HTMLOptions) (page, error) {
 			sc = got
 		}
 	}
+	ws := withScorecardWarnings(res.Warnings, sc)
+	p.Warnings, p.WarnCount = groupWarnings(ws), len(ws)
 	p.Headline = headlineOf(run, sc)
 	p.Scorecard = scorecardRows(sc)
 	figs, missing, err := figures(run, opts.Requests, opts.RequestsMissing)

@@ -260,15 +260,25 @@ func (g *Progress) totalETA() (time.Duration, bool) {
 	}
 	left := max(s.expected-s.index-1, 0) // levels after this one
 	running := g.current != nil && s.running && g.current.Level == s.index
+	// A draining level's ETA is the drain timeout, a bound that is
+	// seldom reached (what is in flight usually finishes within one
+	// request's latency): counting it made the total jump by the timeout
+	// as each level drained, and back as it ended. A drain counts as ending
+	// now.
+	draining := running && g.current.Draining
 	var per time.Duration // a level's length
 	switch {
 	case s.done > 0:
 		per = s.doneTime / time.Duration(s.done)
+	case draining:
+		per = g.current.Elapsed
 	case running && g.current.ETA > 0:
 		per = g.current.Elapsed + g.current.ETA
 	}
 	var cur time.Duration // left in the running level
 	switch {
+	case draining:
+		cur = 0
 	case running && g.current.ETA > 0:
 		cur = g.current.ETA
 	case running:

@@ -33,7 +33,7 @@ func TerminalProgress(w io.Writer, quiet bool) *Progress {
 func (g *Progress) Harness(p harness.Progress) {
 	line := ProgressLine{
 		Level:     p.Level,
-		Label:     profileLabel(p.Profile),
+		Label:     cmpOr(p.Label, profileLabel(p.Profile)),
 		Elapsed:   p.Elapsed,
 		Requests:  p.Live.Done,
 		Errors:    p.Live.Failed,

@@ -1,5 +1,12 @@
 package results
 
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+)
+
 // Arrivals is the part of a run's configuration that shapes its arrivals
 // and prompts beyond a fixed rate and fixed lengths (Config.Arrivals).
 // Each field is empty when its option was not used.
@@ -37,4 +44,28 @@ type TraceReplay struct {
 	// SpanS is the time from the first replayed arrival to the last at
 	// that speed, s.
 	SpanS float64 `json:"span_s"`
+}
+
+// Label names the load of a level run with profile p when a shapes its
+// arrivals: "ramp linear 2→20 req/s over 1m0s", "trace mooncake 1×",
+// "poisson 5 req/s, gamma K=0.5"; "" when a is nil or shapes nothing
+// of p (a closed-loop level, or a plain constant or Poisson rate).
+func (a *Arrivals) Label(p loadgen.Profile) string {
+	if a == nil || !p.Mode.OpenLoop() {
+		return ""
+	}
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+	switch {
+	case a.Trace != nil:
+		return fmt.Sprintf("trace %s %s×", a.Trace.Format, g(a.Trace.Speedup))
+	case a.Ramp != "":
+		r, err := loadgen.ParseRamp(a.Ramp)
+		if err != nil {
+			return "ramp " + a.Ramp
+		}
+		return fmt.Sprintf("ramp %s %s→%s req/s over %v", r.Shape, g(r.From), g(r.To), r.Over)
+	case a.Burstiness > 0 && p.Mode == loadgen.ModePoisson:
+		return fmt.Sprintf("%s %s req/s, gamma K=%s", p.Mode, g(p.Rate), g(a.Burstiness))
+	}
+	return ""
 }

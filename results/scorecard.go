@@ -5,39 +5,27 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/scorecard"
+	"github.com/gollm-bench/gollm-bench/slo"
 )
 
 // Scorecard builds the run's scorecard from run.json alone: the metadata
 // recorded in it, the reference level's figures and intervals, the GPU
 // energy read over that level's windows, the cost rate and the declared
-// energy factors. The reference level is the knee when the sweep found
-// one; otherwise, the level of highest output throughput, with a warning
-// saying so. `gollm-bench report` can therefore rebuild scorecard.json
-// from a results folder, on any machine.
+// energy factors. The reference level is ReferenceLevel's, with a
+// warning saying why when it is not a knee. `gollm-bench report` can
+// therefore rebuild scorecard.json from a results folder, on any machine.
 func (r Run) Scorecard() scorecard.Scorecard {
 	res := r.Result
 	warnings := append([]metrics.Warning(nil), res.Warnings...)
 	withSLO := !res.Objective.IsZero()
 	meta := r.Metadata
 	levels := r.Levels()
-	ref, peak, peakInFlight := -1, 0.0, 0
-	if res.Knee != nil {
-		for i, l := range levels {
-			if l.Index == res.Knee.Level {
-				ref = i
-			}
-		}
+	peak, peakInFlight := 0.0, 0
+	for _, l := range levels {
+		peak = max(peak, l.Summary.OutputTokensPerSecond)
+		peakInFlight = max(peakInFlight, int(l.Summary.Client.PeakInFlight), l.Profile.Concurrency)
 	}
-	for i, l := range levels {
-		s := l.Summary
-		if s.OutputTokensPerSecond > peak {
-			peak = s.OutputTokensPerSecond
-			if res.Knee == nil {
-				ref = i
-			}
-		}
-		peakInFlight = max(peakInFlight, int(s.Client.PeakInFlight), l.Profile.Concurrency)
-	}
+	ref, why := r.reference(levels)
 	if meta.MaxConcurrencyTested == 0 {
 		meta.MaxConcurrencyTested = peakInFlight
 	}
@@ -58,14 +46,14 @@ func (r Run) Scorecard() scorecard.Scorecard {
 		perf.GoodputTokSCI = perf.OutputTokSCI
 		perf.GoodputReqS = scorecard.Num(lv.Summary.RequestsPerSecond)
 		warnings = append(warnings, metrics.Warning{Code: scorecard.WarnNoSLO, Level: -1,
-			Message: fmt.Sprintf("no SLO: the scorecard describes level %d (highest output throughput), and its goodput is raw throughput", lv.Index)})
+			Message: fmt.Sprintf("no SLO: the scorecard describes level %d (%s), and its goodput is raw throughput", lv.Index, why)})
 	} else {
 		pass := lv.Verdict.Pass
 		perf.SLOPass = &pass
 		perf.SLOOutcome = string(lv.Verdict.Outcome)
 		if res.Knee == nil {
 			warnings = append(warnings, metrics.Warning{Code: scorecard.WarnNoKnee, Level: -1,
-				Message: fmt.Sprintf("no knee was found under the SLO: the scorecard describes level %d (highest output throughput), not a knee", lv.Index)})
+				Message: fmt.Sprintf("no knee was found under the SLO: the scorecard describes level %d (%s), not a knee", lv.Index, why)})
 		}
 	}
 	idx := lv.Index
@@ -163,4 +151,63 @@ func liteLLMInput(t *LevelTelemetry) *scorecard.LiteLLMReading {
 	}
 	return &scorecard.LiteLLMReading{Valid: l.Valid, Via: l.Via, Filter: l.Filter,
 		InputTokens: l.InputTokens, OutputTokens: l.OutputTokens, Spend: l.Spend}
+}
+
+// ReferenceLevel returns the level the scorecard and the report's headline
+// describe, and why that one, in words ("the knee", "the highest output
+// throughput among the levels that passed", ...): the knee level when the
+// sweep found one (reached or not); otherwise the level of highest output
+// throughput among those that passed the SLO, or, when none passed (or
+// there is no SLO), among those with a successful request in their window.
+// A level without one has no latency to describe, whatever throughput the
+// tokens streamed into its window add up to. ok is false when the run has
+// no level.
+func (r Run) ReferenceLevel() (lv Level, why string, ok bool) {
+	levels := r.Levels()
+	i, why := r.reference(levels)
+	if i < 0 {
+		return Level{}, "", false
+	}
+	return levels[i], why, true
+}
+
+// reference is ReferenceLevel's index into levels, or -1.
+func (r Run) reference(levels []Level) (int, string) {
+	res := r.Result
+	if k := res.Knee; k != nil {
+		for i, l := range levels {
+			if l.Index == k.Level {
+				if k.Reached {
+					return i, "the knee"
+				}
+				return i, "the highest passing level: the knee was not reached"
+			}
+		}
+	}
+	best := func(keep func(Level) bool) int {
+		ref, peak := -1, -1.0
+		for i, l := range levels {
+			if keep(l) && l.Summary.OutputTokensPerSecond > peak {
+				ref, peak = i, l.Summary.OutputTokensPerSecond
+			}
+		}
+		return ref
+	}
+	ok := func(l Level) bool { return l.Summary.Requests.OK > 0 }
+	withSLO := !res.Objective.IsZero()
+	if withSLO {
+		if i := best(func(l Level) bool { return ok(l) && l.Verdict.Outcome == slo.OutcomePass }); i >= 0 {
+			return i, "the highest output throughput among the levels that passed"
+		}
+	}
+	if i := best(ok); i >= 0 {
+		if withSLO {
+			return i, "the highest output throughput among the levels with successful requests; none passed"
+		}
+		return i, "the highest output throughput among the levels with successful requests"
+	}
+	if i := best(func(Level) bool { return true }); i >= 0 {
+		return i, "the highest output throughput; no level had a successful request"
+	}
+	return -1, ""
 }

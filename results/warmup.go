@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/energy"
@@ -108,9 +109,19 @@ type WarmupGate struct {
 
 // Describe is the phase as the scorecard's warmup metadatum states it,
 // beside the per-level trim: "concurrent:4:60s ran 62.3 s, thermal gate
-// 30s,3W,5m0s passed (first held after 41.0 s)".
+// 30s,3W,5m0s passed (first held after 41.0 s)". A phase with no length
+// of its own (--stabilize without --warmup-phase: the gate's load alone)
+// reads "concurrent:4 under the thermal gate alone (no phase length given) ran
+// 5.0 s, ...".
 func (w WarmupPhase) Describe() string {
-	s := fmt.Sprintf("%s ran %.1f s", w.Spec, w.DurationS)
+	spec := w.Spec
+	if w.PlannedS == 0 && w.Gate != nil {
+		if i := strings.LastIndexByte(spec, ':'); i > 0 {
+			spec = spec[:i]
+		}
+		spec += " under the thermal gate alone (no phase length given)"
+	}
+	s := fmt.Sprintf("%s ran %.1f s", spec, w.DurationS)
 	switch g := w.Gate; {
 	case g == nil:
 		s += ", no thermal gate"

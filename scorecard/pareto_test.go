@@ -175,3 +175,19 @@ func TestCheckTerms(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnVerdictUndecided: the demo under a strict SLO has no level that
+// passed and its described level undecided; pareto said "SLO violated"
+// of a level whose intervals only straddle a threshold.
+func TestOwnVerdictUndecided(t *testing.T) {
+	f := false
+	sc := Scorecard{Metadata: Metadata{SLO: "ttft_p99<=500ms"}, Performance: Performance{SLOPass: &f, SLOOutcome: "inconclusive"}}
+	ok, why := OwnVerdict(sc)
+	if ok || why != `SLO undecided: no level decided "ttft_p99<=500ms" (inconclusive: its intervals straddle a limit; longer levels would decide it)` {
+		t.Errorf("OwnVerdict = %v %q", ok, why)
+	}
+	sc.Performance.SLOOutcome = "fail"
+	if ok, why := OwnVerdict(sc); ok || !strings.HasPrefix(why, "SLO violated") {
+		t.Errorf("failing level: OwnVerdict = %v %q", ok, why)
+	}
+}

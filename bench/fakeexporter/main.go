@@ -17,7 +17,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -27,9 +26,10 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/gollm-bench/gollm-bench/results"
 )
 
 // The rates every counter advances at.
@@ -176,48 +176,12 @@ func page(w io.Writer, t float64) {
 
 func spendPerS() float64 { return (inputTokS*inputPrice + outputTokS*outputPrice) / 1e6 }
 
-// reading is the part of a level's telemetry in run.json that check reads.
-type reading struct {
-	Energy *struct {
-		Source        string  `json:"source"`
-		WindowSeconds float64 `json:"window_s"`
-		GrossEnergyJ  float64 `json:"gross_energy_j"`
-		Valid         bool    `json:"valid"`
-	} `json:"energy"`
-	Pod *struct {
-		Via           string   `json:"via"`
-		WindowSeconds float64  `json:"window_s"`
-		EnergyJ       float64  `json:"energy_j"`
-		CPUJ          float64  `json:"cpu_j"`
-		GPUJ          float64  `json:"gpu_j"`
-		NodeGPUJ      *float64 `json:"node_gpu_j"`
-		NodeGPUIdleJ  *float64 `json:"node_gpu_idle_j"`
-		Valid         bool     `json:"valid"`
-	} `json:"pod_energy"`
-	LiteLLM *struct {
-		Via           string   `json:"via"`
-		WindowSeconds float64  `json:"window_s"`
-		InputTokens   *float64 `json:"input_tokens"`
-		OutputTokens  *float64 `json:"output_tokens"`
-		TotalTokens   *float64 `json:"total_tokens"`
-		Spend         *float64 `json:"spend"`
-		Valid         bool     `json:"valid"`
-	} `json:"litellm"`
-}
-
 func check(dir string, scrape time.Duration, out io.Writer) (bool, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	// The library's own reader and types: a change of run.json's layout
+	// breaks this build, not the check's figures.
+	run, err := results.Read(dir)
 	if err != nil {
 		return false, err
-	}
-	var run struct {
-		Telemetry []struct {
-			Level  int     `json:"level"`
-			Energy reading `json:"energy"`
-		} `json:"telemetry"`
-	}
-	if err := json.Unmarshal(b, &run); err != nil {
-		return false, fmt.Errorf("%s: %w", dir, err)
 	}
 	if len(run.Telemetry) == 0 {
 		return false, fmt.Errorf("%s: run.json has no telemetry", dir)
@@ -244,7 +208,7 @@ func check(dir string, scrape time.Duration, out io.Writer) (bool, error) {
 		fmt.Fprintf(out, "%-5d %-28s %16.3f %16.3f %+9.3f %9.3f  %s (%+.3f %%)\n", level, name, *got, want, diff, allowed, verdict, 100*diff/want)
 	}
 	for _, t := range run.Telemetry {
-		r := t.Energy
+		r := t // results.LevelTelemetry
 		if e := r.Energy; e != nil {
 			line(t.Level, "GPU energy J ("+e.Source+")", &e.GrossEnergyJ, gpu0W+gpu1W, e.WindowSeconds, e.Valid)
 		} else {

@@ -325,6 +325,12 @@ func TestSweepSuggestsWarmupPhase(t *testing.T) {
 		if got := strings.Count(stderr, "consider --warmup-phase"); got != map[bool]int{true: 1, false: 0}[tc.suggest] {
 			t.Errorf("%v: the suggestion appears %d times in\n%s", tc.args, got, stderr)
 		}
+		// --stabilize takes an optional value (NoOptDefVal): "--stabilize
+		// 30s,3W" is refused as an extra argument, so the suggestion must
+		// join it with "=".
+		if tc.suggest && (!strings.Contains(stderr, "--stabilize=30s,3W") || strings.Contains(stderr, "--stabilize 30s")) {
+			t.Errorf("%v: the suggestion must read --stabilize=30s,3W:\n%s", tc.args, stderr)
+		}
 	}
 }
 
