@@ -466,6 +466,14 @@ func (c *chart) render() (string, error) {
 		if c.minY > 0 && !(c.p.Y.Min > 0) {
 			c.p.Y.Min = c.minY
 		}
+		if !(c.p.Y.Min > 0) {
+			// Nothing positive recorded its least value (a shaded window
+			// reaches 0): a decade below the top, or one decade at all.
+			c.p.Y.Min = 1
+			if c.p.Y.Max > 0 {
+				c.p.Y.Min = c.p.Y.Max / 10
+			}
+		}
 		if !(c.p.Y.Max > c.p.Y.Min) {
 			c.p.Y.Max = c.p.Y.Min * 10
 		}

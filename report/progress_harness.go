@@ -79,7 +79,7 @@ func (g *Progress) Harness(p harness.Progress) {
 // "INCONCLUSIVE client-limited"; "" for a level without an SLO.
 func liveVerdict(l sweep.LevelOutcome) string {
 	v := l.Verdict
-	if len(v.Terms) == 0 && v.Outcome == slo.OutcomePass && !v.ClientLimited && !v.NoSuccess {
+	if len(v.Terms) == 0 && v.Outcome == slo.OutcomePass && !v.ClientLimited && !v.NoSuccess && !v.TooShort {
 		return "" // no SLO: nothing judged
 	}
 	deciding := func(outcome slo.Outcome) []string {
@@ -111,6 +111,9 @@ func liveVerdict(l sweep.LevelOutcome) string {
 			why = append(why, "no successful request")
 		}
 		return strings.TrimSpace("FAIL " + strings.Join(why, ", "))
+	}
+	if v.TooShort {
+		return "INCONCLUSIVE too short (no request finished in the measured window)"
 	}
 	if v.ClientLimited {
 		return "INCONCLUSIVE client-limited (the load generator fell behind)"
