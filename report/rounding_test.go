@@ -1,0 +1,44 @@
+package report
+
+import (
+	"math"
+	"testing"
+
+	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/slo"
+	"github.com/gollm-bench/gollm-bench/stats"
+	"github.com/gollm-bench/gollm-bench/sweep"
+)
+
+// TestLevelTableRoundsEveryIntervalledColumn: a reviewer saw the console
+// print "req/s 1.41" where run.json had req_s_ci [0.97, 1.84], and "lag
+// p99 28.6" with [13.19, null]; the rounding rule gives 1.4 and 29 (a
+// half-width of 15.4 keeps two figures, as 1 leads). And an
+// SLO judging ttft_p95 saw TTFT p99's interval instead of the p95 judged.
+func TestLevelTableRoundsEveryIntervalledColumn(t *testing.T) {
+	obj, err := slo.Parse("ttft_p95<=500ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s metrics.Summary
+	s.Requests.OK = 40
+	s.TTFT = metrics.Distribution{Count: 40, P50: 10, P50CI: stats.Interval{Lo: 9, Hi: 11},
+		P95: 41.37, P95CI: stats.Interval{Lo: 38.2, Hi: 47.9}, P99: 89.1, P99CI: stats.Interval{Lo: 60, Hi: math.Inf(1)}}
+	s.RequestsPerSecond, s.RequestsPerSecondCI = 1.41, stats.Interval{Lo: 0.97, Hi: 1.84}
+	s.Lag = metrics.Distribution{Count: 40, P99: 28.6, P99CI: stats.Interval{Lo: 13.19, Hi: math.Inf(1)}}
+	res := sweep.Result{Objective: obj, Levels: []sweep.LevelOutcome{{Summary: s, Verdict: obj.Evaluate(s)}}}
+	tb := levelTable(res)
+	cell := map[string]string{}
+	for i, c := range tb.cols {
+		cell[c.group+" "+c.name] = tb.rows[0][i]
+	}
+	for col, want := range map[string]string{
+		"output req/s":         "1.4",
+		"lag ms p99":           "29", // half-width 15.4: two figures (PDG), so to 1
+		"TTFT ms p95 [95% CI]": "41 [38, 48]",
+	} {
+		if got, ok := cell[col]; !ok || got != want {
+			t.Errorf("column %q = %q (present %v), want %q; row %q", col, got, ok, want, cell)
+		}
+	}
+}
