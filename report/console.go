@@ -48,6 +48,9 @@ func WriteConsole(w io.Writer, run results.Run) error {
 	for _, l := range clockLines(run.Result) {
 		b.WriteString(l + "\n")
 	}
+	for _, l := range repeatLines(run.Result) {
+		b.WriteString(l + "\n")
+	}
 	if ws := run.Result.Warnings; len(ws) > 0 {
 		fmt.Fprintf(&b, "\nwarnings (%d):\n", len(ws))
 		for _, line := range groupedWarningLines(ws) {

@@ -2,9 +2,11 @@ package report
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/slo"
 	"github.com/gollm-bench/gollm-bench/stats"
 	"github.com/gollm-bench/gollm-bench/sweep"
@@ -40,5 +42,34 @@ func TestLevelTableRoundsEveryIntervalledColumn(t *testing.T) {
 		if got, ok := cell[col]; !ok || got != want {
 			t.Errorf("column %q = %q (present %v), want %q; row %q", col, got, ok, want, cell)
 		}
+	}
+}
+
+// TestRepeatSpreadShown: with --repeat the between-run spread was in
+// run.json (repeats: mean, sd, between_ci, within_ci) but neither the
+// console nor report.html showed it.
+func TestRepeatSpreadShown(t *testing.T) {
+	obj, _ := slo.Parse("ttft_p99<=500ms")
+	s := metrics.Summary{Requests: metrics.RequestCounts{Sent: 300, OK: 300}}
+	s.Repeats = &metrics.Repeats{Runs: 3, Figures: []metrics.RepeatFigure{
+		metrics.NewRepeatFigure("ttft_p99", metrics.UnitMS, []float64{790.4, 812.2, 834.9}, stats.Interval{Lo: 800.1, Hi: 825.3}),
+	}}
+	run := results.Run{RunID: "r", Config: results.Config{Command: "run", Model: "m"},
+		Result: sweep.Result{Kind: sweep.KindLevels, Objective: obj, Levels: []sweep.LevelOutcome{{Index: 2, Summary: s, Verdict: obj.Evaluate(s)}}}}
+	// The between-run half-width, 54 ms, sets the step: 10 ms.
+	want := "level 2, 3 runs: ttft_p99 ms: runs 790, 810, 830; mean 810, sd 20; between-run [760, 870], within-run [800, 830]"
+	var console strings.Builder
+	if err := WriteConsole(&console, run); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(console.String(), want) {
+		t.Errorf("console lacks %q:\n%s", want, console.String())
+	}
+	var page strings.Builder
+	if err := WriteHTML(&page, run, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "between-run") || !strings.Contains(page.String(), "runs 790, 810, 830") {
+		t.Errorf("report.html lacks the between-run spread")
 	}
 }
