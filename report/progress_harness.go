@@ -91,6 +91,11 @@ func liveVerdict(l sweep.LevelOutcome) string {
 			got := "not measured"
 			switch {
 			case math.IsNaN(t.Measured):
+			case t.Term.Metric.Latency() && math.IsInf(t.Measured, 1):
+				// The statistic lands on failed requests, which count as
+				// +∞ (docs/statistics.md, "Failures count").
+				got = fmt.Sprintf("%s ms: failures count as +∞, %d of %d requests failed", fmtEstimate(t.Measured, t.Interval),
+					l.Summary.Requests.Failed, l.Summary.Requests.Failed+l.Summary.Requests.OK)
 			case t.Term.Metric.Latency():
 				got = fmtEstimate(t.Measured, t.Interval) + " ms"
 			case t.Term.Metric == slo.MetricErrorRate:
