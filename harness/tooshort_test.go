@@ -39,12 +39,12 @@ func TestTooShortLevelIsUndecided(t *testing.T) {
 	var warned bool
 	for _, w := range s.Warnings {
 		if w.Code == metrics.WarnTooShort {
-			warned = strings.Contains(w.Message, "--max-seconds 3")
+			warned = strings.Contains(w.Message, "Limits.MaxDuration to 3 s")
 			t.Log(w.Message)
 		}
 	}
 	if !warned {
-		t.Errorf("no %s warning naming --max-seconds 3: %+v", metrics.WarnTooShort, s.Warnings)
+		t.Errorf("no %s warning naming a length of 3 s: %+v", metrics.WarnTooShort, s.Warnings)
 	}
 	v := slo.Objective{}.Evaluate(s)
 	if v.Outcome != slo.OutcomeInconclusive || v.NoSuccess || !v.TooShort || v.ClientLimited {

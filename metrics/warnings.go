@@ -127,8 +127,8 @@ func deriveWarnings(s *Summary) []Warning {
 
 // tooShort returns Summary.TooShort for s, a level that ran for wall
 // seconds (0 if unknown): "" when some request sent in the window finished
-// in it. Otherwise it says what the window held and the --max-seconds that
-// would give an open-loop level's window two arrivals (a closed-loop level
+// in it. Otherwise it says what the window held and the level length
+// (Limits.MaxDuration) that would give an open-loop level's window two arrivals (a closed-loop level
 // needs its window to outlast one request's end-to-end time).
 func tooShort(s *Summary, wall float64) string {
 	r := s.Requests
@@ -145,7 +145,7 @@ func tooShort(s *Summary, wall float64) string {
 		if wall > 0 && s.WindowSeconds > 0 && s.WindowSeconds < wall {
 			need *= wall / s.WindowSeconds // the trims' share comes on top
 		}
-		return msg + fmt.Sprintf("; at %.4g req/s a level needs at least %.3g s (--max-seconds %g), plus one request's end-to-end time", rate, need, math.Ceil(need))
+		return msg + fmt.Sprintf("; at %.4g req/s a level needs at least %.3g s plus one request's end-to-end time: set Limits.MaxDuration to %g s or more", rate, need, math.Ceil(need))
 	}
-	return msg + "; a level must last longer than one request's end-to-end time plus the warmup and cooldown trims (raise --max-seconds or --max-requests)"
+	return msg + "; a level must last longer than one request's end-to-end time plus the warmup and cooldown trims: raise Limits.MaxDuration (or Config.Limits.MaxRequests)"
 }

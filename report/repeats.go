@@ -10,7 +10,7 @@ import (
 )
 
 // repeatLines describes the between-run spread of each repeated level
-// (--repeat), one line per level and figure, for the console and the HTML
+// (run several times), one line per level and figure, for the console and the HTML
 // page: "level 2, 3 runs: ttft_p99 ms: runs 790, 812, 834; mean 812, sd 22;
 // between-run [757, 867], within-run [800, 825]". A figure whose runs
 // differ more than its within-run interval accounts for is marked. Every
@@ -43,7 +43,7 @@ func repeatLines(res sweep.Result) []string {
 		}
 	}
 	if len(lines) > 0 {
-		lines = append([]string{"between-run spread (--repeat; 95 % intervals):"}, lines...)
+		lines = append([]string{"between-run spread of the repeated levels (95 % intervals):"}, lines...)
 	}
 	return lines
 }
