@@ -133,6 +133,14 @@ func (b *Benchmark) validateFlags() []error {
 				bad("--no-stream with --slo term %s: %s is not measured without streaming (no first-token or chunk times); drop the term (e2e, error_rate and output_tps are measured), or drop --no-stream", t.Name(), t.Name())
 			}
 		}
+		for _, t := range b.precision.Targets {
+			if t.Term.Metric.Streamed() {
+				bad("--no-stream with --precision target %s: %s is not measured without streaming (no first-token or chunk times), so no level could ever reach it; target e2e instead (e.g. e2e_p99:5%%), or drop --no-stream", t, t.Term.Name())
+			}
+		}
+	}
+	if b.precision.Decide && len(b.precision.Targets) == 0 && b.obj.IsZero() {
+		bad("--precision decide without --slo: it runs each level until every SLO term is decided, and there is none; give --slo (e.g. --slo \"ttft_p99<=500ms\"), or ask for interval targets (e.g. --precision ttft_p99:5%%)")
 	}
 
 	// Telemetry and cost.
@@ -288,4 +296,16 @@ func parseKV(flag string, kvs []string) (map[string]string, error) {
 		out[strings.TrimSpace(k)] = v
 	}
 	return out, errors.Join(errs...)
+}
+
+// CheckMinSamples checks a value of the deprecated --min-samples flag,
+// which has no effect (every figure carries an interval instead): a
+// sample count, so a whole number >= 0. A value that cannot be a count
+// is refused like any other bad input rather than silently ignored.
+func CheckMinSamples(v string) error {
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || n < 0 {
+		return fmt.Errorf("want a number of samples >= 0; the flag is deprecated and has no effect (every figure carries a 95 %% interval), so drop it")
+	}
+	return nil
 }

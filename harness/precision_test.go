@@ -2,11 +2,13 @@ package harness_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/openai"
 	"github.com/gollm-bench/gollm-bench/slo"
@@ -93,6 +95,40 @@ func TestPrecisionIsBoundedByMaxDuration(t *testing.T) {
 	}
 	if lv.Precision == nil || lv.Precision.Met {
 		t.Errorf("level precision state %+v, want recorded and unmet", lv.Precision)
+	}
+	requireNotReached(t, s, "ttft_p99.9:0.01%", "time bound")
+}
+
+// requireNotReached fails t unless s warns that the precision target
+// named was not reached, naming the target and what stopped the level.
+func requireNotReached(t *testing.T, s metrics.Summary, target, bound string) {
+	t.Helper()
+	for _, w := range s.Warnings {
+		if w.Code == harness.WarnPrecisionNotReached {
+			if !strings.Contains(w.Message, target) || !strings.Contains(w.Message, bound) || !strings.Contains(w.Message, "half-width") {
+				t.Errorf("warning %q: want it to name %q, the half-width reached and %q", w.Message, target, bound)
+			}
+			return
+		}
+	}
+	t.Errorf("no %s warning among %+v", harness.WarnPrecisionNotReached, s.Warnings)
+}
+
+// TestPrecisionNotReachedAtMaxRequests: a reviewer ran --profile
+// concurrent --precision "ttft_p99:5%" --max-requests 5; the level ended
+// with 3 ok requests, exit 0 and no warning. The unmet target is a typed
+// warning naming the target, the margin reached and the bound.
+func TestPrecisionNotReachedAtMaxRequests(t *testing.T) {
+	t.Parallel()
+	prec, _ := slo.ParsePrecision("ttft_p99:5%")
+	r, _ := precisionRunner(t, harness.Config{Limits: loadgen.Limits{MaxRequests: 5, MaxDuration: 30 * time.Second}, Precision: prec})
+	s, err := r.RunLevelToDecision(context.Background(), 0, loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireNotReached(t, s, "ttft_p99:5%", "request bound (5 requests)")
+	if w := r.Levels()[0].Summary.Warnings; len(w) != len(s.Warnings) {
+		t.Errorf("the level's record has %d warnings, the summary %d", len(w), len(s.Warnings))
 	}
 }
 

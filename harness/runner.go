@@ -398,6 +398,8 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 	if monitor != nil {
 		st := monitor.progress()
 		lv.Precision = &st
+		summary.Warnings = append(summary.Warnings, precisionWarnings(level, r.cfg.Precision, r.cfg.Objective, summary, res, lim)...)
+		lv.Summary = summary
 	}
 	r.mu.Lock()
 	r.levels = append(r.levels, lv)

@@ -508,6 +508,7 @@ func (a *Accumulator) Summary() Summary {
 	s.ReceiveQueue = distributionOf(a.rxQueue, UnitMS, memo)
 	s.ReceiveClock, s.ReceiveClockNote = a.receiveClock()
 	setIntervals(&s)
+	s.TooShort = tooShort(&s, c.WallSeconds)
 	assessClient(&s, c.CapReached)
 	s.Warnings = deriveWarnings(&s)
 	if a.clockSteps > 0 {

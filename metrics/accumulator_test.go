@@ -446,8 +446,8 @@ func TestDataWarnings(t *testing.T) {
 		match string // a substring of the first warning's message
 	}{
 		{"few samples are not a warning here: intervals say it", Config{Level: 3}, paced(10, 0, ms(5)), "", ""},
-		{"nothing sent", Config{}, nil, WarnNoRequests, "no request"},
-		{"empty window", Config{Window: loadgen.Window{Start: time.Second, End: time.Second}}, nil, WarnEmptyWindow + "," + WarnNoRequests, "empty"},
+		{"nothing sent", Config{}, nil, WarnNoRequests + "," + WarnTooShort, "no request"},
+		{"empty window", Config{Window: loadgen.Window{Start: time.Second, End: time.Second}}, nil, WarnEmptyWindow + "," + WarnNoRequests + "," + WarnTooShort, "empty"},
 		{"counts disagree by 2 %", Config{}, []*loadgen.Record{mismatch(100, 102), mismatch(100, 101), mismatch(100, 0)},
 			WarnTokenCountMismatch, "on 1 of 2 requests"},
 		{"short output", Config{}, []*loadgen.Record{short(100, 128), short(128, 128), short(5, 0)}, WarnOSLShort, "1 of 3 ok requests"},

@@ -116,6 +116,11 @@ func MergeSummaries(parts ...Summary) (Summary, error) {
 		s.ErrorRate = float64(s.Requests.Failed) / float64(n)
 	}
 	setIntervals(&s)
+	if s.Requests.OK+s.Requests.Failed > 0 {
+		s.TooShort = ""
+	} else if s.TooShort == "" {
+		s.TooShort = tooShort(&s, 0)
+	}
 	assessClient(&s, capped)
 
 	warnings := deriveWarnings(&s)

@@ -200,6 +200,11 @@ func PoolRepeats(parts ...Summary) (Summary, error) {
 	if n := s.Requests.OK + s.Requests.Failed; n > 0 {
 		s.ErrorRate = float64(s.Requests.Failed) / float64(n)
 	}
+	if s.Requests.OK+s.Requests.Failed > 0 {
+		s.TooShort = "" // some run measured something
+	} else if s.TooShort == "" {
+		s.TooShort = tooShort(&s, 0)
+	}
 	setIntervals(&s) // Wilson; the rates' intervals need the per-run batches:
 	s.Batches = Batches{}
 	s.OutputTokensPerSecondCI = pooledRateInterval(outRates)

@@ -69,6 +69,11 @@ type Summary struct {
 	WindowSeconds float64 `json:"window_s"`
 
 	Requests RequestCounts `json:"requests"`
+	// TooShort is set when no request sent in the window finished in it
+	// (ok + failed = 0): the level was too short to measure anything, so it
+	// is neither client-limited nor failed, and its verdict is
+	// inconclusive. The text says why and how long a level must be.
+	TooShort string `json:"too_short,omitempty"`
 	// ErrorRate = failed / (failed + ok) among requests sent in the window
 	// (0..1), with its Wilson score interval.
 	ErrorRate   float64        `json:"error_rate"`

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -12,6 +13,9 @@ const (
 	WarnEmptyWindow WarningCode = "empty_window"
 	// WarnNoRequests: no request was sent inside the window.
 	WarnNoRequests WarningCode = "no_requests_in_window"
+	// WarnTooShort: no request sent in the level's window finished
+	// (Summary.TooShort): nothing was measured, nothing is decided.
+	WarnTooShort WarningCode = "level_too_short"
 	// WarnClientLimited: the load generator fell behind
 	// (docs/metrics.md#client-health).
 	WarnClientLimited WarningCode = "client_limited"
@@ -41,7 +45,7 @@ const (
 // so that MergeSummaries recomputes it rather than copies it.
 func isDerived(code WarningCode) bool {
 	switch code {
-	case WarnEmptyWindow, WarnNoRequests, WarnClientLimited, WarnCapped,
+	case WarnEmptyWindow, WarnNoRequests, WarnTooShort, WarnClientLimited, WarnCapped,
 		WarnTokenCountMismatch, WarnOSLShort, WarnHighErrorRate, WarnUsageRejected:
 		return true
 	}
@@ -59,7 +63,7 @@ func assessClient(s *Summary, capReached bool) {
 	c := &s.Client
 	c.AchievedRatio, c.ClientLimited, c.Capped, c.Reason = 0, false, false, ""
 	var reasons []string
-	if c.TargetRate > 0 && s.WindowSeconds > 0 {
+	if c.TargetRate > 0 && s.WindowSeconds > 0 && s.TooShort == "" {
 		c.AchievedRatio = c.AchievedRate / c.TargetRate
 		if c.AchievedRatio < MinAchievedRatio {
 			reasons = append(reasons, fmt.Sprintf("achieved %.4g req/s, %.1f %% of the %.4g req/s target (< %.0f %%)",
@@ -95,6 +99,9 @@ func deriveWarnings(s *Summary) []Warning {
 	if r.Sent == 0 {
 		add(WarnNoRequests, "level %d: no request was sent inside the measured window", s.Level)
 	}
+	if s.TooShort != "" {
+		add(WarnTooShort, "level %d is too short: %s", s.Level, s.TooShort)
+	}
 	if s.Client.ClientLimited {
 		add(WarnClientLimited, "level %d is client-limited: %s; latencies and rates describe the client, not the server", s.Level, s.Client.Reason)
 	}
@@ -116,4 +123,29 @@ func deriveWarnings(s *Summary) []Warning {
 		add(WarnHighErrorRate, "level %d: %.1f %% of requests failed (%d of %d)", s.Level, 100*s.ErrorRate, r.Failed, r.Failed+r.OK)
 	}
 	return ws
+}
+
+// tooShort returns Summary.TooShort for s, a level that ran for wall
+// seconds (0 if unknown): "" when some request sent in the window finished
+// in it. Otherwise it says what the window held and the level length
+// (Limits.MaxDuration) that would give an open-loop level's window two arrivals (a closed-loop level
+// needs its window to outlast one request's end-to-end time).
+func tooShort(s *Summary, wall float64) string {
+	r := s.Requests
+	if r.OK+r.Failed > 0 {
+		return ""
+	}
+	what := "no request was sent in its measured window"
+	if r.Sent > 0 {
+		what = fmt.Sprintf("none of the %d requests sent in its measured window finished in it", r.Sent)
+	}
+	msg := fmt.Sprintf("%s (%.3g s after the warmup and cooldown trims), so nothing was measured and nothing is decided", what, max(s.WindowSeconds, 0))
+	if rate := s.Profile.Rate; s.Profile.Mode.OpenLoop() && rate > 0 {
+		need := 2 / rate // seconds of window for two arrivals
+		if wall > 0 && s.WindowSeconds > 0 && s.WindowSeconds < wall {
+			need *= wall / s.WindowSeconds // the trims' share comes on top
+		}
+		return msg + fmt.Sprintf("; at %.4g req/s a level needs at least %.3g s plus one request's end-to-end time: set Limits.MaxDuration to %g s or more", rate, need, math.Ceil(need))
+	}
+	return msg + "; a level must last longer than one request's end-to-end time plus the warmup and cooldown trims: raise Limits.MaxDuration (or Config.Limits.MaxRequests)"
 }

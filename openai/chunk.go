@@ -86,6 +86,16 @@ type chunk struct {
 	Choices []chunkChoice `json:"choices"`
 	Usage   usage         `json:"-"`
 	Error   rawJSON       `json:"error"`
+	// Object is the chunk's "object" member. vLLM (before 0.6) and
+	// servers copying it send a mid-stream failure as a whole event
+	// {"object":"error","message":...,"code":...}; see isErrorObject.
+	Object rawJSON `json:"object"`
+}
+
+// isErrorObject reports whether the chunk is an error event of the shape
+// {"object":"error","message":...}: the whole payload is the error.
+func (c *chunk) isErrorObject() bool {
+	return string(c.Object) == `"error"`
 }
 
 // usage is the token usage object of a response (OpenAI "usage").
@@ -145,9 +155,10 @@ func (c *chunk) slowDecode(data []byte) error {
 				CachedTokens json.RawMessage `json:"cached_tokens"`
 			} `json:"prompt_tokens_details"`
 		} `json:"usage"`
-		Error rawJSON `json:"error"`
+		Error  rawJSON `json:"error"`
+		Object rawJSON `json:"object"`
 	}
-	c.Choices, c.Usage, c.Error = c.Choices[:0], usage{}, nil
+	c.Choices, c.Usage, c.Error, c.Object = c.Choices[:0], usage{}, nil, nil
 	if err := json.Unmarshal(data, &v); err != nil {
 		var te *json.UnmarshalTypeError
 		if !errors.As(err, &te) || te.Field == "" {
@@ -158,6 +169,7 @@ func (c *chunk) slowDecode(data []byte) error {
 	}
 	c.Choices = append(c.Choices, v.Choices...)
 	c.Error = v.Error
+	c.Object = v.Object
 	if v.Usage != nil {
 		c.Usage = usage{present: true, prompt: parseCount(v.Usage.PromptTokens), completion: parseCount(v.Usage.CompletionTokens)}
 		if d := v.Usage.PromptTokensDetails; d != nil {

@@ -622,6 +622,10 @@ func (c *Client) readStream(ctx, rctx context.Context, clock loadgen.Clock, r io
 		}
 	}
 	switch {
+	case st.delivered > 0 && end == "EOF" && len(st.finish) == 0:
+		// Tokens, then the body ended with neither a finish_reason nor
+		// [DONE]: the stream was cut short, whatever closed it.
+		c.fail(rec, loadgen.StatusError, loadgen.ErrorDisconnect, fmt.Sprintf("the stream ended (EOF) after %d token chunks with neither a finish_reason nor [DONE]: cut short", st.delivered))
 	case st.delivered > 0:
 		rec.Status = loadgen.StatusOK
 	case !st.sse.started && !isEventStream(ctype):
@@ -675,8 +679,11 @@ func (c *Client) chunk(now time.Duration, stamp int64, data []byte, rec *loadgen
 		c.fail(rec, loadgen.StatusError, loadgen.ErrorDecode, fmt.Sprintf("SSE data %q: %v", prefix(data, 128), err))
 		return err
 	}
-	if len(st.ch.Error) > 0 {
+	if len(st.ch.Error) > 0 || st.ch.isErrorObject() {
 		msg := streamError(st.ch.Error)
+		if st.ch.isErrorObject() {
+			msg = streamError(data)
+		}
 		c.fail(rec, loadgen.StatusError, loadgen.ErrorInStream, msg)
 		return errors.New(msg)
 	}
@@ -758,6 +765,10 @@ func (c *Client) readBody(ctx, rctx context.Context, r io.Reader, rec *loadgen.R
 	}
 	if len(st.ch.Error) > 0 {
 		c.fail(rec, loadgen.StatusError, loadgen.ErrorInStream, streamError(st.ch.Error))
+		return
+	}
+	if st.ch.isErrorObject() {
+		c.fail(rec, loadgen.StatusError, loadgen.ErrorInStream, streamError(b))
 		return
 	}
 	if c.cfg.countTokens != nil {

@@ -64,6 +64,13 @@ func TestDoWithoutTokens(t *testing.T) {
 				http: 200, outSrc: "chunks", prompt: 5, promptSrc: "server", finish: "length", firstContent: -1}},
 		{"null events among tokens", script{frames: []string{"data: null\n\n", content("a"), `data: {"choices":null}` + "\n\n", `data: {"error":null}` + "\n\n", content("b"), doneFrame}},
 			want{status: "ok", chunks: 2, out: 2, outSrc: "chunks", prompt: 7, promptSrc: "dataset"}},
+		// A reviewer saw this stream recorded ok with 1 of 64 tokens.
+		{"vLLM error object after a token", script{frames: []string{content("a"), `data: {"object":"error","message":"boom","code":500}` + "\n\n"}},
+			want{status: "error", kind: "stream_error", msg: "boom", http: 200, chunks: 1, out: 1, outSrc: "chunks", prompt: 7, promptSrc: "dataset"}},
+		{"tokens, then EOF without finish_reason or [DONE]", script{frames: []string{content("a"), content("b")}},
+			want{status: "error", kind: "disconnect", msg: "after 2 token chunks with neither a finish_reason nor [DONE]: cut short", http: 200, chunks: 2, out: 2, outSrc: "chunks", prompt: 7, promptSrc: "dataset"}},
+		{"tokens and finish_reason, no [DONE]", script{frames: []string{content("a"), finishChunk}},
+			want{status: "ok", chunks: 1, out: 1, outSrc: "chunks", prompt: 7, promptSrc: "dataset", finish: "length"}},
 		{"byte order mark before the first event", script{frames: []string{"\xef\xbb\xbf" + content("a"), doneFrame}},
 			want{status: "ok", chunks: 1, out: 1, outSrc: "chunks", prompt: 7, promptSrc: "dataset"}},
 		{"SSE body with a text/plain Content-Type", script{ctype: "text/plain", frames: []string{content("a"), doneFrame}},

@@ -82,6 +82,7 @@ func FuzzChunkDecode(f *testing.F) {
 		`{"usage":{"prompt_tokens_details":null,"prompt_tokens":3}}`,
 		`{"usage":{"prompt_tokens_details":{"cached_tokens":2},"prompt_tokens_details":{"audio_tokens":1}}}`,
 		`{"usage":{"Prompt_Tokens_Details":{"Cached_Tokens":2}}}`,
+		`{"object":"error","message":"boom","code":500}`, `{"Object":"error"}`, `{"object":"chat.completion.chunk","choices":[]}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -117,6 +118,9 @@ func FuzzChunkDecode(f *testing.F) {
 		}
 		if a, b := fast.Error, slow.Error; !bytes.Equal(a, b) {
 			t.Errorf("%q: error fast %q, encoding/json %q", data, a, b)
+		}
+		if a, b := fast.isErrorObject(), slow.isErrorObject(); a != b {
+			t.Errorf("%q: error object fast %v, encoding/json %v", data, a, b)
 		}
 	})
 }

@@ -14,7 +14,7 @@ import "strings"
 // data. It returns false, leaving c in an unspecified state, when data must
 // go through encoding/json instead.
 func (c *chunk) fastDecode(data []byte) bool {
-	c.Choices, c.Usage, c.Error = c.Choices[:0], usage{}, nil
+	c.Choices, c.Usage, c.Error, c.Object = c.Choices[:0], usage{}, nil, nil
 	s := scanner{b: data}
 	seenChoices := false
 	s.ws()
@@ -31,8 +31,11 @@ func (c *chunk) fastDecode(data []byte) bool {
 		case "error":
 			c.Error = s.raw()
 			return c.Error != nil
+		case "object":
+			c.Object = s.raw()
+			return c.Object != nil
 		}
-		return !nearKey(key, "choices", "usage", "error") && s.skip()
+		return !nearKey(key, "choices", "usage", "error", "object") && s.skip()
 	})
 	if !ok {
 		return false

@@ -453,6 +453,22 @@ func (c *chart) render() (string, error) {
 		legendW = r.Size().X + vg.Points(14)
 	}
 	main := draw.Crop(dc, vg.Points(4), -legendW-vg.Points(2), vg.Points(3), -vg.Points(4)) // a margin: no text touches the edge
+	if c.isLogY() && !(c.p.Y.Min > 0) {
+		// A log axis cannot start at 0 (a shaded window reaches it), and
+		// gonum panics as soon as the data canvas is laid out: start at
+		// the least value drawn, or a decade below the top.
+		switch {
+		case c.minY > 0:
+			c.p.Y.Min = c.minY
+		case c.p.Y.Max > 0:
+			c.p.Y.Min = c.p.Y.Max / 10
+		default:
+			c.p.Y.Min = 1
+		}
+	}
+	if c.isLogY() && !(c.p.Y.Max > c.p.Y.Min) {
+		c.p.Y.Max = c.p.Y.Min * 10
+	}
 	if len(c.marks) > 0 {
 		// Room for two rows of level labels, or one when one will do.
 		c.p.Title.Padding = vg.Points(stripH)

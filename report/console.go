@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/slo"
 	"github.com/gollm-bench/gollm-bench/sweep"
 )
 
@@ -47,6 +48,9 @@ func WriteConsole(w io.Writer, run results.Run) error {
 	for _, l := range clockLines(run.Result) {
 		b.WriteString(l + "\n")
 	}
+	for _, l := range repeatLines(run.Result) {
+		b.WriteString(l + "\n")
+	}
 	if ws := withScorecardWarnings(run.Result.Warnings, run.Scorecard()); len(ws) > 0 {
 		fmt.Fprintf(&b, "\nwarnings (%d):\n", len(ws))
 		for _, line := range groupedWarningLines(ws) {
@@ -83,11 +87,15 @@ func headerLine(run results.Run) string {
 }
 
 // levelTable builds the per-level table shared by the console and HTML.
-// The figures that decide (TTFT p99, ITL p95, output and goodput
-// tokens/s) carry their 95 % intervals, and every estimate is rounded to
+// The figures that decide (TTFT p99, ITL p95, or the percentiles the SLO
+// judges; output and goodput tokens/s) carry their 95 % intervals, and
+// every estimate with an interval (req/s and lag p99 too) is rounded to
 // the precision its interval supports; the rest of each distribution, and
 // every interval, is in run.json and levels.csv.
 func levelTable(res sweep.Result, arr *results.Arrivals) *table {
+	// The tail columns show the percentile the SLO judges (ttft_p95 shows
+	// TTFT p95, with the interval being judged), else p99 and p95.
+	ttftP, itlP := sloPercentile(res.Objective, slo.MetricTTFT, 99), sloPercentile(res.Objective, slo.MetricITL, 95)
 	errAdj := false
 	for _, l := range res.Levels {
 		errAdj = errAdj || l.Summary.Requests.Failed > 0
@@ -95,13 +103,13 @@ func levelTable(res sweep.Result, arr *results.Arrivals) *table {
 	cols := []column{
 		{name: "lvl", right: true}, {name: "phase"}, {name: "profile"}, {name: "load", right: true},
 		{group: "requests", name: "ok", right: true}, {group: "requests", name: "fail", right: true}, {group: "requests", name: "inc", right: true},
-		{group: "TTFT ms", name: "p50", right: true}, {group: "TTFT ms", name: "p99 [95% CI]", right: true},
+		{group: "TTFT ms", name: "p50", right: true}, {group: "TTFT ms", name: pctName(ttftP) + " [95% CI]", right: true},
 	}
 	if errAdj {
 		cols = append(cols, column{group: "TTFT ms", name: "p99 (err-adj)", right: true})
 	}
 	cols = append(cols,
-		column{group: "ITL ms", name: "p50", right: true}, column{group: "ITL ms", name: "p95 [95% CI]", right: true},
+		column{group: "ITL ms", name: "p50", right: true}, column{group: "ITL ms", name: pctName(itlP) + " [95% CI]", right: true},
 		column{group: "E2E ms", name: "p50", right: true}, column{group: "E2E ms", name: "p99", right: true},
 		column{group: "output", name: "tok/s [95% CI]", right: true}, column{group: "output", name: "req/s", right: true},
 		column{name: "goodput tok/s", right: true},
@@ -115,7 +123,7 @@ func levelTable(res sweep.Result, arr *results.Arrivals) *table {
 		row := []string{
 			fmt.Sprint(l.Index), string(l.Phase), cmpOr(arr.Label(l.Profile), describeProfile(l.Profile)), fmtLoad(l.OfferedLoad, l.Unit),
 			thousands(float64(s.Requests.OK), 0), thousands(float64(s.Requests.Failed), 0), thousands(float64(s.Requests.Incomplete), 0),
-			fmtDistRounded(s.TTFT, s.TTFT.P50, s.TTFT.P50CI), fmtDistCI(s.TTFT, s.TTFT.P99, s.TTFT.P99CI),
+			fmtDistRounded(s.TTFT, s.TTFT.P50, s.TTFT.P50CI), fmtPercentileCI(s.TTFT, ttftP),
 		}
 		if errAdj {
 			cell := ""
@@ -124,16 +132,20 @@ func levelTable(res sweep.Result, arr *results.Arrivals) *table {
 			}
 			row = append(row, cell)
 		}
+		lag := fmtDist(s.Lag, s.Lag.P99) // a run.json without intervals
+		if !s.Lag.P99CI.IsZero() {
+			lag = fmtDistRounded(s.Lag, s.Lag.P99, s.Lag.P99CI)
+		}
 		goodput := "-"
 		if withSLO {
 			goodput = fmtEstimate(s.Goodput.OutputTokensPerSecond, s.Goodput.OutputTokensPerSecondCI)
 		}
 		row = append(row,
-			fmtDistRounded(s.ITL, s.ITL.P50, s.ITL.P50CI), fmtDistCI(s.ITL, s.ITL.P95, s.ITL.P95CI),
+			fmtDistRounded(s.ITL, s.ITL.P50, s.ITL.P50CI), fmtPercentileCI(s.ITL, itlP),
 			fmtDistRounded(s.E2E, s.E2E.P50, s.E2E.P50CI), fmtDistRounded(s.E2E, s.E2E.P99, s.E2E.P99CI),
-			fmtEstimate(s.OutputTokensPerSecond, s.OutputTokensPerSecondCI), fmtRate(s.RequestsPerSecond),
+			fmtEstimate(s.OutputTokensPerSecond, s.OutputTokensPerSecondCI), fmtRateRounded(s.RequestsPerSecond, s.RequestsPerSecondCI),
 			goodput,
-			fmtDist(s.Lag, s.Lag.P99),
+			lag,
 			levelFlags(l), verdictText(res, l),
 		)
 		t.add(row...)

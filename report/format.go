@@ -252,3 +252,23 @@ func fmtDistCI(d metrics.Distribution, v float64, ci stats.Interval) string {
 	}
 	return fmtEstimate(v, ci)
 }
+
+// fmtRateRounded formats a rate rounded to its interval's precision
+// ("1.4" for 1.41 in [0.97, 1.84]); as fmtRate without an interval.
+func fmtRateRounded(v float64, ci stats.Interval) string {
+	if ci.IsZero() {
+		return fmtRate(v)
+	}
+	return fmtRounded(v, ci)
+}
+
+// fmtPercentileCI formats percentile p of d (one a Distribution holds)
+// with its interval, rounded to the precision the interval supports; "-"
+// when d has no samples.
+func fmtPercentileCI(d metrics.Distribution, p float64) string {
+	st := percentile(d, p)
+	if d.Count == 0 || !st.ok {
+		return "-"
+	}
+	return fmtEstimate(st.v, st.ci)
+}

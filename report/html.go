@@ -127,7 +127,7 @@ func buildPage(run results.Run, opts HTMLOptions) (page, error) {
 		Title:   "gollm-bench report: " + run.RunID,
 		Header:  headerLine(run),
 		Command: shellJoin(run.Command),
-		Knee:    append(kneeLines(res), clockLines(res)...),
+		Knee:    append(append(kneeLines(res), clockLines(res)...), repeatLines(res)...),
 		Partial: partialLine(run),
 		Levels:  htmlLevels(res),
 		CSS:     template.CSS(pageCSS),

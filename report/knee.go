@@ -174,7 +174,10 @@ func verdictText(res sweep.Result, l sweep.LevelOutcome) string {
 		return "FAIL " + strings.Join(why, ",")
 	}
 	why := append([]string(nil), v.Undecided...)
-	if v.ClientLimited {
+	switch {
+	case v.TooShort:
+		why = []string{"too-short"}
+	case v.ClientLimited:
 		why = []string{"client-limited"}
 	}
 	if len(why) == 0 {

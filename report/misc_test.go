@@ -214,8 +214,25 @@ func failing(t *testing.T, idx int) *sweep.LevelOutcome {
 
 func passing(t *testing.T, idx int) *sweep.LevelOutcome {
 	term := mustObjective(t, "ttft_p99<=500ms").Terms[0]
-	return &sweep.LevelOutcome{Index: idx, Verdict: slo.Verdict{Outcome: slo.OutcomePass, Pass: true,
-		Terms: []slo.TermResult{{Term: term, Measured: 210, Interval: stats.Interval{Lo: 190, Hi: 240}, Outcome: slo.OutcomePass, Pass: true}}}}
+	// The window's TTFT p99 (19.5 ms) differs from the live one (458 ms,
+	// every request so far, the trims included), as a reviewer saw.
+	return &sweep.LevelOutcome{Index: idx, Summary: metrics.Summary{TTFT: metrics.Distribution{Count: 300, P99: 19.5}},
+		Verdict: slo.Verdict{Outcome: slo.OutcomePass, Pass: true,
+			Terms: []slo.TermResult{{Term: term, Measured: 210, Interval: stats.Interval{Lo: 190, Hi: 240}, Outcome: slo.OutcomePass, Pass: true}}}}
+}
+
+// TestLiveVerdictSaysFailuresCountAsInfinity: the live FAIL line showed
+// "inf [inf, inf]" without saying why.
+func TestLiveVerdictSaysFailuresCountAsInfinity(t *testing.T) {
+	term := mustObjective(t, "ttft_p99<=500ms").Terms[0]
+	inf := math.Inf(1)
+	l := sweep.LevelOutcome{Summary: metrics.Summary{Requests: metrics.RequestCounts{OK: 30, Failed: 10}},
+		Verdict: slo.Verdict{Outcome: slo.OutcomeFail, Failing: []string{"ttft_p99<=500ms"},
+			Terms: []slo.TermResult{{Term: term, Measured: inf, Interval: stats.Interval{Lo: inf, Hi: inf}, Outcome: slo.OutcomeFail}}}}
+	got := liveVerdict(l)
+	if want := "FAIL ttft_p99<=500ms (inf [inf, inf] ms: failures count as +∞, 10 of 40 requests failed)"; got != want {
+		t.Errorf("live verdict %q, want %q", got, want)
+	}
 }
 
 // TestProgressSweep covers the live view of a sweep as the issue saw it
@@ -281,7 +298,7 @@ func TestProgressSweep(t *testing.T) {
 		if len(lines) != 3 {
 			t.Fatalf("%d lines for three 3-second levels, want one each:\n%s", len(lines), buf.String())
 		}
-		if want := "level 2 constant 7.4 req/s  00:03 | 300 req, 1 err | 1,000 tok/s | TTFT p99 458 ms  PASS  [grid · level 2 (3 of ~3) · 00:09 elapsed · ETA 00:00]"; lines[2] != want {
+		if want := "level 2 constant 7.4 req/s  00:03 | 300 req, 1 err | 1,000 tok/s | TTFT p99 19.5 ms (window)  PASS  [grid · level 2 (3 of ~3) · 00:09 elapsed · ETA 00:00]"; lines[2] != want {
 			t.Errorf("last line\n%q\nwant\n%q", lines[2], want)
 		}
 	})

@@ -21,6 +21,11 @@ type ProgressLine struct {
 	Errors    int64         // of which failed
 	TokPerSec float64       // output tokens/s so far
 	TTFTP99Ms float64       // TTFT p99 so far, ms; 0 before the first token
+	// Window is set on a finished level's last line, whose TTFTP99Ms is
+	// then the measured window's (as in the final table) rather than that
+	// of every request finished so far (the trims included); it is
+	// printed "(window)".
+	Window bool
 	// Draining is true once the level's planned length is over and the
 	// requests still in flight are let finish: ETA is then the most the
 	// drain can last.
@@ -190,6 +195,13 @@ func (g *Progress) Sweep(e sweep.Event) {
 		verdict := ""
 		if e.Outcome != nil {
 			verdict = liveVerdict(*e.Outcome)
+			// The line that stays on screen agrees with the final table:
+			// the live TTFT p99 covers every request finished so far,
+			// those sent in the warmup and cooldown trims included.
+			line.TTFTP99Ms, line.Window = 0, true
+			if t := e.Outcome.Summary.TTFT; t.Count > 0 {
+				line.TTFTP99Ms = t.P99
+			}
 		}
 		g.done(line, verdict)
 	}
@@ -330,6 +342,9 @@ func formatProgress(p ProgressLine) string {
 	fmt.Fprintf(&b, " | %s req, %s err | %s tok/s | TTFT p99 ", thousands(float64(p.Requests), 0), thousands(float64(p.Errors), 0), fmtRate(p.TokPerSec))
 	if p.TTFTP99Ms > 0 {
 		b.WriteString(fmtMs(p.TTFTP99Ms) + " ms")
+		if p.Window {
+			b.WriteString(" (window)")
+		}
 	} else {
 		b.WriteString("-")
 	}

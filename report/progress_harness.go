@@ -79,7 +79,7 @@ func (g *Progress) Harness(p harness.Progress) {
 // "INCONCLUSIVE client-limited"; "" for a level without an SLO.
 func liveVerdict(l sweep.LevelOutcome) string {
 	v := l.Verdict
-	if len(v.Terms) == 0 && v.Outcome == slo.OutcomePass && !v.ClientLimited && !v.NoSuccess {
+	if len(v.Terms) == 0 && v.Outcome == slo.OutcomePass && !v.ClientLimited && !v.NoSuccess && !v.TooShort {
 		return "" // no SLO: nothing judged
 	}
 	deciding := func(outcome slo.Outcome) []string {
@@ -91,6 +91,11 @@ func liveVerdict(l sweep.LevelOutcome) string {
 			got := "not measured"
 			switch {
 			case math.IsNaN(t.Measured):
+			case t.Term.Metric.Latency() && math.IsInf(t.Measured, 1):
+				// The statistic lands on failed requests, which count as
+				// +∞ (docs/statistics.md, "Failures count").
+				got = fmt.Sprintf("%s ms: failures count as +∞, %d of %d requests failed", fmtEstimate(t.Measured, t.Interval),
+					l.Summary.Requests.Failed, l.Summary.Requests.Failed+l.Summary.Requests.OK)
 			case t.Term.Metric.Latency():
 				got = fmtEstimate(t.Measured, t.Interval) + " ms"
 			case t.Term.Metric == slo.MetricErrorRate:
@@ -111,6 +116,9 @@ func liveVerdict(l sweep.LevelOutcome) string {
 			why = append(why, "no successful request")
 		}
 		return strings.TrimSpace("FAIL " + strings.Join(why, ", "))
+	}
+	if v.TooShort {
+		return "INCONCLUSIVE too short (no request finished in the measured window)"
 	}
 	if v.ClientLimited {
 		return "INCONCLUSIVE client-limited (the load generator fell behind)"

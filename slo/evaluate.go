@@ -98,8 +98,13 @@ type Verdict struct {
 	// ClientLimited copies Summary.Client.ClientLimited: such a level is
 	// inconclusive unless it failed for want of any success.
 	ClientLimited bool `json:"client_limited,omitempty"`
-	// NoSuccess is set when the level had no successful request in its window.
+	// NoSuccess is set when the level had no successful request in its
+	// window although some finished there (they all failed).
 	NoSuccess bool `json:"no_success,omitempty"`
+	// TooShort is set when no request sent in the window finished in it
+	// (metrics.Summary.TooShort): nothing was measured, so the level is
+	// inconclusive, neither failed nor client-limited.
+	TooShort bool `json:"too_short,omitempty"`
 	// Reason explains a fail or an inconclusive verdict for people; empty
 	// on a pass.
 	Reason string `json:"reason,omitempty"`
@@ -138,6 +143,9 @@ func (o Objective) Evaluate(s metrics.Summary) Verdict {
 	}
 	var reasons []string
 	switch {
+	case s.TooShort != "":
+		v.Outcome, v.TooShort, v.ClientLimited = OutcomeInconclusive, true, false
+		reasons = append(reasons, "too short: "+s.TooShort)
 	case s.Requests.OK == 0:
 		v.Outcome, v.NoSuccess = OutcomeFail, true
 		reasons = append(reasons, "no successful request in the window")

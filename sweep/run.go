@@ -633,6 +633,9 @@ func (s *sweeper) wide(out LevelOutcome) bool {
 
 // undecidedWhy says why a level's verdict is inconclusive, for warnings.
 func undecidedWhy(out LevelOutcome) string {
+	if out.Verdict.TooShort {
+		return "too short"
+	}
 	if out.Verdict.ClientLimited {
 		return "client-limited"
 	}

@@ -22,9 +22,8 @@ func runSweep(ctx context.Context, e env, args []string) error {
 // bench is a `run` or `sweep` command line: its settings and the flags
 // that only the CLI has.
 type bench struct {
-	s          benchmark.Settings
-	quiet      bool // --quiet: no progress lines
-	minSamples int  // --min-samples: deprecated, no effect
+	s     benchmark.Settings
+	quiet bool // --quiet: no progress lines
 }
 
 // runBench parses the flags into benchmark settings (with --like's load

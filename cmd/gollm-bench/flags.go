@@ -76,7 +76,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 		fs.Float64Var(&s.PrecisionMaxSeconds, "precision-max-seconds", s.PrecisionMaxSeconds, "with --precision, the longest a level that decides the knee may run, s (default 10 × --max-seconds; the grid runs --max-seconds)")
 	}
 	fs.IntVar(&s.Repeat, "repeat", s.Repeat, "run each level this many times (seeds derived from --seed) and pool them, with the spread between runs")
-	fs.IntVar(&b.minSamples, "min-samples", 0, "no effect: replaced by the confidence intervals every figure carries (see --precision)")
+	fs.Func("min-samples", "no effect: replaced by the confidence intervals every figure carries (see --precision)", benchmark.CheckMinSamples)
 	_ = fs.MarkDeprecated("min-samples", "every figure now carries a 95% confidence interval and verdicts say when more requests are needed; use --precision to extend levels until decided")
 
 	fs.StringVar(&s.Energy, "energy", s.Energy, "GPU energy source: auto|nvml|dcgm=URL|prometheus=URL|none")
