@@ -136,6 +136,12 @@ type Row struct {
 	Unlike bool `json:"unlike,omitempty"`
 	// Mismatch is set when the two workloads differ (Result.Mismatches).
 	Mismatch bool `json:"workload_mismatch,omitempty"`
+	// TooFew is set when a side holds too few requests to bound the
+	// percentile (its 95 % interval is unbounded: fewer than
+	// ⌈ln 0.05 / ln p⌉ values, 299 for a p99). The verdict is then
+	// VerdictUnknown: a difference of two unbounded tails is no evidence
+	// either way, however the resampled intervals fall.
+	TooFew bool `json:"too_few,omitempty"`
 }
 
 // Mismatch is one workload fact the two sides state differently.
@@ -248,6 +254,8 @@ func (r *Row) decide() {
 	switch {
 	case r.Method == "" || r.Method == MethodNone || !r.A.OK || !r.B.OK:
 		r.Verdict, r.Method, r.DiffCI, r.RelCI = VerdictUnknown, MethodNone, stats.Interval{}, stats.Interval{}
+	case r.TooFew:
+		r.Verdict, r.DiffCI, r.RelCI = VerdictUnknown, stats.Interval{}, stats.Interval{}
 	case r.DiffCI.Lo > 0 || r.DiffCI.Hi < 0:
 		up := r.DiffCI.Lo > 0
 		if up == r.Metric.HigherIsBetter {
@@ -397,6 +405,7 @@ func latencyRow(r *Row, la, lb peer.Level, o Options, seed uint64) {
 		r.ACI, r.BCI = stats.QuantileInterval(xa, p, stats.Confidence), stats.QuantileInterval(xb, p, stats.Confidence)
 		r.DiffCI = stats.BootstrapQuantileDiff(xa, xb, p, stats.Confidence, o.Resamples, seed)
 		r.Method = MethodBootstrap
+		r.TooFew = !r.ACI.HiBounded() || !r.BCI.HiBounded()
 		return
 	}
 	oa, ob := orderStats(da, sa), orderStats(db, sb)
@@ -409,6 +418,7 @@ func latencyRow(r *Row, la, lb peer.Level, o Options, seed uint64) {
 	r.ACI, r.BCI = stats.QuantileInterval(oa, p, stats.Confidence), stats.QuantileInterval(ob, p, stats.Confidence)
 	r.DiffCI = stats.QuantileDiffInterval(oa, ob, p, stats.Confidence)
 	r.Method = MethodOrderStats
+	r.TooFew = !r.ACI.HiBounded() || !r.BCI.HiBounded()
 }
 
 // moments are a side's mean, sample standard deviation and count: from

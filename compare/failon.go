@@ -224,7 +224,7 @@ func (u Unchecked) String() string {
 func UncheckedGates(res Result, ths []Threshold) []Unchecked {
 	var out []Unchecked
 	for _, th := range ths {
-		var onlyA, onlyB, noCI, unlike, judged bool
+		var onlyA, onlyB, noCI, tooFew, unlike, judged bool
 		look := func(r Row) {
 			if r.Metric.Key != th.Metric.Key {
 				return
@@ -237,6 +237,8 @@ func UncheckedGates(res Result, ths []Threshold) []Unchecked {
 			case !r.A.OK:
 			case r.Unlike:
 				unlike = true
+			case r.TooFew:
+				tooFew = true
 			case r.Verdict == VerdictUnknown:
 				noCI = true
 			default:
@@ -258,6 +260,8 @@ func UncheckedGates(res Result, ths []Threshold) []Unchecked {
 			continue
 		case unlike:
 			why = k + " is defined differently by the two tools"
+		case tooFew:
+			why = k + " has too few requests on a side to bound it (its 95 % interval is unbounded), so its change cannot be judged: run longer levels"
 		case noCI:
 			why = k + " has no interval on a side (a figure alone), so its change cannot be judged"
 		case onlyA && onlyB:

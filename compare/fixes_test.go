@@ -167,3 +167,36 @@ func TestWorkloadLoadAndLength(t *testing.T) {
 		t.Errorf("same load: mismatches %v, %d rows", res.Mismatches, len(res.Rows))
 	}
 }
+
+// TestUnboundedTailsUndecided: two runs of one mock that differ only in
+// length gave "ttft_p99 +90% [+10%, +90%] significant" and --fail-on
+// exit 3, though neither run held enough requests to bound its p99. A
+// percentile a side cannot bound gets no verdict, and a gate on it is
+// reported as not checked.
+func TestUnboundedTailsUndecided(t *testing.T) {
+	a := make([]float64, 30)
+	b := make([]float64, 50)
+	for i := range a {
+		a[i] = 10 + float64(i%5)
+	}
+	for i := range b {
+		b[i] = 10 + float64(i%5)
+	}
+	b[len(b)-1] = 19 // one slow request: the p99 of 50 is the max
+	la := peer.Level{Mode: loadgen.ModeConstant, Rate: peer.Some(10), Samples: &peer.Samples{TTFT: a}}
+	lb := peer.Level{Mode: loadgen.ModeConstant, Rate: peer.Some(10), Samples: &peer.Samples{TTFT: b}}
+	m, _ := LookupMetric("ttft_p99")
+	r := levelRow(m, la, lb, Options{}.withDefaults(), 1)
+	if !r.TooFew || r.Verdict != VerdictUnknown {
+		t.Fatalf("p99 of 30 against 50 requests: %+v, want too few and no verdict", r)
+	}
+	ths, err := ParseFailOn("ttft_p99:+5%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Result{Rows: []Row{r}}
+	un := UncheckedGates(res, ths)
+	if len(un) != 1 || !strings.Contains(un[0].Why, "too few requests") {
+		t.Errorf("unchecked gates %+v, want ttft_p99 reported as too few requests", un)
+	}
+}
