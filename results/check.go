@@ -15,9 +15,18 @@ import (
 // count (metrics.DecodeHistogram), since reports draw and merges add
 // them. A distribution without a histogram (files from older versions
 // omit some) is not checked. Errors name the level and the distribution's
-// JSON key.
+// JSON key. A run must also have its run_id, and levels unless it is
+// partial (a run stopped before its first level ends): every run.json
+// gollm-bench writes does, so a file without them is damaged or another
+// tool's.
 func (r Run) Check() error {
 	var errs []error
+	if r.RunID == "" {
+		errs = append(errs, errors.New("run_id is empty: every run.json gollm-bench writes names its run"))
+	}
+	if len(r.Result.Levels) == 0 && !r.Partial {
+		errs = append(errs, errors.New("result.levels is empty, and the run is not marked partial: a complete run has at least one level"))
+	}
 	for i, lv := range r.Result.Levels {
 		for key, d := range distributions(lv.Summary) {
 			if d.Histogram == "" {

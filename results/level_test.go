@@ -1,6 +1,7 @@
 package results
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -28,5 +29,23 @@ func TestEnergyWindows(t *testing.T) {
 	}
 	if (Run{}).EnergyWindows() != nil {
 		t.Error("no telemetry: want no windows")
+	}
+}
+
+// TestCheckEmptyRun: a run.json of just {"schema_version":1} was accepted
+// by compare (a made-up "streaming yes vs no" mismatch, exit 0) and
+// reported as "no levels ran" by report.
+func TestCheckEmptyRun(t *testing.T) {
+	run, err := Decode(strings.NewReader(`{"schema_version":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = run.Check()
+	if err == nil || !strings.Contains(err.Error(), "run_id is empty") || !strings.Contains(err.Error(), "result.levels is empty") {
+		t.Errorf("Check of an empty run.json = %v, want run_id and levels named", err)
+	}
+	run.RunID, run.Partial = "r1", true // stopped before its first level
+	if err := run.Check(); err != nil {
+		t.Errorf("a partial run without levels: %v", err)
 	}
 }
