@@ -69,8 +69,8 @@ type PrecisionProgress struct {
 	Targets []slo.PrecisionStatus
 	// Undecided lists the SLO terms still inconclusive.
 	Undecided []string
-	// Failing is set once some SLO term has failed: precision is then not
-	// pursued further.
+	// Failing is set once some SLO term has failed: the level's verdict is
+	// then FAIL whatever the other terms say, and it stops.
 	Failing bool
 	// ETA estimates the time until every target is met and every term
 	// decided, at the current rate of requests; 0 when unknown.
@@ -182,7 +182,9 @@ func (m *precisionMonitor) check(now time.Duration) PrecisionProgress {
 		}
 	}
 	n := s.Requests.OK + s.Requests.Failed
-	p.Met = n > 0 && len(p.Undecided) == 0 && (p.Failing || allMet)
+	// A failing term decides the level (it fails whatever the others
+	// say): it stops then, without waiting for the rest to be decided.
+	p.Met = n > 0 && (p.Failing || len(p.Undecided) == 0 && allMet)
 	if !p.Met && n > 0 && we > ws {
 		rate := float64(s.Requests.Sent) / (we - ws).Seconds() // requests entering the window per second
 		for _, st := range p.Targets {

@@ -79,6 +79,33 @@ func TestPrecisionStopsALevelOnceMet(t *testing.T) {
 	}
 }
 
+// TestPrecisionStopsOnAFailingTerm: in the README's demo, decide levels
+// whose TTFT term had failed after 10 s ran on to 45 s because the error
+// rate term (765 requests to decide at 0.5 %) was still open (here 0.01 %:
+// some 38,000 requests). A failing
+// term decides the level.
+func TestPrecisionStopsOnAFailingTerm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives load for a few seconds")
+	}
+	t.Parallel()
+	obj, err := slo.Parse("ttft_p50<=1ms,error_rate<=0.01%") // the mock's TTFT is 5 ms
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := precisionRunner(t, harness.Config{Limits: loadgen.Limits{MaxDuration: 20 * time.Second}, Objective: obj, Precision: slo.Precision{Decide: true}, MaxLag: 50 * time.Millisecond})
+	s, err := r.RunLevelToDecision(context.Background(), 0, loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lv := r.Levels()[0]; lv.Result.StopReason != loadgen.StopRequested {
+		t.Errorf("stop reason %q after %v, want %q: the failing TTFT term decides the level", lv.Result.StopReason, lv.Result.Duration(), loadgen.StopRequested)
+	}
+	if v := obj.Evaluate(s); v.Outcome != slo.OutcomeFail {
+		t.Errorf("verdict %v, want fail: %s", v.Outcome, v.Reason)
+	}
+}
+
 // TestPrecisionIsBoundedByMaxDuration: an unreachable target runs the
 // level to its bound, and the level says the target was not met.
 func TestPrecisionIsBoundedByMaxDuration(t *testing.T) {
