@@ -329,7 +329,27 @@ func setError(f *pflag.Flag, v string, err error) error {
 	if errors.As(err, &r) {
 		return r
 	}
-	return fmt.Errorf("%q is not a valid %s: %w", v, f.Value.Type(), err)
+	return fmt.Errorf("%q is not %s: %w", v, valueKind(f.Value.Type()), err)
+}
+
+// valueKind names what a flag of pflag's type takes, in a user's words:
+// "a number", not "a valid float64".
+func valueKind(typ string) string {
+	switch typ {
+	case "float64", "float32":
+		return "a number"
+	case "int", "int64", "int32":
+		return "a whole number"
+	case "uint64", "uint", "uint32":
+		return "a whole number of 0 or more"
+	case "bool":
+		return "true or false"
+	case "duration":
+		return "a duration such as 30s or 2m"
+	case "stringSlice", "stringArray":
+		return "a list of strings"
+	}
+	return "a valid " + typ
 }
 
 // unknownKey says a key is no setting, with the nearest one.

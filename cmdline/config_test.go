@@ -85,8 +85,8 @@ func TestConfigErrorsNameKeyAndLine(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ data, want string }{
 		{"seed: 1\nmax-request: 5\n", "cfg:2: max-request: unknown key (did you mean max-requests?)"},
-		{"seed: -1\n", "cfg:1: seed: \"-1\" is not a valid uint64"},
-		{"request-timeout: soon\n", "cfg:1: request-timeout: \"soon\" is not a valid duration"},
+		{"seed: -1\n", "cfg:1: seed: \"-1\" is not a whole number of 0 or more"},
+		{"request-timeout: soon\n", "cfg:1: request-timeout: \"soon\" is not a duration such as 30s or 2m"},
 		{"no-stream: maybe\n", "cfg:1: no-stream:"},
 		{"seed: [1, 2]\n", "cfg:1: seed: want one value"},
 		{"rate: {a: 1}\n", "cfg:1: rate: want a value or a list"},
@@ -248,7 +248,7 @@ func TestOverriddenKeysChecked(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ data, want string }{
 		{"seed: 1\nno-stream: maybe\n", "cfg:2: no-stream:"},
-		{"request-timeout: soon\n", "cfg:1: request-timeout: \"soon\" is not a valid duration"},
+		{"request-timeout: soon\n", "cfg:1: request-timeout: \"soon\" is not a duration such as 30s or 2m"},
 		{"seed: [1, 2]\n", "cfg:1: seed: want one value"},
 		{"header: [\"Authorization=REDACTED\"]\n", ""},
 		{"rate: [1, 2]\n", ""},

@@ -205,7 +205,7 @@ func TestConfigBadInput(t *testing.T) {
 		want       []string
 	}{
 		{"unknown key", "seed: 1\nmax-second: 5\n", []string{"cfg.yaml:2: max-second: unknown key (did you mean max-seconds?)"}},
-		{"wrong type", "seed: abc\n", []string{"cfg.yaml:1: seed:", `"abc" is not a valid uint64`}},
+		{"wrong type", "seed: abc\n", []string{"cfg.yaml:1: seed:", `"abc" is not a whole number of 0 or more`}},
 		{"list for one value", "max-seconds: [1, 2]\n", []string{"cfg.yaml:1: max-seconds: want one value"}},
 		{"mapping", "rate:\n  a: 1\n", []string{"cfg.yaml:1: rate: want a value or a list"}},
 		{"out of range", "seed: 3\nmax-seconds: -1\n", []string{"cfg.yaml:2: --max-seconds -1: want"}},
