@@ -275,3 +275,33 @@ func TestOverriddenKeysChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestUnexpectedArgumentOptionalValue: `--stabilize 30s,3W` (the form the
+// warm-up note once printed) was answered only "unexpected argument":
+// a flag with an optional value takes it after "=".
+func TestUnexpectedArgumentOptionalValue(t *testing.T) {
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	fs.String("stabilize", "", "")
+	fs.Lookup("stabilize").NoOptDefVal = "30s,3W"
+	fs.String("target", "", "")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--stabilize", "30s,3W"}, "--stabilize takes its value after '=': --stabilize=30s,3W"},
+		{[]string{"--target", "x", "foo"}, `unexpected argument "foo" (flags only`},
+		{[]string{"--stabilize=30s,3W"}, ""},
+	} {
+		if err := fs.Parse(tt.args); err != nil {
+			t.Fatal(err)
+		}
+		err := UnexpectedArgument(fs, tt.args)
+		if (tt.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: %v, want %q", tt.args, err, tt.want)
+		}
+		fs = pflag.NewFlagSet("run", pflag.ContinueOnError)
+		fs.String("stabilize", "", "")
+		fs.Lookup("stabilize").NoOptDefVal = "30s,3W"
+		fs.String("target", "", "")
+	}
+}

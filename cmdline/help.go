@@ -103,3 +103,25 @@ func ExplainUsage(err error, help func() string, command string) error {
 	}
 	return Explain(err, names, command, nil)
 }
+
+// UnexpectedArgument is the error for a command that takes flags only and
+// was given fs.Arg(0), or nil when fs holds no argument. When the word
+// before it in args is a flag whose value is optional (--stabilize), the
+// argument was meant as its value, which pflag takes only after "=": the
+// error says so.
+func UnexpectedArgument(fs *pflag.FlagSet, args []string) error {
+	if fs.NArg() == 0 {
+		return nil
+	}
+	arg := fs.Arg(0)
+	for i := 1; i < len(args); i++ {
+		if args[i] != arg {
+			continue
+		}
+		name := strings.TrimLeft(args[i-1], "-")
+		if f := fs.Lookup(name); f != nil && f.NoOptDefVal != "" && strings.HasPrefix(args[i-1], "--") {
+			return fmt.Errorf("unexpected argument %q: --%s takes its value after '=': --%s=%s", arg, name, name, arg)
+		}
+	}
+	return fmt.Errorf("unexpected argument %q (flags only; see --help)", arg)
+}

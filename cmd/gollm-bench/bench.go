@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gollm-bench/gollm-bench/benchmark"
+	"github.com/gollm-bench/gollm-bench/cmdline"
 	"github.com/gollm-bench/gollm-bench/exitcode"
 )
 
@@ -46,8 +47,8 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 		}
 		return usageErr(err)
 	}
-	if fs.NArg() > 0 {
-		return usageErr(fmt.Errorf("unexpected argument %q (flags only; see --help)", fs.Arg(0)))
+	if err := cmdline.UnexpectedArgument(fs, args); err != nil {
+		return usageErr(err)
 	}
 	notes, err := benchmark.ApplyLike(e.stderr, b.s.Like, fs.Changed, fs.Set)
 	if err != nil {
