@@ -41,7 +41,7 @@ type RepeatFigure struct {
 	SD   float64 `json:"sd"`
 	// Between is the Student-t interval of the mean over the runs
 	// (Runs − 1 degrees of freedom): how much the figure moves from run
-	// to run. Within is the interval of the pooled estimate from the
+	// to run, clamped at 0 when no run's figure is negative. Within is the interval of the pooled estimate from the
 	// pooled samples, as if one long run.
 	Between stats.Interval `json:"between_ci"`
 	Within  stats.Interval `json:"within_ci"`
@@ -74,6 +74,11 @@ func NewRepeatFigure(name, unit string, values []float64, within stats.Interval)
 	f := RepeatFigure{Name: name, Unit: unit, Values: slices.Clone(values), Within: within}
 	f.Mean, f.SD = stats.MeanSD(values)
 	f.Between = stats.MeanInterval(values, stats.Confidence)
+	if f.Between.Lo < 0 && !slices.ContainsFunc(values, func(v float64) bool { return v < 0 }) {
+		// Latencies and rates are never negative: with few runs the t
+		// interval can reach below 0, which no run could measure.
+		f.Between.Lo = 0
+	}
 	if n := len(values); n >= 2 && within.Bounded() {
 		half := max(within.Hi-within.Lo, 0) / 2
 		perRun := half / stats.Z(stats.Confidence) * math.Sqrt(float64(n))
