@@ -432,7 +432,7 @@ func plausibility(ref Reference, wh float64, whCI *stats.Interval) (Plausibility
 			Message: desc + ": more than a factor of 2 away, so one of them does not measure what the other does (GPU-only against wall power, idle power, an energy source watching other GPUs, a different model or batch size)"}
 	case VerdictInconclusive:
 		return p, &metrics.Warning{Code: WarnPlausibilityOpen, Level: runWide,
-			Message: desc + fmt.Sprintf(": its interval (ratio %s) straddles the factor-2 bound; measure longer to decide", p.RatioCI)}
+			Message: desc + fmt.Sprintf(": its interval (ratio [%.2f, %.2f]) straddles the factor-2 bound; measure longer to decide", p.RatioCI.Lo, p.RatioCI.Hi)}
 	}
 	return p, nil
 }
