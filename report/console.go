@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/slo"
 	"github.com/gollm-bench/gollm-bench/sweep"
@@ -86,6 +87,19 @@ func headerLine(run results.Run) string {
 	return s + ": " + strings.Join(parts, ", ")
 }
 
+// judgedTTFT formats the TTFT tail the SLO judges: in open loop the
+// larger of TTFT and TTFT corrected for coordinated omission (slo's ttft
+// term), marked "(c)" when the corrected one is shown.
+func judgedTTFT(s metrics.Summary, p float64) string {
+	if s.Profile.Mode.OpenLoop() && s.TTFTCorrected.Count > 0 {
+		c, u := percentile(s.TTFTCorrected, p), percentile(s.TTFT, p)
+		if c.ok && (!u.ok || c.v > u.v) {
+			return fmtPercentileCI(s.TTFTCorrected, p) + " (c)"
+		}
+	}
+	return fmtPercentileCI(s.TTFT, p)
+}
+
 // levelTable builds the per-level table shared by the console and HTML.
 // The figures that decide (TTFT p99, ITL p95, or the percentiles the SLO
 // judges; output and goodput tokens/s) carry their 95 % intervals, and
@@ -123,7 +137,7 @@ func levelTable(res sweep.Result, arr *results.Arrivals) *table {
 		row := []string{
 			fmt.Sprint(l.Index), string(l.Phase), cmpOr(arr.Label(l.Profile), describeProfile(l.Profile)), fmtLoad(l.OfferedLoad, l.Unit),
 			thousands(float64(s.Requests.OK), 0), thousands(float64(s.Requests.Failed), 0), thousands(float64(s.Requests.Incomplete), 0),
-			fmtDistRounded(s.TTFT, s.TTFT.P50, s.TTFT.P50CI), fmtPercentileCI(s.TTFT, ttftP),
+			fmtDistRounded(s.TTFT, s.TTFT.P50, s.TTFT.P50CI), judgedTTFT(s, ttftP),
 		}
 		if errAdj {
 			cell := ""
