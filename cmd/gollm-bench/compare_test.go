@@ -53,6 +53,9 @@ func shortRun(t *testing.T, url, dir, id string, extra ...string) string {
 // and compare.TestSameServerTrials ("~" for TTFT p99 in at least 95 % of
 // 40 seeded pairs).
 func TestCompareMockServers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs levels for several seconds: make test runs it")
+	}
 	t.Parallel()
 	fast, slow := fixedMock(t, 20*time.Millisecond, ""), fixedMock(t, 30*time.Millisecond, "")
 	dir := t.TempDir()
@@ -233,6 +236,9 @@ func TestCompareBadInput(t *testing.T) {
 // (chat, not streamed, concurrency 4, 64 requests, 550 prompt tokens). The
 // GuideLLM fixture alone is refused, naming its field.
 func TestRunLike(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs levels for several seconds: make test runs it")
+	}
 	t.Parallel()
 	guidellm := filepath.Join(peerFixtures, "guidellm-v0.5.0.dev0-concurrent4-qwen3-4b-4req.json")
 	aiperf := filepath.Join(peerFixtures, "aiperf-0.8.0-mock-nonstreaming-c4-profile_export_aiperf.json")

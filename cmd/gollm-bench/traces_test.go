@@ -59,6 +59,9 @@ func tracePath(name string) string { return filepath.Join("..", "..", "testdata"
 // server in the served tokenizer (Qwen3) and its output length; a
 // window replays its share of the lines.
 func TestTraceReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs levels for several seconds: make test runs it")
+	}
 	url := qwenFastMock(t)
 	type replay struct {
 		file    string

@@ -106,6 +106,9 @@ var fixedFast = mockserver.Config{Scheduler: mockserver.SchedulerFixed, TTFT: 10
 // that the gate passed. The same gate with no load passes after one window
 // at idle power: it never sees the state the level runs in.
 func TestStabilizeUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs levels for several seconds: make test runs it")
+	}
 	t.Parallel()
 	g := &warmingGPU{ramp: 2 * time.Second}
 	target, dcgm := g.serve(t, fixedFast)
@@ -163,6 +166,9 @@ func TestStabilizeUnderLoad(t *testing.T) {
 // ends the phase at the gate's timeout, with a power_not_stable warning in
 // the scorecard and a loud line on stderr; the run is still measured.
 func TestStabilizeTimeoutIsLoud(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs levels for several seconds: make test runs it")
+	}
 	t.Parallel()
 	g := &warmingGPU{ramp: time.Second, oscillate: true}
 	target, dcgm := g.serve(t, fixedFast)
@@ -204,6 +210,9 @@ func TestStabilizeTimeoutIsLoud(t *testing.T) {
 // run.json's phase shows the cold start in its TTFT drift. Without the
 // phase, level 0 measures the cold requests.
 func TestWarmupPhaseNotCounted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs levels for several seconds: make test runs it")
+	}
 	t.Parallel()
 	cold := fixedFast
 	cold.ColdRequests, cold.ColdDelay = 12, 400*time.Millisecond
@@ -305,6 +314,9 @@ func TestWarmupPhaseBadInput(t *testing.T) {
 // warm-up phase suggests one, in one line; the demo against the built-in
 // mock and a run with the phase do not.
 func TestSweepSuggestsWarmupPhase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs levels for several seconds: make test runs it")
+	}
 	t.Parallel()
 	url, _ := countingMock(t)
 	var calls atomic.Int64
