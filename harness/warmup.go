@@ -244,7 +244,9 @@ func (r *Runner) RunWarmup(ctx context.Context, ph WarmupPhase, src energy.Sourc
 		out.Gate.Passed, out.Gate.SpreadW, out.Gate.TempRiseC = gs.passed, gs.last.SpreadW, gs.last.TempRiseC
 		out.Gate.Reads, out.Gate.FailedReads = gs.reads, gs.failed
 		if gs.heldAt >= 0 {
-			s := gs.heldAt.Seconds()
+			// From the phase's start, as DurationS is: the gate's watch
+			// starts a moment before the load generator's clock does.
+			s := max(gs.heldAt-res.Start, 0).Seconds()
 			out.Gate.HeldAfterS = &s
 		}
 		if gs.failed > 0 {
@@ -315,7 +317,7 @@ type gateWatch struct {
 // gateOutcome is where the gate stood when the phase ended.
 type gateOutcome struct {
 	passed        bool
-	heldAt        time.Duration // first hold, from the phase's start; -1: never
+	heldAt        time.Duration // first hold, on the run's clock; -1: never
 	last          energy.GateState
 	reads, failed int
 	lastErr       error
@@ -352,7 +354,7 @@ func (r *Runner) watchGate(ctx context.Context, gen *loadgen.Generator, minLen t
 				st := gate.Add(now, snap)
 				gw.out.last = st
 				if st.Holds && gw.out.heldAt < 0 {
-					gw.out.heldAt = elapsed
+					gw.out.heldAt = start + elapsed
 				}
 				gw.out.passed = st.Holds
 			}
