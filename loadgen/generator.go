@@ -210,7 +210,7 @@ func (g *Generator) Run(ctx context.Context, level int, p Profile, lim Limits, s
 	if !p.Mode.OpenLoop() {
 		burst = closedWorkers(share)
 	}
-	pf.prime(burst)
+	pf.prime(burst, primeAhead)
 	l := g.newLevel(ctx, level, p, lim)
 	l.share = share
 	l.pf = pf
