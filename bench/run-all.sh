@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 export BENCH_WORK=${BENCH_WORK:-$(mktemp -d /tmp/gollm-bench-bench.XXXXXX)}
 echo "raw outputs in $BENCH_WORK" >&2
 start=$SECONDS
-for s in micro pacing timing-truth memory client-ceiling; do
+for s in micro pacing trace-replay timing-truth memory client-ceiling; do
   echo "== bench/$s.sh ($(( (SECONDS - start) / 60 )) min so far)" >&2
   bash "$here/$s.sh"
 done

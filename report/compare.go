@@ -216,17 +216,24 @@ func scaleEstimate(v float64, ci stats.Interval, suffix string) string {
 
 // fmtDelta formats a row's change: relative to A in % with its interval
 // ("+46% [+38%, +55%]"), in percentage points for the error rate, in the
-// unit for a change from 0; "-" when a side is missing.
+// unit for a change from 0; "-" when a side is missing. A row with too
+// few requests on a side to bound its percentile (Row.TooFew) shows its
+// point change with "[unbounded]": a bare figure would read as decided.
 func fmtDelta(r compare.Row) string {
+	diffCI, relCI := r.DiffCI, r.RelCI
+	if r.TooFew {
+		open := stats.Interval{Lo: math.Inf(-1), Hi: math.Inf(1)}
+		diffCI, relCI = open, open
+	}
 	switch {
 	case !r.Diff.OK:
 		return "-"
 	case r.Metric.Key == "error_rate":
-		return signed(scaleEstimate(100*r.Diff.V, r.DiffCI.Scale(100), " pts"))
+		return signed(scaleEstimate(100*r.Diff.V, diffCI.Scale(100), " pts"))
 	case r.Rel.OK:
-		return signed(scaleEstimate(100*r.Rel.V, r.RelCI.Scale(100), "%"))
+		return signed(scaleEstimate(100*r.Rel.V, relCI.Scale(100), "%"))
 	}
-	return signed(scaleEstimate(r.Diff.V, r.DiffCI, ""))
+	return signed(scaleEstimate(r.Diff.V, diffCI, ""))
 }
 
 // signed puts a + before every positive number of an estimate (not

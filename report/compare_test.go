@@ -221,3 +221,22 @@ func TestCompareCSVRoundsP(t *testing.T) {
 		}
 	}
 }
+
+// TestDeltaOfTooFewRowIsUnbounded: two runs of one mock that differed only
+// in length printed "+27.5%" for a p99 that one side could not bound, a
+// bare figure beside verdicts that read as a decided change. The change
+// keeps its point figure but says its interval is unbounded.
+func TestDeltaOfTooFewRowIsUnbounded(t *testing.T) {
+	r := compare.Row{Diff: peer.Some(2.2), Rel: peer.Some(0.275), TooFew: true}
+	if got, want := fmtDelta(r), "+27.5% [unbounded]"; got != want {
+		t.Errorf("fmtDelta(too few) = %q, want %q", got, want)
+	}
+	r.Rel = peer.Value{}
+	if got := fmtDelta(r); !strings.HasSuffix(got, "[unbounded]") {
+		t.Errorf("fmtDelta(too few, from 0) = %q, want an unbounded interval", got)
+	}
+	r.TooFew, r.Rel, r.RelCI = false, peer.Some(0.275), stats.Interval{Lo: 0.2, Hi: 0.35}
+	if got := fmtDelta(r); strings.Contains(got, "unbounded") {
+		t.Errorf("fmtDelta(bounded) = %q", got)
+	}
+}
