@@ -49,29 +49,9 @@ func ParseData(s string) (Data, error) {
 		"output_tokens_min":   &d.OutputTokensMin,
 		"output_tokens_max":   &d.OutputTokensMax,
 	}
-	var errs []error
-	for _, kv := range strings.Split(s, ",") {
-		kv = strings.TrimSpace(kv)
-		if kv == "" {
-			continue
-		}
-		k, v, ok := strings.Cut(kv, "=")
-		k = strings.TrimSpace(k)
-		dst, known := fields[k]
-		switch {
-		case !ok:
-			errs = append(errs, fmt.Errorf("token lengths: %q is not key=value (e.g. prompt_tokens=1024)", kv))
-			continue
-		case !known:
-			errs = append(errs, fmt.Errorf("token lengths: unknown key %q (valid: prompt_tokens, output_tokens, and their _stdev, _min, _max)", k))
-			continue
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil {
-			errs = append(errs, fmt.Errorf("token lengths: %s=%q is not an integer token count", k, v))
-			continue
-		}
-		*dst = n
+	_, errs := parseKeyInts(s, fields, "prompt_tokens, output_tokens, and their _stdev, _min, _max", "prompt_tokens=1024")
+	for i, err := range errs {
+		errs[i] = fmt.Errorf("token lengths: %w", err)
 	}
 	if len(errs) > 0 {
 		return Data{}, errors.Join(errs...)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
-	"strconv"
-	"strings"
 
 	"golang.org/x/sync/errgroup"
 
@@ -33,34 +31,7 @@ type SharedPrefixSpec struct {
 func ParseSharedPrefix(s string) (SharedPrefixSpec, error) {
 	var sp SharedPrefixSpec
 	fields := map[string]*int{"groups": &sp.Groups, "prompts": &sp.Prompts, "prefix": &sp.PrefixTokens, "question": &sp.QuestionTokens, "output": &sp.OutputTokens}
-	set := map[string]bool{}
-	var errs []error
-	for _, kv := range strings.Split(s, ",") {
-		kv = strings.TrimSpace(kv)
-		if kv == "" {
-			continue
-		}
-		k, v, ok := strings.Cut(kv, "=")
-		k = strings.TrimSpace(k)
-		dst, known := fields[k]
-		switch {
-		case !ok:
-			errs = append(errs, fmt.Errorf("%q is not key=value (e.g. prefix=2048)", kv))
-			continue
-		case !known:
-			errs = append(errs, fmt.Errorf("unknown key %q (valid: groups, prompts, prefix, question, output)", k))
-			continue
-		case set[k]:
-			errs = append(errs, fmt.Errorf("%s is given twice", k))
-			continue
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q is not a whole number", k, v))
-			continue
-		}
-		*dst, set[k] = n, true
-	}
+	set, errs := parseKeyInts(s, fields, "groups, prompts, prefix, question, output", "prefix=2048")
 	for _, k := range []string{"groups", "prompts", "prefix", "question", "output"} {
 		if !set[k] && len(errs) == 0 {
 			errs = append(errs, fmt.Errorf("%s is missing: give groups, prompts, prefix, question and output, e.g. groups=8,prompts=64,prefix=2048,question=128,output=256", k))

@@ -25,7 +25,8 @@ func TestParseData(t *testing.T) {
 			want: Data{PromptTokens: 8, OutputTokens: 2, PromptTokensStdev: 3, PromptTokensMin: 4, PromptTokensMax: 12, OutputTokensStdev: 1}},
 		{in: "prompt_tokens=10", wantErr: "output_tokens must be at least 1"},
 		{in: "prompt_token=10,output_tokens=1", wantErr: `unknown key "prompt_token"`},
-		{in: "prompt_tokens=ten,output_tokens=1", wantErr: "not an integer"},
+		{in: "prompt_tokens=ten,output_tokens=1", wantErr: `prompt_tokens="ten" is not a whole number`},
+		{in: "prompt_tokens=10,output_tokens=1,prompt_tokens=20", wantErr: "prompt_tokens is given twice"},
 		{in: "prompt_tokens,output_tokens=1", wantErr: "is not key=value"},
 		{in: "prompt_tokens=10,output_tokens=1,prompt_tokens_min=9,prompt_tokens_max=5", wantErr: "prompt_tokens_min (9) is above prompt_tokens_max (5)"},
 	}
