@@ -457,6 +457,7 @@ c gollm-bench help mer
 c gollm-bench run --profile s
 c gollm-bench sweep --profile s
 c gollm-bench sweep --profile t
+c gollm-bench run --endpoint c
 `
 	outb, err := exec.Command("bash", "-c", probe).CombinedOutput()
 	if err != nil {
@@ -464,7 +465,8 @@ c gollm-bench sweep --profile t
 	}
 	// Each command's --profile offers only what it runs: run has no
 	// sweep, sweep no synchronous or throughput.
-	want := []string{"sweep", "--max-seconds", "--shared-prefix", "concurrent constant", "bash zsh", "merge", "synchronous", "sweep", ""}
+	// --endpoint offers its two APIs, not the files of the folder.
+	want := []string{"sweep", "--max-seconds", "--shared-prefix", "concurrent constant", "bash zsh", "merge", "synchronous", "sweep", "", "completions chat"}
 	var got []string
 	sc := bufio.NewScanner(strings.NewReader(string(outb)))
 	for sc.Scan() {
