@@ -68,7 +68,7 @@ concurrency 4 !  TTFT p50 (ms)                  41.2                    40      
                  TTFT p99 (ms)                   512                   530                          +3.46%  ?        none
                  ITL mean (ms)  10.20 [10.10, 10.30]  11.20 [11.09, 11.31]           +9.8% [+8.3%, +11.3%]  worse    welch
                  output tok/s                  1,835                 2,000                          +9.02%  ?        none
-                 error rate        0.0% [0.0%, 1.0%]    6.7% [4.4%, 10.1%]  +6.7 pts [+4.2 pts, +10.1 pts]  worse    newcombe
+                 error rate            0% [0%, 1.0%]    6.7% [4.4%, 10.1%]  +6.7 pts [+4.2 pts, +10.1 pts]  worse    newcombe
 
 levels only in A: 7.41 req/s (max 64) (level 1)
 

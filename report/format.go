@@ -178,7 +178,8 @@ func roundingStep(v float64, ci stats.Interval) float64 {
 }
 
 // fmtStep formats v rounded to step (a power of ten), with thousands
-// separators; with step 0, to 3 significant figures.
+// separators; with step 0, to 3 significant figures. A value that rounds
+// to zero is "0".
 func fmtStep(v, step float64) string {
 	switch {
 	case math.IsNaN(v):
@@ -194,8 +195,12 @@ func fmtStep(v, step float64) string {
 		}
 		step = math.Pow(10, math.Floor(math.Log10(math.Abs(v)))-2)
 	}
+	r := math.Round(v/step) * step
+	if r == 0 {
+		return "0" // not "0.0000", nor "-0.0" for a small negative value
+	}
 	decimals := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
-	return thousands(math.Round(v/step)*step, decimals)
+	return thousands(r, decimals)
 }
 
 // fmtEstimate formats an estimate with its 95 % interval, each rounded to

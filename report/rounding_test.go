@@ -73,3 +73,24 @@ func TestRepeatSpreadShown(t *testing.T) {
 		t.Errorf("report.html lacks the between-run spread")
 	}
 }
+
+// TestZeroRoundsToZero: ITL p50 printed "0.0000" where chunks read
+// together share a kernel stamp and the median gap is 0 ms; a value that
+// rounds to zero at its interval's precision is "0", and a small negative
+// one is not "-0.0".
+func TestZeroRoundsToZero(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		ci   stats.Interval
+		want string
+	}{
+		{0, stats.Interval{Lo: 0, Hi: 0.0004}, "0 [0, 0.0004]"},
+		{0.00002, stats.Interval{Lo: 0, Hi: 0.0004}, "0 [0, 0.0004]"},
+		{-0.01, stats.Interval{Lo: -0.4, Hi: 0.3}, "0 [-0.4, 0.3]"},
+		{0.25, stats.Interval{Lo: 0.2, Hi: 0.3}, "0.25 [0.20, 0.30]"},
+	} {
+		if got := fmtEstimate(tc.v, tc.ci); got != tc.want {
+			t.Errorf("fmtEstimate(%v, %v) = %q, want %q", tc.v, tc.ci, got, tc.want)
+		}
+	}
+}
