@@ -394,6 +394,9 @@ type streamState struct {
 	rxNote    string
 	contentAt int
 	headersAt time.Duration // user-space HeadersAt, with src
+	// wire is the connection's LastSend when the response headers came
+	// after the whole request was written (0: none).
+	wire int64
 }
 
 // Do sends req and fills rec (loadgen.Requester). It sets rec.SentAt only
@@ -408,7 +411,7 @@ func (c *Client) Do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	}
 	st.text, st.finish, st.usage, st.reused, st.delivered = st.text[:0], st.finish[:0], usage{}, false, 0
 	st.reply, st.keepReply = st.reply[:0], req.KeepReply
-	st.src, st.off, st.rxNote, st.contentAt, st.headersAt = nil, 0, "", -1, 0
+	st.src, st.off, st.rxNote, st.contentAt, st.headersAt, st.wire = nil, 0, "", -1, 0, 0
 	defer func() {
 		if p := recover(); p != nil {
 			rec.Status, rec.ErrorKind = loadgen.StatusError, loadgen.ErrorPanic
@@ -462,6 +465,7 @@ func (c *Client) settleClock(clock loadgen.Clock, rec *loadgen.Record, st *strea
 	}
 	if st.rxNote == "" && len(rec.ChunkUserTimes) == len(rec.ChunkTimes) {
 		rec.ReceiveClock = loadgen.ReceiveClockKernel
+		settleWire(rec, st)
 		return
 	}
 	// Fall back to the user-space stamps.
@@ -477,6 +481,30 @@ func (c *Client) settleClock(clock loadgen.Clock, rec *loadgen.Record, st *strea
 	}
 	rec.ChunkUserTimes = nil
 	rec.ReceiveClock, rec.ReceiveClockNote = loadgen.ReceiveClockUser, st.rxNote
+}
+
+// settleWire sets rec.WireAt, on the kernel clock, from the kernel's
+// transmit stamp of the request's last byte, converted as the receive
+// stamps are. A stamp is missing when the kernel gave none or the response
+// came before the request was fully written; one outside [SentAt,
+// HeadersAt] (the request cannot have gone out before it was sent, nor
+// after the response began) is not used. Either way the note says so,
+// and the latencies start at SentAt.
+func settleWire(rec *loadgen.Record, st *streamState) {
+	if st.wire == 0 {
+		rec.ReceiveClockNote = "no kernel transmit stamp of the request's last byte: latencies start at sent_at"
+		return
+	}
+	at := time.Duration(st.wire - st.off)
+	end := rec.HeadersAt
+	if end == 0 {
+		end = rec.FirstTokenAt
+	}
+	if at < rec.SentAt || end != 0 && at > end {
+		rec.ReceiveClockNote = "the kernel transmit stamp fell outside [sent_at, headers_at]: latencies start at sent_at"
+		return
+	}
+	rec.WireAt = at
 }
 
 // do runs the HTTP exchange.
@@ -544,6 +572,12 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	}
 	defer resp.Body.Close()
 	rec.HeadersAt = clock.Now()
+	if st.src != nil && wrote.Load() != 0 {
+		// The whole request was written before the headers came, so
+		// the connection's last byte written is the request's, and the
+		// connection is not yet another request's.
+		st.wire = st.src.LastSend()
+	}
 	if st.src != nil {
 		// The headers' last byte came by the connection's latest read
 		// (the transport's reader stops after them).
