@@ -394,8 +394,8 @@ type streamState struct {
 	rxNote    string
 	contentAt int
 	headersAt time.Duration // user-space HeadersAt, with src
-	// wire is the connection's LastSend when the response headers came
-	// after the whole request was written (0: none).
+	// wire is the kernel's transmit stamp of the request's last byte
+	// (CLOCK_REALTIME ns; 0: none), settled when the exchange is over.
 	wire int64
 }
 
@@ -485,8 +485,9 @@ func (c *Client) settleClock(clock loadgen.Clock, rec *loadgen.Record, st *strea
 
 // settleWire sets rec.WireAt, on the kernel clock, from the kernel's
 // transmit stamp of the request's last byte, converted as the receive
-// stamps are. A stamp is missing when the kernel gave none or the response
-// came before the request was fully written; one outside [SentAt,
+// stamps are. A stamp is missing when the kernel gave none, or had not
+// given it either when the request's write ended or when the response
+// headers came; one outside [SentAt,
 // HeadersAt] (the request cannot have gone out before it was sent, nor
 // after the response began) is not used. Either way the note says so,
 // and the latencies start at SentAt.
@@ -512,10 +513,23 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	// wrote is set by the transport's writing goroutine, which may call
 	// WroteRequest after the response has arrived: it is read once the
 	// exchange is over, and per request, not in the pooled streamState.
-	var wrote atomic.Int64
+	// So is wire, the connection's LastSend as the request's write ended
+	// (the last byte written is then the request's; 0 while the stamp was
+	// still to come), and wsrc, the connection's stamps for the writer:
+	// GotConn sets it before the transport hands the request to its
+	// writing goroutine.
+	var wrote, wire atomic.Int64
+	var wsrc rxstamp.Source
+	// headerWire is LastSend when the headers came, if the request had
+	// been written by then: the Read of the headers has read a stamp that
+	// was still to come when the write ended.
+	var headerWire int64
 	defer func() {
 		rec.DoneAt = clock.Now()
 		rec.WroteAt = time.Duration(wrote.Load())
+		if st.wire = wire.Load(); st.wire == 0 {
+			st.wire = headerWire
+		}
 	}()
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -537,6 +551,7 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 			st.reused = info.Reused
 			if c.stamping {
 				st.src = rxstamp.SourceOf(info.Conn)
+				wsrc = st.src
 				if st.src == nil {
 					st.rxNote = noteOf(info.Conn)
 				}
@@ -545,6 +560,9 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 		WroteRequest: func(info httptrace.WroteRequestInfo) {
 			if info.Err == nil {
 				wrote.Store(int64(clock.Now()))
+				if wsrc != nil {
+					wire.Store(wsrc.LastSend())
+				}
 			}
 		},
 	})
@@ -573,10 +591,9 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	defer resp.Body.Close()
 	rec.HeadersAt = clock.Now()
 	if st.src != nil && wrote.Load() != 0 {
-		// The whole request was written before the headers came, so
-		// the connection's last byte written is the request's, and the
-		// connection is not yet another request's.
-		st.wire = st.src.LastSend()
+		// The request was written, and the connection is not yet
+		// another request's (its response is still to be read).
+		headerWire = st.src.LastSend()
 	}
 	if st.src != nil {
 		// The headers' last byte came by the connection's latest read
