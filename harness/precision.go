@@ -99,8 +99,8 @@ func (m *precisionMonitor) Add(rec *loadgen.Record) {
 			row.lat[latITL] = time.Duration(math.Round(float64(rec.LastTokenAt-rec.FirstTokenAt) / float64(osl-1)))
 		}
 		row.lat[latE2E] = rec.E2E()
-		if rec.FirstContentAt != 0 {
-			row.lat[latTTFOT] = rec.FirstContentAt - rec.SentAt
+		if ttfot, has := rec.TTFOT(); has {
+			row.lat[latTTFOT] = ttfot
 		}
 	}
 	m.mu.Lock()

@@ -128,6 +128,14 @@ type Record struct {
 	FirstContentAt time.Duration `json:"first_content_at,omitempty"` // first chunk carrying non-reasoning content
 	LastTokenAt    time.Duration `json:"last_token_at,omitempty"`    // last chunk carrying generated text
 	DoneAt         time.Duration `json:"done_at"`                    // response fully read or request abandoned
+	// WireAt is, with the kernel receive clock only, the kernel's
+	// software transmit stamp of the request's last byte: when the
+	// network device was handed it, after the client's own cost of
+	// sending (encoding, the transport's goroutines, the write). TTFT,
+	// TTFOT and E2E start there (LatencyStart). 0 with the user clock,
+	// or when the stamp was missing or implausible (ReceiveClockNote
+	// says which).
+	WireAt time.Duration `json:"wire_at,omitempty"`
 
 	// ChunkTimes holds the arrival offset of every token-carrying chunk, in
 	// order; ChunkTokens[i] is the number of tokens in chunk i (1 unless a
@@ -141,8 +149,9 @@ type Record struct {
 	ReceiveClock ReceiveClock `json:"receive_clock,omitempty"`
 	// ReceiveClockNote says why a record with response headers is stamped in
 	// user space (ReceiveClockChosen, "kernel receive timestamps need
-	// Linux", a connection the kernel did not stamp...). Empty with the
-	// kernel clock.
+	// Linux", a connection the kernel did not stamp...). With the kernel
+	// clock it is empty, or says why WireAt is 0 (its latencies then
+	// start at SentAt).
 	ReceiveClockNote string `json:"receive_clock_note,omitempty"`
 	// ChunkUserTimes holds, with the kernel clock, the user-space stamp of
 	// each chunk of ChunkTimes: when the client's goroutine had parsed it.
@@ -203,24 +212,48 @@ type Record struct {
 	InWindow     bool   `json:"in_window"` // sent inside the level's measured window (set after the level ends)
 }
 
-// TTFT is the time to first token, first_token_at − sent_at
+// LatencyStart is where the request's latencies (TTFT, TTFOT, E2E)
+// start: WireAt, when the request went on the wire by the kernel's
+// transmit stamp, with the kernel receive clock; SentAt otherwise
+// (docs/metrics.md#ttft). The client's own time to send (WroteAt −
+// SentAt, the send overhead) is thus in the latencies of the user clock
+// only. Scheduling lag (SentAt − ScheduledAt) and TTFT corrected for
+// coordinated omission (from ScheduledAt) do not use it.
+func (r *Record) LatencyStart() time.Duration {
+	if r.WireAt != 0 && r.ReceiveClock == ReceiveClockKernel {
+		return r.WireAt
+	}
+	return r.SentAt
+}
+
+// TTFT is the time to first token, first_token_at − LatencyStart
 // (docs/metrics.md#ttft). ok is false when no token arrived.
 func (r *Record) TTFT() (d time.Duration, ok bool) {
 	if r.FirstTokenAt == 0 {
 		return 0, false
 	}
-	return r.FirstTokenAt - r.SentAt, true
+	return r.FirstTokenAt - r.LatencyStart(), true
 }
 
-// E2E is the end-to-end latency, last_token_at − sent_at
+// TTFOT is the time to first output token, first_content_at −
+// LatencyStart: the first chunk of non-reasoning content. ok is false
+// when none arrived.
+func (r *Record) TTFOT() (d time.Duration, ok bool) {
+	if r.FirstContentAt == 0 {
+		return 0, false
+	}
+	return r.FirstContentAt - r.LatencyStart(), true
+}
+
+// E2E is the end-to-end latency, last_token_at − LatencyStart
 // (docs/metrics.md#e2e); a trailing usage or [DONE] frame does not stretch
 // it. For a request without tokens (non-streaming or empty output) it is
-// done_at − sent_at.
+// done_at − LatencyStart.
 func (r *Record) E2E() time.Duration {
 	if r.LastTokenAt != 0 {
-		return r.LastTokenAt - r.SentAt
+		return r.LastTokenAt - r.LatencyStart()
 	}
-	return r.DoneAt - r.SentAt
+	return r.DoneAt - r.LatencyStart()
 }
 
 // CachedPromptTokens is ServerCachedTokens, or 0 when the server did not

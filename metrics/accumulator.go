@@ -289,8 +289,8 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 		recordLatency(a.ttftAdj, ttft)
 		recordLatency(a.ttftCorr, rec.FirstTokenAt-rec.ScheduledAt)
 	}
-	if rec.FirstContentAt != 0 {
-		recordLatency(a.ttfot, rec.FirstContentAt-rec.SentAt)
+	if ttfot, has := rec.TTFOT(); has {
+		recordLatency(a.ttfot, ttfot)
 	}
 	e2e := rec.E2E()
 	recordLatency(a.e2e, e2e)

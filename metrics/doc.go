@@ -12,10 +12,13 @@
 // All latencies are offsets between the record's monotonic time stamps,
 // reported in ms:
 //
-//   - TTFT = first_token_at − sent_at; TTFT corrected = first_token_at −
+//   - The latencies below start at Record.LatencyStart: wire_at (the
+//     kernel's transmit stamp of the request's last byte) with the kernel
+//     receive clock, sent_at otherwise; written "start".
+//   - TTFT = first_token_at − start; TTFT corrected = first_token_at −
 //     scheduled_at (wrk2's coordinated-omission correction, meaningful for
-//     open-loop modes); TTFOT = first_content_at − sent_at.
-//   - E2E = last_token_at − sent_at (a trailing usage or [DONE] frame does
+//     open-loop modes); TTFOT = first_content_at − start.
+//   - E2E = last_token_at − start (a trailing usage or [DONE] frame does
 //     not stretch it).
 //   - ITL (AIPerf, GenAI-Perf; TPOT is a synonym) = (E2E − TTFT) / (OSL − 1)
 //     per request, for OSL ≥ 2, with OSL the record's OutputTokens.

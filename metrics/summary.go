@@ -84,14 +84,14 @@ type Summary struct {
 
 	// Latency distributions, ms (definitions in docs/metrics.md and on each
 	// field).
-	TTFT          Distribution `json:"ttft_ms"`           // first_token_at − sent_at
+	TTFT          Distribution `json:"ttft_ms"`           // first_token_at − start (Record.LatencyStart: wire_at on the kernel clock, else sent_at)
 	TTFTCorrected Distribution `json:"ttft_corrected_ms"` // first_token_at − scheduled_at (wrk2 coordinated-omission correction)
-	TTFOT         Distribution `json:"ttfot_ms"`          // first_content_at − sent_at (reasoning models)
+	TTFOT         Distribution `json:"ttfot_ms"`          // first_content_at − start (reasoning models)
 	ITL           Distribution `json:"itl_ms"`            // per request, (E2E − TTFT) / (OSL − 1), OSL ≥ 2 (AIPerf, GenAI-Perf; = TPOT)
 	ICL           Distribution `json:"icl_ms"`            // every gap between token-carrying chunks, pooled (vLLM's "ITL")
-	E2E           Distribution `json:"e2e_ms"`            // last_token_at − sent_at
+	E2E           Distribution `json:"e2e_ms"`            // last_token_at − start
 	Lag           Distribution `json:"scheduling_lag_ms"` // sent_at − scheduled_at, every request sent in the window (wrk2)
-	SendOverhead  Distribution `json:"send_overhead_ms"`  // wrote_at − sent_at: the client's own time to get a request onto the wire (connection, encoding, write, and waiting for a CPU), every request sent in the window that was written
+	SendOverhead  Distribution `json:"send_overhead_ms"`  // wrote_at − sent_at: the client's own time to get a request onto the wire (connection, encoding, write, and waiting for a CPU), every request sent in the window that was written; with the kernel receive clock, no latency includes it
 	// ReceiveQueue is the client's receive queueing: for every token chunk
 	// of the ok requests sent in the window that were stamped with the
 	// kernel's receive clock, user-space stamp − kernel stamp (the time the

@@ -394,6 +394,9 @@ type streamState struct {
 	rxNote    string
 	contentAt int
 	headersAt time.Duration // user-space HeadersAt, with src
+	// wire is the kernel's transmit stamp of the request's last byte
+	// (CLOCK_REALTIME ns; 0: none), settled when the exchange is over.
+	wire int64
 }
 
 // Do sends req and fills rec (loadgen.Requester). It sets rec.SentAt only
@@ -408,7 +411,7 @@ func (c *Client) Do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	}
 	st.text, st.finish, st.usage, st.reused, st.delivered = st.text[:0], st.finish[:0], usage{}, false, 0
 	st.reply, st.keepReply = st.reply[:0], req.KeepReply
-	st.src, st.off, st.rxNote, st.contentAt, st.headersAt = nil, 0, "", -1, 0
+	st.src, st.off, st.rxNote, st.contentAt, st.headersAt, st.wire = nil, 0, "", -1, 0, 0
 	defer func() {
 		if p := recover(); p != nil {
 			rec.Status, rec.ErrorKind = loadgen.StatusError, loadgen.ErrorPanic
@@ -462,6 +465,7 @@ func (c *Client) settleClock(clock loadgen.Clock, rec *loadgen.Record, st *strea
 	}
 	if st.rxNote == "" && len(rec.ChunkUserTimes) == len(rec.ChunkTimes) {
 		rec.ReceiveClock = loadgen.ReceiveClockKernel
+		settleWire(rec, st)
 		return
 	}
 	// Fall back to the user-space stamps.
@@ -479,15 +483,53 @@ func (c *Client) settleClock(clock loadgen.Clock, rec *loadgen.Record, st *strea
 	rec.ReceiveClock, rec.ReceiveClockNote = loadgen.ReceiveClockUser, st.rxNote
 }
 
+// settleWire sets rec.WireAt, on the kernel clock, from the kernel's
+// transmit stamp of the request's last byte, converted as the receive
+// stamps are. A stamp is missing when the kernel gave none, or had not
+// given it either when the request's write ended or when the response
+// headers came; one outside [SentAt,
+// HeadersAt] (the request cannot have gone out before it was sent, nor
+// after the response began) is not used. Either way the note says so,
+// and the latencies start at SentAt.
+func settleWire(rec *loadgen.Record, st *streamState) {
+	if st.wire == 0 {
+		rec.ReceiveClockNote = "no kernel transmit stamp of the request's last byte: latencies start at sent_at"
+		return
+	}
+	at := time.Duration(st.wire - st.off)
+	end := rec.HeadersAt
+	if end == 0 {
+		end = rec.FirstTokenAt
+	}
+	if at < rec.SentAt || end != 0 && at > end {
+		rec.ReceiveClockNote = "the kernel transmit stamp fell outside [sent_at, headers_at]: latencies start at sent_at"
+		return
+	}
+	rec.WireAt = at
+}
+
 // do runs the HTTP exchange.
 func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Request, rec *loadgen.Record, st *streamState) {
 	// wrote is set by the transport's writing goroutine, which may call
 	// WroteRequest after the response has arrived: it is read once the
 	// exchange is over, and per request, not in the pooled streamState.
-	var wrote atomic.Int64
+	// So is wire, the connection's LastSend as the request's write ended
+	// (the last byte written is then the request's; 0 while the stamp was
+	// still to come), and wsrc, the connection's stamps for the writer:
+	// GotConn sets it before the transport hands the request to its
+	// writing goroutine.
+	var wrote, wire atomic.Int64
+	var wsrc rxstamp.Source
+	// headerWire is LastSend when the headers came, if the request had
+	// been written by then: the Read of the headers has read a stamp that
+	// was still to come when the write ended.
+	var headerWire int64
 	defer func() {
 		rec.DoneAt = clock.Now()
 		rec.WroteAt = time.Duration(wrote.Load())
+		if st.wire = wire.Load(); st.wire == 0 {
+			st.wire = headerWire
+		}
 	}()
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -509,6 +551,7 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 			st.reused = info.Reused
 			if c.stamping {
 				st.src = rxstamp.SourceOf(info.Conn)
+				wsrc = st.src
 				if st.src == nil {
 					st.rxNote = noteOf(info.Conn)
 				}
@@ -517,6 +560,9 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 		WroteRequest: func(info httptrace.WroteRequestInfo) {
 			if info.Err == nil {
 				wrote.Store(int64(clock.Now()))
+				if wsrc != nil {
+					wire.Store(wsrc.LastSend())
+				}
 			}
 		},
 	})
@@ -544,6 +590,11 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	}
 	defer resp.Body.Close()
 	rec.HeadersAt = clock.Now()
+	if st.src != nil && wrote.Load() != 0 {
+		// The request was written, and the connection is not yet
+		// another request's (its response is still to be read).
+		headerWire = st.src.LastSend()
+	}
 	if st.src != nil {
 		// The headers' last byte came by the connection's latest read
 		// (the transport's reader stops after them).

@@ -1,10 +1,13 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,24 +20,63 @@ import (
 	"github.com/gollm-bench/gollm-bench/mockserver"
 )
 
+// bodyTimes is a handler in front of the mock that reads each request's
+// body before the mock does and keeps, by the prompt's first word, when it
+// had read it (time.Now): no byte of the request can have left the client
+// later.
+type bodyTimes struct {
+	h  http.Handler
+	mu sync.Mutex
+	at map[string]time.Time
+}
+
+func (b *bodyTimes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	now := time.Now()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var req struct {
+		Prompt string `json:"prompt"`
+	}
+	if json.Unmarshal(body, &req) == nil && req.Prompt != "" {
+		b.mu.Lock()
+		b.at[strings.Fields(req.Prompt)[0]] = now
+		b.mu.Unlock()
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	b.h.ServeHTTP(w, r)
+}
+
+// of returns when the body of the request whose prompt starts with tag was
+// read (zero if it was not seen).
+func (b *bodyTimes) of(tag string) time.Time {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.at[tag]
+}
+
 // clockRun sends streams × perStream requests, streams at a time, to a
 // mock with ground truth served by srv (plain or TLS), and returns each
-// record with its server trace.
-func clockRun(t *testing.T, tlsServer bool, streams, perStream int, opts ...Option) ([]*loadgen.Record, map[string]mockserver.RequestTrace, loadgen.Clock) {
+// record with its server trace; bodies tells when the server had read
+// each request's body.
+func clockRun(t *testing.T, tlsServer bool, streams, perStream int, opts ...Option) ([]*loadgen.Record, map[string]mockserver.RequestTrace, loadgen.Clock, *bodyTimes) {
 	t.Helper()
 	mock, err := mockserver.New(mockserver.Config{Scheduler: mockserver.SchedulerFixed, TTFT: 2 * time.Millisecond, ITL: time.Millisecond},
 		mockserver.WithGroundTruth())
 	if err != nil {
 		t.Fatal(err)
 	}
+	bodies := &bodyTimes{h: mock.Handler(), at: map[string]time.Time{}}
 	var srv *httptest.Server
 	if tlsServer {
-		srv = httptest.NewTLSServer(mock.Handler())
+		srv = httptest.NewTLSServer(bodies)
 		pool := x509.NewCertPool()
 		pool.AddCert(srv.Certificate())
 		opts = append(opts, WithTLSConfig(&tls.Config{RootCAs: pool}))
 	} else {
-		srv = httptest.NewServer(mock.Handler())
+		srv = httptest.NewServer(bodies)
 	}
 	t.Cleanup(srv.Close)
 	c, err := New(srv.URL, append([]Option{WithModel(mockserver.DefaultModel)}, opts...)...)
@@ -76,7 +118,7 @@ func clockRun(t *testing.T, tlsServer bool, streams, perStream int, opts ...Opti
 		}
 		truth[strings.Fields(tr.Prompt)[0]] = tr
 	}
-	return recs, truth, clock
+	return recs, truth, clock, bodies
 }
 
 // TestKernelClockOrdering is the loopback acceptance test of the kernel
@@ -91,7 +133,7 @@ func TestKernelClockOrdering(t *testing.T) {
 	}
 	for _, tlsServer := range []bool{false, true} {
 		t.Run(map[bool]string{false: "plain", true: "tls"}[tlsServer], func(t *testing.T) {
-			recs, truth, clock := clockRun(t, tlsServer, 8, 6)
+			recs, truth, clock, bodies := clockRun(t, tlsServer, 8, 6)
 			for _, rec := range recs {
 				if rec.Status != loadgen.StatusOK {
 					t.Fatalf("seq %d: %s %s", rec.Seq, rec.Status, rec.ErrorMessage)
@@ -99,7 +141,8 @@ func TestKernelClockOrdering(t *testing.T) {
 				if rec.ReceiveClock != loadgen.ReceiveClockKernel {
 					t.Fatalf("seq %d: receive clock %q (%s), want kernel", rec.Seq, rec.ReceiveClock, rec.ReceiveClockNote)
 				}
-				tr, ok := truth[fmt.Sprintf("clock-%d-%d", rec.Seq/6, rec.Seq%6)]
+				tag := fmt.Sprintf("clock-%d-%d", rec.Seq/6, rec.Seq%6)
+				tr, ok := truth[tag]
 				if !ok {
 					t.Fatalf("seq %d: no trace", rec.Seq)
 				}
@@ -125,18 +168,147 @@ func TestKernelClockOrdering(t *testing.T) {
 				if rec.HeadersAt == 0 || rec.HeadersAt > rec.FirstTokenAt || rec.HeadersAt < rec.SentAt {
 					t.Errorf("seq %d: headers_at %v outside [sent_at %v, first token %v]", rec.Seq, rec.HeadersAt, rec.SentAt, rec.FirstTokenAt)
 				}
+				checkWire(t, rec, tr, clock, bodies.of(tag))
 			}
 		})
 	}
 }
 
+// checkWire checks a kernel-clock record's transmit stamp against the
+// server's trace: the request went on the wire after it was sent
+// (sent_at ≤ wire_at) and before the server had read its body (bodyRead);
+// TTFT starts at wire_at, so it is never longer than the user-space TTFT
+// from sent_at, and never shorter than the server's write of the first
+// token minus the transmit moment.
+func checkWire(t *testing.T, rec *loadgen.Record, tr mockserver.RequestTrace, clock loadgen.Clock, bodyRead time.Time) {
+	t.Helper()
+	at := func(d time.Duration) time.Time { return clock.Start().Add(d) }
+	if rec.WireAt == 0 || rec.ReceiveClockNote != "" {
+		t.Errorf("seq %d: wire_at %v, note %q; want a transmit stamp", rec.Seq, rec.WireAt, rec.ReceiveClockNote)
+		return
+	}
+	if rec.WireAt < rec.SentAt || rec.WireAt > rec.HeadersAt {
+		t.Errorf("seq %d: wire_at %v outside [sent_at %v, headers_at %v]", rec.Seq, rec.WireAt, rec.SentAt, rec.HeadersAt)
+	}
+	if bodyRead.IsZero() {
+		t.Errorf("seq %d: the server did not read the body", rec.Seq)
+	} else if at(rec.WireAt).After(bodyRead) {
+		t.Errorf("seq %d: wire_at %v after the server had read the body (%v later)", rec.Seq, rec.WireAt, at(rec.WireAt).Sub(bodyRead))
+	}
+	if rec.LatencyStart() != rec.WireAt {
+		t.Errorf("seq %d: latencies start at %v, want wire_at %v", rec.Seq, rec.LatencyStart(), rec.WireAt)
+	}
+	ttft, _ := rec.TTFT()
+	if ttft != rec.FirstTokenAt-rec.WireAt {
+		t.Errorf("seq %d: TTFT %v, want first_token_at − wire_at %v", rec.Seq, ttft, rec.FirstTokenAt-rec.WireAt)
+	}
+	if user := rec.ChunkUserTimes[0] - rec.SentAt; ttft > user {
+		t.Errorf("seq %d: kernel TTFT %v longer than the user-space TTFT %v", rec.Seq, ttft, user)
+	}
+	if server := tr.ChunkWriteStarts[0].Sub(at(rec.WireAt)); ttft < server {
+		t.Errorf("seq %d: kernel TTFT %v shorter than the server's first write − wire_at, %v", rec.Seq, ttft, server)
+	}
+}
+
+// TestKernelClockLargeBody sends 2 MiB prompts with the kernel clock:
+// with transmit stamps on, the stamps of a body that fills the send
+// buffer must not break the reads (Go's poller refuses to wait after an
+// EPOLLERR-only event, see rxstamp), and each record gets the stamp of
+// its body's last byte.
+func TestKernelClockLargeBody(t *testing.T) {
+	if !rxstamp.Supported() {
+		t.Skip("no kernel stamps on this platform")
+	}
+	mock, err := mockserver.New(mockserver.Config{Scheduler: mockserver.SchedulerFixed, TTFT: time.Millisecond, ITL: time.Millisecond},
+		mockserver.WithGroundTruth())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bodies := &bodyTimes{h: mock.Handler(), at: map[string]time.Time{}}
+	srv := httptest.NewServer(bodies)
+	t.Cleanup(srv.Close)
+	c, err := New(srv.URL, WithModel(mockserver.DefaultModel), WithReceiveClock(ReceiveKernel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := loadgen.NewClock(time.Now())
+	big := strings.Repeat("lorem ipsum ", (2<<20)/12)
+	var mu sync.Mutex
+	var recs []*loadgen.Record
+	var wg sync.WaitGroup
+	for s := range 4 {
+		wg.Go(func() {
+			for i := range 4 {
+				req := &loadgen.Request{Prompt: fmt.Sprintf("big-%d-%d %s", s, i, big), MaxTokens: 4}
+				rec := &loadgen.Record{Seq: int64(s*4 + i), SentAt: clock.Now()}
+				c.Do(context.Background(), clock, req, rec)
+				mu.Lock()
+				recs = append(recs, rec)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	truth := map[string]mockserver.RequestTrace{}
+	for _, tr := range mock.GroundTruth() {
+		truth[strings.Fields(tr.Prompt)[0]] = tr
+	}
+	kernel := 0
+	defer func() {
+		if kernel == 0 {
+			t.Error("no record on the kernel clock")
+		}
+	}()
+	for _, rec := range recs {
+		if rec.Status != loadgen.StatusOK {
+			t.Fatalf("seq %d: %s %s", rec.Seq, rec.Status, rec.ErrorMessage)
+		}
+		if rec.ReceiveClock != loadgen.ReceiveClockKernel {
+			// The first segments of a process can come unstamped
+			// (rxstamp.Keeper): not this test's subject.
+			continue
+		}
+		kernel++
+		tag := fmt.Sprintf("big-%d-%d", rec.Seq/4, rec.Seq%4)
+		checkWire(t, rec, truth[tag], clock, bodies.of(tag))
+	}
+}
+
 // TestReceiveClockUser checks --receive-clock user and the notes of a
-// user-clock record.
+// user-clock record: no transmit stamp, latencies from sent_at.
 func TestReceiveClockUser(t *testing.T) {
-	recs, _, _ := clockRun(t, false, 1, 2, WithReceiveClock(ReceiveUser))
+	recs, _, _, _ := clockRun(t, false, 1, 2, WithReceiveClock(ReceiveUser))
 	for _, rec := range recs {
 		if rec.ReceiveClock != loadgen.ReceiveClockUser || rec.ReceiveClockNote == "" || rec.ChunkUserTimes != nil {
 			t.Fatalf("seq %d: clock %q, note %q, %d user stamps; want user, a note, none", rec.Seq, rec.ReceiveClock, rec.ReceiveClockNote, len(rec.ChunkUserTimes))
+		}
+		if ttft, _ := rec.TTFT(); rec.WireAt != 0 || rec.LatencyStart() != rec.SentAt || ttft != rec.FirstTokenAt-rec.SentAt {
+			t.Fatalf("seq %d: wire_at %v, TTFT %v; want none, and TTFT from sent_at", rec.Seq, rec.WireAt, ttft)
+		}
+	}
+}
+
+// TestSettleWire checks the transmit stamps a record does not use.
+func TestSettleWire(t *testing.T) {
+	const off = 1_000_000
+	for _, tc := range []struct {
+		name string
+		wire int64
+		want time.Duration
+		note string
+	}{
+		{"inside", off + 150, 150, ""},
+		{"missing", 0, 0, "no kernel transmit stamp"},
+		{"before sent_at", off + 50, 0, "outside [sent_at, headers_at]"},
+		{"after the headers", off + 250, 0, "outside [sent_at, headers_at]"},
+	} {
+		rec := &loadgen.Record{SentAt: 100, HeadersAt: 200, FirstTokenAt: 300, ReceiveClock: loadgen.ReceiveClockKernel}
+		settleWire(rec, &streamState{wire: tc.wire, off: off})
+		if rec.WireAt != tc.want || tc.note == "" && rec.ReceiveClockNote != "" || !strings.Contains(rec.ReceiveClockNote, tc.note) {
+			t.Errorf("%s: wire_at %v, note %q; want %v, a note with %q", tc.name, rec.WireAt, rec.ReceiveClockNote, tc.want, tc.note)
+		}
+		if start := rec.LatencyStart(); tc.want == 0 && start != rec.SentAt || tc.want != 0 && start != tc.want {
+			t.Errorf("%s: latencies start at %v", tc.name, start)
 		}
 	}
 }

@@ -33,6 +33,15 @@
 // WithHTTPClient, WithReceiveClock(ReceiveUser)) the user clock is used
 // throughout. docs/records.md states the limits.
 //
+// The same connections carry the kernel's software transmit stamps
+// (SO_TIMESTAMPING): with the kernel clock, Record.WireAt is when the
+// request's last byte was handed to the network device, and TTFT, TTFOT
+// and E2E start there (Record.LatencyStart) instead of at SentAt, so the
+// client's own time to send (the send overhead, WroteAt − SentAt) is not
+// counted as the server's latency either. A stamp that is missing, or
+// outside [SentAt, HeadersAt], is not used: the latencies start at SentAt
+// and Record.ReceiveClockNote says why.
+//
 // OSL prefers the server's usage.completion_tokens, then the local
 // tokenizer on the concatenated output text, then the sum of ChunkTokens;
 // ISL prefers usage.prompt_tokens, then the count the workload declared.

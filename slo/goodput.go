@@ -15,7 +15,7 @@ import (
 // threshold does.
 //
 // Per-request values, in ms:
-//   - ttft: the larger of first_token_at − sent_at and first_token_at −
+//   - ttft: the larger of TTFT (Record.TTFT) and first_token_at −
 //     scheduled_at (the same rule as Evaluate; under closed loop the two
 //     differ by client overhead only). ttft_corrected: first_token_at −
 //     scheduled_at.
@@ -24,8 +24,8 @@ import (
 //   - icl: the request's longest gap between consecutive token-carrying
 //     chunks (every gap must meet the threshold); fewer than two chunks
 //     meet the term.
-//   - e2e: last_token_at − sent_at (Record.E2E).
-//   - ttfot: first_content_at − sent_at.
+//   - e2e: Record.E2E.
+//   - ttfot: Record.TTFOT.
 //
 // A request without a first token (or, for ttfot, without content) fails
 // any term that needs one. error_rate and output_tps are level properties
@@ -97,10 +97,11 @@ func perRequest(rec *loadgen.Record, m Metric) (ms float64, ok bool) {
 	case MetricE2E:
 		return toMs(rec.E2E()), true
 	case MetricTTFOT:
-		if rec.FirstContentAt == 0 {
+		ttfot, ok := rec.TTFOT()
+		if !ok {
 			return 0, false
 		}
-		return toMs(rec.FirstContentAt - rec.SentAt), true
+		return toMs(ttfot), true
 	}
 	return -1, true
 }

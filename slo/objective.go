@@ -14,7 +14,7 @@ type Metric string
 
 // Metrics an SLO term may name. Latency metrics are compared in ms.
 const (
-	// MetricTTFT is time to first token, first_token_at − sent_at. For the
+	// MetricTTFT is time to first token, first_token_at − start (Record.LatencyStart). For the
 	// level verdict and for goodput it is read as the larger of TTFT and
 	// TTFT corrected (see Objective.Evaluate).
 	MetricTTFT Metric = "ttft"
@@ -27,9 +27,9 @@ const (
 	// MetricICL is the inter-chunk latency: every gap between consecutive
 	// token-carrying chunks (what vLLM calls ITL).
 	MetricICL Metric = "icl"
-	// MetricE2E is the end-to-end latency, last_token_at − sent_at.
+	// MetricE2E is the end-to-end latency, last_token_at − start (Record.LatencyStart).
 	MetricE2E Metric = "e2e"
-	// MetricTTFOT is time to first output (non-reasoning) token, first_content_at − sent_at.
+	// MetricTTFOT is time to first output (non-reasoning) token, first_content_at − start (Record.LatencyStart).
 	MetricTTFOT Metric = "ttfot"
 	// MetricErrorRate is failed / (failed + ok) among requests sent in the window.
 	MetricErrorRate Metric = "error_rate"

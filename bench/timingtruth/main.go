@@ -7,29 +7,30 @@
 // trace of the same prompt and reports, over every request but each
 // stream's first, which dials its connection (ms):
 //
-//   - TTFT error = client TTFT (first token − sent_at) − true TTFT (server
-//     flush of the first token − wrote_at, when the request was on the
-//     wire) = send overhead + the first chunk's delay: what the client
-//     adds to the TTFT it reports.
+//   - TTFT error = client TTFT − true TTFT. The true TTFT is the server's
+//     flush of the first token − the server kernel's receive stamp of the
+//     request's last byte: the mock's connections have kernel receive
+//     stamps (rxstamp.EnableReceive), so the truth owes nothing to the
+//     client's stamps. The client's TTFT starts at wire_at (the client
+//     kernel's transmit stamp of that byte) on the kernel clock, at
+//     sent_at on the user clock; the error is the first chunk's delay plus
+//     the request's transit, and on the user clock the send overhead too.
 //   - ITL error = |client ITL − server ITL|, ITL = (E2E − TTFT)/(OSL − 1) on
 //     both sides (docs/metrics.md#itl-and-tpot, AIPerf's definition).
 //   - chunk delay = client arrival stamp − server flush stamp, every token
 //     chunk: the receive side's error.
 //   - send overhead = wrote_at − sent_at: the client's time to put the
 //     request on the wire (encode, connection, write, wait for a CPU).
-//   - server pre-handler = handler entry − wrote_at: the server's time to
-//     read and route the request before its own clock starts. It is
-//     server latency that the client rightly includes in TTFT; a ground
-//     truth that starts at the handler would count it as client error.
+//   - request transit = server kernel receive stamp − client wire_at, the
+//     request's last byte (kernel clock only): the two kernels' stamps of
+//     one byte, which agree to microseconds on loopback.
 //
 // With the kernel receive clock (openai.ReceiveAuto on Linux), each record
 // carries both clocks: the kernel's receive time of each chunk (ChunkTimes)
 // and the user-space time the client had parsed it (ChunkUserTimes). The
 // table gives the errors of each clock from the same run, one row each, and
 // the receive queueing (user − kernel stamp, every token chunk): the
-// client's own delay, which only the user clock counts. Note that the TTFT
-// error includes the send overhead with either clock: the receive clock
-// cannot see the client's time before the request was on the wire.
+// client's own delay, which only the user clock counts.
 //
 // Each N runs --reps times; the table shows the median over runs of each
 // run's p50 and p99 (nearest rank).
@@ -50,6 +51,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -65,11 +67,13 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/gollm-bench/gollm-bench/internal/rxstamp"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/openai"
@@ -104,11 +108,14 @@ type clockErrs struct{ ttft, itl, chunk []float64 }
 
 // errs holds the per-request errors of one run, ms.
 type errs struct {
-	clocks        [2]clockErrs // kernel (empty with the user clock), user
-	queue         []float64    // receive queueing, user − kernel stamp, every token chunk
-	send, handler []float64    // send overhead and server pre-handler time, the parts of TTFT before the server's clock starts
-	userClock     int          // records that fell back to the user clock
-	note          string       // why, the first one
+	clocks    [2]clockErrs // kernel (empty with the user clock), user
+	queue     []float64    // receive queueing, user − kernel stamp, every token chunk
+	send      []float64    // send overhead, wrote_at − sent_at
+	transit   []float64    // request transit, server kernel receive − client wire_at
+	userClock int          // records that fell back to the user clock
+	note      string       // why, the first one
+	noWire    int          // kernel-clock records without wire_at (their TTFT starts at sent_at)
+	wireNote  string       // why, the first one
 }
 
 // The clocks of errs.clocks.
@@ -118,22 +125,120 @@ const (
 )
 
 // trace is the server's ground truth for one request: its TTFT and ITL as
-// the server saw them, and each token chunk's flush time in CLOCK_MONOTONIC
-// ns (see monoClock), comparable across processes.
+// the server saw them, the kernel's receive time of the request's last
+// byte (RequestNS, 0 when the kernel did not stamp it) and each token
+// chunk's flush time, in CLOCK_MONOTONIC ns (see monoClock), comparable
+// across processes.
 type trace struct {
 	Prompt    string        `json:"prompt"`
 	TTFT      time.Duration `json:"ttft_ns"`
 	ITL       time.Duration `json:"itl_ns"`
 	ArrivalNS int64         `json:"arrival_ns"`
+	RequestNS int64         `json:"request_rx_ns"`
 	ChunkNS   []int64       `json:"chunk_ns"`
 }
 
-func traceOf(mc monoClock, tr mockserver.RequestTrace) trace {
-	t := trace{Prompt: tr.Prompt, TTFT: tr.TTFT(), ITL: tr.ITL(), ArrivalNS: mc.ns(tr.Arrival)}
+func traceOf(mc monoClock, rx *rxTruth, tr mockserver.RequestTrace) trace {
+	t := trace{Prompt: tr.Prompt, TTFT: tr.TTFT(), ITL: tr.ITL(), ArrivalNS: mc.ns(tr.Arrival), RequestNS: rx.of(tr.Prompt)}
 	for _, at := range tr.ChunkTimes {
 		t.ChunkNS = append(t.ChunkNS, mc.ns(at))
 	}
 	return t
+}
+
+// rxTruth keeps, for each request, the server kernel's receive time of
+// its last byte, CLOCK_MONOTONIC ns, by the request's tag (its prompt's
+// first word).
+type rxTruth struct {
+	mc monoClock
+	mu sync.Mutex
+	at map[string]int64
+}
+
+func newRxTruth(mc monoClock) *rxTruth { return &rxTruth{mc: mc, at: map[string]int64{}} }
+
+// of returns the receive time of the request whose prompt is prompt; 0
+// when none was stamped.
+func (x *rxTruth) of(prompt string) int64 {
+	tag, _, _ := strings.Cut(prompt, " ")
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.at[tag]
+}
+
+// connKey is the context key of the server's connection (connContext).
+type connKey struct{}
+
+func connContext(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, c)
+}
+
+// stampListener turns on kernel receive stamps on each connection it
+// accepts; one the kernel cannot stamp is served without.
+type stampListener struct{ net.Listener }
+
+func (l stampListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return c, err
+	}
+	sc, _ := rxstamp.EnableReceive(c)
+	return sc, nil
+}
+
+// promptField opens the prompt of a completions request body.
+var promptField = []byte(`"prompt":"`)
+
+// wrap reads each request's body before h does, so that the connection's
+// latest read is the one that delivered the body's last byte, and keeps
+// its kernel receive stamp by the prompt's tag.
+func (x *rxTruth) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, _ := r.Context().Value(connKey{}).(net.Conn)
+		src := rxstamp.SourceOf(c)
+		if src == nil || r.Method != http.MethodPost {
+			h.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		stamp := src.LastReceive()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if i := bytes.Index(body, promptField); i >= 0 && stamp != 0 {
+			rest := body[i+len(promptField):]
+			if end := bytes.IndexAny(rest, ` "`); end > 0 {
+				ns := x.mc.fromRealtime(stamp)
+				x.mu.Lock()
+				x.at[string(rest[:end])] = ns
+				x.mu.Unlock()
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// startMock serves the mock on ln, its connections stamped by the kernel
+// on receipt, over TLS with a self-signed certificate when useTLS is set;
+// extra, if not nil, serves the paths the mock does not.
+func startMock(srv *mockserver.Server, rx *rxTruth, ln net.Listener, useTLS bool, extra func(*http.ServeMux)) *httptest.Server {
+	mux := http.NewServeMux()
+	if extra != nil {
+		extra(mux)
+	}
+	mux.Handle("/", rx.wrap(srv.Handler()))
+	hs := httptest.NewUnstartedServer(mux)
+	hs.Listener.Close()
+	hs.Listener = stampListener{ln}
+	hs.Config.ConnContext = connContext
+	if useTLS {
+		hs.StartTLS()
+	} else {
+		hs.Start()
+	}
+	return hs
 }
 
 // serverTiming is the mock's fixed TTFT and ITL.
@@ -150,13 +255,13 @@ func newMock(t serverTiming) (*mockserver.Server, error) {
 // truthHandler serves the mock's ground truth as JSON traces whose prompt
 // starts with the query's prefix (GET /truth?prefix=P), for a client in
 // another process.
-func truthHandler(srv *mockserver.Server, mc monoClock) http.Handler {
+func truthHandler(srv *mockserver.Server, mc monoClock, rx *rxTruth) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		prefix := r.URL.Query().Get("prefix")
 		var out []trace
 		for _, tr := range srv.GroundTruth() {
 			if strings.HasPrefix(tr.Prompt, prefix) {
-				out = append(out, traceOf(mc, tr))
+				out = append(out, traceOf(mc, rx, tr))
 			}
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -177,22 +282,16 @@ func serve(ctx context.Context, addr string, t serverTiming, useTLS bool, stderr
 		return err
 	}
 	defer srv.Close()
-	mux := http.NewServeMux()
-	mux.Handle("/truth", truthHandler(srv, mc))
-	mux.Handle("/", srv.Handler())
+	if k, err := rxstamp.Keep(); err == nil {
+		defer k.Close()
+	}
+	rx := newRxTruth(mc)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(stderr, "timingtruth: serving the mock and /truth on", ln.Addr(), "tls:", useTLS)
-	hs := httptest.NewUnstartedServer(mux)
-	hs.Listener.Close()
-	hs.Listener = ln
-	if useTLS {
-		hs.StartTLS()
-	} else {
-		hs.Start()
-	}
+	hs := startMock(srv, rx, ln, useTLS, func(mux *http.ServeMux) { mux.Handle("/truth", truthHandler(srv, mc, rx)) })
 	<-ctx.Done()
 	hs.Close()
 	return nil
@@ -227,6 +326,7 @@ func measure(ctx context.Context, server string, t serverTiming, osl, streams, r
 	}
 	base := server
 	var srv *mockserver.Server
+	rxt := newRxTruth(mc)
 	if server == "" {
 		if srv, err = newMock(t); err != nil {
 			return out, err
@@ -236,14 +336,7 @@ func measure(ctx context.Context, server string, t serverTiming, osl, streams, r
 		if err != nil {
 			return out, err
 		}
-		hs := httptest.NewUnstartedServer(srv.Handler())
-		hs.Listener.Close()
-		hs.Listener = ln
-		if useTLS {
-			hs.StartTLS()
-		} else {
-			hs.Start()
-		}
+		hs := startMock(srv, rxt, ln, useTLS, nil)
 		defer hs.Close()
 		base = hs.URL
 	}
@@ -269,7 +362,7 @@ func measure(ctx context.Context, server string, t serverTiming, osl, streams, r
 	var traces []trace
 	if srv != nil {
 		for _, tr := range srv.GroundTruth() {
-			traces = append(traces, traceOf(mc, tr))
+			traces = append(traces, traceOf(mc, rxt, tr))
 		}
 	} else if traces, err = truthFrom(ctx, server, nonce+"-"); err != nil {
 		return out, err
@@ -293,14 +386,20 @@ func measure(ctx context.Context, server string, t serverTiming, osl, streams, r
 		if rec.WroteAt == 0 {
 			return out, fmt.Errorf("seq %d: no wrote_at stamp", rec.Seq)
 		}
-		wrote := mc.ns(clock.Start().Add(rec.WroteAt))
+		if tr.RequestNS == 0 {
+			return out, fmt.Errorf("seq %d: the server's kernel did not stamp the request's receipt", rec.Seq)
+		}
 		out.send = append(out.send, ms(rec.WroteAt-rec.SentAt))
-		out.handler = append(out.handler, ms(time.Duration(tr.ArrivalNS-wrote)))
 		stamps := [2][]time.Duration{nil, rec.ChunkTimes}
 		if rec.ReceiveClock == loadgen.ReceiveClockKernel {
 			stamps = [2][]time.Duration{rec.ChunkTimes, rec.ChunkUserTimes}
 			for k, u := range rec.ChunkUserTimes {
 				out.queue = append(out.queue, ms(u-rec.ChunkTimes[k]))
+			}
+			if rec.WireAt != 0 {
+				out.transit = append(out.transit, ms(time.Duration(tr.RequestNS-mc.ns(clock.Start().Add(rec.WireAt)))))
+			} else if out.noWire++; out.wireNote == "" {
+				out.wireNote = rec.ReceiveClockNote
 			}
 		} else {
 			out.userClock++
@@ -330,12 +429,14 @@ func measure(ctx context.Context, server string, t serverTiming, osl, streams, r
 			for k, a := range at {
 				e.chunk = append(e.chunk, ms(time.Duration(mc.ns(clock.Start().Add(a))-tr.ChunkNS[k])))
 			}
-			// The server's TTFT as the client should see it starts when
-			// the request was on the wire (wrote_at), not at the
-			// handler's entry: the time in between is the server's, not
-			// an error.
-			ttft := at[0] - rec.SentAt
-			e.ttft = append(e.ttft, ms(ttft-time.Duration(tr.ChunkNS[0]-wrote)))
+			// The true TTFT starts when the server's kernel received the
+			// request's last byte; the client's at wire_at on the kernel
+			// clock (LatencyStart), at sent_at on the user clock.
+			start := rec.SentAt
+			if c == kernelClock {
+				start = rec.LatencyStart()
+			}
+			e.ttft = append(e.ttft, ms(at[0]-start-time.Duration(tr.ChunkNS[0]-tr.RequestNS)))
 			itl := (at[len(at)-1] - at[0]) / time.Duration(rec.OutputTokens-1)
 			e.itl = append(e.itl, math.Abs(ms(itl-tr.ITL)))
 		}
@@ -408,7 +509,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	fmt.Fprintln(stdout, "| streams | requests/run | clock | TTFT error p50 (ms) | TTFT error p99 (ms) | ITL error p50 (ms) | ITL error p99 (ms) | chunk delay p50 (ms) | chunk delay p99 (ms) | receive queueing p50 (ms) | receive queueing p99 (ms) | send overhead p50 (ms) | send overhead p99 (ms) | server pre-handler p50 (ms) | server pre-handler p99 (ms) |")
+	fmt.Fprintln(stdout, "| streams | requests/run | clock | TTFT error p50 (ms) | TTFT error p99 (ms) | ITL error p50 (ms) | ITL error p99 (ms) | chunk delay p50 (ms) | chunk delay p99 (ms) | receive queueing p50 (ms) | receive queueing p99 (ms) | send overhead p50 (ms) | send overhead p99 (ms) | request transit p50 (ms) | request transit p99 (ms) |")
 	fmt.Fprintln(stdout, "| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	// last[c] holds the TTFT and ITL error p99 of clock c at the largest
 	// stream count; NaN when the clock had no sample.
@@ -416,8 +517,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var notes []string
 	for _, n := range *streams {
 		// q[c][k] holds, for clock c and figure k (TTFT, ITL, chunk
-		// delay, receive queueing, send overhead, pre-handler), each
-		// run's p50 and p99.
+		// delay, receive queueing, send overhead, request transit),
+		// each run's p50 and p99.
 		var q [2][6][2][]float64
 		for r := range *reps {
 			e, err := measure(ctx, *server, serverTiming{*ttft, *itl}, *osl, n, n**perStream, fmt.Sprintf("truth%d-%d", n, r), rx, *useTLS)
@@ -428,16 +529,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			if e.userClock > 0 {
 				notes = append(notes, fmt.Sprintf("%d streams, run %d: %d requests on the user clock (%s)", n, r+1, e.userClock, e.note))
 			}
+			if e.noWire > 0 {
+				notes = append(notes, fmt.Sprintf("%d streams, run %d: %d kernel-clock requests without wire_at, their TTFT from sent_at (%s)", n, r+1, e.noWire, e.wireNote))
+			}
 			for c := range e.clocks {
 				ce := e.clocks[c]
 				if len(ce.ttft) == 0 {
 					continue
 				}
-				queue := e.queue
+				queue, transit := e.queue, e.transit
 				if c == userClock {
-					queue = nil
+					queue, transit = nil, nil
 				}
-				for k, xs := range [][]float64{ce.ttft, ce.itl, ce.chunk, queue, e.send, e.handler} {
+				for k, xs := range [][]float64{ce.ttft, ce.itl, ce.chunk, queue, e.send, transit} {
 					if len(xs) == 0 {
 						continue
 					}

@@ -15,3 +15,5 @@ func newMonoClock() (monoClock, error) {
 }
 
 func (monoClock) ns(time.Time) int64 { return 0 }
+
+func (monoClock) fromRealtime(int64) int64 { return 0 }

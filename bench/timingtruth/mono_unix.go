@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gollm-bench/gollm-bench/internal/rxstamp"
 )
 
 // monoClock maps the Go clock's readings to CLOCK_MONOTONIC ns, which every
@@ -30,3 +32,7 @@ func newMonoClock() (monoClock, error) {
 
 // ns returns t as CLOCK_MONOTONIC ns.
 func (c monoClock) ns(t time.Time) int64 { return c.m0 + int64(t.Sub(c.t0)) }
+
+// fromRealtime returns a kernel stamp, CLOCK_REALTIME ns, as
+// CLOCK_MONOTONIC ns (rxstamp.Offset converts it).
+func (c monoClock) fromRealtime(ns int64) int64 { return c.m0 + ns - rxstamp.Offset(c.t0) }

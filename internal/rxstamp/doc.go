@@ -12,6 +12,18 @@
 // reads through it, so the stamp also covers the records it decrypts
 // (SourceOf finds it under a *tls.Conn).
 //
+// Enable also turns on the kernel's software transmit stamps
+// (SO_TIMESTAMPING): after each write, the connection reads the socket's
+// error queue, without blocking, for the stamp of the last byte written
+// (keyed by its byte offset), which LastSend returns: the moment the
+// request was handed to the network device, the symmetric limit of the
+// receive stamp. A stamp that has not come by the time the write returns
+// (TCP could not send at once) is read by the next Read. A stamp queued
+// while the socket is neither readable nor writable makes epoll report
+// EPOLLERR alone, after which Go's poller refuses to wait for the socket
+// to become readable until its next event; Read then reads directly and
+// waits in poll(2) until that event comes.
+//
 // The stamps are CLOCK_REALTIME. Offset returns the difference between
 // that clock and a monotonic clock's offsets from a start time, so a
 // caller converts a stamp with stamp − Offset(start). The kernel keeps

@@ -11,13 +11,22 @@ import (
 )
 
 // Source is a connection that knows when the kernel received the bytes of
-// its latest read.
+// its latest read and when it sent the last byte written.
 type Source interface {
 	// LastReceive returns the kernel's receive time of the data returned
 	// by the latest Read that returned data, as CLOCK_REALTIME
 	// nanoseconds since the Unix epoch; 0 when that read carried no
 	// stamp, or before the first read. Safe for concurrent use with Read.
 	LastReceive() int64
+	// LastSend returns the kernel's software transmit time of the last
+	// byte written so far (when the network device was handed the
+	// packet that carried it), as CLOCK_REALTIME nanoseconds since the
+	// Unix epoch; 0 before the first write, while that stamp has not
+	// been read yet (a Read reads it), without transmit stamps
+	// (EnableReceive, or a kernel that refused them), or on other
+	// platforms. It is never the stamp of an earlier write. Safe for
+	// concurrent use with Read and Write.
+	LastSend() int64
 }
 
 // ErrUnsupported is returned by Enable where the platform has no kernel
@@ -27,13 +36,24 @@ var ErrUnsupported = errors.New("kernel receive timestamps need Linux")
 // Supported reports whether Enable can work on this platform.
 func Supported() bool { return supported }
 
-// Enable turns on kernel receive timestamps for c, which must be a
-// *net.TCPConn, and returns the connection to use in its place: reads go
-// through it, writes and everything else to c. On error, c is returned
-// unchanged, usable without stamps, with the reason (ErrUnsupported on
-// other platforms). The returned connection's Read must not be called by
-// two goroutines at once (net/http never does).
-func Enable(c net.Conn) (net.Conn, error) { return enable(c) }
+// Enable turns on kernel receive and transmit timestamps for c, which
+// must be a *net.TCPConn to which nothing has been written yet, and
+// returns the connection to use in its place: reads and writes go
+// through it, everything else to c. On error, c is returned unchanged,
+// usable without stamps, with the reason (ErrUnsupported on other
+// platforms). A kernel that refuses transmit stamps leaves the receive
+// stamps on, and LastSend 0. The returned connection's Read must not be
+// called by two goroutines at once, nor its Write (net/http never does).
+//
+// A write costs one more system call with transmit stamps (reading the
+// socket's error queue), and so does the next Read when the kernel had
+// not sent the bytes by the time the write returned.
+func Enable(c net.Conn) (net.Conn, error) { return enable(c, true) }
+
+// EnableReceive is Enable with receive timestamps only: a server that
+// times the requests it receives, and whose writes should cost nothing
+// more.
+func EnableReceive(c net.Conn) (net.Conn, error) { return enable(c, false) }
 
 // SourceOf returns the Source under c (under the *tls.Conn when c is
 // one), or nil when c is not a connection Enable returned.

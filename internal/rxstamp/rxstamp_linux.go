@@ -19,31 +19,76 @@ import (
 const supported = true
 
 // conn is a TCP connection read with recvmsg(2), keeping the kernel's
-// receive stamp of each read.
+// receive stamp of each read and, with transmit stamps on (tx.on), the
+// kernel's software transmit stamp of the last byte written.
 type conn struct {
-	net.Conn // the *net.TCPConn: writes, deadlines, addresses, Close
+	net.Conn // the *net.TCPConn: deadlines, addresses, Close
 	tc       *net.TCPConn
 	rc       syscall.RawConn
 	last     atomic.Int64 // LastReceive
 
 	// The state of the read in progress, guarded by mu: the RawConn
-	// callback (recv, a method value made once) reads p and sets n and
-	// errno, so that a Read allocates nothing.
-	mu    sync.Mutex
-	recv  func(fd uintptr) bool
-	p     []byte
-	n     int
-	errno syscall.Errno
-	msg   unix.Msghdr
-	iov   unix.Iovec
-	oob   [oobWords]uint64 // control messages; uint64 words keep them aligned
+	// callbacks (recv and around, method values made once) read p and set
+	// n, errno and got, so that a Read allocates nothing.
+	mu     sync.Mutex
+	recv   func(fd uintptr) bool
+	around func(fd uintptr)
+	p      []byte
+	n      int
+	errno  syscall.Errno
+	got    bool // readAroundFD read (data, EOF or an error)
+	msg    unix.Msghdr
+	iov    unix.Iovec
+	oob    [oobWords]uint64 // control messages; uint64 words keep them aligned
+	pfd    [1]unix.PollFd
+
+	tx tx
 }
 
-// oobWords sizes the control buffer: one SCM_TIMESTAMPNS message needs
-// CmsgSpace(16) = 32 bytes on 64-bit systems; room is left for others.
+// tx is a connection's transmit stamping state.
+type tx struct {
+	on      bool         // SO_TIMESTAMPING is set; the rest is unused otherwise
+	last    atomic.Int64 // LastSend
+	pending atomic.Bool  // the stamp of the last byte written is still to be read
+
+	// Guarded by mu (the writer and the reader both drain the error
+	// queue): written counts the bytes written since the option was set;
+	// key and stamp are the latest stamp read from the error queue, which
+	// can be that of a write still in progress. drain is the RawConn
+	// callback (a method value made once), msg and oob its scratch space.
+	mu      sync.Mutex
+	written uint64
+	key     uint32
+	stamp   int64
+	drain   func(fd uintptr)
+	msg     unix.Msghdr
+	oob     [txOOBWords]uint64
+}
+
+// oobWords sizes a read's control buffer: SCM_TIMESTAMPNS needs
+// CmsgSpace(16) = 32 bytes (64-bit sizes) and, with transmit stamps on,
+// the SCM_TIMESTAMPING that comes with it CmsgSpace(48) = 64.
 const oobWords = 16
 
-func enable(c net.Conn) (net.Conn, error) {
+// txOOBWords sizes the control buffer of a message of the error queue:
+// SCM_TIMESTAMPING (64 bytes), IP_RECVERR or IPV6_RECVERR (at most
+// CmsgSpace(16+28) = 64) and the SCM_TIMESTAMPNS that SO_TIMESTAMPNS adds
+// (32).
+const txOOBWords = 32
+
+// txFlags asks for the software transmit stamp of the last byte of each
+// send, keyed by its byte offset (OPT_ID), without the packet (OPT_TSONLY).
+const txFlags = unix.SOF_TIMESTAMPING_TX_SOFTWARE | unix.SOF_TIMESTAMPING_SOFTWARE |
+	unix.SOF_TIMESTAMPING_OPT_ID | unix.SOF_TIMESTAMPING_OPT_TSONLY
+
+// maxDrain bounds the messages one drain of the error queue reads.
+const maxDrain = 64
+
+// aroundWaitMS is how long readAroundFD waits in poll(2) at a time, ms:
+// it bounds how late a Close (which waits for it) or a deadline is seen.
+const aroundWaitMS = 2
+
+func enable(c net.Conn, send bool) (net.Conn, error) {
 	tc, ok := c.(*net.TCPConn)
 	if !ok {
 		return c, fmt.Errorf("%T is not a TCP connection", c)
@@ -52,9 +97,12 @@ func enable(c net.Conn) (net.Conn, error) {
 	if err != nil {
 		return c, fmt.Errorf("SO_TIMESTAMPNS: %w", err)
 	}
-	var serr error
+	var serr, terr error
 	if err := rc.Control(func(fd uintptr) {
 		serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
+		if serr == nil && send {
+			terr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPING, txFlags)
+		}
 	}); err != nil {
 		return c, fmt.Errorf("SO_TIMESTAMPNS: %w", err)
 	}
@@ -63,14 +111,26 @@ func enable(c net.Conn) (net.Conn, error) {
 	}
 	sc := &conn{Conn: tc, tc: tc, rc: rc}
 	sc.recv = sc.recvmsg
+	sc.around = sc.readAroundFD
+	// Without transmit stamps (a kernel that refuses the option) the
+	// connection keeps its receive stamps; LastSend is then 0.
+	if send && terr == nil {
+		sc.tx.on = true
+		sc.tx.drain = sc.drainErrQueue
+	}
 	return sc, nil
 }
 
 // LastReceive implements Source.
 func (c *conn) LastReceive() int64 { return c.last.Load() }
 
+// LastSend implements Source.
+func (c *conn) LastSend() int64 { return c.tx.last.Load() }
+
 // Read reads into p with recvmsg, waiting in the runtime's poller while
-// the socket has nothing to read, and keeps the receive stamp.
+// the socket has nothing to read, and keeps the receive stamp. While the
+// stamp of the last byte written is pending, it reads the error queue
+// too.
 func (c *conn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
@@ -78,9 +138,15 @@ func (c *conn) Read(p []byte) (int, error) {
 	c.mu.Lock()
 	c.p, c.n, c.errno = p, 0, 0
 	err := c.rc.Read(c.recv)
+	if err != nil && c.tx.on && eventErr(err) {
+		err = c.readAround()
+	}
 	n, errno := c.n, c.errno
 	c.p = nil
 	c.mu.Unlock()
+	if c.tx.pending.Load() {
+		c.settleSend()
+	}
 	switch {
 	case err != nil:
 		// Closed, or a deadline: the poller's error, as net.Conn.Read
@@ -96,6 +162,55 @@ func (c *conn) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	return n, nil
+}
+
+// eventErr reports whether err, from RawConn.Read, is the runtime
+// poller's refusal to wait (poll.ErrNotPollable): neither a closed
+// connection nor a deadline, the only other errors it returns.
+func eventErr(err error) bool {
+	return !errors.Is(err, net.ErrClosed) && !errors.Is(err, os.ErrDeadlineExceeded)
+}
+
+// readAround reads past the runtime poller's event error. The poller
+// marks a descriptor whose epoll event is EPOLLERR alone, and then
+// refuses to wait for it to become readable (poll.ErrNotPollable) until
+// its next event of another kind. A socket with transmit stamps reports
+// EPOLLERR while its error queue holds a stamp; alone when it is also
+// neither readable nor writable: a stamp that arrives while the send
+// buffer is full (a large request body). The mark goes with the next
+// event of the socket (writable again, data), so readAround reads
+// directly and waits in poll(2), aroundWaitMS at a time, handing back to
+// the poller after each wait. Only Read calls it, with mu held.
+func (c *conn) readAround() error {
+	for {
+		c.got = false
+		if err := c.rc.Control(c.around); err != nil {
+			return err
+		}
+		if c.got {
+			return nil
+		}
+		err := c.rc.Read(c.recv)
+		if err == nil || !eventErr(err) {
+			return err
+		}
+	}
+}
+
+// readAroundFD is readAround's RawConn callback: it empties the error
+// queue, reads if there is anything to read (setting got), and otherwise
+// waits for the socket to become readable for at most aroundWaitMS.
+func (c *conn) readAroundFD(fd uintptr) {
+	c.tx.mu.Lock()
+	c.drainErrQueue(fd)
+	c.settleLocked()
+	c.tx.mu.Unlock()
+	if c.recvmsg(fd) {
+		c.got = true
+		return
+	}
+	c.pfd[0] = unix.PollFd{Fd: int32(fd), Events: unix.POLLIN}
+	_, _ = unix.Poll(c.pfd[:], aroundWaitMS)
 }
 
 // recvmsg is the RawConn callback: one recvmsg call. It returns false on
@@ -140,9 +255,88 @@ func (c *conn) control() []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(&c.oob[0])), len(c.oob)*8)
 }
 
+// Write writes p to the connection and, with transmit stamps on, reads
+// the stamp of its last byte.
+func (c *conn) Write(p []byte) (int, error) {
+	n, err := c.tc.Write(p)
+	c.sent(int64(n))
+	return n, err
+}
+
 // ReadFrom writes r to the connection (io.ReaderFrom, which net/http uses
-// to send a request body): see WriteBody.
-func (c *conn) ReadFrom(r io.Reader) (int64, error) { return WriteBody(c.tc, r) }
+// to send a request body; see WriteBody) and, with transmit stamps on,
+// reads the stamp of its last byte.
+func (c *conn) ReadFrom(r io.Reader) (int64, error) {
+	n, err := WriteBody(c.tc, r)
+	c.sent(n)
+	return n, err
+}
+
+// sent accounts for n bytes just written: LastSend is 0 until the stamp
+// of the last of them is read, from the error queue now if the kernel has
+// sent them, or by a later Read (pending).
+func (c *conn) sent(n int64) {
+	if !c.tx.on || n <= 0 {
+		return
+	}
+	t := &c.tx
+	t.mu.Lock()
+	t.written += uint64(n)
+	t.last.Store(0)
+	t.pending.Store(true)
+	_ = c.rc.Control(t.drain)
+	c.settleLocked()
+	t.mu.Unlock()
+}
+
+// settleSend reads the error queue while the stamp of the last byte
+// written is pending.
+func (c *conn) settleSend() {
+	t := &c.tx
+	t.mu.Lock()
+	if t.pending.Load() {
+		_ = c.rc.Control(t.drain)
+		c.settleLocked()
+	}
+	t.mu.Unlock()
+}
+
+// settleLocked accepts the latest stamp read when it is that of the last
+// byte written (tx.mu held): a stamp of an earlier send never stands for
+// a later one.
+func (c *conn) settleLocked() {
+	t := &c.tx
+	if t.written > 0 && t.stamp != 0 && t.key == uint32(t.written-1) {
+		t.last.Store(t.stamp)
+		t.pending.Store(false)
+	}
+}
+
+// drainErrQueue reads the socket's error queue until it is empty (tx.mu
+// held; a RawConn callback), keeping the latest transmit stamp: the
+// kernel queues them in the order of the bytes sent. It never blocks
+// (MSG_DONTWAIT) and allocates nothing.
+func (c *conn) drainErrQueue(fd uintptr) {
+	t := &c.tx
+	oob := unsafe.Slice((*byte)(unsafe.Pointer(&t.oob[0])), len(t.oob)*8)
+	for range maxDrain {
+		t.msg = unix.Msghdr{Control: &oob[0]}
+		t.msg.SetControllen(len(oob))
+		_, _, errno := unix.Syscall(unix.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&t.msg)), unix.MSG_ERRQUEUE|unix.MSG_DONTWAIT)
+		switch errno {
+		case 0:
+		case unix.EINTR:
+			continue
+		default:
+			return // EAGAIN: empty
+		}
+		if t.msg.Flags&unix.MSG_CTRUNC == 0 {
+			if key, at, ok := txStampOf(oob[:t.msg.Controllen]); ok {
+				t.key, t.stamp = key, at
+			}
+		}
+	}
+}
 
 // WriteTo is io.WriterTo without the *net.TCPConn's shortcut (splice),
 // which would read the socket without stamps.

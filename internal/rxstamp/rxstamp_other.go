@@ -6,7 +6,7 @@ import "net"
 
 const supported = false
 
-func enable(c net.Conn) (net.Conn, error) { return c, ErrUnsupported }
+func enable(c net.Conn, _ bool) (net.Conn, error) { return c, ErrUnsupported }
 
 func hold() (int, error) { return -1, ErrUnsupported }
 

@@ -1,11 +1,15 @@
 package rxstamp
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -304,4 +308,231 @@ func BenchmarkReadQueued(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestSendStamps checks on loopback that, after each write, LastSend is
+// the kernel's transmit stamp of that write's last byte: between the
+// start of the write and the end of the read that answers it, once
+// converted with Offset, and never the stamp of an earlier write.
+func TestSendStamps(t *testing.T) {
+	if !Supported() {
+		t.Skip("no kernel stamps on this platform")
+	}
+	start := time.Now()
+	client, server, err := pair(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := SourceOf(client)
+	if got := src.LastSend(); got != 0 {
+		t.Fatalf("LastSend before any write: %d, want 0", got)
+	}
+	off := Offset(start)
+	buf := make([]byte, 4096)
+	prev := time.Duration(0)
+	for i := range 50 {
+		msg := []byte(fmt.Sprintf("POST /v1/completions %d %s", i, strings.Repeat("x", i*37)))
+		before := time.Since(start)
+		if _, err := client.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		afterWrite := time.Since(start)
+		if st := src.LastSend(); st != 0 {
+			if at := time.Duration(st - off); at < before || at > afterWrite {
+				t.Fatalf("write %d: transmit stamp %v outside the write [%v, %v]", i, at, before, afterWrite)
+			}
+		}
+		if _, err := io.ReadFull(server, buf[:len(msg)]); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := server.Write([]byte("ok")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(client, buf[:2]); err != nil {
+			t.Fatal(err)
+		}
+		end := time.Since(start)
+		st := src.LastSend()
+		if st == 0 {
+			t.Fatalf("write %d: no transmit stamp after the answer was read", i)
+		}
+		at := time.Duration(st - off)
+		if at < before || at > end || at <= prev {
+			t.Fatalf("write %d: transmit stamp %v outside [write %v, answer read %v] or not after the previous write's %v", i, at, before, end, prev)
+		}
+		prev = at
+	}
+}
+
+// TestSendStampLargeBody writes 8 MiB to a peer that reads it only after
+// a pause, so that the send buffer fills and transmit stamps arrive while
+// the socket is neither readable nor writable (epoll then reports EPOLLERR
+// alone), while a Read waits for the answer, as net/http's reader does.
+// The Read must get the answer, not an error, and LastSend must be the
+// stamp of the body's last byte.
+func TestSendStampLargeBody(t *testing.T) {
+	if !Supported() {
+		t.Skip("no kernel stamps on this platform")
+	}
+	for round := range 5 {
+		start := time.Now()
+		client, server, err := pair(t)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off := Offset(start)
+		const size = 8 << 20
+		body := bytes.Repeat([]byte("0123456789abcdef"), size/16)
+		answer := make(chan error, 1)
+		go func() {
+			buf := make([]byte, 16)
+			n, err := io.ReadFull(client, buf[:2])
+			if err == nil && string(buf[:n]) != "ok" {
+				err = fmt.Errorf("read %q", buf[:n])
+			}
+			answer <- err
+		}()
+		served := make(chan error, 1)
+		go func() {
+			time.Sleep(20 * time.Millisecond) // let the send buffer fill
+			if _, err := io.CopyN(io.Discard, server, size); err != nil {
+				served <- err
+				return
+			}
+			_, err := server.Write([]byte("ok"))
+			served <- err
+		}()
+		before := time.Since(start)
+		if n, err := client.(io.ReaderFrom).ReadFrom(io.LimitReader(bytes.NewReader(body), size)); err != nil || n != size {
+			t.Fatalf("round %d: body written: %d, %v", round, n, err)
+		}
+		if err := <-served; err != nil {
+			t.Fatalf("round %d: server: %v", round, err)
+		}
+		if err := <-answer; err != nil {
+			t.Fatalf("round %d: the read waiting for the answer: %v", round, err)
+		}
+		end := time.Since(start)
+		st := SourceOf(client).LastSend()
+		if st == 0 {
+			t.Fatalf("round %d: no transmit stamp after the answer was read", round)
+		}
+		if at := time.Duration(st - off); at < before || at > end {
+			t.Fatalf("round %d: transmit stamp %v outside [write %v, answer read %v]", round, at, before, end)
+		}
+	}
+}
+
+// TestEnableReceive checks that EnableReceive leaves transmit stamps off.
+func TestEnableReceive(t *testing.T) {
+	if !Supported() {
+		t.Skip("no kernel stamps on this platform")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			_, _ = io.Copy(c, c)
+			c.Close()
+		}
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := EnableReceive(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	if _, err := rc.Write([]byte("echo")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(rc, make([]byte, 4)); err != nil {
+		t.Fatal(err)
+	}
+	if got := SourceOf(rc).LastSend(); got != 0 {
+		t.Fatalf("LastSend with receive stamps only: %d, want 0", got)
+	}
+}
+
+// sockExtendedErr builds the sock_extended_err of a transmit stamp.
+func sockExtendedErr(origin uint8, info, data uint32) []byte {
+	b := make([]byte, extErrSize+16)     // and a sockaddr_in, unused
+	binary.NativeEndian.PutUint32(b, 42) // ENOMSG
+	b[extErrOriginOffset] = origin
+	binary.NativeEndian.PutUint32(b[extErrInfoOffset:], info)
+	binary.NativeEndian.PutUint32(b[extErrDataOffset:], data)
+	return b
+}
+
+// scmTimestampingData is a struct scm_timestamping with a software stamp.
+func scmTimestampingData(sec, nsec int64) []byte {
+	return append(timespec(sec, nsec), make([]byte, 4*wordSize)...)
+}
+
+// TestStampOfWithTimestamping checks that a read's stamp is the
+// SCM_TIMESTAMPNS one when an SCM_TIMESTAMPING message comes with it (as
+// it does with transmit stamps on), in either order.
+func TestStampOfWithTimestamping(t *testing.T) {
+	ns := cmsg(solSocket, scmTimestampNS, timespec(1_700_000_000, 7))
+	ting := cmsg(solSocket, scmTimestamping, scmTimestampingData(1_600_000_000, 9))
+	for name, b := range map[string][]byte{"ns first": append(slices.Clone(ns), ting...), "timestamping first": append(slices.Clone(ting), ns...)} {
+		if got := stampOf(b); got != 1_700_000_000_000_000_007 {
+			t.Errorf("%s: stampOf = %d, want the SCM_TIMESTAMPNS stamp", name, got)
+		}
+	}
+	if got := stampOf(ting); got != 0 {
+		t.Errorf("SCM_TIMESTAMPING alone: stampOf = %d, want 0", got)
+	}
+}
+
+func TestTxStampOf(t *testing.T) {
+	ting := cmsg(solSocket, scmTimestamping, scmTimestampingData(1_700_000_000, 123))
+	v4 := cmsg(solIP, ipRecvErr, sockExtendedErr(eeOriginTimestamping, scmTstampSnd, 4095))
+	v6 := cmsg(solIPv6, ipv6RecvErr, sockExtendedErr(eeOriginTimestamping, scmTstampSnd, 7))
+	ns := cmsg(solSocket, scmTimestampNS, timespec(1_600_000_000, 1))
+	cat := func(bs ...[]byte) []byte { return slices.Concat(bs...) }
+	for _, tc := range []struct {
+		name  string
+		b     []byte
+		key   uint32
+		stamp int64
+		ok    bool
+	}{
+		{"ipv4", cat(ting, v4), 4095, 1_700_000_000_000_000_123, true},
+		{"ipv6, SCM_TIMESTAMPNS too", cat(ns, ting, v6), 7, 1_700_000_000_000_000_123, true},
+		{"error first", cat(v4, ting), 4095, 1_700_000_000_000_000_123, true},
+		{"no stamp", v4, 0, 0, false},
+		{"no key", ting, 0, 0, false},
+		{"zero stamp", cat(cmsg(solSocket, scmTimestamping, scmTimestampingData(0, 0)), v4), 0, 0, false},
+		{"ICMP error", cat(ting, cmsg(solIP, ipRecvErr, sockExtendedErr(2, 0, 1))), 0, 0, false},
+		{"ack stamp", cat(ting, cmsg(solIP, ipRecvErr, sockExtendedErr(eeOriginTimestamping, 2, 1))), 0, 0, false},
+		{"short error", cat(ting, cmsg(solIP, ipRecvErr, []byte{1, 2, 3})), 0, 0, false},
+		{"truncated", cat(ting, v4)[:len(ting)+cmsgHeaderSize+4], 0, 0, false},
+		{"empty", nil, 0, 0, false},
+	} {
+		key, stamp, ok := txStampOf(tc.b)
+		if key != tc.key || stamp != tc.stamp || ok != tc.ok {
+			t.Errorf("%s: txStampOf = %d, %d, %v; want %d, %d, %v", tc.name, key, stamp, ok, tc.key, tc.stamp, tc.ok)
+		}
+	}
+}
+
+// FuzzTxStampOf checks that the error queue's control-message parser
+// never panics and only returns plausible stamps.
+func FuzzTxStampOf(f *testing.F) {
+	ting := cmsg(solSocket, scmTimestamping, scmTimestampingData(1_700_000_000, 5))
+	f.Add(slices.Concat(ting, cmsg(solIP, ipRecvErr, sockExtendedErr(eeOriginTimestamping, scmTstampSnd, 9))))
+	f.Add(slices.Concat(cmsg(solIPv6, ipv6RecvErr, sockExtendedErr(eeOriginTimestamping, scmTstampSnd, 1)), ting))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, stamp, ok := txStampOf(b)
+		if ok && (stamp <= 0 || stamp > (1<<33+1)*1e9) || !ok && stamp != 0 {
+			t.Fatalf("txStampOf: stamp %d, ok %v: not a plausible time", stamp, ok)
+		}
+	})
 }
