@@ -123,6 +123,8 @@ type Accumulator struct {
 	// steps seen (any request sent in the window).
 	kernelRecs, userRecs int64
 	userNote             string
+	noWire               int64  // kernel-clock records without wire_at
+	noWireNote           string // the first one's ReceiveClockNote
 	clockSteps           int64
 	largestStep          time.Duration
 	outTokens            float64 // output tokens arriving in the window (scaled to usage)
@@ -553,6 +555,12 @@ func (a *Accumulator) addReceiveClock(rec *loadgen.Record) {
 	switch rec.ReceiveClock {
 	case loadgen.ReceiveClockKernel:
 		a.kernelRecs++
+		if rec.WireAt == 0 {
+			a.noWire++
+			if a.noWireNote == "" {
+				a.noWireNote = rec.ReceiveClockNote
+			}
+		}
 		for i, u := range rec.ChunkUserTimes {
 			if i < len(rec.ChunkTimes) {
 				recordLatency(a.rxQueue, u-rec.ChunkTimes[i])
@@ -571,11 +579,27 @@ func (a *Accumulator) addReceiveClock(rec *loadgen.Record) {
 func (a *Accumulator) receiveClock() (clock, note string) {
 	switch {
 	case a.kernelRecs > 0 && a.userRecs == 0:
-		return string(loadgen.ReceiveClockKernel), ""
+		clock = string(loadgen.ReceiveClockKernel)
 	case a.kernelRecs == 0 && a.userRecs > 0:
 		return string(loadgen.ReceiveClockUser), a.userNote
 	case a.kernelRecs > 0:
-		return "mixed", fmt.Sprintf("%d of %d requests on the user clock: %s", a.userRecs, a.userRecs+a.kernelRecs, a.userNote)
+		clock, note = "mixed", fmt.Sprintf("%d of %d requests on the user clock: %s", a.userRecs, a.userRecs+a.kernelRecs, a.userNote)
+	default:
+		return "", ""
 	}
-	return "", ""
+	if a.noWire > 0 {
+		// Their latencies start at sent_at, not at the transmit stamp
+		// (loadgen.Record.LatencyStart): say how many, and why.
+		why := a.noWireNote
+		if why == "" {
+			why = "no transmit stamp"
+		}
+		w := fmt.Sprintf("%d of %d kernel-clock requests start their latencies at sent_at (%s)", a.noWire, a.kernelRecs, why)
+		if note == "" {
+			note = w
+		} else {
+			note += "; " + w
+		}
+	}
+	return clock, note
 }

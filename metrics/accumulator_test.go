@@ -524,7 +524,7 @@ func TestSendOverhead(t *testing.T) {
 func TestReceiveClock(t *testing.T) {
 	kernel := func(seq int64, queue float64) *loadgen.Record {
 		r := stream(seq, float64(seq)*10, 5, 1, 1, 1, 1)
-		r.ReceiveClock = loadgen.ReceiveClockKernel
+		r.ReceiveClock, r.WireAt = loadgen.ReceiveClockKernel, r.SentAt+ms(0.05)
 		for _, at := range r.ChunkTimes {
 			r.ChunkUserTimes = append(r.ChunkUserTimes, at+ms(queue))
 		}
@@ -566,5 +566,14 @@ func TestReceiveClock(t *testing.T) {
 	}
 	if s := summarize(cfg, stream(0, 0, 5, 1, 1)); s.ReceiveClock != "" {
 		t.Errorf("records without a clock (older files): %q, want none", s.ReceiveClock)
+	}
+
+	// A kernel-clock record whose transmit stamp was not read starts its
+	// TTFT and E2E at sent_at: the level says how many did, and why.
+	noWire := kernel(1, 0.1)
+	noWire.WireAt, noWire.ReceiveClockNote = 0, "no transmit stamp by the response's headers"
+	s = summarize(cfg, kernel(0, 0.1), noWire)
+	if s.ReceiveClock != "kernel" || !strings.Contains(s.ReceiveClockNote, "1 of 2 kernel-clock requests start their latencies at sent_at (no transmit stamp by the response's headers)") {
+		t.Errorf("kernel without wire_at: clock %q, note %q", s.ReceiveClock, s.ReceiveClockNote)
 	}
 }

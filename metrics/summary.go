@@ -104,7 +104,9 @@ type Summary struct {
 	// chunk), "user" (when the client's goroutine read it), or "mixed";
 	// empty when no request had a response. ReceiveClockNote says why
 	// requests used the user clock: the first reason met, with the count
-	// when mixed.
+	// when mixed; and how many kernel-clock requests had no transmit
+	// stamp, whose latencies start at sent_at instead of wire_at
+	// (loadgen.Record.LatencyStart), with the first one's reason.
 	ReceiveClock     string `json:"receive_clock,omitempty"`
 	ReceiveClockNote string `json:"receive_clock_note,omitempty"`
 
