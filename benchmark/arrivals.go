@@ -93,13 +93,13 @@ func (b *Benchmark) parseArrivals() []error {
 			bad("--shared-prefix: %w", fieldname.Replace(err, sharedPrefixFields...))
 		}
 		a.shared = &sp
-		clash("shared-prefix", "the shared prefix sets the prompts and their lengths", "dataset", "data", "sequence-distribution", "prefix-cache")
+		clash("shared-prefix", "the shared prefix sets the prompts and their lengths", "dataset", "data", "sequence-distribution", "prefix-cache", "turns")
 	}
 	if f.Trace != "" {
 		if b.isSweep() {
 			bad("--trace with sweep: a trace replays its own arrival times as one level; use `gollm-bench run --trace %s`", f.Trace)
 		}
-		clash("trace", "a trace sets the arrival times and lengths itself", "profile", "rate", "ramp", "burstiness", "shared-prefix", "dataset", "data", "sequence-distribution", "prefix-cache", "max-requests", "precision", "like")
+		clash("trace", "a trace sets the arrival times and lengths itself", "profile", "rate", "ramp", "burstiness", "shared-prefix", "dataset", "data", "sequence-distribution", "prefix-cache", "max-requests", "precision", "like", "turns")
 		if len(errs) == 0 {
 			errs = append(errs, b.readTrace()...)
 		}

@@ -265,7 +265,9 @@ func (w TraceWindow) String() string {
 // ParseTraceWindow parses "START,END": two times since the trace's first
 // request, as durations (90s, 10m) or plain seconds (90); either may be
 // empty (",10m" is the first ten minutes, "1h," everything after the
-// first hour). END must be after START.
+// first hour). END must be after START: an END given as 0 bounds the
+// window (",0" and "0,0" select nothing, an error), where an empty END
+// means no end.
 func ParseTraceWindow(s string) (TraceWindow, error) {
 	a, b, ok := strings.Cut(s, ",")
 	if !ok {
@@ -290,7 +292,9 @@ func ParseTraceWindow(s string) (TraceWindow, error) {
 			*p.dst = d
 		}
 	}
-	if len(errs) == 0 && w.End != 0 && w.End <= w.Start {
+	// An END given, even 0, bounds the window: "0,0" selects nothing,
+	// where an empty END means no end.
+	if len(errs) == 0 && strings.TrimSpace(b) != "" && w.End <= w.Start {
 		errs = append(errs, fmt.Errorf("trace window %q: END %v is not after START %v", s, w.End, w.Start))
 	}
 	if len(errs) > 0 {
@@ -320,7 +324,7 @@ func (t Trace) Window(w TraceWindow) (Trace, error) {
 		if n := len(t.Entries); n > 0 {
 			last = t.Entries[n-1].At
 		}
-		return Trace{}, fmt.Errorf("%w: window %v, but the %d requests of %s arrive between 0s and %v after its first", ErrTraceWindowEmpty, w, len(t.Entries), t.File, last)
+		return Trace{}, fmt.Errorf("%w: window %q, but the %d requests of %s arrive between 0s and %v after its first", ErrTraceWindowEmpty, w.String(), len(t.Entries), t.File, last)
 	}
 	return out, nil
 }

@@ -173,7 +173,15 @@ func TestArrivalsBadInput(t *testing.T) {
 		{"missing file", []string{"--trace", filepath.Join(dir, "nope.jsonl")}, []string{"--trace: open"}},
 		{"bad speedup", []string{"--trace", good, "--trace-speedup", "0"}, []string{"--trace-speedup 0: want a factor > 0"}},
 		{"bad window", []string{"--trace", good, "--trace-window", "20,10"}, []string{`--trace-window: trace window "20,10": END 10s is not after START 20s`}},
-		{"empty window", []string{"--trace", good, "--trace-window", "1h,"}, []string{"--trace-window: the trace window selects no request: window 1h0m0s,"}},
+		{"empty window", []string{"--trace", good, "--trace-window", "1h,"}, []string{`--trace-window: the trace window selects no request: window "1h0m0s,", but`}},
+		// An END of 0 is a bound, not "no end": it selects nothing (it
+		// replayed the whole trace, and run.json said no window).
+		{"zero end", []string{"--trace", good, "--trace-window", "0,0"}, []string{`--trace-window: trace window "0,0": END 0s is not after START 0s`}},
+		{"zero end only", []string{"--trace", good, "--trace-window", ",0"}, []string{`--trace-window: trace window ",0": END 0s is not after START 0s`}},
+		// Sessions cannot follow a trace's or a shared prefix's prompts:
+		// both were accepted, and the trace or prefix silently unused.
+		{"trace with turns", []string{"--trace", good, "--endpoint", "chat", "--turns", "3"}, []string{"--trace with --turns: a trace sets the arrival times and lengths itself; drop --turns"}},
+		{"shared prefix with turns", []string{"--shared-prefix", "groups=2,prompts=3,prefix=100,question=10,output=5", "--endpoint", "chat", "--turns", "2", "--profile", "concurrent", "--rate", "2"}, []string{"--shared-prefix with --turns"}},
 		{"trace with rate", []string{"--trace", good, "--rate", "5"}, []string{"--trace with --rate: a trace sets the arrival times"}},
 		{"trace flags alone", []string{"--trace-speedup", "2"}, []string{"--trace-speedup without --trace"}},
 		{"ramp down", []string{"--ramp", "linear:50->1:60s"}, []string{`--ramp "linear:50->1:60s": the end rate 1 req/s is below the start rate 50 req/s`}},
