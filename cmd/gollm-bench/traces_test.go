@@ -54,8 +54,9 @@ func tracePath(name string) string { return filepath.Join("..", "..", "testdata"
 // TestTraceReplay is issue 17's acceptance for trace replay: each sample
 // format, at 1x and 10x, replays one request per line, each scheduled at
 // exactly its line's time (scaled), sent on time (the lag bound here is
-// lenient: docs/performance.md's figures are checked by
-// BenchmarkTraceReplayLag), with the line's input length counted by the
+// lenient: docs/performance.md's figures come from bench/trace-replay.sh,
+// mock and client pinned apart, and BenchmarkTraceReplayLag measures the
+// same in one process), with the line's input length counted by the
 // server in the served tokenizer (Qwen3) and its output length; a
 // window replays its share of the lines.
 func TestTraceReplay(t *testing.T) {
