@@ -208,6 +208,15 @@ func (l *lineErrors) add(line int, format string, a ...any) bool {
 	return len(l.errs) >= maxTraceErrors
 }
 
+// sinceFirst names a time relative to a trace's first line: "90ms after
+// the first line", or "1s before it" for a line out of order.
+func sinceFirst(d time.Duration) string {
+	if d < 0 {
+		return fmt.Sprintf("%v before the first line", -d)
+	}
+	return fmt.Sprintf("%v after the first line", d)
+}
+
 // check applies the rules every entry follows; it reports whether to stop.
 func (l *lineErrors) check(e TraceEntry, lengths string) bool {
 	stop := false
@@ -215,7 +224,7 @@ func (l *lineErrors) check(e TraceEntry, lengths string) bool {
 		stop = l.add(e.Line, "%s: %d input and %d output tokens; both must be between 1 and %d (a request without input or output cannot be replayed: remove the line, or use a trace without failed requests)", lengths, e.InputTokens, e.OutputTokens, maxTraceTokens)
 	}
 	if l.seen && e.At < l.prev {
-		stop = l.add(e.Line, "its timestamp (%v after the trace's start) is earlier than the line before's (%v): a trace lists requests in arrival order; sort it by timestamp", e.At-l.firstAt, l.prev-l.firstAt) || stop
+		stop = l.add(e.Line, "its timestamp (%s) is earlier than the line before's (%v after the first line): a trace lists requests in arrival order; sort it by timestamp", sinceFirst(e.At-l.firstAt), l.prev-l.firstAt) || stop
 	}
 	if !l.seen || e.At > l.prev {
 		l.prev = e.At

@@ -92,7 +92,7 @@ func TestReadTraceErrors(t *testing.T) {
 		{"azure short row", az + "2023-11-16 18:15:47.0,10\n", "", 3, "2 fields, but the header has 3"},
 		{"azure bad tokens", az + "2023-11-16 18:15:47.0,ten,2\n", "", 3, `ContextTokens "ten" is not a whole number`},
 		{"azure missing column", "TIMESTAMP,ContextTokens\n2023-11-16 18:15:46,1\n", TraceAzure, 1, "lacks the column(s) GeneratedTokens"},
-		{"azure out of order", az + "2023-11-16 18:15:45.0,10,2\n", "", 3, "earlier than the line before's"},
+		{"azure out of order", az + "2023-11-16 18:15:45.0,10,2\n", "", 3, "before the first line) is earlier than the line before's"},
 		{"burstgpt failed request", bg + "6,GPT-4,100,0,100,API log\n", "", 3, "100 input and 0 output tokens"},
 		{"burstgpt bad time", bg + "soon,GPT-4,100,3,103,API log\n", "", 3, `Timestamp "soon" is not a number of seconds`},
 		{"burstgpt bad quote", bg + "7,\"GPT-4,100,3,103,API log\n", "", 3, "not valid CSV"},
