@@ -125,7 +125,8 @@ func clockRun(t *testing.T, tlsServer bool, streams, perStream int, opts ...Opti
 
 // TestKernelClockOrdering is the loopback acceptance test of the kernel
 // receive clock: each token chunk's kernel stamp is never later than the
-// client's user-space stamp of it and never earlier than the start of the
+// client's user-space stamp of it (and, for one chunk of each record at
+// least, 1 µs or more earlier) and never earlier than the start of the
 // server's write that carried it; so is the first token's, which makes
 // the kernel-stamped TTFT never longer than the user-space one and never
 // shorter than the server's. It is an ordering check, not a timing one.
@@ -152,13 +153,23 @@ func TestKernelClockOrdering(t *testing.T) {
 					t.Fatalf("seq %d: %d chunks, %d user stamps; the server wrote %d", rec.Seq, len(rec.ChunkTimes), len(rec.ChunkUserTimes), len(tr.ChunkWriteStarts))
 				}
 				at := func(d time.Duration) time.Time { return clock.Start().Add(d) }
+				// The kernel stamps a chunk when it arrives, the client
+				// after its read returns: a record whose stamps all equal
+				// the user-space ones was not stamped by the kernel.
+				earlier := false
 				for i, k := range rec.ChunkTimes {
+					if rec.ChunkUserTimes[i]-k >= time.Microsecond {
+						earlier = true
+					}
 					if w := tr.ChunkWriteStarts[i]; at(k).Before(w) {
 						t.Errorf("seq %d chunk %d: kernel stamp %v before the server's write began (%v earlier)", rec.Seq, i, k, w.Sub(at(k)))
 					}
 					if u := rec.ChunkUserTimes[i]; k > u {
 						t.Errorf("seq %d chunk %d: kernel stamp %v after the user-space stamp %v", rec.Seq, i, k, u)
 					}
+				}
+				if !earlier {
+					t.Errorf("seq %d: no chunk's kernel stamp is 1 µs or more before its user-space stamp (%v, %v): not the kernel's", rec.Seq, rec.ChunkTimes, rec.ChunkUserTimes)
 				}
 				if rec.FirstTokenAt != rec.ChunkTimes[0] || rec.LastTokenAt != rec.ChunkTimes[len(rec.ChunkTimes)-1] {
 					t.Errorf("seq %d: first/last token %v/%v, chunks from %v to %v", rec.Seq, rec.FirstTokenAt, rec.LastTokenAt, rec.ChunkTimes[0], rec.ChunkTimes[len(rec.ChunkTimes)-1])
