@@ -431,8 +431,9 @@ func TestKernelClockSlowRead(t *testing.T) {
 	}
 	clock := loadgen.NewClock(time.Now())
 	s := &slowReader{ln: ln, clock: clock, big: make(chan [2]time.Duration, 1)}
-	go s.serve()
-	t.Cleanup(func() { ln.Close(); s.wg.Wait() })
+	served := make(chan struct{})
+	go func() { defer close(served); s.serve() }()
+	t.Cleanup(func() { ln.Close(); <-served; s.wg.Wait() })
 	c, err := New("http://"+ln.Addr().String(), WithModel("m"), WithReceiveClock(ReceiveKernel))
 	if err != nil {
 		t.Fatal(err)
