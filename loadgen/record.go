@@ -129,12 +129,14 @@ type Record struct {
 	LastTokenAt    time.Duration `json:"last_token_at,omitempty"`    // last chunk carrying generated text
 	DoneAt         time.Duration `json:"done_at"`                    // response fully read or request abandoned
 	// WireAt is, with the kernel receive clock only, the kernel's
-	// software transmit stamp of the request's last byte: when the
-	// network device was handed it, after the client's own cost of
-	// sending (encoding, the transport's goroutines, the write). TTFT,
-	// TTFOT and E2E start there (LatencyStart). 0 with the user clock,
-	// or when the stamp was missing or implausible (ReceiveClockNote
-	// says which).
+	// software transmit stamp of the request's first write (its headers
+	// and the first bytes of its body; all of a small request): when the
+	// request began to leave the client, after the client's own cost of
+	// sending (encoding, the transport's goroutines, the write call).
+	// TTFT, TTFOT and E2E start there (LatencyStart), so the upload of
+	// the rest of the request, and a server's slow reading of it, are
+	// in them. 0 with the user clock, or when the stamp was missing or
+	// implausible (ReceiveClockNote says which).
 	WireAt time.Duration `json:"wire_at,omitempty"`
 
 	// ChunkTimes holds the arrival offset of every token-carrying chunk, in
@@ -213,11 +215,12 @@ type Record struct {
 }
 
 // LatencyStart is where the request's latencies (TTFT, TTFOT, E2E)
-// start: WireAt, when the request went on the wire by the kernel's
-// transmit stamp, with the kernel receive clock; SentAt otherwise
-// (docs/metrics.md#ttft). The client's own time to send (WroteAt −
-// SentAt, the send overhead) is thus in the latencies of the user clock
-// only. Scheduling lag (SentAt − ScheduledAt) and TTFT corrected for
+// start: WireAt, when the request began to leave the client by the
+// kernel's transmit stamp of its first write, with the kernel receive
+// clock; SentAt otherwise (docs/metrics.md#ttft). The client's own time
+// before its first byte left (WireAt − SentAt, part of the send overhead
+// WroteAt − SentAt) is thus in the latencies of the user clock only; the
+// upload of the request after it is in both. Scheduling lag (SentAt − ScheduledAt) and TTFT corrected for
 // coordinated omission (from ScheduledAt) do not use it.
 func (r *Record) LatencyStart() time.Duration {
 	if r.WireAt != 0 && r.ReceiveClock == ReceiveClockKernel {

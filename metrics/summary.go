@@ -91,7 +91,7 @@ type Summary struct {
 	ICL           Distribution `json:"icl_ms"`            // every gap between token-carrying chunks, pooled (vLLM's "ITL")
 	E2E           Distribution `json:"e2e_ms"`            // last_token_at − start
 	Lag           Distribution `json:"scheduling_lag_ms"` // sent_at − scheduled_at, every request sent in the window (wrk2)
-	SendOverhead  Distribution `json:"send_overhead_ms"`  // wrote_at − sent_at: the client's own time to get a request onto the wire (connection, encoding, write, and waiting for a CPU), every request sent in the window that was written; with the kernel receive clock, no latency includes it
+	SendOverhead  Distribution `json:"send_overhead_ms"`  // wrote_at − sent_at: the client's own time to get a request onto the wire (connection, encoding, write, and waiting for a CPU), every request sent in the window that was written; with the kernel receive clock, no latency includes its part before the request's first byte left (wire_at − sent_at), while TTFT and E2E include the upload of a large body after it
 	// ReceiveQueue is the client's receive queueing: for every token chunk
 	// of the ok requests sent in the window that were stamped with the
 	// kernel's receive clock, user-space stamp − kernel stamp (the time the

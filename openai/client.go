@@ -394,8 +394,9 @@ type streamState struct {
 	rxNote    string
 	contentAt int
 	headersAt time.Duration // user-space HeadersAt, with src
-	// wire is the kernel's transmit stamp of the request's last byte
-	// (CLOCK_REALTIME ns; 0: none), settled when the exchange is over.
+	// wire is the kernel's transmit stamp of the request's first write,
+	// when the request began to leave (CLOCK_REALTIME ns; 0: none),
+	// settled when the exchange is over.
 	wire int64
 }
 
@@ -484,8 +485,8 @@ func (c *Client) settleClock(clock loadgen.Clock, rec *loadgen.Record, st *strea
 }
 
 // settleWire sets rec.WireAt, on the kernel clock, from the kernel's
-// transmit stamp of the request's last byte, converted as the receive
-// stamps are. A stamp is missing when the kernel gave none, or had not
+// transmit stamp of the request's first write (when the request began to
+// leave the client), converted as the receive stamps are. A stamp is missing when the kernel gave none, or had not
 // given it either when the request's write ended or when the response
 // headers came; one outside [SentAt,
 // HeadersAt] (the request cannot have gone out before it was sent, nor
@@ -493,7 +494,7 @@ func (c *Client) settleClock(clock loadgen.Clock, rec *loadgen.Record, st *strea
 // and the latencies start at SentAt.
 func settleWire(rec *loadgen.Record, st *streamState) {
 	if st.wire == 0 {
-		rec.ReceiveClockNote = "no kernel transmit stamp of the request's last byte: latencies start at sent_at"
+		rec.ReceiveClockNote = "no kernel transmit stamp of the request's first write: latencies start at sent_at"
 		return
 	}
 	at := time.Duration(st.wire - st.off)
@@ -513,16 +514,17 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	// wrote is set by the transport's writing goroutine, which may call
 	// WroteRequest after the response has arrived: it is read once the
 	// exchange is over, and per request, not in the pooled streamState.
-	// So is wire, the connection's LastSend as the request's write ended
-	// (the last byte written is then the request's; 0 while the stamp was
-	// still to come), and wsrc, the connection's stamps for the writer:
-	// GotConn sets it before the transport hands the request to its
-	// writing goroutine.
+	// So is wire, the connection's RequestSend as the request's write
+	// ended (the stamp of the request's first write: GotConn marks the
+	// connection before the transport writes the request, after a TLS
+	// handshake's writes; 0 while the stamp was still to come), and wsrc,
+	// the connection's stamps for the writer: GotConn sets it before the
+	// transport hands the request to its writing goroutine.
 	var wrote, wire atomic.Int64
 	var wsrc rxstamp.Source
-	// headerWire is LastSend when the headers came, if the request had
-	// been written by then: the Read of the headers has read a stamp that
-	// was still to come when the write ended.
+	// headerWire is RequestSend when the headers came, if the request
+	// had been written by then: the Read of the headers has read a stamp
+	// that was still to come when the write ended.
 	var headerWire int64
 	defer func() {
 		rec.DoneAt = clock.Now()
@@ -554,6 +556,8 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 				wsrc = st.src
 				if st.src == nil {
 					st.rxNote = noteOf(info.Conn)
+				} else {
+					st.src.MarkRequest()
 				}
 			}
 		},
@@ -561,7 +565,7 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 			if info.Err == nil {
 				wrote.Store(int64(clock.Now()))
 				if wsrc != nil {
-					wire.Store(wsrc.LastSend())
+					wire.Store(wsrc.RequestSend())
 				}
 			}
 		},
@@ -593,7 +597,7 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	if st.src != nil && wrote.Load() != 0 {
 		// The request was written, and the connection is not yet
 		// another request's (its response is still to be read).
-		headerWire = st.src.LastSend()
+		headerWire = st.src.RequestSend()
 	}
 	if st.src != nil {
 		// The headers' last byte came by the connection's latest read

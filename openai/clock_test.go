@@ -8,8 +8,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -123,7 +125,8 @@ func clockRun(t *testing.T, tlsServer bool, streams, perStream int, opts ...Opti
 
 // TestKernelClockOrdering is the loopback acceptance test of the kernel
 // receive clock: each token chunk's kernel stamp is never later than the
-// client's user-space stamp of it and never earlier than the start of the
+// client's user-space stamp of it (and, for one chunk of each record at
+// least, 1 µs or more earlier) and never earlier than the start of the
 // server's write that carried it; so is the first token's, which makes
 // the kernel-stamped TTFT never longer than the user-space one and never
 // shorter than the server's. It is an ordering check, not a timing one.
@@ -150,13 +153,23 @@ func TestKernelClockOrdering(t *testing.T) {
 					t.Fatalf("seq %d: %d chunks, %d user stamps; the server wrote %d", rec.Seq, len(rec.ChunkTimes), len(rec.ChunkUserTimes), len(tr.ChunkWriteStarts))
 				}
 				at := func(d time.Duration) time.Time { return clock.Start().Add(d) }
+				// The kernel stamps a chunk when it arrives, the client
+				// after its read returns: a record whose stamps all equal
+				// the user-space ones was not stamped by the kernel.
+				earlier := false
 				for i, k := range rec.ChunkTimes {
+					if rec.ChunkUserTimes[i]-k >= time.Microsecond {
+						earlier = true
+					}
 					if w := tr.ChunkWriteStarts[i]; at(k).Before(w) {
 						t.Errorf("seq %d chunk %d: kernel stamp %v before the server's write began (%v earlier)", rec.Seq, i, k, w.Sub(at(k)))
 					}
 					if u := rec.ChunkUserTimes[i]; k > u {
 						t.Errorf("seq %d chunk %d: kernel stamp %v after the user-space stamp %v", rec.Seq, i, k, u)
 					}
+				}
+				if !earlier {
+					t.Errorf("seq %d: no chunk's kernel stamp is 1 µs or more before its user-space stamp (%v, %v): not the kernel's", rec.Seq, rec.ChunkTimes, rec.ChunkUserTimes)
 				}
 				if rec.FirstTokenAt != rec.ChunkTimes[0] || rec.LastTokenAt != rec.ChunkTimes[len(rec.ChunkTimes)-1] {
 					t.Errorf("seq %d: first/last token %v/%v, chunks from %v to %v", rec.Seq, rec.FirstTokenAt, rec.LastTokenAt, rec.ChunkTimes[0], rec.ChunkTimes[len(rec.ChunkTimes)-1])
@@ -210,11 +223,14 @@ func checkWire(t *testing.T, rec *loadgen.Record, tr mockserver.RequestTrace, cl
 	}
 }
 
-// TestKernelClockLargeBody sends 2 MiB prompts with the kernel clock:
-// with transmit stamps on, the stamps of a body that fills the send
-// buffer must not break the reads (Go's poller refuses to wait after an
-// EPOLLERR-only event, see rxstamp), and each record gets the stamp of
-// its body's last byte.
+// TestKernelClockLargeBody sends 2 MiB prompts, four streams at once,
+// with the kernel clock: a request of several writes, whose later
+// transmit stamps come after its first write's, must get a usable
+// wire_at (the stamp of its first write: after sent_at, before the
+// server had read the body, and TTFT from it, checkWire). The mock reads
+// the bodies promptly, so the send buffer never stays full and Go's
+// poller never sees an EPOLLERR-only event here: rxstamp's
+// TestSendStampLargeBody covers that path.
 func TestKernelClockLargeBody(t *testing.T) {
 	if !rxstamp.Supported() {
 		t.Skip("no kernel stamps on this platform")
@@ -325,5 +341,127 @@ func TestReceiveClockOptions(t *testing.T) {
 		if _, err := New("http://127.0.0.1:1", WithReceiveClock(ReceiveKernel)); err == nil {
 			t.Fatal("kernel clock on a platform without it: no error")
 		}
+	}
+}
+
+// slowReader is a server on a plain listener that waits 100 ms after
+// accepting a connection, reads the request, a body over 1 MiB 16 KiB
+// at a time with a pause of 1 ms between reads (a server under
+// backpressure), then answers with one streamed token and closes. For
+// each large request it sends, on big, when its first read returned and
+// when it began to write the token, on the loadgen clock.
+type slowReader struct {
+	ln    net.Listener
+	clock loadgen.Clock
+	big   chan [2]time.Duration
+	wg    sync.WaitGroup
+}
+
+func (s *slowReader) serve() {
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		s.wg.Go(func() { s.conn(c) })
+	}
+}
+
+func (s *slowReader) conn(c net.Conn) {
+	defer c.Close()
+	// A receive buffer held small, so that the client's last byte leaves
+	// only as the body is read.
+	_ = c.(*net.TCPConn).SetReadBuffer(64 << 10)
+	time.Sleep(100 * time.Millisecond)
+	buf := make([]byte, 16<<10)
+	var head []byte
+	var first time.Duration
+	for {
+		n, err := c.Read(buf)
+		if first == 0 {
+			first = s.clock.Now()
+		}
+		if err != nil {
+			return
+		}
+		head = append(head, buf[:n]...)
+		if bytes.Contains(head, []byte("\r\n\r\n")) {
+			break
+		}
+	}
+	i := bytes.Index(head, []byte("\r\n\r\n"))
+	var length int
+	for _, line := range strings.Split(string(head[:i]), "\r\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.EqualFold(k, "Content-Length") {
+			length, _ = strconv.Atoi(strings.TrimSpace(v))
+		}
+	}
+	for left := length - (len(head) - i - 4); left > 0; {
+		n, err := c.Read(buf[:min(left, len(buf))])
+		if err != nil {
+			return
+		}
+		left -= n
+		if length > 1<<20 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	token := s.clock.Now()
+	_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"+
+		`data: {"choices":[{"index":0,"text":"hi"}]}`+"\n\ndata: [DONE]\n\n")
+	if length > 1<<20 {
+		s.big <- [2]time.Duration{first, token}
+	}
+}
+
+// TestKernelClockSlowRead sends a 2 MiB prompt to a server that begins
+// reading it 100 ms late and then reads it slowly: the request's last
+// byte leaves long after its first. The slow read is the server's
+// latency, so the kernel-clock TTFT starts when the request began to
+// leave (wire_at, the stamp of its first write): no later than the
+// server's first read returned, and TTFT at least the server's time from
+// that read to its write of the token.
+func TestKernelClockSlowRead(t *testing.T) {
+	if !rxstamp.Supported() {
+		t.Skip("no kernel stamps on this platform")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := loadgen.NewClock(time.Now())
+	s := &slowReader{ln: ln, clock: clock, big: make(chan [2]time.Duration, 1)}
+	served := make(chan struct{})
+	go func() { defer close(served); s.serve() }()
+	t.Cleanup(func() { ln.Close(); <-served; s.wg.Wait() })
+	c, err := New("http://"+ln.Addr().String(), WithModel("m"), WithReceiveClock(ReceiveKernel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Warm up until a request is stamped (rxstamp.Keeper).
+	for i := 0; i < 30; i++ {
+		rec := &loadgen.Record{SentAt: clock.Now()}
+		c.Do(context.Background(), clock, &loadgen.Request{Prompt: "warmup", MaxTokens: 1}, rec)
+		if rec.ReceiveClock == loadgen.ReceiveClockKernel {
+			break
+		}
+	}
+	req := &loadgen.Request{Prompt: "slow " + strings.Repeat("lorem ipsum ", (2<<20)/12), MaxTokens: 1}
+	rec := &loadgen.Record{SentAt: clock.Now()}
+	c.Do(context.Background(), clock, req, rec)
+	if rec.Status != loadgen.StatusOK {
+		t.Fatalf("%s %s", rec.Status, rec.ErrorMessage)
+	}
+	if rec.ReceiveClock != loadgen.ReceiveClockKernel || rec.WireAt == 0 {
+		t.Fatalf("receive clock %q, wire_at %v (%s); want kernel, a transmit stamp", rec.ReceiveClock, rec.WireAt, rec.ReceiveClockNote)
+	}
+	times := <-s.big
+	firstRead, tokenWrite := times[0], times[1]
+	if rec.WireAt > firstRead {
+		t.Errorf("wire_at %v after the server's first read returned (%v): it is not when the request began to leave", rec.WireAt, firstRead)
+	}
+	ttft, _ := rec.TTFT()
+	if server := tokenWrite - firstRead; ttft < server {
+		t.Errorf("kernel TTFT %v shorter than the server's time from its first read to its token %v: the slow read is left out", ttft, server)
 	}
 }

@@ -35,10 +35,13 @@
 //
 // The same connections carry the kernel's software transmit stamps
 // (SO_TIMESTAMPING): with the kernel clock, Record.WireAt is when the
-// request's last byte was handed to the network device, and TTFT, TTFOT
-// and E2E start there (Record.LatencyStart) instead of at SentAt, so the
-// client's own time to send (the send overhead, WroteAt − SentAt) is not
-// counted as the server's latency either. A stamp that is missing, or
+// request began to leave the client (the transmit stamp of its first
+// write, which holds the headers and the first bytes of the body; all of
+// a small request), and TTFT, TTFOT and E2E start there
+// (Record.LatencyStart) instead of at SentAt. So the client's own time
+// before its first byte left (the send overhead) is not counted as the
+// server's latency, while the upload of the request, and a server's slow
+// reading of it, are. A stamp that is missing, or
 // outside [SentAt, HeadersAt], is not used: the latencies start at SentAt
 // and Record.ReceiveClockNote says why.
 //

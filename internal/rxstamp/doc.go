@@ -17,8 +17,12 @@
 // error queue, without blocking, for the stamp of the last byte written
 // (keyed by its byte offset), which LastSend returns: the moment the
 // request was handed to the network device, the symmetric limit of the
-// receive stamp. A stamp that has not come by the time the write returns
-// (TCP could not send at once) is read by the next Read. A stamp queued
+// receive stamp. MarkRequest marks the next write as a request's first:
+// RequestSend returns the stamp of its first send call, when the request
+// began to leave (the first stamp at or after the write's first byte, as
+// the kernel queues them in byte order). A stamp that has not come by the
+// time the write returns (TCP could not send at once) is read by the next
+// Read. A stamp queued
 // while the socket is neither readable nor writable makes epoll report
 // EPOLLERR alone, after which Go's poller refuses to wait for the socket
 // to become readable until its next event; Read then reads directly and

@@ -11,7 +11,8 @@ import (
 )
 
 // Source is a connection that knows when the kernel received the bytes of
-// its latest read and when it sent the last byte written.
+// its latest read, when it sent the last byte written, and when it sent
+// the first write of the latest request.
 type Source interface {
 	// LastReceive returns the kernel's receive time of the data returned
 	// by the latest Read that returned data, as CLOCK_REALTIME
@@ -27,6 +28,20 @@ type Source interface {
 	// platforms. It is never the stamp of an earlier write. Safe for
 	// concurrent use with Read and Write.
 	LastSend() int64
+	// MarkRequest says that the next write begins a new request (call
+	// it before that write, not during one): RequestSend is 0 until the
+	// stamp of that write is read. It does nothing without transmit
+	// stamps. Safe for concurrent use with Read.
+	MarkRequest()
+	// RequestSend returns the kernel's software transmit time of the
+	// first write since MarkRequest (of the bytes of its first send
+	// call: when the request began to leave), as CLOCK_REALTIME
+	// nanoseconds since the Unix epoch; 0 before MarkRequest, while
+	// that stamp has not been read yet (a Read or a later write reads
+	// it, and it comes no later than LastSend's), without transmit
+	// stamps, or on other platforms. Safe for concurrent use with Read
+	// and Write.
+	RequestSend() int64
 }
 
 // ErrUnsupported is returned by Enable where the platform has no kernel

@@ -20,7 +20,8 @@ const supported = true
 
 // conn is a TCP connection read with recvmsg(2), keeping the kernel's
 // receive stamp of each read and, with transmit stamps on (tx.on), the
-// kernel's software transmit stamp of the last byte written.
+// kernel's software transmit stamps of the last byte written and of the
+// first write since MarkRequest.
 type conn struct {
 	net.Conn // the *net.TCPConn: deadlines, addresses, Close
 	tc       *net.TCPConn
@@ -50,16 +51,24 @@ type tx struct {
 	on      bool         // SO_TIMESTAMPING is set; the rest is unused otherwise
 	last    atomic.Int64 // LastSend
 	pending atomic.Bool  // the stamp of the last byte written is still to be read
+	req     atomic.Int64 // RequestSend
+	mark    atomic.Bool  // MarkRequest was called; no write since
 
 	// Guarded by mu (the writer and the reader both drain the error
 	// queue): written counts the bytes written since the option was set;
 	// key and stamp are the latest stamp read from the error queue, which
-	// can be that of a write still in progress. drain is the RawConn
-	// callback (a method value made once), msg and oob its scratch space.
+	// can be that of a write still in progress. reqFrom is the offset of
+	// the first byte of the first write since MarkRequest, and reqWant
+	// says that write's stamp is still to be read: the first stamp whose
+	// key is at or after reqFrom (the stamp of that write's first send
+	// call). drain is the RawConn callback (a method value made once),
+	// msg and oob its scratch space.
 	mu      sync.Mutex
 	written uint64
 	key     uint32
 	stamp   int64
+	reqFrom uint32
+	reqWant bool
 	drain   func(fd uintptr)
 	msg     unix.Msghdr
 	oob     [txOOBWords]uint64
@@ -126,6 +135,39 @@ func (c *conn) LastReceive() int64 { return c.last.Load() }
 
 // LastSend implements Source.
 func (c *conn) LastSend() int64 { return c.tx.last.Load() }
+
+// RequestSend implements Source.
+func (c *conn) RequestSend() int64 { return c.tx.req.Load() }
+
+// MarkRequest implements Source.
+func (c *conn) MarkRequest() {
+	t := &c.tx
+	if !t.on {
+		return
+	}
+	t.mu.Lock()
+	t.req.Store(0)
+	t.reqWant = false
+	t.mark.Store(true)
+	t.mu.Unlock()
+}
+
+// begin notes, before a write, whether it is the first since
+// MarkRequest: its bytes start at the offset written so far. It is noted
+// before the write, so that a Read draining the error queue while the
+// write is in progress keeps its stamp.
+func (c *conn) begin() {
+	t := &c.tx
+	if !t.mark.Load() {
+		return
+	}
+	t.mu.Lock()
+	if t.mark.Load() {
+		t.mark.Store(false)
+		t.reqFrom, t.reqWant = uint32(t.written), true
+	}
+	t.mu.Unlock()
+}
 
 // Read reads into p with recvmsg, waiting in the runtime's poller while
 // the socket has nothing to read, and keeps the receive stamp. While the
@@ -258,6 +300,7 @@ func (c *conn) control() []byte {
 // Write writes p to the connection and, with transmit stamps on, reads
 // the stamp of its last byte.
 func (c *conn) Write(p []byte) (int, error) {
+	c.begin()
 	n, err := c.tc.Write(p)
 	c.sent(int64(n))
 	return n, err
@@ -267,6 +310,7 @@ func (c *conn) Write(p []byte) (int, error) {
 // to send a request body; see WriteBody) and, with transmit stamps on,
 // reads the stamp of its last byte.
 func (c *conn) ReadFrom(r io.Reader) (int64, error) {
+	c.begin()
 	n, err := WriteBody(c.tc, r)
 	c.sent(n)
 	return n, err
@@ -314,8 +358,11 @@ func (c *conn) settleLocked() {
 
 // drainErrQueue reads the socket's error queue until it is empty (tx.mu
 // held; a RawConn callback), keeping the latest transmit stamp: the
-// kernel queues them in the order of the bytes sent. It never blocks
-// (MSG_DONTWAIT) and allocates nothing.
+// kernel queues them in the order of the bytes sent. While the stamp of
+// a request's first write is wanted (reqWant), it keeps the first stamp
+// at or after that write's first byte as RequestSend: the stamp of the
+// write's first send call, whose bytes are the first of the request to
+// leave. It never blocks (MSG_DONTWAIT) and allocates nothing.
 func (c *conn) drainErrQueue(fd uintptr) {
 	t := &c.tx
 	oob := unsafe.Slice((*byte)(unsafe.Pointer(&t.oob[0])), len(t.oob)*8)
@@ -333,6 +380,10 @@ func (c *conn) drainErrQueue(fd uintptr) {
 		if t.msg.Flags&unix.MSG_CTRUNC == 0 {
 			if key, at, ok := txStampOf(oob[:t.msg.Controllen]); ok {
 				t.key, t.stamp = key, at
+				if t.reqWant && int32(key-t.reqFrom) >= 0 {
+					t.req.Store(at)
+					t.reqWant = false
+				}
 			}
 		}
 	}

@@ -313,7 +313,8 @@ func BenchmarkReadQueued(b *testing.B) {
 // TestSendStamps checks on loopback that, after each write, LastSend is
 // the kernel's transmit stamp of that write's last byte: between the
 // start of the write and the end of the read that answers it, once
-// converted with Offset, and never the stamp of an earlier write.
+// converted with Offset, and never the stamp of an earlier write; and
+// that RequestSend, each write being a request's only one, is that stamp.
 func TestSendStamps(t *testing.T) {
 	if !Supported() {
 		t.Skip("no kernel stamps on this platform")
@@ -332,6 +333,10 @@ func TestSendStamps(t *testing.T) {
 	prev := time.Duration(0)
 	for i := range 50 {
 		msg := []byte(fmt.Sprintf("POST /v1/completions %d %s", i, strings.Repeat("x", i*37)))
+		src.MarkRequest()
+		if got := src.RequestSend(); got != 0 {
+			t.Fatalf("write %d: RequestSend after MarkRequest: %d, want 0", i, got)
+		}
 		before := time.Since(start)
 		if _, err := client.Write(msg); err != nil {
 			t.Fatal(err)
@@ -359,6 +364,9 @@ func TestSendStamps(t *testing.T) {
 		at := time.Duration(st - off)
 		if at < before || at > end || at <= prev {
 			t.Fatalf("write %d: transmit stamp %v outside [write %v, answer read %v] or not after the previous write's %v", i, at, before, end, prev)
+		}
+		if rq := src.RequestSend(); rq != st {
+			t.Fatalf("write %d: RequestSend %d, want the stamp of the request's only write %d", i, rq, st)
 		}
 		prev = at
 	}
@@ -423,6 +431,103 @@ func TestSendStampLargeBody(t *testing.T) {
 	}
 }
 
+// TestSendStampSlowPeer writes a request as net/http does (a short first
+// write, then an 8 MiB body) to a peer that begins reading after a pause
+// and pauses again 2 MiB before the end, with its receive buffer held at
+// 256 KiB and the client's send buffer large enough that the write ends
+// during the second pause. The body's last byte cannot leave before the
+// peer resumes, so LastSend, the stamp of that byte, must come after the
+// second pause: the stamp of an earlier send, the latest one when the
+// write ended, would not. RequestSend, the stamp of the first write, must
+// lie within that write and before the peer's first read returned.
+func TestSendStampSlowPeer(t *testing.T) {
+	if !Supported() {
+		t.Skip("no kernel stamps on this platform")
+	}
+	for round := range 5 {
+		start := time.Now()
+		client, server, err := pair(t)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := server.(*net.TCPConn).SetReadBuffer(256 << 10); err != nil {
+			t.Fatal(err)
+		}
+		if err := client.(*conn).tc.SetWriteBuffer(4 << 20); err != nil {
+			t.Fatal(err)
+		}
+		off := Offset(start)
+		const size = 8 << 20
+		head := []byte("POST /v1/completions HTTP/1.1\r\nContent-Length: 8388608\r\n\r\n")
+		body := bytes.Repeat([]byte("0123456789abcdef"), size/16)
+		answer := make(chan error, 1)
+		go func() {
+			buf := make([]byte, 16)
+			n, err := io.ReadFull(client, buf[:2])
+			if err == nil && string(buf[:n]) != "ok" {
+				err = fmt.Errorf("read %q", buf[:n])
+			}
+			answer <- err
+		}()
+		var firstRead, resumed time.Duration
+		served := make(chan error, 1)
+		go func() {
+			time.Sleep(20 * time.Millisecond) // let the send buffer fill
+			buf := make([]byte, 16<<10)
+			n, err := server.Read(buf)
+			firstRead = time.Since(start)
+			if err != nil {
+				served <- err
+				return
+			}
+			total := int64(len(head) + size)
+			if _, err := io.CopyN(io.Discard, server, total-int64(n)-2<<20); err != nil {
+				served <- err
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+			resumed = time.Since(start)
+			if _, err := io.CopyN(io.Discard, server, 2<<20); err != nil {
+				served <- err
+				return
+			}
+			_, err = server.Write([]byte("ok"))
+			served <- err
+		}()
+		src := SourceOf(client)
+		src.MarkRequest()
+		before := time.Since(start)
+		if _, err := client.Write(head); err != nil {
+			t.Fatal(err)
+		}
+		afterHead := time.Since(start)
+		if n, err := client.(io.ReaderFrom).ReadFrom(io.LimitReader(bytes.NewReader(body), size)); err != nil || n != size {
+			t.Fatalf("round %d: body written: %d, %v", round, n, err)
+		}
+		if err := <-served; err != nil {
+			t.Fatalf("round %d: server: %v", round, err)
+		}
+		if err := <-answer; err != nil {
+			t.Fatalf("round %d: the read waiting for the answer: %v", round, err)
+		}
+		end := time.Since(start)
+		st := src.LastSend()
+		if st == 0 {
+			t.Fatalf("round %d: no transmit stamp after the answer was read", round)
+		}
+		if at := time.Duration(st - off); at < resumed || at > end {
+			t.Fatalf("round %d: transmit stamp of the last byte %v outside [the peer resumed reading %v, answer read %v]", round, at, resumed, end)
+		}
+		rq := src.RequestSend()
+		if rq == 0 {
+			t.Fatalf("round %d: no transmit stamp of the first write after the answer was read", round)
+		}
+		if at := time.Duration(rq - off); at < before || at > afterHead || at > firstRead {
+			t.Fatalf("round %d: transmit stamp of the first write %v outside [write %v, %v] or after the peer's first read %v", round, at, before, afterHead, firstRead)
+		}
+	}
+}
+
 // TestEnableReceive checks that EnableReceive leaves transmit stamps off.
 func TestEnableReceive(t *testing.T) {
 	if !Supported() {
@@ -448,6 +553,7 @@ func TestEnableReceive(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rc.Close()
+	SourceOf(rc).MarkRequest()
 	if _, err := rc.Write([]byte("echo")); err != nil {
 		t.Fatal(err)
 	}
@@ -456,6 +562,9 @@ func TestEnableReceive(t *testing.T) {
 	}
 	if got := SourceOf(rc).LastSend(); got != 0 {
 		t.Fatalf("LastSend with receive stamps only: %d, want 0", got)
+	}
+	if got := SourceOf(rc).RequestSend(); got != 0 {
+		t.Fatalf("RequestSend with receive stamps only: %d, want 0", got)
 	}
 }
 
