@@ -129,10 +129,12 @@ type Record struct {
 	LastTokenAt    time.Duration `json:"last_token_at,omitempty"`    // last chunk carrying generated text
 	DoneAt         time.Duration `json:"done_at"`                    // response fully read or request abandoned
 	// WireAt is, with the kernel receive clock only, the kernel's
-	// software transmit stamp of the request's first write (its headers
-	// and the first bytes of its body; all of a small request): when the
-	// request began to leave the client, after the client's own cost of
-	// sending (encoding, the transport's goroutines, the write call).
+	// software transmit stamp of the request's first write (its headers:
+	// net/http writes them, then the body), moved later by the client's
+	// own time between its writes of the request: when the request would
+	// have begun to leave had the client written it at once, after the
+	// client's own cost of sending (encoding, the transport's goroutines,
+	// the write calls).
 	// TTFT, TTFOT and E2E start there (LatencyStart), so the upload of
 	// the rest of the request, and a server's slow reading of it, are
 	// in them. 0 with the user clock, or when the stamp was missing or

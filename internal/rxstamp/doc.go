@@ -20,7 +20,9 @@
 // receive stamp. MarkRequest marks the next write as a request's first:
 // RequestSend returns the stamp of its first send call, when the request
 // began to leave (the first stamp at or after the write's first byte, as
-// the kernel queues them in byte order). A stamp that has not come by the
+// the kernel queues them in byte order), moved later by the writer's own
+// time between the request's writes (net/http writes the headers, then
+// the body), so that a writer's pause is not counted as the server's. A stamp that has not come by the
 // time the write returns (TCP could not send at once) is read by the next
 // Read. A stamp queued
 // while the socket is neither readable nor writable makes epoll report

@@ -35,8 +35,11 @@ type Source interface {
 	MarkRequest()
 	// RequestSend returns the kernel's software transmit time of the
 	// first write since MarkRequest (of the bytes of its first send
-	// call: when the request began to leave), as CLOCK_REALTIME
-	// nanoseconds since the Unix epoch; 0 before MarkRequest, while
+	// call: when the request began to leave), plus the writer's own time
+	// between the request's writes (from the return of one to the start
+	// of the next: a pause of the client, not the server's time), as
+	// CLOCK_REALTIME nanoseconds since the Unix epoch; 0 before
+	// MarkRequest, while
 	// that stamp has not been read yet (a Read or a later write reads
 	// it, and it comes no later than LastSend's), without transmit
 	// stamps, or on other platforms. Safe for concurrent use with Read

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -51,7 +52,8 @@ type tx struct {
 	on      bool         // SO_TIMESTAMPING is set; the rest is unused otherwise
 	last    atomic.Int64 // LastSend
 	pending atomic.Bool  // the stamp of the last byte written is still to be read
-	req     atomic.Int64 // RequestSend
+	req     atomic.Int64 // RequestSend, before reqGap is added
+	reqGap  atomic.Int64 // ns the writer spent between the request's writes
 	mark    atomic.Bool  // MarkRequest was called; no write since
 
 	// Guarded by mu (the writer and the reader both drain the error
@@ -69,6 +71,8 @@ type tx struct {
 	stamp   int64
 	reqFrom uint32
 	reqWant bool
+	inReq   bool      // a write since MarkRequest: later ones are the same request's
+	lastEnd time.Time // when the request's latest write returned (monotonic)
 	drain   func(fd uintptr)
 	msg     unix.Msghdr
 	oob     [txOOBWords]uint64
@@ -137,7 +141,13 @@ func (c *conn) LastReceive() int64 { return c.last.Load() }
 func (c *conn) LastSend() int64 { return c.tx.last.Load() }
 
 // RequestSend implements Source.
-func (c *conn) RequestSend() int64 { return c.tx.req.Load() }
+func (c *conn) RequestSend() int64 {
+	at := c.tx.req.Load()
+	if at == 0 {
+		return 0
+	}
+	return at + c.tx.reqGap.Load()
+}
 
 // MarkRequest implements Source.
 func (c *conn) MarkRequest() {
@@ -147,7 +157,8 @@ func (c *conn) MarkRequest() {
 	}
 	t.mu.Lock()
 	t.req.Store(0)
-	t.reqWant = false
+	t.reqGap.Store(0)
+	t.reqWant, t.inReq = false, false
 	t.mark.Store(true)
 	t.mu.Unlock()
 }
@@ -156,15 +167,23 @@ func (c *conn) MarkRequest() {
 // MarkRequest: its bytes start at the offset written so far. It is noted
 // before the write, so that a Read draining the error queue while the
 // write is in progress keeps its stamp.
+// A later write of the same request adds the writer's own time since the
+// request's previous write returned to reqGap (net/http writes a request's
+// headers, then its body): RequestSend moves by it, to when the request
+// would have begun to leave had it been written at once, so the client's
+// pause between its writes is not the server's time.
 func (c *conn) begin() {
 	t := &c.tx
-	if !t.mark.Load() {
+	if !t.on {
 		return
 	}
 	t.mu.Lock()
-	if t.mark.Load() {
+	switch {
+	case t.mark.Load():
 		t.mark.Store(false)
-		t.reqFrom, t.reqWant = uint32(t.written), true
+		t.reqFrom, t.reqWant, t.inReq = uint32(t.written), true, true
+	case t.inReq && !t.lastEnd.IsZero():
+		t.reqGap.Add(int64(time.Since(t.lastEnd)))
 	}
 	t.mu.Unlock()
 }
@@ -325,6 +344,9 @@ func (c *conn) sent(n int64) {
 	}
 	t := &c.tx
 	t.mu.Lock()
+	if t.inReq {
+		t.lastEnd = time.Now()
+	}
 	t.written += uint64(n)
 	t.last.Store(0)
 	t.pending.Store(true)
