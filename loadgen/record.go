@@ -129,12 +129,12 @@ type Record struct {
 	LastTokenAt    time.Duration `json:"last_token_at,omitempty"`    // last chunk carrying generated text
 	DoneAt         time.Duration `json:"done_at"`                    // response fully read or request abandoned
 	// WireAt is, with the kernel receive clock only, the kernel's
-	// software transmit stamp of the request's first write (its headers:
-	// net/http writes them, then the body), moved later by the client's
-	// own time between its writes of the request: when the request would
-	// have begun to leave had the client written it at once, after the
-	// client's own cost of sending (encoding, the transport's goroutines,
-	// the write calls).
+	// software transmit stamp of the request's last byte or, where the
+	// kernel held that byte more than 1 ms after the client's write
+	// returned (a server reading the body slowly), of its first write,
+	// moved later by the client's own pauses between its writes: when
+	// the request left, after the client's own cost of sending (encoding,
+	// the transport's goroutines, the write calls).
 	// TTFT, TTFOT and E2E start there (LatencyStart), so the upload of
 	// the rest of the request, and a server's slow reading of it, are
 	// in them. 0 with the user clock, or when the stamp was missing or
@@ -217,10 +217,10 @@ type Record struct {
 }
 
 // LatencyStart is where the request's latencies (TTFT, TTFOT, E2E)
-// start: WireAt, when the request began to leave the client by the
-// kernel's transmit stamp of its first write, with the kernel receive
-// clock; SentAt otherwise (docs/metrics.md#ttft). The client's own time
-// before its first byte left (WireAt − SentAt, part of the send overhead
+// start: WireAt, when the request left the client by the kernel's
+// transmit stamps, with the kernel receive clock; SentAt otherwise
+// (docs/metrics.md#where-a-latency-starts). The client's own time
+// before then (WireAt − SentAt, part of the send overhead
 // WroteAt − SentAt) is thus in the latencies of the user clock only; the
 // upload of the request after it is in both. Scheduling lag (SentAt − ScheduledAt) and TTFT corrected for
 // coordinated omission (from ScheduledAt) do not use it.

@@ -13,9 +13,9 @@
 // reported in ms:
 //
 //   - The latencies below start at Record.LatencyStart: wire_at (the
-//     kernel's transmit stamp of the request's first write, when it began
-//     to leave the client) with the kernel receive clock, sent_at
-//     otherwise; written "start".
+//     kernel's transmit stamp of the request's last byte, or of its
+//     first write where a server held up the upload) with the kernel
+//     receive clock, sent_at otherwise; written "start".
 //   - TTFT = first_token_at − start; TTFT corrected = first_token_at −
 //     scheduled_at (wrk2's coordinated-omission correction, meaningful for
 //     open-loop modes); TTFOT = first_content_at − start.

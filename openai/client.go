@@ -394,10 +394,12 @@ type streamState struct {
 	rxNote    string
 	contentAt int
 	headersAt time.Duration // user-space HeadersAt, with src
-	// wire is the kernel's transmit stamp of the request's first write,
-	// when the request began to leave (CLOCK_REALTIME ns; 0: none),
-	// settled when the exchange is over.
-	wire int64
+	// wire is the kernel's transmit stamp of the request's first write
+	// (RequestSend: moved later by the writer's pauses between writes),
+	// when the request began to leave, and lastWire that of its last
+	// byte (CLOCK_REALTIME ns; 0: none), settled when the exchange is
+	// over (settleWire chooses).
+	wire, lastWire int64
 }
 
 // Do sends req and fills rec (loadgen.Requester). It sets rec.SentAt only
@@ -412,7 +414,7 @@ func (c *Client) Do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	}
 	st.text, st.finish, st.usage, st.reused, st.delivered = st.text[:0], st.finish[:0], usage{}, false, 0
 	st.reply, st.keepReply = st.reply[:0], req.KeepReply
-	st.src, st.off, st.rxNote, st.contentAt, st.headersAt, st.wire = nil, 0, "", -1, 0, 0
+	st.src, st.off, st.rxNote, st.contentAt, st.headersAt, st.wire, st.lastWire = nil, 0, "", -1, 0, 0, 0
 	defer func() {
 		if p := recover(); p != nil {
 			rec.Status, rec.ErrorKind = loadgen.StatusError, loadgen.ErrorPanic
@@ -484,25 +486,43 @@ func (c *Client) settleClock(clock loadgen.Clock, rec *loadgen.Record, st *strea
 	rec.ReceiveClock, rec.ReceiveClockNote = loadgen.ReceiveClockUser, st.rxNote
 }
 
+// heldAfterWrite is how long after the client's write of a request
+// returned the kernel may send its last byte for that byte's transmit
+// stamp to start the latencies: longer, and the kernel held the bytes
+// (a server reading a large body slowly, a full TCP window), which is
+// not the client's time.
+const heldAfterWrite = time.Millisecond
+
 // settleWire sets rec.WireAt, on the kernel clock, from the kernel's
-// transmit stamp of the request's first write (when the request began to
-// leave the client), converted as the receive stamps are. A stamp is missing when the kernel gave none, or had not
-// given it either when the request's write ended or when the response
-// headers came; one outside [SentAt,
-// HeadersAt] (the request cannot have gone out before it was sent, nor
-// after the response began) is not used. Either way the note says so,
-// and the latencies start at SentAt.
+// transmit stamps, converted as the receive stamps are: that of the
+// request's last byte, where the kernel sent it within heldAfterWrite of
+// the write's return (the request left as it was written: the exact
+// moment it was all out); otherwise that of its first write (when it
+// began to leave, moved later by the client's own pauses between its
+// writes), so that the upload the server held up is in the latencies. A
+// stamp is missing when the kernel gave none, or had not given it either
+// when the request's write ended or when the response headers came; one
+// outside [SentAt, HeadersAt] (the request cannot have gone out before it
+// was sent, nor after the response began) is not used. Either way the
+// note says so, and the latencies start at SentAt.
 func settleWire(rec *loadgen.Record, st *streamState) {
+	end := rec.HeadersAt
+	if end == 0 {
+		end = rec.FirstTokenAt
+	}
+	inside := func(at time.Duration) bool { return at >= rec.SentAt && (end == 0 || at <= end) }
+	if st.lastWire != 0 && rec.WroteAt != 0 {
+		if last := time.Duration(st.lastWire - st.off); last-rec.WroteAt <= heldAfterWrite && inside(last) {
+			rec.WireAt = last
+			return
+		}
+	}
 	if st.wire == 0 {
 		rec.ReceiveClockNote = "no kernel transmit stamp of the request's first write: latencies start at sent_at"
 		return
 	}
 	at := time.Duration(st.wire - st.off)
-	end := rec.HeadersAt
-	if end == 0 {
-		end = rec.FirstTokenAt
-	}
-	if at < rec.SentAt || end != 0 && at > end {
+	if !inside(at) {
 		rec.ReceiveClockNote = "the kernel transmit stamp fell outside [sent_at, headers_at]: latencies start at sent_at"
 		return
 	}
@@ -520,17 +540,23 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	// handshake's writes; 0 while the stamp was still to come), and wsrc,
 	// the connection's stamps for the writer: GotConn sets it before the
 	// transport hands the request to its writing goroutine.
-	var wrote, wire atomic.Int64
+	var wrote, wire, lastWire atomic.Int64
 	var wsrc rxstamp.Source
 	// headerWire is RequestSend when the headers came, if the request
 	// had been written by then: the Read of the headers has read a stamp
 	// that was still to come when the write ended.
 	var headerWire int64
+	// headerLast is LastSend when the headers came, if the request had
+	// been written by then (the last byte written is then the request's).
+	var headerLast int64
 	defer func() {
 		rec.DoneAt = clock.Now()
 		rec.WroteAt = time.Duration(wrote.Load())
 		if st.wire = wire.Load(); st.wire == 0 {
 			st.wire = headerWire
+		}
+		if st.lastWire = lastWire.Load(); st.lastWire == 0 {
+			st.lastWire = headerLast
 		}
 	}()
 	rctx, cancel := context.WithCancelCause(ctx)
@@ -566,6 +592,7 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 				wrote.Store(int64(clock.Now()))
 				if wsrc != nil {
 					wire.Store(wsrc.RequestSend())
+					lastWire.Store(wsrc.LastSend())
 				}
 			}
 		},
@@ -597,7 +624,7 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	if st.src != nil && wrote.Load() != 0 {
 		// The request was written, and the connection is not yet
 		// another request's (its response is still to be read).
-		headerWire = st.src.RequestSend()
+		headerWire, headerLast = st.src.RequestSend(), st.src.LastSend()
 	}
 	if st.src != nil {
 		// The headers' last byte came by the connection's latest read

@@ -327,6 +327,30 @@ func TestSettleWire(t *testing.T) {
 			t.Errorf("%s: latencies start at %v", tc.name, start)
 		}
 	}
+
+	// The last byte's stamp starts the latencies where the kernel sent
+	// it as the write returned: a small request, where the first write's
+	// stamp (its headers) plus the writer's pauses read 0.1 ms late at
+	// p99 in the timing-truth bench. Where the kernel held it longer
+	// (a server reading slowly), the first write's stamp does, so that
+	// the held-up upload counts (TestKernelClockSlowRead).
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	for _, tc := range []struct {
+		name       string
+		lastWire   time.Duration
+		want       time.Duration
+		wroteAfter time.Duration
+	}{
+		{"sent as written", ms(10.02), ms(10.02), ms(10.05)},
+		{"held 0.9 ms", ms(10.95), ms(10.95), ms(10.05)},
+		{"held by the server", ms(15), ms(10), ms(10.05)},
+	} {
+		rec := &loadgen.Record{SentAt: ms(9), WroteAt: tc.wroteAfter, HeadersAt: ms(40), ReceiveClock: loadgen.ReceiveClockKernel}
+		settleWire(rec, &streamState{wire: off + int64(ms(10)), lastWire: off + int64(tc.lastWire), off: off})
+		if rec.WireAt != tc.want || rec.ReceiveClockNote != "" {
+			t.Errorf("%s: wire_at %v, note %q; want %v", tc.name, rec.WireAt, rec.ReceiveClockNote, tc.want)
+		}
+	}
 }
 
 func TestReceiveClockOptions(t *testing.T) {
