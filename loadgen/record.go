@@ -130,8 +130,8 @@ type Record struct {
 	DoneAt         time.Duration `json:"done_at"`                    // response fully read or request abandoned
 	// WireAt is, with the kernel receive clock only, the kernel's
 	// software transmit stamp of the request's last byte or, where the
-	// kernel held that byte more than 1 ms after the client's write
-	// returned (a server reading the body slowly), of its first write,
+	// upload took more than 1 ms (a server reading the body slowly, or
+	// stalling before it reads), of its first write,
 	// moved later by the client's own pauses between its writes: when
 	// the request left, after the client's own cost of sending (encoding,
 	// the transport's goroutines, the write calls).

@@ -486,18 +486,20 @@ func (c *Client) settleClock(clock loadgen.Clock, rec *loadgen.Record, st *strea
 	rec.ReceiveClock, rec.ReceiveClockNote = loadgen.ReceiveClockUser, st.rxNote
 }
 
-// heldAfterWrite is how long after the client's write of a request
-// returned the kernel may send its last byte for that byte's transmit
-// stamp to start the latencies: longer, and the kernel held the bytes
-// (a server reading a large body slowly, a full TCP window), which is
-// not the client's time.
+// heldAfterWrite is how long a request's upload, from its first write
+// (net of the writer's own pauses) to the kernel's sending of its last
+// byte, may take for that byte's transmit stamp to start the latencies:
+// longer, and the server or the network held the bytes (a server reading
+// a large body slowly, or stalling before it reads), which is not the
+// client's time.
 const heldAfterWrite = time.Millisecond
 
 // settleWire sets rec.WireAt, on the kernel clock, from the kernel's
 // transmit stamps, converted as the receive stamps are: that of the
-// request's last byte, where the kernel sent it within heldAfterWrite of
-// the write's return (the request left as it was written: the exact
-// moment it was all out); otherwise that of its first write (when it
+// request's last byte, where the upload took at most heldAfterWrite (the
+// request left as it was written: the exact moment it was all out;
+// without a first-write stamp, where the last byte left within
+// heldAfterWrite of the write's return); otherwise that of its first write (when it
 // began to leave, moved later by the client's own pauses between its
 // writes), so that the upload the server held up is in the latencies. A
 // stamp is missing when the kernel gave none, or had not given it either
@@ -511,14 +513,27 @@ func settleWire(rec *loadgen.Record, st *streamState) {
 		end = rec.FirstTokenAt
 	}
 	inside := func(at time.Duration) bool { return at >= rec.SentAt && (end == 0 || at <= end) }
-	if st.lastWire != 0 && rec.WroteAt != 0 {
-		if last := time.Duration(st.lastWire - st.off); last-rec.WroteAt <= heldAfterWrite && inside(last) {
+	if st.lastWire != 0 {
+		// The request left as it was written when its upload, from its
+		// first write (net of the writer's pauses) to its last byte, took
+		// at most heldAfterWrite; a write blocked by a server that
+		// stalled, then read fast, returns with its last byte just sent,
+		// so the write's return alone does not tell.
+		last := time.Duration(st.lastWire - st.off)
+		quick := rec.WroteAt != 0 && last-rec.WroteAt <= heldAfterWrite
+		if st.wire != 0 {
+			quick = last-time.Duration(st.wire-st.off) <= heldAfterWrite
+		}
+		if quick && inside(last) {
 			rec.WireAt = last
 			return
 		}
 	}
 	if st.wire == 0 {
 		rec.ReceiveClockNote = "no kernel transmit stamp of the request's first write: latencies start at sent_at"
+		if rec.WroteAt == 0 {
+			rec.ReceiveClockNote = "the response began before the request was written (no kernel transmit stamp): latencies start at sent_at"
+		}
 		return
 	}
 	at := time.Duration(st.wire - st.off)

@@ -344,8 +344,12 @@ func TestSettleWire(t *testing.T) {
 		{"sent as written", ms(10.02), ms(10.02), ms(10.05)},
 		{"held 0.9 ms", ms(10.95), ms(10.95), ms(10.05)},
 		{"held by the server", ms(15), ms(10), ms(10.05)},
+		// A server that stalled 500 ms, then read fast: the write
+		// returned as the last byte left, but the upload took 500 ms
+		// after the first write. It was left out of TTFT.
+		{"stalled, then read fast", ms(510), ms(10), ms(510.2)},
 	} {
-		rec := &loadgen.Record{SentAt: ms(9), WroteAt: tc.wroteAfter, HeadersAt: ms(40), ReceiveClock: loadgen.ReceiveClockKernel}
+		rec := &loadgen.Record{SentAt: ms(9), WroteAt: tc.wroteAfter, HeadersAt: ms(600), ReceiveClock: loadgen.ReceiveClockKernel}
 		settleWire(rec, &streamState{wire: off + int64(ms(10)), lastWire: off + int64(tc.lastWire), off: off})
 		if rec.WireAt != tc.want || rec.ReceiveClockNote != "" {
 			t.Errorf("%s: wire_at %v, note %q; want %v", tc.name, rec.WireAt, rec.ReceiveClockNote, tc.want)

@@ -31,8 +31,18 @@ func fmtMs(v float64) string {
 	case math.Abs(v) >= 9.995:
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	default:
-		return strconv.FormatFloat(v, 'f', 2, 64)
+		return unsignZero(strconv.FormatFloat(v, 'f', 2, 64))
 	}
+}
+
+// unsignZero drops the sign of a formatted number that reads as zero
+// ("-0.00" for -0.001 ms is "0.00"): a sign without a digit behind it
+// claims a direction the figure does not show.
+func unsignZero(s string) string {
+	if strings.HasPrefix(s, "-") && strings.Trim(s[1:], "0.") == "" {
+		return s[1:]
+	}
+	return s
 }
 
 // fmtDist formats one statistic of d in ms, or "-" when d has no samples.
@@ -68,7 +78,7 @@ func fmtRate(v float64) string {
 	case math.Abs(v) >= 9.995:
 		return trimZeros(strconv.FormatFloat(v, 'f', 1, 64))
 	default:
-		return trimZeros(strconv.FormatFloat(v, 'f', 2, 64))
+		return unsignZero(trimZeros(strconv.FormatFloat(v, 'f', 2, 64)))
 	}
 }
 
@@ -88,7 +98,7 @@ func fmtPercent(f float64) string {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return fmtRate(f)
 	}
-	return trimZeros(strconv.FormatFloat(f*100, 'f', 2, 64)) + "%"
+	return unsignZero(trimZeros(strconv.FormatFloat(f*100, 'f', 2, 64))) + "%"
 }
 
 // thousands formats v with prec decimals and ',' between thousands.

@@ -94,3 +94,19 @@ func TestZeroRoundsToZero(t *testing.T) {
 		}
 	}
 }
+
+// TestNoNegativeZero: a change of -0.001 ms printed "-0.00", and a tiny
+// negative rate or share "-0" and "-0%": a sign with no digit behind it.
+func TestNoNegativeZero(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{fmtMs(-0.001), "0.00"},
+		{fmtMs(-0.01), "-0.01"},
+		{fmtRate(-0.001), "0"},
+		{fmtPercent(-0.00001), "0%"},
+		{fmtPercent(-0.01), "-1%"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}

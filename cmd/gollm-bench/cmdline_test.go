@@ -458,6 +458,8 @@ c gollm-bench run --profile s
 c gollm-bench sweep --profile s
 c gollm-bench sweep --profile t
 c gollm-bench run --endpoint c
+c gollm-bench run --receive-clock k
+c gollm-bench run --trace-format a
 `
 	outb, err := exec.Command("bash", "-c", probe).CombinedOutput()
 	if err != nil {
@@ -466,7 +468,7 @@ c gollm-bench run --endpoint c
 	// Each command's --profile offers only what it runs: run has no
 	// sweep, sweep no synchronous or throughput.
 	// --endpoint offers its two APIs, not the files of the folder.
-	want := []string{"sweep", "--max-seconds", "--shared-prefix", "concurrent constant", "bash zsh", "merge", "synchronous", "sweep", "", "completions chat"}
+	want := []string{"sweep", "--max-seconds", "--shared-prefix", "concurrent constant", "bash zsh", "merge", "synchronous", "sweep", "", "completions chat", "kernel", "azure"}
 	var got []string
 	sc := bufio.NewScanner(strings.NewReader(string(outb)))
 	for sc.Scan() {

@@ -27,7 +27,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.IntVar(&s.MinTokens, "min-tokens", s.MinTokens, "send min_tokens (a vLLM extension) when > 0")
 	fs.Float64Var(&s.Temperature, "temperature", s.Temperature, "sampling temperature")
 	fs.StringVar(&s.CACert, "ca-cert", s.CACert, "PEM file of the CA that signed an https --target's certificate (added to the system's roots)")
-	fs.StringVar(&s.ReceiveClock, "receive-clock", s.ReceiveClock, "clock of each received chunk: kernel (the kernel's receive time, Linux), user (when the client read it), or auto (kernel where available); run.json says which each level used")
+	fs.StringVar(&s.ReceiveClock, "receive-clock", s.ReceiveClock, "clock of each received chunk: auto|kernel|user (kernel: the kernel's receive time, Linux; user: when the client read it; auto: kernel where available); run.json says which each level used")
 	fs.BoolVar(&s.Insecure, "insecure", s.Insecure, "do not verify the https --target's TLS certificate (a test server only; recorded in run.json and the scorecard)")
 
 	fs.StringVar(&s.Profile, "profile", s.Profile, "load profile: "+strings.Join(s.Command.Profiles(), "|"))
@@ -50,7 +50,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.StringVar(&s.ThinkTime, "think-time", s.ThinkTime, `with --turns: the pause between a turn's end and the next turn's intended send time: a duration (2s), "uniform:MIN:MAX" or "exponential:MEAN" (default 0)`)
 	fs.IntVar(&s.MaxContext, "max-context", s.MaxContext, "with --turns: the served model's context window, tokens; sessions whose last turn would not fit at the declared lengths are refused before anything is sent (0: not checked)")
 	fs.StringVar(&s.Trace, "trace", s.Trace, "replay this request trace's arrival times and lengths (run only): Mooncake JSONL, Azure LLM inference CSV or BurstGPT CSV; one level, one request per line")
-	fs.StringVar(&s.TraceFormat, "trace-format", s.TraceFormat, "format of --trace: mooncake, azure or burstgpt (default: detected from the first line)")
+	fs.StringVar(&s.TraceFormat, "trace-format", s.TraceFormat, "format of --trace: mooncake|azure|burstgpt (default: detected from the first line)")
 	fs.Float64Var(&s.TraceSpeedup, "trace-speedup", s.TraceSpeedup, "play --trace this many times faster (0.5: half speed)")
 	fs.StringVar(&s.TraceWindow, "trace-window", s.TraceWindow, "replay only the requests of --trace arriving in START,END (time since its first request: 10m,20m or 600,1200; either may be empty)")
 	fs.StringVar(&s.Ramp, "ramp", s.Ramp, `raise the arrival rate within each level (run only), e.g. "linear:1->50:60s" or "exponential:2->64:2m" (req/s; constant arrivals, or Poisson with --profile poisson)`)
