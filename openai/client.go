@@ -400,6 +400,7 @@ type streamState struct {
 	// byte (CLOCK_REALTIME ns; 0: none), settled when the exchange is
 	// over (settleWire chooses).
 	wire, lastWire int64
+	bodyLen        int // the request body's bytes
 }
 
 // Do sends req and fills rec (loadgen.Requester). It sets rec.SentAt only
@@ -414,7 +415,7 @@ func (c *Client) Do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	}
 	st.text, st.finish, st.usage, st.reused, st.delivered = st.text[:0], st.finish[:0], usage{}, false, 0
 	st.reply, st.keepReply = st.reply[:0], req.KeepReply
-	st.src, st.off, st.rxNote, st.contentAt, st.headersAt, st.wire, st.lastWire = nil, 0, "", -1, 0, 0, 0
+	st.src, st.off, st.rxNote, st.contentAt, st.headersAt, st.wire, st.lastWire, st.bodyLen = nil, 0, "", -1, 0, 0, 0, 0
 	defer func() {
 		if p := recover(); p != nil {
 			rec.Status, rec.ErrorKind = loadgen.StatusError, loadgen.ErrorPanic
@@ -486,7 +487,13 @@ func (c *Client) settleClock(clock loadgen.Clock, rec *loadgen.Record, st *strea
 	rec.ReceiveClock, rec.ReceiveClockNote = loadgen.ReceiveClockUser, st.rxNote
 }
 
-// heldAfterWrite is how long a request's upload, from its first write
+// smallUpload is the largest request body that always leaves as it is
+// written: the server's first TCP window takes it whole, whatever the
+// server does, so nothing but the client can delay it, and its last
+// byte's stamp starts the latencies.
+const smallUpload = 16 << 10
+
+// heldAfterWrite is how long a larger request's upload, from its first write
 // (net of the writer's own pauses) to the kernel's sending of its last
 // byte, may take for that byte's transmit stamp to start the latencies:
 // longer, and the server or the network held the bytes (a server reading
@@ -520,9 +527,13 @@ func settleWire(rec *loadgen.Record, st *streamState) {
 		// stalled, then read fast, returns with its last byte just sent,
 		// so the write's return alone does not tell.
 		last := time.Duration(st.lastWire - st.off)
-		quick := rec.WroteAt != 0 && last-rec.WroteAt <= heldAfterWrite
-		if st.wire != 0 {
+		quick := st.bodyLen <= smallUpload
+		switch {
+		case quick:
+		case st.wire != 0:
 			quick = last-time.Duration(st.wire-st.off) <= heldAfterWrite
+		case rec.WroteAt != 0:
+			quick = last-rec.WroteAt <= heldAfterWrite
 		}
 		if quick && inside(last) {
 			rec.WireAt = last
@@ -613,6 +624,7 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 		},
 	})
 	body, err := c.body(req)
+	st.bodyLen = len(body)
 	if err != nil {
 		c.fail(rec, loadgen.StatusError, loadgen.ErrorDecode, "encode request: "+err.Error())
 		return

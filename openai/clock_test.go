@@ -350,10 +350,19 @@ func TestSettleWire(t *testing.T) {
 		{"stalled, then read fast", ms(510), ms(10), ms(510.2)},
 	} {
 		rec := &loadgen.Record{SentAt: ms(9), WroteAt: tc.wroteAfter, HeadersAt: ms(600), ReceiveClock: loadgen.ReceiveClockKernel}
-		settleWire(rec, &streamState{wire: off + int64(ms(10)), lastWire: off + int64(tc.lastWire), off: off})
+		settleWire(rec, &streamState{wire: off + int64(ms(10)), lastWire: off + int64(tc.lastWire), off: off, bodyLen: 1 << 20})
 		if rec.WireAt != tc.want || rec.ReceiveClockNote != "" {
 			t.Errorf("%s: wire_at %v, note %q; want %v", tc.name, rec.WireAt, rec.ReceiveClockNote, tc.want)
 		}
+	}
+	// A small request leaves whole into the server's first TCP window:
+	// its last byte's stamp stands even 5 ms after its headers' (a
+	// client preempted inside its write call; timing truth at 256
+	// streams read 16.6 ms of TTFT error with the upload rule alone).
+	rec := &loadgen.Record{SentAt: ms(9), WroteAt: ms(15.1), HeadersAt: ms(600), ReceiveClock: loadgen.ReceiveClockKernel}
+	settleWire(rec, &streamState{wire: off + int64(ms(10)), lastWire: off + int64(ms(15)), off: off, bodyLen: 400})
+	if rec.WireAt != ms(15) {
+		t.Errorf("small request: wire_at %v, want the last byte's 15ms", rec.WireAt)
 	}
 }
 
