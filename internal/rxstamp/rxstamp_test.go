@@ -391,15 +391,7 @@ func TestSendStampLargeBody(t *testing.T) {
 		off := Offset(start)
 		const size = 8 << 20
 		body := bytes.Repeat([]byte("0123456789abcdef"), size/16)
-		answer := make(chan error, 1)
-		go func() {
-			buf := make([]byte, 16)
-			n, err := io.ReadFull(client, buf[:2])
-			if err == nil && string(buf[:n]) != "ok" {
-				err = fmt.Errorf("read %q", buf[:n])
-			}
-			answer <- err
-		}()
+		answer := awaitOK(client)
 		served := make(chan error, 1)
 		go func() {
 			time.Sleep(20 * time.Millisecond) // let the send buffer fill
@@ -411,15 +403,7 @@ func TestSendStampLargeBody(t *testing.T) {
 			served <- err
 		}()
 		before := time.Since(start)
-		if n, err := client.(io.ReaderFrom).ReadFrom(io.LimitReader(bytes.NewReader(body), size)); err != nil || n != size {
-			t.Fatalf("round %d: body written: %d, %v", round, n, err)
-		}
-		if err := <-served; err != nil {
-			t.Fatalf("round %d: server: %v", round, err)
-		}
-		if err := <-answer; err != nil {
-			t.Fatalf("round %d: the read waiting for the answer: %v", round, err)
-		}
+		sendBody(t, round, client, body, size, served, answer)
 		end := time.Since(start)
 		st := SourceOf(client).LastSend()
 		if st == 0 {
@@ -460,15 +444,7 @@ func TestSendStampSlowPeer(t *testing.T) {
 		const size = 8 << 20
 		head := []byte("POST /v1/completions HTTP/1.1\r\nContent-Length: 8388608\r\n\r\n")
 		body := bytes.Repeat([]byte("0123456789abcdef"), size/16)
-		answer := make(chan error, 1)
-		go func() {
-			buf := make([]byte, 16)
-			n, err := io.ReadFull(client, buf[:2])
-			if err == nil && string(buf[:n]) != "ok" {
-				err = fmt.Errorf("read %q", buf[:n])
-			}
-			answer <- err
-		}()
+		answer := awaitOK(client)
 		var firstRead, resumed time.Duration
 		served := make(chan error, 1)
 		go func() {
@@ -501,15 +477,7 @@ func TestSendStampSlowPeer(t *testing.T) {
 			t.Fatal(err)
 		}
 		afterHead := time.Since(start)
-		if n, err := client.(io.ReaderFrom).ReadFrom(io.LimitReader(bytes.NewReader(body), size)); err != nil || n != size {
-			t.Fatalf("round %d: body written: %d, %v", round, n, err)
-		}
-		if err := <-served; err != nil {
-			t.Fatalf("round %d: server: %v", round, err)
-		}
-		if err := <-answer; err != nil {
-			t.Fatalf("round %d: the read waiting for the answer: %v", round, err)
-		}
+		sendBody(t, round, client, body, size, served, answer)
 		end := time.Since(start)
 		st := src.LastSend()
 		if st == 0 {
@@ -691,5 +659,37 @@ func TestRequestSendSkipsWriterPause(t *testing.T) {
 		if at := time.Duration(rq - off); at < second-2*time.Millisecond || at > second+2*time.Millisecond {
 			t.Errorf("request %d: RequestSend %v, want within 2 ms of the second write's start %v (the writer's 30 ms pause is not the server's)", i, at, second)
 		}
+	}
+}
+
+// awaitOK reads the server's "ok" answer on client in a goroutine, as
+// net/http's reader waits for a response while the body is written; the
+// channel gets the read's error.
+func awaitOK(client net.Conn) <-chan error {
+	answer := make(chan error, 1)
+	go func() {
+		buf := make([]byte, 16)
+		n, err := io.ReadFull(client, buf[:2])
+		if err == nil && string(buf[:n]) != "ok" {
+			err = fmt.Errorf("read %q", buf[:n])
+		}
+		answer <- err
+	}()
+	return answer
+}
+
+// sendBody writes size bytes of body through client's ReadFrom, as
+// net/http sends a request body, then waits for the server goroutine's
+// result and for awaitOK's.
+func sendBody(t *testing.T, round int, client net.Conn, body []byte, size int64, served, answer <-chan error) {
+	t.Helper()
+	if n, err := client.(io.ReaderFrom).ReadFrom(io.LimitReader(bytes.NewReader(body), size)); err != nil || n != size {
+		t.Fatalf("round %d: body written: %d, %v", round, n, err)
+	}
+	if err := <-served; err != nil {
+		t.Fatalf("round %d: server: %v", round, err)
+	}
+	if err := <-answer; err != nil {
+		t.Fatalf("round %d: the read waiting for the answer: %v", round, err)
 	}
 }
