@@ -97,22 +97,7 @@ func clockRun(t *testing.T, tlsServer bool, streams, perStream int, opts ...Opti
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	var mu sync.Mutex
-	var recs []*loadgen.Record
-	var wg sync.WaitGroup
-	for s := range streams {
-		wg.Go(func() {
-			for i := range perStream {
-				req := &loadgen.Request{Prompt: fmt.Sprintf("clock-%d-%d hello world", s, i), MaxTokens: 8}
-				rec := &loadgen.Record{Seq: int64(s*perStream + i), SentAt: clock.Now()}
-				c.Do(context.Background(), clock, req, rec)
-				mu.Lock()
-				recs = append(recs, rec)
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
+	recs := doStreams(c, clock, streams, perStream, 8, func(s, i int) string { return fmt.Sprintf("clock-%d-%d hello world", s, i) })
 	truth := map[string]mockserver.RequestTrace{}
 	for _, tr := range mock.GroundTruth() {
 		if tr.Prompt == "warmup" {
@@ -249,22 +234,7 @@ func TestKernelClockLargeBody(t *testing.T) {
 	}
 	clock := loadgen.NewClock(time.Now())
 	big := strings.Repeat("lorem ipsum ", (2<<20)/12)
-	var mu sync.Mutex
-	var recs []*loadgen.Record
-	var wg sync.WaitGroup
-	for s := range 4 {
-		wg.Go(func() {
-			for i := range 4 {
-				req := &loadgen.Request{Prompt: fmt.Sprintf("big-%d-%d %s", s, i, big), MaxTokens: 4}
-				rec := &loadgen.Record{Seq: int64(s*4 + i), SentAt: clock.Now()}
-				c.Do(context.Background(), clock, req, rec)
-				mu.Lock()
-				recs = append(recs, rec)
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
+	recs := doStreams(c, clock, 4, 4, 4, func(s, i int) string { return fmt.Sprintf("big-%d-%d %s", s, i, big) })
 	truth := map[string]mockserver.RequestTrace{}
 	for _, tr := range mock.GroundTruth() {
 		truth[strings.Fields(tr.Prompt)[0]] = tr
@@ -501,4 +471,27 @@ func TestKernelClockSlowRead(t *testing.T) {
 	if server := tokenWrite - firstRead; ttft < server {
 		t.Errorf("kernel TTFT %v shorter than the server's time from its first read to its token %v: the slow read is left out", ttft, server)
 	}
+}
+
+// doStreams sends perStream requests of maxTokens on each of streams
+// concurrent streams through c, the prompt of stream s's request i being
+// prompt(s, i), and returns their records.
+func doStreams(c *Client, clock loadgen.Clock, streams, perStream, maxTokens int, prompt func(s, i int) string) []*loadgen.Record {
+	var mu sync.Mutex
+	var recs []*loadgen.Record
+	var wg sync.WaitGroup
+	for s := range streams {
+		wg.Go(func() {
+			for i := range perStream {
+				req := &loadgen.Request{Prompt: prompt(s, i), MaxTokens: maxTokens}
+				rec := &loadgen.Record{Seq: int64(s*perStream + i), SentAt: clock.Now()}
+				c.Do(context.Background(), clock, req, rec)
+				mu.Lock()
+				recs = append(recs, rec)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return recs
 }
