@@ -487,33 +487,30 @@ func (c *Client) settleClock(clock loadgen.Clock, rec *loadgen.Record, st *strea
 	rec.ReceiveClock, rec.ReceiveClockNote = loadgen.ReceiveClockUser, st.rxNote
 }
 
-// smallUpload is the largest request body that always leaves as it is
-// written: the server's first TCP window takes it whole, whatever the
-// server does, so nothing but the client can delay it, and its last
-// byte's stamp starts the latencies.
+// smallUpload is the largest request body, in bytes, that always leaves
+// as it is written: the server's first TCP window takes it whole, whatever
+// the server does, so nothing but the client can delay it.
 const smallUpload = 16 << 10
 
-// heldAfterWrite is how long a larger request's upload, from its first write
-// (net of the writer's own pauses) to the kernel's sending of its last
-// byte, may take for that byte's transmit stamp to start the latencies:
-// longer, and the server or the network held the bytes (a server reading
-// a large body slowly, or stalling before it reads), which is not the
-// client's time.
-const heldAfterWrite = time.Millisecond
+// maxQuickUpload is how long a larger request's upload, from its first
+// write (net of the writer's own pauses) to the kernel's sending of its
+// last byte, may take for the request to count as sent as written: longer,
+// and the server or the network held the bytes (a server reading a large
+// body slowly, or stalling before it reads), which is not the client's
+// time.
+const maxQuickUpload = time.Millisecond
 
 // settleWire sets rec.WireAt, on the kernel clock, from the kernel's
 // transmit stamps, converted as the receive stamps are: that of the
-// request's last byte, where the upload took at most heldAfterWrite (the
-// request left as it was written: the exact moment it was all out;
-// without a first-write stamp, where the last byte left within
-// heldAfterWrite of the write's return); otherwise that of its first write (when it
-// began to leave, moved later by the client's own pauses between its
-// writes), so that the upload the server held up is in the latencies. A
-// stamp is missing when the kernel gave none, or had not given it either
-// when the request's write ended or when the response headers came; one
-// outside [SentAt, HeadersAt] (the request cannot have gone out before it
-// was sent, nor after the response began) is not used. Either way the
-// note says so, and the latencies start at SentAt.
+// request's last byte where the request left as it was written
+// (leftAsWritten): the exact moment it was all out. Otherwise that of its
+// first write (when it began to leave, moved later by the client's own
+// pauses between its writes), so that an upload the server held up is in
+// the latencies. A stamp is missing when the kernel gave none, or had not
+// given it either when the request's write ended or when the response
+// headers came; one outside [SentAt, HeadersAt] (the request cannot have
+// gone out before it was sent, nor after the response began) is not used.
+// Either way the note says so, and the latencies start at SentAt.
 func settleWire(rec *loadgen.Record, st *streamState) {
 	end := rec.HeadersAt
 	if end == 0 {
@@ -521,21 +518,7 @@ func settleWire(rec *loadgen.Record, st *streamState) {
 	}
 	inside := func(at time.Duration) bool { return at >= rec.SentAt && (end == 0 || at <= end) }
 	if st.lastWire != 0 {
-		// The request left as it was written when its upload, from its
-		// first write (net of the writer's pauses) to its last byte, took
-		// at most heldAfterWrite; a write blocked by a server that
-		// stalled, then read fast, returns with its last byte just sent,
-		// so the write's return alone does not tell.
-		last := time.Duration(st.lastWire - st.off)
-		quick := st.bodyLen <= smallUpload
-		switch {
-		case quick:
-		case st.wire != 0:
-			quick = last-time.Duration(st.wire-st.off) <= heldAfterWrite
-		case rec.WroteAt != 0:
-			quick = last-rec.WroteAt <= heldAfterWrite
-		}
-		if quick && inside(last) {
+		if last := time.Duration(st.lastWire - st.off); leftAsWritten(rec, st, last) && inside(last) {
 			rec.WireAt = last
 			return
 		}
@@ -553,6 +536,25 @@ func settleWire(rec *loadgen.Record, st *streamState) {
 		return
 	}
 	rec.WireAt = at
+}
+
+// leftAsWritten reports whether the request, whose last byte the kernel
+// sent at last, left as the client wrote it: a small body always does; a
+// larger one where its upload, from its first write to its last byte, took
+// at most maxQuickUpload (without a first-write stamp: where the last byte
+// left within maxQuickUpload of the write's return). The write's return
+// alone does not tell: a write blocked by a server that stalled, then read
+// fast, returns with its last byte just sent.
+func leftAsWritten(rec *loadgen.Record, st *streamState, last time.Duration) bool {
+	switch {
+	case st.bodyLen <= smallUpload:
+		return true
+	case st.wire != 0:
+		return last-time.Duration(st.wire-st.off) <= maxQuickUpload
+	case rec.WroteAt != 0:
+		return last-rec.WroteAt <= maxQuickUpload
+	}
+	return false
 }
 
 // do runs the HTTP exchange.
