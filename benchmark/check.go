@@ -52,7 +52,7 @@ func (b *Benchmark) validateFlags() []error {
 		{s.RequestTimeout < 0, fmt.Sprintf("--request-timeout %v: want a duration, e.g. 5m, or 0 for none", s.RequestTimeout)},
 		{s.IdleTimeout < 0, fmt.Sprintf("--idle-timeout %v: want a duration, e.g. 60s, or 0 for none", s.IdleTimeout)},
 		{s.DrainTimeout < 0, fmt.Sprintf("--drain-timeout %v: want a duration, e.g. 30s, or 0 to cut requests off at the level's end", s.DrainTimeout)},
-		{s.MaxLag < 0, fmt.Sprintf("--max-lag %v: want a duration, e.g. 20ms, or 0 for the default (5 %% of the tightest SLO latency)", s.MaxLag)},
+		{s.MaxLag < 0, fmt.Sprintf("--max-lag %v: want a duration, e.g. 20ms, or 0 for the default (5 %% of the tightest TTFT, TTFOT or E2E threshold, else 10ms)", s.MaxLag)},
 		{s.PUE != 0 && (!finite(s.PUE) || s.PUE < 1), fmt.Sprintf("--pue %v: a PUE is facility power over IT power, so at least 1, e.g. 1.4; leave it out when unknown", s.PUE)},
 		{!finite(s.GPUCostEURh) || s.GPUCostEURh < 0, fmt.Sprintf("--gpu-cost-eur-h %v: want a cost >= 0 in EUR per hour, e.g. 2.5", s.GPUCostEURh)},
 		{!finite(s.GridGCO2KWh) || s.GridGCO2KWh < 0, fmt.Sprintf("--grid-gco2-kwh %v: want a carbon intensity >= 0 in gCO2 per kWh, e.g. 350", s.GridGCO2KWh)},

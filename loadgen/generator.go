@@ -361,6 +361,8 @@ type level struct {
 	drainTimer *time.Timer
 
 	sess sessionCounters // multi-turn levels (session.go)
+
+	live liveSet // the requests in flight (inflight.go)
 }
 
 // slot is one scheduled request: its index k in the level's whole plan
@@ -791,7 +793,10 @@ func (l *level) send(k int64, req *Request, rec *Record, sent *bool) {
 	if l.beforeWindow(k, rec.SentAt) {
 		ctx = l.preCtx
 	}
-	g.requester.Do(ctx, g.clock, req, rec)
+	lr := &LiveRequest{scheduledAt: rec.ScheduledAt, sentAt: rec.SentAt}
+	l.live.add(lr)
+	defer l.live.remove(lr)
+	g.requester.Do(context.WithValue(ctx, liveRequestKey{}, lr), g.clock, req, rec)
 	if rec.Status != StatusOK && ctx.Err() != nil {
 		// Whatever the requester saw, we cut the request off.
 		rec.Status, rec.ErrorKind = StatusCancelled, ErrorCancelled

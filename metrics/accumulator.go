@@ -115,7 +115,11 @@ type Accumulator struct {
 	ttft, ttftCorr, ttfot, itl, icl, e2e, lag, send *hdrhistogram.Histogram
 	rxQueue                                         *hdrhistogram.Histogram
 	ttftAdj, e2eAdj                                 *hdrhistogram.Histogram
-	perChunk, isl, osl                              *hdrhistogram.Histogram
+	// The cut-off requests' latencies (Summary.Censored): reached, and
+	// lower bounds of those not reached.
+	cutTTFT, cutTTFTCorr, cutTTFOT             *hdrhistogram.Histogram
+	censTTFT, censTTFTCorr, censTTFOT, censE2E *hdrhistogram.Histogram
+	perChunk, isl, osl                         *hdrhistogram.Histogram
 
 	counts RequestCounts
 	// The receive clocks of the ok requests sent in the window: how many
@@ -169,6 +173,15 @@ func NewAccumulator(cfg Config) *Accumulator {
 		rxQueue:  newLatencyHistogram(),
 		ttftAdj:  newLatencyHistogram(),
 		e2eAdj:   newLatencyHistogram(),
+
+		cutTTFT:      newLatencyHistogram(),
+		cutTTFTCorr:  newLatencyHistogram(),
+		cutTTFOT:     newLatencyHistogram(),
+		censTTFT:     newLatencyHistogram(),
+		censTTFTCorr: newLatencyHistogram(),
+		censTTFOT:    newLatencyHistogram(),
+		censE2E:      newLatencyHistogram(),
+
 		perChunk: newTokenHistogram(),
 		isl:      newTokenHistogram(),
 		osl:      newTokenHistogram(),
@@ -277,6 +290,7 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 		recordInf(a.e2eAdj)
 	default:
 		a.counts.Incomplete++
+		a.addCensored(rec)
 	}
 	if ok || rec.FirstTokenAt != 0 {
 		a.inTokens += int64(rec.PromptTokens)
@@ -325,6 +339,29 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 			a.batches.GoodRequests[a.subWindow(rec.SentAt)]++
 		}
 	}
+}
+
+// addCensored accounts for rec, a request sent in the window and cut off
+// before it finished (Summary.Censored): what it reached (a first token
+// that came) is exact, and what it did not reach has the lower bound
+// done_at − start. Dropping it would be survivorship bias: a request cut
+// off after 30 s without a first token is known to have missed a 500 ms
+// TTFT objective.
+func (a *Accumulator) addCensored(rec *loadgen.Record) {
+	waited := max(rec.DoneAt-rec.LatencyStart(), 0)
+	if ttft, has := rec.TTFT(); has {
+		recordLatency(a.cutTTFT, ttft)
+		recordLatency(a.cutTTFTCorr, rec.FirstTokenAt-rec.ScheduledAt)
+	} else {
+		recordLatency(a.censTTFT, waited)
+		recordLatency(a.censTTFTCorr, max(rec.DoneAt-rec.ScheduledAt, 0))
+	}
+	if ttfot, has := rec.TTFOT(); has {
+		recordLatency(a.cutTTFOT, ttfot)
+	} else {
+		recordLatency(a.censTTFOT, waited)
+	}
+	recordLatency(a.censE2E, waited)
 }
 
 // chunkTokens is the token count of chunk i: ChunkTokens[i], or 1 when the
@@ -471,6 +508,24 @@ func (a *Accumulator) Summary() Summary {
 		TokensPerChunk:    distributionOf(a.perChunk, UnitTokens, memo),
 		PromptTokens:      distributionOf(a.isl, UnitTokens, memo),
 		OutputTokens:      distributionOf(a.osl, UnitTokens, memo),
+	}
+	if a.counts.Incomplete > 0 {
+		present := func(h *hdrhistogram.Histogram) Distribution {
+			if h.TotalCount() == 0 {
+				return Distribution{} // omitted from JSON
+			}
+			return distributionOf(h, UnitMS, memo)
+		}
+		cut := func(reached, atLeast *hdrhistogram.Histogram) CensoredLatency {
+			return CensoredLatency{Reached: present(reached), AtLeast: present(atLeast)}
+		}
+		s.Censored = Censored{
+			Requests:      a.counts.Incomplete,
+			TTFT:          cut(a.cutTTFT, a.censTTFT),
+			TTFTCorrected: cut(a.cutTTFTCorr, a.censTTFTCorr),
+			TTFOT:         cut(a.cutTTFOT, a.censTTFOT),
+			E2E:           CensoredLatency{AtLeast: present(a.censE2E)},
+		}
 	}
 	s.Requests.ErrorKinds = make(map[string]int64, len(a.counts.ErrorKinds))
 	for k, v := range a.counts.ErrorKinds {

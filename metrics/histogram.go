@@ -163,6 +163,9 @@ func Merge(a, b Distribution) (Distribution, error) {
 	if unit == "" {
 		unit = b.Unit
 	}
+	if unit == "" && a.Count == 0 && b.Count == 0 {
+		return Distribution{}, nil // two zero distributions (an absent figure)
+	}
 	if b.Unit != "" && b.Unit != unit {
 		return Distribution{}, fmt.Errorf("metrics: cannot merge a %s distribution with a %s one", a.Unit, b.Unit)
 	}

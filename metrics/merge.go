@@ -59,6 +59,7 @@ func MergeSummaries(parts ...Summary) (Summary, error) {
 		r.OK += q.OK
 		r.Failed += q.Failed
 		r.Incomplete += q.Incomplete
+		s.Censored.Requests += p.Censored.Requests
 		r.Completed += q.Completed
 		r.TokenCountsCompared += q.TokenCountsCompared
 		r.TokenCountMismatches += q.TokenCountMismatches
@@ -183,5 +184,12 @@ func (s *Summary) distributions(p *Summary) []distributionPair {
 		{&s.TokensPerChunk, p.TokensPerChunk, "tokens_per_chunk"},
 		{&s.PromptTokens, p.PromptTokens, "prompt_tokens"},
 		{&s.OutputTokens, p.OutputTokens, "output_tokens"},
+		{&s.Censored.TTFT.Reached, p.Censored.TTFT.Reached, "censored_ttft_reached"},
+		{&s.Censored.TTFT.AtLeast, p.Censored.TTFT.AtLeast, "censored_ttft_at_least"},
+		{&s.Censored.TTFTCorrected.Reached, p.Censored.TTFTCorrected.Reached, "censored_ttft_corrected_reached"},
+		{&s.Censored.TTFTCorrected.AtLeast, p.Censored.TTFTCorrected.AtLeast, "censored_ttft_corrected_at_least"},
+		{&s.Censored.TTFOT.Reached, p.Censored.TTFOT.Reached, "censored_ttfot_reached"},
+		{&s.Censored.TTFOT.AtLeast, p.Censored.TTFOT.AtLeast, "censored_ttfot_at_least"},
+		{&s.Censored.E2E.AtLeast, p.Censored.E2E.AtLeast, "censored_e2e_at_least"},
 	}
 }

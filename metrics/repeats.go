@@ -157,6 +157,7 @@ func PoolRepeats(parts ...Summary) (Summary, error) {
 		r.OK += q.OK
 		r.Failed += q.Failed
 		r.Incomplete += q.Incomplete
+		s.Censored.Requests += p.Censored.Requests
 		r.Completed += q.Completed
 		r.TokenCountsCompared += q.TokenCountsCompared
 		r.TokenCountMismatches += q.TokenCountMismatches

@@ -115,6 +115,14 @@ type Summary struct {
 	TTFTErrorAdjusted Distribution `json:"ttft_error_adjusted_ms"`
 	E2EErrorAdjusted  Distribution `json:"e2e_error_adjusted_ms"`
 
+	// Censored holds what is known of the latencies of the requests sent
+	// in the window that were cut off before they finished
+	// (Requests.Incomplete: a drain timeout, a level stopped because it
+	// already failed, an interrupted run): for each latency they did not
+	// reach, a lower bound. The SLO verdicts count them
+	// (docs/statistics.md#censored-requests).
+	Censored Censored `json:"censored,omitzero"`
+
 	// Token-count distributions, tokens.
 	TokensPerChunk Distribution `json:"tokens_per_chunk"`
 	PromptTokens   Distribution `json:"prompt_tokens"` // achieved ISL
@@ -155,6 +163,36 @@ type Summary struct {
 	Sessions *SessionStats `json:"sessions,omitempty"`
 
 	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// Censored is the censored part of a level's latencies: the requests sent
+// in the window that were cut off before they finished
+// (docs/statistics.md#censored-requests). For each latency, a cut-off
+// request either reached the event (a first token came: its TTFT is
+// known) or did not, and then waited at least done_at − start for it. ITL
+// and ICL have no bound from a cut-off request (its remaining tokens may
+// come at any pace): such a request is left out of them, and counted in
+// Requests.
+type Censored struct {
+	// Requests is the number of requests sent in the window that were cut
+	// off (= RequestCounts.Incomplete).
+	Requests int64 `json:"requests"`
+	// TTFT: from Record.LatencyStart; TTFTCorrected: from scheduled_at;
+	// TTFOT: to the first content token; E2E: never reached.
+	TTFT          CensoredLatency `json:"ttft,omitzero"`
+	TTFTCorrected CensoredLatency `json:"ttft_corrected,omitzero"`
+	TTFOT         CensoredLatency `json:"ttfot,omitzero"`
+	E2E           CensoredLatency `json:"e2e,omitzero"`
+}
+
+// CensoredLatency is one latency of the cut-off requests, ms.
+type CensoredLatency struct {
+	// Reached holds the exact latency of the cut-off requests that reached
+	// the event before they were cut off.
+	Reached Distribution `json:"reached_ms,omitzero"`
+	// AtLeast holds, for each of those that did not, the time it had
+	// waited when it was cut off: a lower bound on its latency.
+	AtLeast Distribution `json:"at_least_ms,omitzero"`
 }
 
 // RequestCounts counts requests by outcome. Sent, OK, Failed and Incomplete

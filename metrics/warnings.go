@@ -132,7 +132,9 @@ func deriveWarnings(s *Summary) []Warning {
 // needs its window to outlast one request's end-to-end time).
 func tooShort(s *Summary, wall float64) string {
 	r := s.Requests
-	if r.OK+r.Failed > 0 {
+	if r.OK+r.Failed+r.Incomplete > 0 {
+		// A request cut off unfinished measured something: a lower bound
+		// on each latency it did not reach (Summary.Censored).
 		return ""
 	}
 	what := "no request was sent in its measured window"

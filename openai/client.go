@@ -401,6 +401,10 @@ type streamState struct {
 	// over (settleWire chooses).
 	wire, lastWire int64
 	bodyLen        int // the request body's bytes
+
+	// live is the level's view of the request in flight, told of its
+	// first token (nil outside a loadgen.Generator).
+	live *loadgen.LiveRequest
 }
 
 // Do sends req and fills rec (loadgen.Requester). It sets rec.SentAt only
@@ -415,6 +419,7 @@ func (c *Client) Do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	}
 	st.text, st.finish, st.usage, st.reused, st.delivered = st.text[:0], st.finish[:0], usage{}, false, 0
 	st.reply, st.keepReply = st.reply[:0], req.KeepReply
+	st.live = loadgen.LiveRequestOf(ctx)
 	st.src, st.off, st.rxNote, st.contentAt, st.headersAt, st.wire, st.lastWire, st.bodyLen = nil, 0, "", -1, 0, 0, 0, 0
 	defer func() {
 		if p := recover(); p != nil {
@@ -822,6 +827,7 @@ func (c *Client) chunk(now time.Duration, stamp int64, data []byte, rec *loadgen
 		rec.ChunkTokens = append(rec.ChunkTokens, int32(min(n, 1<<31-1)))
 		if rec.FirstTokenAt == 0 {
 			rec.FirstTokenAt = at
+			st.live.NoteFirstToken(at)
 		}
 		if k.content && rec.FirstContentAt == 0 {
 			rec.FirstContentAt = at

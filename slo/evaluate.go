@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/stats"
 )
@@ -81,9 +82,10 @@ func (r TermResult) Ratio() float64 {
 // Verdict is the SLO outcome of one level.
 //
 // The level's Outcome is fail when it had no successful request in its
-// window, or when some term failed; inconclusive when it is client-limited
-// (its latencies describe the client, so nothing about the server is
-// decided) or when some term is inconclusive; pass otherwise. Only a pass
+// window (and some failed), or when some term failed; inconclusive when
+// some term is inconclusive; pass otherwise. A client-limited level never
+// passes, but a term that fails judged by what the client's lag cannot
+// change still fails it (Term.JudgeLagFree). Only a pass
 // counts as passing, and only a fail counts as failing: the knee search
 // treats an inconclusive level as neither.
 type Verdict struct {
@@ -96,7 +98,8 @@ type Verdict struct {
 	// Undecided lists the canonical form of each inconclusive term.
 	Undecided []string `json:"undecided,omitempty"`
 	// ClientLimited copies Summary.Client.ClientLimited: such a level is
-	// inconclusive unless it failed for want of any success.
+	// inconclusive unless a term fails whatever the lag, or it failed for
+	// want of any success.
 	ClientLimited bool `json:"client_limited,omitempty"`
 	// NoSuccess is set when the level had no successful request in its
 	// window although some finished there (they all failed).
@@ -123,9 +126,11 @@ func (v Verdict) Decided() bool { return v.Outcome == OutcomePass || v.Outcome =
 // which each failed request sent in the window is a +Inf latency, so a
 // level where 33 % of requests failed fails ttft_p99 whatever its
 // successful requests did, while one failure in 10,000 leaves a p99 to be
-// judged on the rest. A level with no successful request fails, and a
-// client-limited one is inconclusive, whatever the terms say. The empty
-// Objective passes every other level.
+// judged on the rest. Requests cut off unfinished count as censored
+// observations (Term.Measure). A level with no successful request fails; a
+// client-limited one never passes, and fails only on a term that fails
+// whatever the lag (judgeClientLimited). The empty Objective passes every
+// other level.
 func (o Objective) Evaluate(s metrics.Summary) Verdict {
 	v := Verdict{Outcome: OutcomePass, ClientLimited: s.Client.ClientLimited}
 	var fails, undecided []string
@@ -146,20 +151,20 @@ func (o Objective) Evaluate(s metrics.Summary) Verdict {
 	case s.TooShort != "":
 		v.Outcome, v.TooShort, v.ClientLimited = OutcomeInconclusive, true, false
 		reasons = append(reasons, "too short: "+s.TooShort)
-	case s.Requests.OK == 0:
+	case s.Requests.OK == 0 && (s.Requests.Failed > 0 || s.Censored.Requests == 0):
 		v.Outcome, v.NoSuccess = OutcomeFail, true
 		reasons = append(reasons, "no successful request in the window")
 		reasons = append(reasons, fails...)
 	case s.Client.ClientLimited:
-		v.Outcome = OutcomeInconclusive
-		r := "client-limited: the load generator fell behind, so latencies are not the server's"
-		if s.Client.Reason != "" {
-			r += " (" + s.Client.Reason + ")"
-		}
-		reasons = append(reasons, r)
+		v.Outcome, reasons = o.judgeClientLimited(s, &v)
 	case len(fails) > 0:
 		v.Outcome = OutcomeFail
 		reasons = fails
+	case s.Requests.OK == 0:
+		// Every request was cut off unanswered and no term is known to
+		// fail from their lower bounds: nothing can pass.
+		v.Outcome = OutcomeInconclusive
+		reasons = append([]string{fmt.Sprintf("no request finished: the %d sent in the window were cut off", s.Censored.Requests)}, undecided...)
 	case len(undecided) > 0:
 		v.Outcome = OutcomeInconclusive
 		reasons = undecided
@@ -167,6 +172,99 @@ func (o Objective) Evaluate(s metrics.Summary) Verdict {
 	v.Pass = v.Outcome == OutcomePass
 	v.Reason = strings.Join(reasons, "; ")
 	return v
+}
+
+// judgeClientLimited decides a client-limited level (docs/metrics.md#client-health).
+// Such a level never passes: the client offered less load than planned.
+// But the lag only delays when requests start; it cannot make the server
+// look slower on a figure measured from the request's transmission, nor
+// change the gaps between tokens or the error rate. So a term that fails
+// judged lag-free (Term.JudgeLagFree) still fails, and the level is FAIL;
+// otherwise it is inconclusive, and the reason names the terms the lag
+// could have changed. It fills v.Terms' outcomes and v.Failing/v.Undecided
+// to match.
+func (o Objective) judgeClientLimited(s metrics.Summary, v *Verdict) (Outcome, []string) {
+	client := "client-limited: the load generator fell behind"
+	if s.Client.Reason != "" {
+		client += " (" + s.Client.Reason + ")"
+	}
+	var fails, changeable, undecidedTerms, failingTerms []string
+	for i, t := range o.Terms {
+		r := t.JudgeLagFree(s)
+		switch {
+		case r.Outcome == OutcomeFail:
+			v.Terms[i] = r
+			failingTerms = append(failingTerms, t.String())
+			fails = append(fails, failReason(r))
+		default:
+			if v.Terms[i].Outcome == OutcomePass {
+				v.Terms[i].Outcome, v.Terms[i].Pass = OutcomeInconclusive, false
+				v.Terms[i].Note = joinNotes(v.Terms[i].Note, "client-limited: a pass is not trusted")
+			} else if v.Terms[i].Outcome == OutcomeFail {
+				v.Terms[i].Outcome = OutcomeInconclusive
+				v.Terms[i].Note = joinNotes(v.Terms[i].Note, "client-limited: the lag could have caused this failure")
+			}
+			undecidedTerms = append(undecidedTerms, t.String())
+			if t.lagChangeable() {
+				changeable = append(changeable, t.String())
+			}
+		}
+	}
+	v.Failing, v.Undecided = failingTerms, undecidedTerms
+	if len(fails) > 0 {
+		return OutcomeFail, append(fails, client+", but these terms fail whatever the lag: it cannot make the server slower on them")
+	}
+	r := client + ", so nothing passes"
+	if len(changeable) > 0 {
+		r += "; the lag could have changed " + strings.Join(changeable, ", ")
+	}
+	return OutcomeInconclusive, []string{r}
+}
+
+// lagChangeable reports whether the client's lag can change the term's
+// outcome: the lag-sensitive latencies (Metric.LagSensitive, which an
+// open-loop level judges with TTFT corrected) and output_tps (a client
+// that falls behind sends less).
+func (t Term) lagChangeable() bool {
+	return t.Metric.LagSensitive() || t.Metric == MetricOutputTPS
+}
+
+// JudgeLagFree judges t on a client-limited level by what the client's lag
+// cannot change, and reports a fail only: any other outcome is
+// inconclusive. A lag-sensitive latency is read without the coordinated-
+// omission correction (TTFT, TTFOT and E2E start when the request left,
+// not when it was due; ttft_corrected is read as TTFT), and with the user
+// receive clock its interval is first lowered by the level's lag p99, the
+// client's delay in reading a chunk that its scheduling lag stands for;
+// with the kernel clock the stamps are the kernel's. ITL, ICL and
+// error_rate are judged as Judge does. output_tps cannot fail: a client
+// that fell behind offered less.
+func (t Term) JudgeLagFree(s metrics.Summary) TermResult {
+	inconclusive := TermResult{Term: t, Measured: math.NaN(), Outcome: OutcomeInconclusive, Interval: stats.Unbounded()}
+	var m Measurement
+	switch t.Metric {
+	case MetricOutputTPS:
+		return inconclusive
+	case MetricTTFT, MetricTTFTCorrected:
+		m = t.measureLatency(s.TTFT, s.Censored.TTFT, s.Requests)
+	default:
+		m = t.Measure(s)
+	}
+	if m.Err != nil {
+		return inconclusive
+	}
+	ci := m.Interval
+	note := m.Note
+	if t.Metric.Latency() && s.ReceiveClock != string(loadgen.ReceiveClockKernel) && s.Lag.Count > 0 {
+		ci.Lo -= s.Lag.P99
+		note = joinNotes(note, fmt.Sprintf("lowered by the lag p99 %.3g ms (user receive clock)", s.Lag.P99))
+	}
+	r := TermResult{Term: t, Measured: m.Value, Interval: m.Interval, Note: joinNotes(note, "judged lag-free")}
+	if t.decide(ci) != OutcomeFail {
+		return inconclusive
+	}
+	r.Outcome = OutcomeFail
+	return r
 }
 
 // Measurement is a term's statistic measured at one level.
@@ -233,9 +331,9 @@ func (t Term) measure(s metrics.Summary) Measurement {
 		}
 		return Measurement{Value: s.OutputTokensPerSecond, Interval: ci, Samples: s.Requests.Sent}
 	case MetricTTFT:
-		m := t.measureLatency(s.TTFT, s.Requests)
-		if s.Profile.Mode.OpenLoop() && s.TTFTCorrected.Count > 0 {
-			c := t.measureLatency(s.TTFTCorrected, s.Requests)
+		m := t.measureLatency(s.TTFT, s.Censored.TTFT, s.Requests)
+		if s.Profile.Mode.OpenLoop() && s.TTFTCorrected.Count+s.Censored.TTFTCorrected.Reached.Count+s.Censored.TTFTCorrected.AtLeast.Count > 0 {
+			c := t.measureLatency(s.TTFTCorrected, s.Censored.TTFTCorrected, s.Requests)
 			if c.Err == nil && (m.Err != nil || c.Value > m.Value) {
 				c.Note = joinNotes("TTFT corrected for coordinated omission (open loop)", c.Note)
 				return c
@@ -243,16 +341,50 @@ func (t Term) measure(s metrics.Summary) Measurement {
 		}
 		return m
 	}
-	return t.measureLatency(latencyDistribution(s, t.Metric), s.Requests)
+	return t.measureLatency(latencyDistribution(s, t.Metric), censoredDistribution(s, t.Metric), s.Requests)
 }
 
-// measureLatency is Measure for one latency distribution with the failed
-// requests of r counted as +Inf.
-func (t Term) measureLatency(d metrics.Distribution, r metrics.RequestCounts) Measurement {
+// measureLatency is Measure for one latency distribution d with the
+// failed requests of r counted as +Inf and the censored lower bounds cens
+// (requests cut off before they reached the event,
+// docs/statistics.md#censored-requests) bounding it two ways: the lower
+// side of the interval and the estimate count each cut-off request at its
+// lower bound, the upper side counts it as +Inf. Both are valid, because
+// an order statistic can only grow when a sample grows, and the true
+// latency of a cut-off request lies in [bound, +Inf]. A cut-off request
+// whose bound already exceeds the threshold thus counts against the term
+// like a failure; one whose bound does not can neither pass nor fail it.
+// Requests cut off without a bound on this metric (r.Incomplete beyond
+// cens.Count, for ITL and ICL) are left out, and the note says so.
+func (t Term) measureLatency(d metrics.Distribution, cens metrics.CensoredLatency, r metrics.RequestCounts) Measurement {
 	failures := r.Failed
-	m := Measurement{Samples: d.Count + failures, Failures: failures}
+	bounded := cens.AtLeast.Count
+	if d.Count == 0 && d.Unit == "" {
+		d.Unit = metrics.UnitMS // no request reached the event
+	}
+	m := Measurement{Samples: d.Count + failures + cens.Reached.Count + bounded, Failures: failures}
 	if failures > 0 {
 		m.Note = fmt.Sprintf("failures counted as +inf: %d of %d requests failed", failures, r.OK+failures)
+	}
+	if n := cens.Reached.Count + bounded; n > 0 {
+		m.Note = joinNotes(m.Note, fmt.Sprintf("%d cut-off requests counted as censored (%d not reached: at least their wait)", n, bounded))
+	} else if r.Incomplete > 0 && (t.Metric == MetricITL || t.Metric == MetricICL) {
+		m.Note = joinNotes(m.Note, fmt.Sprintf("%d cut-off requests left out: a cut-off request bounds no %s", r.Incomplete, t.Metric))
+	}
+	// known: every exact value; lower: the bounds too, at their value.
+	known, lower := d, d
+	var err error
+	if cens.Reached.Count > 0 {
+		if known, err = metrics.Merge(d, cens.Reached); err == nil {
+			lower = known
+		}
+	}
+	if err == nil && bounded > 0 {
+		lower, err = metrics.Merge(known, cens.AtLeast)
+	}
+	if err != nil {
+		m.Value, m.Interval, m.Err = math.NaN(), stats.Unbounded(), fmt.Errorf("censored %s: %w", t.Metric, err)
+		return m
 	}
 	switch {
 	case m.Samples == 0:
@@ -260,21 +392,32 @@ func (t Term) measureLatency(d metrics.Distribution, r metrics.RequestCounts) Me
 	case t.Mean && failures > 0:
 		m.Value, m.Interval = math.Inf(1), stats.Interval{Lo: math.Inf(1), Hi: math.Inf(1)}
 	case t.Mean:
-		m.Value, m.Interval = d.Mean, d.MeanCI
+		m.Value, m.Interval = lower.Mean, lower.MeanCI
+		if bounded > 0 {
+			m.Interval.Hi = math.Inf(1) // a cut-off request may take any time
+		}
 	case t.Percentile >= 100:
 		// The maximum: the largest sample bounds it from below only.
-		m.Value = d.Max
+		m.Value = lower.Max
 		if failures > 0 {
 			m.Value = math.Inf(1)
 		}
 		m.Interval = stats.Interval{Lo: m.Value, Hi: math.Inf(1)}
 	default:
-		v, ci, err := d.Quantile(t.Percentile, failures)
+		v, ci, err := lower.Quantile(t.Percentile, failures)
 		if err != nil {
 			m.Value, m.Interval, m.Err = math.NaN(), stats.Unbounded(), fmt.Errorf("p%s needs the histogram: %w", formatNumber(t.Percentile), err)
 			break
 		}
 		m.Value, m.Interval = v, ci
+		if bounded > 0 {
+			_, upper, err := known.Quantile(t.Percentile, failures+bounded)
+			if err != nil {
+				m.Value, m.Interval, m.Err = math.NaN(), stats.Unbounded(), fmt.Errorf("p%s needs the histogram: %w", formatNumber(t.Percentile), err)
+				break
+			}
+			m.Interval.Hi = upper.Hi
+		}
 	}
 	return m
 }
@@ -338,6 +481,15 @@ func (t Term) moreRequests(s metrics.Summary, m Measurement) int64 {
 		if t.Metric == MetricTTFT && strings.Contains(m.Note, "corrected") {
 			d = s.TTFTCorrected
 		}
+		cens := censoredDistribution(s, t.Metric)
+		if t.Metric == MetricTTFT && strings.Contains(m.Note, "corrected") {
+			cens = s.Censored.TTFTCorrected
+		}
+		for _, c := range []metrics.Distribution{cens.Reached, cens.AtLeast} {
+			if merged, err := metrics.Merge(d, c); c.Count > 0 && err == nil {
+				d = merged
+			}
+		}
 		q := d.FractionAtOrBelowWithFailures(t.Threshold, m.Failures)
 		need = stats.QuantileSamplesToDecide(t.Percentile/100, q, stats.Confidence, n)
 	}
@@ -345,6 +497,23 @@ func (t Term) moreRequests(s metrics.Summary, m Measurement) int64 {
 		return 0
 	}
 	return need - n
+}
+
+// censoredDistribution returns what the requests cut off unfinished tell
+// of a latency metric (Summary.Censored); empty for ITL and ICL, which a
+// cut-off request does not bound.
+func censoredDistribution(s metrics.Summary, m Metric) metrics.CensoredLatency {
+	switch m {
+	case MetricTTFT:
+		return s.Censored.TTFT
+	case MetricTTFTCorrected:
+		return s.Censored.TTFTCorrected
+	case MetricE2E:
+		return s.Censored.E2E
+	case MetricTTFOT:
+		return s.Censored.TTFOT
+	}
+	return metrics.CensoredLatency{}
 }
 
 // latencyDistribution returns the Summary's distribution for a latency metric.

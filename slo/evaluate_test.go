@@ -23,6 +23,14 @@ func dist(t testing.TB, ms ...float64) metrics.Distribution {
 	return metrics.LatencyDistribution(ds)
 }
 
+// scale multiplies each of v by k.
+func scale(v []float64, k float64) []float64 {
+	for i := range v {
+		v[i] *= k
+	}
+	return v
+}
+
 // ramp returns n values 1, 2, ..., n ms.
 func ramp(n int) []float64 {
 	v := make([]float64, n)
@@ -129,7 +137,96 @@ func TestEvaluate(t *testing.T) {
 				s.Client.Reason = "achieved 91% of target rate"
 				return s
 			},
-			outcome: OutcomeInconclusive, reason: "client-limited", measured: 990,
+			// A pass is not trusted from a client that fell behind.
+			outcome: OutcomeInconclusive, undecided: []string{"ttft_p99<=1000ms"}, reason: "client-limited", measured: 990,
+		},
+		{
+			// What was seen: a level with TTFT p99 >= 23,560 ms against
+			// 500 ms was INCONCLUSIVE because the client lagged 21 ms. The
+			// lag cannot make TTFT, stamped from the request's transmission
+			// on the kernel clock, any longer.
+			name: "client-limited still fails a term that fails whatever the lag", slo: "ttft_p99<=500ms,itl_p95<=200ms",
+			summary: func() metrics.Summary {
+				s := base(open)
+				s.Client.ClientLimited = true
+				s.Client.Reason = "scheduling lag p99 21 ms > max lag 2.5 ms"
+				s.ReceiveClock = string(loadgen.ReceiveClockKernel)
+				s.Lag = dist(t, 21, 21, 21)
+				return s
+			},
+			outcome: OutcomeFail, failing: []string{"ttft_p99<=500ms"}, undecided: []string{"itl_p95<=200ms"},
+			reason: "fail whatever the lag", measured: 990,
+		},
+		{
+			// With the user receive clock the client's own delay may be in
+			// the stamps: the interval is lowered by the lag p99 first.
+			name: "client-limited on the user clock discounts the lag", slo: "ttft_p99<=500ms",
+			summary: func() metrics.Summary {
+				s := base(open)
+				s.Client.ClientLimited = true
+				s.ReceiveClock = string(loadgen.ReceiveClockUser)
+				s.Lag = dist(t, 600, 600, 600)
+				return s
+			},
+			outcome: OutcomeInconclusive, undecided: []string{"ttft_p99<=500ms"}, reason: "the lag could have changed ttft_p99<=500ms", measured: 990,
+		},
+		{
+			name: "client-limited cannot fail output_tps", slo: "output_tps>=1500",
+			summary: func() metrics.Summary {
+				s := base(closed)
+				s.Client.ClientLimited = true
+				return s
+			},
+			outcome: OutcomeInconclusive, undecided: []string{"output_tps>=1500"}, reason: "could have changed output_tps>=1500", measured: 1200,
+		},
+		{
+			// What was seen: a server that accepts and never answers; every
+			// request was cut off at the drain timeout and dropped, and the
+			// level was INCONCLUSIVE "too short".
+			name: "requests cut off unanswered fail a TTFT term", slo: "ttft_p99<=500ms",
+			summary: func() metrics.Summary {
+				s := base(closed)
+				s.Requests = metrics.RequestCounts{Sent: 400, Incomplete: 400}
+				s.TTFT, s.ITL, s.E2E = metrics.Distribution{}, metrics.Distribution{}, metrics.Distribution{}
+				s.Censored = metrics.Censored{Requests: 400, TTFT: metrics.CensoredLatency{AtLeast: dist(t, scale(ramp(400), 100)...)}}
+				return s
+			},
+			outcome: OutcomeFail, failing: []string{"ttft_p99<=500ms"}, reason: "cut-off requests counted as censored", measured: 39600,
+		},
+		{
+			name: "requests cut off early decide nothing", slo: "ttft_p99<=500ms",
+			summary: func() metrics.Summary {
+				s := base(closed)
+				s.Requests = metrics.RequestCounts{Sent: 400, Incomplete: 400}
+				s.TTFT, s.ITL, s.E2E = metrics.Distribution{}, metrics.Distribution{}, metrics.Distribution{}
+				s.Censored = metrics.Censored{Requests: 400, TTFT: metrics.CensoredLatency{AtLeast: dist(t, ramp(400)...)}}
+				return s
+			},
+			outcome: OutcomeInconclusive, undecided: []string{"ttft_p99<=500ms"}, reason: "no request finished", measured: 396,
+		},
+		{
+			// Dropping the 20 cut-off requests would pass: 1,000 TTFTs of
+			// at most 400 ms. Each may have taken any time: no pass.
+			name: "censored requests below the threshold forbid a pass", slo: "ttft_p99<=500ms",
+			summary: func() metrics.Summary {
+				s := base(closed)
+				s.TTFT = dist(t, scale(ramp(1000), 0.4)...)
+				s.Requests.Sent, s.Requests.Incomplete = 1020, 20
+				s.Censored = metrics.Censored{Requests: 20, TTFT: metrics.CensoredLatency{AtLeast: dist(t, scale(ramp(20), 5)...)}}
+				return s
+			},
+			outcome: OutcomeInconclusive, undecided: []string{"ttft_p99<=500ms"}, reason: "straddles", measured: 396,
+		},
+		{
+			name: "censored requests above the threshold count against it", slo: "ttft_p99<=500ms",
+			summary: func() metrics.Summary {
+				s := base(closed)
+				s.TTFT = dist(t, scale(ramp(1000), 0.4)...)
+				s.Requests.Sent, s.Requests.Incomplete = 1020, 20
+				s.Censored = metrics.Censored{Requests: 20, TTFT: metrics.CensoredLatency{AtLeast: dist(t, scale(ramp(20), 1500)...)}}
+				return s
+			},
+			outcome: OutcomeFail, failing: []string{"ttft_p99<=500ms"}, measured: 15000,
 		},
 		{
 			name: "zero ok fails", slo: "",
@@ -393,5 +490,44 @@ func TestTermResultJSONNonFinite(t *testing.T) {
 		if !same || out.Note != "n" || out.Term.Threshold != 500 {
 			t.Errorf("%v -> %s -> %+v", m, b, out)
 		}
+	}
+}
+
+// TestCensoredQuantileInterval checks the method of
+// docs/statistics.md#censored-requests on a p99: the estimate and the
+// lower side count each cut-off request at its lower bound, the upper side
+// counts it as +Inf.
+func TestCensoredQuantileInterval(t *testing.T) {
+	ok := dist(t, ramp(2000)...)
+	bounds := dist(t, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000)
+	s := metrics.Summary{
+		Profile:  loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 4},
+		Requests: metrics.RequestCounts{Sent: 2010, OK: 2000, Incomplete: 10},
+		TTFT:     ok,
+		Censored: metrics.Censored{Requests: 10, TTFT: metrics.CensoredLatency{AtLeast: bounds}},
+	}
+	m := mustParse(t, "ttft_p99<=5s").Terms[0].Measure(s)
+	merged, err := metrics.Merge(ok, bounds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantV, wantLo, err := merged.Quantile(99, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, wantHi, err := ok.Quantile(99, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Value != wantV || m.Interval.Lo != wantLo.Lo || m.Interval.Hi != wantHi.Hi {
+		t.Errorf("censored p99 = %v [%v, %v], want %v [%v, %v]", m.Value, m.Interval.Lo, m.Interval.Hi, wantV, wantLo.Lo, wantHi.Hi)
+	}
+	if m.Samples != 2010 {
+		t.Errorf("samples = %d, want 2010 (every request sent in the window)", m.Samples)
+	}
+	// Dropping them (the defect) gives a narrower, lower interval.
+	plain, plainCI, _ := ok.Quantile(99, 0)
+	if !(m.Interval.Hi > plainCI.Hi) || !(m.Value <= plain+1) {
+		t.Errorf("censored interval [%v, %v] should reach above the dropped one's [%v, %v]", m.Interval.Lo, m.Interval.Hi, plainCI.Lo, plainCI.Hi)
 	}
 }

@@ -23,7 +23,7 @@ func ExampleParse() {
 	fmt.Println(err)
 	// Output:
 	// ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%
-	// max lag: 2.5ms
+	// max lag: 25ms
 	// slo: column 17, term "tpot_p99<=50ms": unknown metric "tpot_p99": valid metrics are ttft, ttft_corrected, itl, icl, e2e, ttfot (each with _pNN or _mean, e.g. ttft_p99, itl_p99.9, e2e_mean), error_rate, output_tps
 }
 

@@ -175,13 +175,20 @@ func (o Objective) Equal(p Objective) bool {
 }
 
 // MaxLag returns the default --max-lag (docs/metrics.md#client-health): 5 %
-// of the tightest latency threshold of o, or metrics.DefaultMaxLag when o has
-// no latency term. A level whose scheduling-lag p99 exceeds it is
-// client-limited.
+// of the tightest threshold among the terms that a late start can change,
+// or metrics.DefaultMaxLag (10 ms) when o has none. A level whose
+// scheduling-lag p99 exceeds it is client-limited.
+//
+// Scheduling lag (sent_at − scheduled_at) delays a request's start; it
+// enters only the latencies measured from the intended send time: TTFT
+// (judged as the larger of TTFT and TTFT corrected under an open loop),
+// TTFT corrected, TTFOT and E2E (LagSensitive). ITL, ICL, error_rate and
+// output_tps do not set it: an itl_p95<=50ms term alone would otherwise
+// call a 2.5 ms lag client-limited, although no lag changes an ITL.
 func (o Objective) MaxLag() time.Duration {
 	tightest := math.Inf(1)
 	for _, t := range o.Terms {
-		if t.Metric.Latency() && t.Threshold < tightest {
+		if t.Metric.LagSensitive() && t.Threshold < tightest {
 			tightest = t.Threshold
 		}
 	}
@@ -189,6 +196,19 @@ func (o Objective) MaxLag() time.Duration {
 		return metrics.DefaultMaxLag
 	}
 	return time.Duration(tightest * 0.05 * float64(time.Millisecond))
+}
+
+// LagSensitive reports whether a late start of the client can change m: the
+// latencies that include, or may be judged by a form that includes, the
+// time from the intended send to the actual one (TTFT, TTFT corrected,
+// TTFOT, E2E). The gaps between tokens (ITL, ICL) and the error rate do not
+// include it.
+func (m Metric) LagSensitive() bool {
+	switch m {
+	case MetricTTFT, MetricTTFTCorrected, MetricTTFOT, MetricE2E:
+		return true
+	}
+	return false
 }
 
 // SeedThresholds returns the tightest ttft and itl thresholds of o, in ms,

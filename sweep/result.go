@@ -116,7 +116,9 @@ type Result struct {
 }
 
 // ExitCode maps the result to the process exit code: exitcode.Partial when
-// interrupted. Without an Objective, exitcode.OK. For a sweep (KindRate,
+// interrupted; exitcode.Failure when requests were sent and none succeeded
+// (every one failed or was cut off unanswered), with or without an
+// Objective. Otherwise, without an Objective, exitcode.OK. For a sweep (KindRate,
 // KindConcurrency): exitcode.OK when some complete level passed (a knee was
 // found), otherwise exitcode.SLOFailed when every level decided failed and
 // exitcode.Undecided when some were inconclusive. For fixed levels
@@ -127,6 +129,9 @@ type Result struct {
 func (r Result) ExitCode() int {
 	if r.Partial {
 		return exitcode.Partial
+	}
+	if r.nothingSucceeded() {
+		return exitcode.Failure
 	}
 	if r.Objective.IsZero() || len(r.Levels) == 0 {
 		return exitcode.OK
@@ -161,4 +166,20 @@ func (r Result) ExitCode() int {
 		return exitcode.Undecided
 	}
 	return exitcode.SLOFailed
+}
+
+// nothingSucceeded reports whether requests were sent in the complete
+// levels' windows and none of them succeeded: they failed or were cut off
+// unanswered (a server that accepts and never answers). That is a runtime
+// failure whatever the SLO says.
+func (r Result) nothingSucceeded() bool {
+	var sent, ok int64
+	for _, l := range r.Levels {
+		if l.Partial {
+			continue
+		}
+		sent += l.Summary.Requests.OK + l.Summary.Requests.Failed + l.Summary.Requests.Incomplete
+		ok += l.Summary.Requests.OK
+	}
+	return sent > 0 && ok == 0
 }

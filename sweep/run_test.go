@@ -746,7 +746,10 @@ func TestPlanValidate(t *testing.T) {
 // client-limited cannot narrow the bracket; the sweep stops bisecting and
 // says why instead of spending its budget on the same midpoint.
 func TestBisectStopsOnClientLimited(t *testing.T) {
-	srv := &server{capacity: 12.5, syncRate: 2, thrRate: 15, base: 100}
+	// The bisection level (12.56 req/s) is below capacity: it would pass,
+	// but a client-limited level cannot. (One above capacity would fail
+	// whatever the lag, and bisection would go on.)
+	srv := &server{capacity: 13, syncRate: 2, thrRate: 15, base: 100}
 	srv.mutate = func(_ int, p loadgen.Profile, s *metrics.Summary) {
 		if p.Rate > 11.75 && p.Rate < 13.375 {
 			s.Client = metrics.ClientHealth{ClientLimited: true, Reason: "lag"}

@@ -68,7 +68,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.DurationVar(&s.RequestTimeout, "request-timeout", s.RequestTimeout, "limit on one whole request")
 	fs.DurationVar(&s.IdleTimeout, "idle-timeout", s.IdleTimeout, "longest gap allowed between stream bytes")
 	fs.DurationVar(&s.DrainTimeout, "drain-timeout", s.DrainTimeout, "after a level's --max-seconds, let requests in flight finish for up to this long, so those sent in the window are measured to their end (0: cut them off as incomplete)")
-	fs.DurationVar(&s.MaxLag, "max-lag", s.MaxLag, "scheduling-lag p99 above which a level is client-limited (default 5% of the tightest SLO latency, or 10ms)")
+	fs.DurationVar(&s.MaxLag, "max-lag", s.MaxLag, "scheduling-lag p99 above which a level is client-limited (default 5% of the tightest TTFT, TTFOT or E2E threshold, or 10ms)")
 
 	fs.StringVar(&s.SLO, "slo", s.SLO, `service-level objective, e.g. "ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%"`)
 	fs.StringVar(&s.Precision, "precision", s.Precision, `run each level until every SLO term is decided ("decide"), or also until these 95% intervals are this tight relative to their estimate, e.g. "ttft_p99:5%,itl_p95:3%" (run: bounded by --max-seconds, default 120s with it, or --max-requests; sweep: the grid runs --max-seconds and the levels that decide the knee run up to --precision-max-seconds)`)
