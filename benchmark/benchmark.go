@@ -435,11 +435,11 @@ func (b *Benchmark) setup(ctx context.Context) error {
 		b.mock = m
 		b.target = m.URL
 		fmt.Fprintf(b.opt.Log, "*** no --target given: measuring the BUILT-IN MOCK server (preset %q) at %s ***\n*** these figures describe the simulator, not a real inference server ***\n", s.MockPreset, m.URL)
-		if s.MaxLag == 0 {
+		if demoLag := 20 * time.Millisecond; s.MaxLag == 0 && b.obj.MaxLag() < demoLag {
 			// The mock shares this process's cores with the client, so
 			// its own work shows up as scheduling lag.
-			s.MaxLag = 20 * time.Millisecond
-			fmt.Fprintln(b.opt.Log, "*** demo: --max-lag raised to 20ms: the in-process mock shares the client's CPU (a real target keeps the default, 5 % of the tightest SLO latency) ***")
+			s.MaxLag = demoLag
+			fmt.Fprintf(b.opt.Log, "*** demo: --max-lag raised from %v to 20ms: the in-process mock shares the client's CPU (a real target keeps the default, 5 %% of the tightest TTFT, TTFOT or E2E threshold) ***\n", b.obj.MaxLag())
 		}
 	}
 	b.suggestWarmupPhase()

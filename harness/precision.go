@@ -2,6 +2,7 @@ package harness
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -119,8 +120,12 @@ func (m *precisionMonitor) Add(rec *loadgen.Record) {
 const precisionStopMargin = 0.9
 
 // check rebuilds the provisional summary at now and decides whether the
-// level may stop.
-func (m *precisionMonitor) check(now time.Duration) PrecisionProgress {
+// level may stop. inFlight are the level's requests in flight at now: they
+// may show it failing (a request waiting longer than a TTFT threshold
+// without a first token), counted as censored observations, but never
+// help it pass: a pass is judged on finished requests only, as the final
+// summary, once they have finished, may differ.
+func (m *precisionMonitor) check(now time.Duration, inFlight []loadgen.InFlightRequest) PrecisionProgress {
 	m.mu.Lock()
 	rows := m.rows
 	first := m.firstSeq
@@ -160,7 +165,9 @@ func (m *precisionMonitor) check(now time.Duration) PrecisionProgress {
 	}
 
 	var p PrecisionProgress
-	p.Targets = m.precision.Check(s)
+	if !m.precision.IsZero() {
+		p.Targets = m.precision.Check(s)
+	}
 	allMet := true
 	for _, st := range p.Targets {
 		// Stop only with a margin: the final summary also holds the
@@ -181,7 +188,13 @@ func (m *precisionMonitor) check(now time.Duration) PrecisionProgress {
 			moreRequests = max(moreRequests, r.MoreRequests)
 		}
 	}
+	if !p.Failing {
+		p.Failing = m.failingWith(s, inFlight, ws, we, now)
+	}
 	n := s.Requests.OK + s.Requests.Failed
+	if p.Failing {
+		n = max(n, 1) // failing on censored requests alone
+	}
 	// A failing term decides the level (it fails whatever the others
 	// say): it stops then, without waiting for the rest to be decided.
 	p.Met = n > 0 && (p.Failing || len(p.Undecided) == 0 && allMet)
@@ -202,6 +215,54 @@ func (m *precisionMonitor) check(now time.Duration) PrecisionProgress {
 	m.last = p
 	m.mu.Unlock()
 	return p
+}
+
+// failingWith reports whether some SLO term judged live fails once the
+// requests in flight that were sent in the window [ws, we] are added to s
+// as censored observations at now (metrics.Summary.Censored).
+func (m *precisionMonitor) failingWith(s metrics.Summary, inFlight []loadgen.InFlightRequest, ws, we, now time.Duration) bool {
+	var reached, reachedCorr, atLeast, atLeastCorr, e2e []time.Duration
+	for _, r := range inFlight {
+		if r.SentAt < ws || r.SentAt > we {
+			continue
+		}
+		if r.FirstTokenAt > 0 {
+			reached = append(reached, r.FirstTokenAt-r.SentAt)
+			reachedCorr = append(reachedCorr, r.FirstTokenAt-r.ScheduledAt)
+		} else {
+			atLeast = append(atLeast, now-r.SentAt)
+			atLeastCorr = append(atLeastCorr, now-r.ScheduledAt)
+		}
+		e2e = append(e2e, now-r.SentAt)
+	}
+	if len(e2e) == 0 {
+		return false
+	}
+	s.Requests.Sent += int64(len(e2e))
+	s.Requests.Incomplete += int64(len(e2e))
+	dist := func(v []time.Duration) metrics.Distribution {
+		if len(v) == 0 {
+			return metrics.Distribution{}
+		}
+		return metrics.LatencyDistribution(v)
+	}
+	s.Censored = metrics.Censored{
+		Requests:      int64(len(e2e)),
+		TTFT:          metrics.CensoredLatency{Reached: dist(reached), AtLeast: dist(atLeast)},
+		TTFTCorrected: metrics.CensoredLatency{Reached: dist(reachedCorr), AtLeast: dist(atLeastCorr)},
+		// The first content comes at or after the first token.
+		TTFOT: metrics.CensoredLatency{AtLeast: dist(append(slices.Clip(atLeast), reached...))},
+		E2E:   metrics.CensoredLatency{AtLeast: dist(e2e)},
+	}
+	for _, t := range m.objective.Terms {
+		if t.Metric == slo.MetricICL || t.Metric == slo.MetricOutputTPS {
+			continue
+		}
+		if t.Judge(s).Outcome == slo.OutcomeFail {
+			return true
+		}
+	}
+	return false
 }
 
 // progress returns the last check's state.

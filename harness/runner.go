@@ -328,15 +328,21 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 		return metrics.Summary{}, loadgen.LevelResult{}, err
 	}
 	live := metrics.NewLive()
-	var monitor *precisionMonitor
+	// The monitor judges the level as it runs: a precise level stops once
+	// decided, and any level with an SLO is cut off, not drained, once it
+	// is known to fail (watchFailing).
+	var monitor, judge *precisionMonitor
+	if precise || !r.cfg.Objective.IsZero() {
+		judge = newPrecisionMonitor(r.cfg.Precision, r.cfg.Objective, p, lim, r.cfg.Clock.Now())
+	}
 	if precise {
-		monitor = newPrecisionMonitor(r.cfg.Precision, r.cfg.Objective, p, lim, r.cfg.Clock.Now())
+		monitor = judge
 	}
 	sink := loadgen.SinkFunc(func(rec *loadgen.Record) error {
 		rec.Repeat = repeat
 		live.Add(rec)
-		if monitor != nil {
-			monitor.Add(rec)
+		if judge != nil {
+			judge.Add(rec)
 		}
 		return spool.Write(rec)
 	})
@@ -352,8 +358,10 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 	tele := startTelemetry(ctx, r.cfg.Telemetry, level, lim)
 	stopProgress := r.watchProgress(ctx, level, repeat, p, lim, live, monitor, nil)
 	stopPrecision := r.watchPrecision(ctx, gen, monitor)
+	stopFailing := r.watchFailing(ctx, gen, judge, lim, monitor != nil)
 	res, runErr := gen.Run(ctx, level, p, lim, sink)
 	r.nextSeq = gen.NextSeq()
+	cutOff := stopFailing()
 	stopPrecision()
 	stopProgress()
 	telemetry, teleErr := tele.finish()
@@ -392,6 +400,11 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 		summary.Warnings = append(summary.Warnings, metrics.Warning{Code: WarnTelemetryFailed, Level: level, Message: fmt.Sprintf("telemetry: %v", teleErr)})
 	}
 	summary.Warnings = append(summary.Warnings, drained...)
+	if cutOff {
+		summary.Warnings = append(summary.Warnings, metrics.Warning{Code: WarnCutOff, Level: level, Message: fmt.Sprintf(
+			"level %d was known to fail the SLO when its schedule ended, so its %d request(s) still in flight were cut off at once rather than drained; each counts as a censored observation (at least the time it waited)",
+			level, res.Cancelled)})
+	}
 	r.abandoned = res.Cancelled
 	lv := Level{Result: res, Repeat: repeat, Summary: summary, Timeline: timeline.Timeline(), Telemetry: telemetry,
 		ErrorKinds: errs.kinds, ErrorExamples: errs.examples}
@@ -413,8 +426,10 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 }
 
 // watchPrecision checks a precision-driven level every ProgressEvery and
-// stops it once it has measured enough (see precisionMonitor). The
-// returned function stops the watch and waits for it.
+// stops it once it has measured enough (see precisionMonitor). A level
+// that fails is cut off rather than stopped: its requests in flight can
+// only confirm the failure, so they are not drained. The returned
+// function stops the watch and waits for it.
 func (r *Runner) watchPrecision(ctx context.Context, gen *loadgen.Generator, m *precisionMonitor) (stop func()) {
 	if m == nil {
 		return func() {}
@@ -431,8 +446,12 @@ func (r *Runner) watchPrecision(ctx context.Context, gen *loadgen.Generator, m *
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if m.check(r.cfg.Clock.Now()).Met {
-					gen.Stop()
+				if st := m.check(r.cfg.Clock.Now(), gen.InFlight()); st.Met {
+					if st.Failing {
+						gen.CutOff()
+					} else {
+						gen.Stop()
+					}
 					return
 				}
 			}
@@ -441,6 +460,55 @@ func (r *Runner) watchPrecision(ctx context.Context, gen *loadgen.Generator, m *
 	return func() {
 		close(done)
 		wg.Wait()
+	}
+}
+
+// watchFailing watches a level with an SLO once its schedule is over
+// (MaxDuration reached, or MaxRequests scheduled): every ProgressEvery it
+// judges the finished requests and those still in flight (each a censored
+// observation: at least the time it has waited), and once some term fails
+// it cuts the level off (loadgen.Generator.CutOff) instead of draining it
+// for up to Config.Drain. A precise level (watchPrecision) is watched
+// from its start instead. The returned function stops the watch, waits
+// for it, and reports whether it cut the level off.
+func (r *Runner) watchFailing(ctx context.Context, gen *loadgen.Generator, m *precisionMonitor, lim loadgen.Limits, precise bool) (stop func() bool) {
+	if m == nil || precise || r.cfg.Drain <= 0 {
+		return func() bool { return false }
+	}
+	done := make(chan struct{})
+	var cut bool
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(min(r.cfg.ProgressEvery, 500*time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				now := r.cfg.Clock.Now()
+				over := lim.MaxDuration > 0 && now-m.start >= lim.MaxDuration ||
+					lim.MaxRequests > 0 && gen.Progress().Scheduled >= lim.MaxRequests
+				if !over {
+					continue
+				}
+				inFlight := gen.InFlight()
+				if len(inFlight) == 0 {
+					continue
+				}
+				if m.check(now, inFlight).Failing {
+					cut = gen.CutOff()
+					return
+				}
+			}
+		}
+	})
+	return func() bool {
+		close(done)
+		wg.Wait()
+		return cut
 	}
 }
 

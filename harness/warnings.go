@@ -18,6 +18,10 @@ const (
 	// WarnDrained: before a level, the server was still busy with the
 	// requests the previous level cut off (Config.SettleProbe).
 	WarnDrained metrics.WarningCode = "drained"
+	// WarnCutOff: a level was known to fail the SLO when its schedule
+	// ended, so its requests in flight were cut off at once (censored)
+	// instead of drained.
+	WarnCutOff metrics.WarningCode = "cut_off_failing"
 	// WarnUnreachable: a level stopped because its first requests all
 	// failed to connect (Limits.UnreachableAfter).
 	WarnUnreachable metrics.WarningCode = "target_unreachable"

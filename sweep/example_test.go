@@ -64,7 +64,6 @@ func ExampleRun() {
 	// grid   constant     10.125 req/s pass=true
 	// grid   constant     11.750 req/s pass=true
 	// grid   constant     13.375 req/s pass=false
-	// grid   constant     15.000 req/s pass=false
 	// bisect constant     12.562 req/s pass=false
 	// bisect constant     12.156 req/s pass=true
 	// knee: 12.16 req/s (bracket 12.16–12.56), goodput 3112 tok/s under ttft_p99<=500ms; exit 0

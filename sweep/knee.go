@@ -16,7 +16,7 @@ func kneeCandidate(l LevelOutcome, kind Kind) bool {
 	if l.Partial || l.RerunBy != 0 {
 		return false
 	}
-	return !(kind == KindRate && l.Profile.Mode == loadgen.ModeThroughput)
+	return !(kind == KindRate && (l.Profile.Mode == loadgen.ModeThroughput || l.Phase == PhaseRamp))
 }
 
 // kneePoint reports whether a level counts in the knee search: a candidate

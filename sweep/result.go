@@ -16,7 +16,23 @@ const (
 	PhaseBisect Phase = "bisect" // the knee search between the last pass and the first fail
 	PhaseExtend Phase = "extend" // above the grid, when every grid level passed
 	PhaseDecide Phase = "decide" // a level that decides the knee, re-run to a decision (Plan.Decide)
+	// PhaseRamp is a closed-loop level of the concurrency ramp that finds
+	// a rate sweep's maximum rate when the throughput level could not
+	// (docs/sweep.md#the-maximum-rate); like the throughput level, it is a
+	// probe and never a knee point.
+	PhaseRamp Phase = "ramp"
 )
+
+// Cost is what a level, or a whole sweep, spent: the price of a decision.
+type Cost struct {
+	// Requests is the number of requests the level scheduled (sent, or cut
+	// off before they were), warm-up and cool-down trims included; for a
+	// level that continued an earlier one's sample, only its own.
+	Requests int64 `json:"requests"`
+	// Seconds is the wall time the level took, s: its schedule, the drain
+	// of its requests in flight, and any settle probe before it.
+	Seconds float64 `json:"seconds"`
+}
 
 // Units of offered load.
 const (
@@ -63,6 +79,8 @@ type LevelOutcome struct {
 	// to a decision; the knee search reads that level instead. 0 when
 	// there was none (level 0 is never a re-run).
 	RerunBy int `json:"rerun_by,omitempty"`
+	// Cost is what the level spent (requests and seconds).
+	Cost Cost `json:"cost"`
 }
 
 // Knee is the highest offered load that passed the SLO
@@ -91,6 +109,10 @@ type Knee struct {
 	// SeedGoodputTokPerSec is slo.SeedGoodput at the knee with the SLO's
 	// ttft and itl thresholds, tokens/s; 0 without both terms.
 	SeedGoodputTokPerSec float64 `json:"seed_goodput_tok_s,omitempty"`
+	// FailLevel is the index of the level at BracketHi, the lowest failing
+	// load; −1 when the knee was not reached. With Level it names the two
+	// levels that decided the knee.
+	FailLevel int `json:"fail_level"`
 }
 
 // Result is a sweep's outcome: every level run, the knee, and warnings.
@@ -113,6 +135,9 @@ type Result struct {
 	// Partial is set when the sweep was interrupted or its runner failed.
 	Partial    bool       `json:"partial,omitempty"`
 	StopReason StopReason `json:"stop_reason"`
+	// Cost is what the whole sweep spent: the sum of its levels' costs
+	// (Seconds excludes the time between levels, e.g. telemetry setup).
+	Cost Cost `json:"cost"`
 }
 
 // ExitCode maps the result to the process exit code: exitcode.Partial when

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
@@ -166,7 +167,7 @@ func Run(ctx context.Context, plan Plan, runner LevelRunner, opts ...Option) (Re
 	for _, opt := range opts {
 		opt(&o)
 	}
-	s := &sweeper{plan: plan.withDefaults(), runner: runner, opts: o}
+	s := &sweeper{plan: plan.withDefaults(), runner: runner, opts: o, failedAt: -1, budgetDefault: plan.MaxLevels == 0}
 	s.res = Result{Kind: s.plan.Kind, Objective: s.plan.Objective, StopReason: StopCompleted}
 	err := s.run(ctx)
 	s.finish()
@@ -183,20 +184,34 @@ type sweeper struct {
 	stopped   bool // early stop fired
 	spent     bool // the level budget is spent
 	sweepWarn []metrics.Warning
+
+	// failedAt is the index of the first grid knee point that failed the
+	// SLO, which ends the grid when bisection follows (−1: none).
+	failedAt int
+	// extended counts the levels run above the grid (maxExtend).
+	extended int
+	// budgetDefault is set when Plan.MaxLevels was left to its default,
+	// which then grows with the concurrency ramp.
+	budgetDefault bool
 }
 
 func (s *sweeper) run(ctx context.Context) error {
-	if err := s.grid(ctx); err != nil {
+	if err := s.grid(ctx); err != nil || s.spent {
 		return err
 	}
 	if s.plan.Objective.IsZero() || s.plan.NoBisect || s.plan.Kind == KindLevels {
 		return nil
 	}
-	if err := s.decide(ctx); err != nil || s.spent {
-		return err
-	}
-	if err := s.extend(ctx); err != nil || s.spent {
-		return err
+	// Probe above the grid for a failure (short levels), then decide the
+	// highest level below it; a decided pass with nothing failing above
+	// sends the probe higher once more.
+	for range 2 {
+		if err := s.extend(ctx); err != nil || s.spent {
+			return err
+		}
+		if err := s.decide(ctx); err != nil || s.spent {
+			return err
+		}
 	}
 	return s.bisect(ctx)
 }
@@ -267,36 +282,47 @@ func (s *sweeper) nextToDecide() int {
 	return -1
 }
 
-// maxExtend bounds the levels run above the grid when every grid level
-// passed.
-const maxExtend = 4
+// maxExtend bounds the levels run above the grid when none of it failed.
+const maxExtend = 6
 
-// extend goes past the grid when every level of it passed: GuideLLM's grid
-// stops at the throughput level's measured rate, which a short throughput
-// level underestimates, so the knee can lie above it. It steps the load up
-// (×1.25 for rates, ×2 for concurrency) until a level fails, so that
-// bisection has a bracket, at most maxExtend times.
+// extend goes past the grid while no level of it failed: GuideLLM's grid
+// stops at the throughput level's measured rate, which a flooded server
+// underestimates (a llama.cpp server serving 8 at a time measured 5.0
+// req/s under 512 in flight, 40 % below its knee), so the knee can lie
+// above it. It steps the load up from the highest level run (×1.25 for
+// rates, ×2 for concurrency) with levels of the grid's plain length, which
+// cannot decide a pass but decide a clear failure quickly, until one
+// fails, at most maxExtend times in all; the decide phase then runs the
+// level below that failure to a decision. A client-limited or too-short
+// level ends it: the client cannot offer more.
 func (s *sweeper) extend(ctx context.Context) error {
-	for range maxExtend {
-		k := kneeOf(s.res.Levels, s.plan.Kind)
-		if k.fail >= 0 || k.pass < 0 {
+	for s.extended < maxExtend {
+		if k := kneeOf(s.res.Levels, s.plan.Kind); k.fail >= 0 {
 			return nil
 		}
-		top := s.res.Levels[k.pass].OfferedLoad
-		for _, l := range s.res.Levels {
-			if !l.Partial && l.Profile.Mode != loadgen.ModeThroughput && l.OfferedLoad > top {
-				return nil // inconclusive (client-limited) levels above: nothing to extend into
+		top := -1
+		for i, l := range s.res.Levels {
+			if kneeCandidate(l, s.plan.Kind) && (top < 0 || l.OfferedLoad > s.res.Levels[top].OfferedLoad) {
+				top = i
 			}
 		}
-		next := top * 1.25
-		if s.plan.Kind == KindConcurrency {
-			next = top * 2
+		if top < 0 {
+			return nil
 		}
+		if t := s.res.Levels[top]; t.Verdict.ClientLimited || t.Verdict.TooShort {
+			return nil // the search cannot learn more above a level the client could not offer
+		}
+		load := s.res.Levels[top].OfferedLoad
+		next := load * 1.25
+		if s.plan.Kind == KindConcurrency {
+			next = load * 2
+		}
+		s.extended++
 		out, err := s.level(ctx, PhaseExtend, s.profile(next))
 		if err != nil || s.spent {
 			return err
 		}
-		if !out.Verdict.Decided() {
+		if !out.Verdict.Decided() && (out.Verdict.ClientLimited || out.Verdict.TooShort) {
 			s.warn(WarnExtendInconclusive, out.Index, fmt.Sprintf(
 				"the search above the grid stopped: level %d (%s) was %s", out.Index, formatLoad(next, s.unit()), undecidedWhy(out)))
 			return nil
@@ -336,11 +362,26 @@ func (s *sweeper) grid(ctx context.Context) error {
 			return fmt.Errorf("sweep: %w: the synchronous level completed no request in its window (%.4g req/s); lengthen the levels (Limits.MaxDuration) beyond one request's duration, or give the rates in Plan.Rates",
 				ErrGridUndefined, lo)
 		}
-		loads = s.rateGrid(lo, thr)
+		if s.failedAt >= 0 {
+			s.warn(WarnEarlyStop, -1, fmt.Sprintf(
+				"grid stopped: the synchronous level (%s) failed the SLO, so the knee lies below the tested range; the rate grid was not run", formatLoad(lo, s.unit())))
+			return nil
+		}
+		ramped, err := s.rampIfNeeded(ctx, lo, thr)
+		if err != nil || s.spent {
+			return err
+		}
+		loads = s.rateGrid(lo, thr, ramped)
 		slices.Sort(loads)
 		loads = slices.Compact(loads)
 	}
 	for i, x := range loads {
+		if s.failedAt >= 0 {
+			s.warn(WarnEarlyStop, -1, fmt.Sprintf(
+				"grid stopped: level %d failed the SLO, so the knee lies below %s; %d grid level(s) from %s skipped, and the search goes on below the failure",
+				s.failedAt, formatLoad(s.res.Levels[s.failedAt].OfferedLoad, s.unit()), len(loads)-i, formatLoad(x, s.unit())))
+			return nil
+		}
 		if s.stopped {
 			s.warn(WarnEarlyStop, -1, fmt.Sprintf(
 				"early stop: two consecutive levels failed the SLO by more than %g×; %d grid level(s) from %s skipped",
@@ -354,19 +395,75 @@ func (s *sweeper) grid(ctx context.Context) error {
 	return nil
 }
 
+// rampSteps bounds the levels of the concurrency ramp.
+const rampSteps = 8
+
+// rampGain is the growth of the completed request rate below which the
+// concurrency ramp stops: doubling the requests in flight bought less
+// than 10 %.
+const rampGain = 1.10
+
+// rampIfNeeded finds the maximum rate when the throughput level could not
+// (its maximum rate not above the synchronous rate lo by more than
+// KneeTolerance, as on a server that degrades under a 512-request flood)
+// and the runner reports no server concurrency: it runs closed-loop levels
+// at concurrency 2, 4, 8, ... (PhaseRamp, the grid's plain length) until
+// the completed request rate grows by less than rampGain, at most
+// rampSteps levels, or up to the throughput level's concurrency. It
+// returns the best rate measured (req/s), or 0 when it did not run.
+func (s *sweeper) rampIfNeeded(ctx context.Context, lo float64, thr LevelOutcome) (float64, error) {
+	if thr.OfferedLoad > lo*(1+s.plan.KneeTolerance) {
+		return 0, nil
+	}
+	if r, ok := s.runner.(CapacityReporter); ok && r.ServerConcurrency(thr.Index) >= 2 {
+		return 0, nil
+	}
+	limit := s.plan.MaxConcurrency
+	if limit <= 0 {
+		limit = loadgen.DefaultThroughputConcurrency
+	}
+	best := lo
+	for c, step := 2, 0; c <= limit && step < rampSteps; c, step = c*2, step+1 {
+		if s.budgetDefault {
+			s.plan.MaxLevels++ // the ramp is not taken from the knee search's budget
+		}
+		out, err := s.level(ctx, PhaseRamp, loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: c})
+		if err != nil || s.spent {
+			return best, err
+		}
+		r := out.Summary.RequestsPerSecond
+		grew := r >= best*rampGain
+		best = max(best, r)
+		if !grew {
+			break
+		}
+	}
+	return best, nil
+}
+
 // rateGrid returns the N−2 open-loop rates of a rate sweep above the
-// synchronous rate lo, given the throughput level thr.
-func (s *sweeper) rateGrid(lo float64, thr LevelOutcome) []float64 {
+// synchronous rate lo, given the throughput level thr and the maximum rate
+// the concurrency ramp measured (0: none ran).
+func (s *sweeper) rateGrid(lo float64, thr LevelOutcome, ramped float64) []float64 {
 	n := s.plan.N - 2
 	loads := make([]float64, 0, n)
-	if hi := thr.OfferedLoad; hi > lo*(1+s.plan.KneeTolerance) {
+	linear := func(hi float64) []float64 {
 		for k := 1; k <= n; k++ {
 			loads = append(loads, lo+(hi-lo)*float64(k)/float64(n))
 		}
 		return loads
 	}
+	if hi := thr.OfferedLoad; hi > lo*(1+s.plan.KneeTolerance) {
+		return linear(hi)
+	}
+	if ramped > lo*(1+s.plan.KneeTolerance) {
+		s.warn("max_rate_ramp", -1, fmt.Sprintf(
+			"the throughput level measured a maximum rate of %.4g req/s, not above the synchronous %.4g req/s by more than %g %% (a server that degrades when flooded), so a closed-loop concurrency ramp measured it instead: %.4g req/s; the grid is spaced linearly from %.4g up to it",
+			thr.OfferedLoad, lo, 100*s.plan.KneeTolerance, ramped, lo))
+		return linear(ramped)
+	}
 	factor, source := float64(FallbackFactor), fmt.Sprintf(
-		"%d× the synchronous rate, as the server reported no concurrency (give the Runner a CapacityReporter, such as engine metrics, so that its count of running requests bounds the grid, or give the rates in Plan.Rates)", FallbackFactor)
+		"%d× the synchronous rate, as neither the server's reported concurrency nor a concurrency ramp gave a maximum rate (give the Runner a CapacityReporter, such as engine metrics, or give the rates in Plan.Rates)", FallbackFactor)
 	if r, ok := s.runner.(CapacityReporter); ok {
 		if c := r.ServerConcurrency(thr.Index); c >= 2 {
 			factor, source = c, fmt.Sprintf("the synchronous rate × the %g requests the server reported running at once during the throughput level", c)
@@ -486,16 +583,25 @@ func (s *sweeper) level(ctx context.Context, phase Phase, p loadgen.Profile) (Le
 	}
 	// The grid of a search runs at the plain length; the levels that
 	// decide the knee (and every level of a fixed run) run to a decision.
-	decisive := s.deciding() && (phase != PhaseGrid || s.plan.Kind == KindLevels)
+	// Extension and ramp levels are probes at the plain length too.
+	probe := phase == PhaseGrid || phase == PhaseExtend || phase == PhaseRamp
+	decisive := s.deciding() && (!probe || s.plan.Kind == KindLevels)
 	var sum metrics.Summary
 	var err error
+	began := time.Now()
 	if decisive {
 		sum, err = s.runner.(DecidingRunner).RunLevelToDecision(ctx, idx, p)
 	} else {
 		sum, err = s.runner.RunLevel(ctx, idx, p)
 	}
-	out := LevelOutcome{Index: idx, Phase: phase, Profile: p, Summary: sum, Decisive: decisive}
+	out := LevelOutcome{Index: idx, Phase: phase, Profile: p, Summary: sum, Decisive: decisive,
+		Cost: Cost{Requests: sum.Requests.Scheduled, Seconds: time.Since(began).Seconds()}}
+	s.res.Cost.Requests += out.Cost.Requests
+	s.res.Cost.Seconds += out.Cost.Seconds
 	out.OfferedLoad, out.Unit = OfferedLoad(p, sum)
+	if phase == PhaseRamp {
+		out.OfferedLoad = sum.RequestsPerSecond // on the rate axis, what it sustained
+	}
 	if p.Mode == loadgen.ModeThroughput && s.plan.Kind != KindLevels {
 		// On a sweep's axis the throughput level stands at the maximum
 		// rate, the top of the rate grid (docs/sweep.md).
@@ -531,6 +637,10 @@ func (s *sweeper) level(ctx context.Context, phase Phase, p loadgen.Profile) (Le
 	s.res.Levels = append(s.res.Levels, out)
 	s.levelWarnings(out)
 	s.trackEarlyStop(out)
+	if phase == PhaseGrid && s.failedAt < 0 && !s.plan.Objective.IsZero() && !s.plan.NoBisect && s.plan.Kind != KindLevels &&
+		kneePoint(out, s.plan.Kind) && out.Verdict.Outcome == slo.OutcomeFail {
+		s.failedAt = out.Index
+	}
 	s.progressEnd(out)
 	return out, nil
 }
@@ -776,8 +886,10 @@ func (s *sweeper) finish() {
 				lv.Index, g, knee.SeedGoodputTokPerSec, 100*math.Abs(knee.SeedGoodputTokPerSec-g)/g))
 		}
 	}
+	knee.FailLevel = -1
 	if k.fail >= 0 {
 		knee.BracketHi = s.res.Levels[k.fail].OfferedLoad
+		knee.FailLevel = s.res.Levels[k.fail].Index
 		knee.Reached = true
 	} else {
 		var above []string

@@ -178,9 +178,17 @@ func TestRateSweepBracketsKnee(t *testing.T) {
 				if hasCode(res.Warnings, "knee_not_reached") || hasCode(res.Warnings, "knee_below_range") {
 					t.Errorf("unexpected warnings %v", codes(res.Warnings))
 				}
-				for _, l := range res.Levels[10:] {
-					if l.Phase != PhaseBisect {
-						t.Errorf("level %d phase %s, want bisect", l.Index, l.Phase)
+				// The grid stops at its first failure; bisection does the
+				// rest: no grid level runs above a failed one.
+				failed := math.Inf(1)
+				for _, l := range res.Levels {
+					switch {
+					case l.Phase != PhaseGrid && l.Phase != PhaseBisect:
+						t.Errorf("level %d phase %s, want grid or bisect", l.Index, l.Phase)
+					case l.Phase == PhaseGrid && l.OfferedLoad > failed:
+						t.Errorf("grid level %d at %v ran above a failed grid level at %v", l.Index, l.OfferedLoad, failed)
+					case l.Phase == PhaseGrid && l.Verdict.Outcome == slo.OutcomeFail:
+						failed = min(failed, l.OfferedLoad)
 					}
 				}
 			})
@@ -196,7 +204,10 @@ func TestAllLevelsPass(t *testing.T) {
 	}
 	// The grid tops out at 15 req/s; maxExtend levels above it (×1.25
 	// each) pass too.
-	top := 15 * 1.25 * 1.25 * 1.25 * 1.25
+	top := 15.0
+	for range maxExtend {
+		top *= 1.25
+	}
 	if res.Knee == nil || res.Knee.Reached || res.Knee.OfferedLoad != top || res.Knee.BracketHi != 0 {
 		t.Errorf("knee = %+v, want unreached at %g req/s", res.Knee, top)
 	}
@@ -240,8 +251,10 @@ func TestFirstLevelFails(t *testing.T) {
 	if !hasCode(res.Warnings, "knee_below_range") || res.ExitCode() != exitcode.SLOFailed {
 		t.Errorf("warnings %v exit %d", codes(res.Warnings), res.ExitCode())
 	}
-	if len(res.Levels) != 10 {
-		t.Errorf("ran %d levels, want the whole grid (10) without early stop", len(res.Levels))
+	// The synchronous level fails: the knee lies below the range, and no
+	// rate of the grid is run.
+	if len(res.Levels) != 2 || !hasCode(res.Warnings, "early_stop") {
+		t.Errorf("ran %d levels (warnings %v), want the synchronous and throughput levels only", len(res.Levels), codes(res.Warnings))
 	}
 }
 
@@ -258,22 +271,27 @@ func TestKneeBetweenSynchronousAndFirstRate(t *testing.T) {
 	}
 }
 
+// TestEarlyStop: what was seen on a llama.cpp server: six grid levels
+// (about six minutes with their drains) ran far beyond the knee. With
+// bisection to follow, the grid stops at its first failure.
 func TestEarlyStop(t *testing.T) {
+	gridRates := func(res Result) []float64 {
+		var r []float64
+		for _, l := range res.Levels {
+			if l.Phase == PhaseGrid && l.Profile.Mode.OpenLoop() {
+				r = append(r, l.Profile.Rate)
+			}
+		}
+		return r
+	}
 	srv := &server{capacity: 5, syncRate: 2, thrRate: 15, base: 100}
-	plan := Plan{Objective: objective(t, "ttft_p99<=500ms"), EarlyStop: true}
-	res, err := Run(context.Background(), plan, srv)
+	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms")}, srv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var gridRates []float64
-	for _, l := range res.Levels {
-		if l.Phase == PhaseGrid && l.Profile.Mode.OpenLoop() {
-			gridRates = append(gridRates, l.Profile.Rate)
-		}
-	}
-	// 3.625 passes; 5.25 and 6.875 fail 10× over: the grid stops there.
-	if want := []float64{3.625, 5.25, 6.875}; !slices.Equal(gridRates, want) {
-		t.Errorf("grid rates run %v, want %v", gridRates, want)
+	// 3.625 passes; 5.25 fails: the grid stops there.
+	if want := []float64{3.625, 5.25}; !slices.Equal(gridRates(res), want) {
+		t.Errorf("grid rates run %v, want %v", gridRates(res), want)
 	}
 	if !hasCode(res.Warnings, "early_stop") {
 		t.Errorf("no early_stop warning: %v", codes(res.Warnings))
@@ -282,6 +300,14 @@ func TestEarlyStop(t *testing.T) {
 		t.Errorf("knee %+v: bisection should still bracket 5", k)
 	}
 
+	// Without bisection (GuideLLM's whole grid), Plan.EarlyStop stops
+	// after two wide failures (10× over).
+	plan := Plan{Objective: objective(t, "ttft_p99<=500ms"), EarlyStop: true, NoBisect: true}
+	srv = &server{capacity: 5, syncRate: 2, thrRate: 15, base: 100}
+	res, _ = Run(context.Background(), plan, srv)
+	if want := []float64{3.625, 5.25, 6.875}; !slices.Equal(gridRates(res), want) {
+		t.Errorf("grid rates run %v, want %v", gridRates(res), want)
+	}
 	// A narrow failure (1.5×) does not count.
 	srv = &server{capacity: 5, syncRate: 2, thrRate: 15, base: 100}
 	srv.mutate = func(_ int, p loadgen.Profile, s *metrics.Summary) {
@@ -313,7 +339,8 @@ func TestConcurrencySweep(t *testing.T) {
 			bisect = append(bisect, l.Profile.Concurrency)
 		}
 	}
-	if want := []int{1, 2, 4, 8, 16, 32, 64}; !slices.Equal(grid, want) {
+	// 32 fails: the grid stops there, bisection does the rest.
+	if want := []int{1, 2, 4, 8, 16, 32}; !slices.Equal(grid, want) {
 		t.Errorf("grid %v, want %v", grid, want)
 	}
 	if want := []int{24, 28, 26, 25}; !slices.Equal(bisect, want) {
@@ -464,7 +491,8 @@ func TestNonMonotonic(t *testing.T) {
 			s.TTFT = spread(s.Requests.OK, 100) // a lucky pass above the knee
 		}
 	}
-	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms")}, srv)
+	// The whole grid (no bisection) reaches the lucky pass.
+	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms"), NoBisect: true}, srv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -478,11 +506,11 @@ func TestNonMonotonic(t *testing.T) {
 
 func TestLevelBudget(t *testing.T) {
 	srv := &server{capacity: 12.5, syncRate: 2, thrRate: 15, base: 100}
-	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms"), MaxLevels: 11}, srv)
+	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms"), MaxLevels: 10}, srv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Levels) != 11 || res.StopReason != StopLevelBudget || !hasCode(res.Warnings, "level_budget") || res.Partial {
+	if len(res.Levels) != 10 || res.StopReason != StopLevelBudget || !hasCode(res.Warnings, "level_budget") || res.Partial {
 		t.Errorf("levels %d stop %s warnings %v", len(res.Levels), res.StopReason, codes(res.Warnings))
 	}
 	// A budget below the grid truncates it.
@@ -591,23 +619,59 @@ func (r reporter) ServerConcurrency(level int) float64 {
 // grid ran levels 2-9 all at 3.0 req/s. A grid must never be degenerate:
 // it falls back to geometric rates from the synchronous rate up to that
 // rate times the server's reported concurrency, or times FallbackFactor.
+//
+// What was seen next: the fixed 8× grid ran six levels (about six minutes
+// with their drains) far beyond the knee. Without a reported concurrency a
+// closed-loop concurrency ramp now measures the maximum rate, and the
+// fixed factor is the last resort.
 func TestDegenerateGridFallsBack(t *testing.T) {
+	// saturating: a server whose rate grows 1.8× per doubling of the
+	// requests in flight up to 9 req/s; flat: one whose rate never grows.
+	saturating := func(_ int, p loadgen.Profile, s *metrics.Summary) {
+		if p.Mode == loadgen.ModeConcurrent {
+			s.RequestsPerSecond = min(1.8*float64(p.Concurrency), 9)
+		}
+	}
+	flat := func(_ int, p loadgen.Profile, s *metrics.Summary) {
+		if p.Mode == loadgen.ModeConcurrent {
+			s.RequestsPerSecond = 3
+		}
+	}
 	tests := []struct {
 		name   string
 		runner func(*server) LevelRunner
-		factor float64
+		mutate func(int, loadgen.Profile, *metrics.Summary)
+		ramp   []int   // concurrencies of the ramp
+		top    float64 // the grid's top rate
+		code   metrics.WarningCode
 		says   string
 	}{
-		{"no reported concurrency", func(s *server) LevelRunner { return s }, FallbackFactor, "reported no concurrency"},
-		{"reported concurrency", func(s *server) LevelRunner { return reporter{s, 5} }, 5, "the 5 requests the server reported running"},
-		{"reported concurrency 1", func(s *server) LevelRunner { return reporter{s, 1} }, FallbackFactor, "reported no concurrency"},
+		{"ramp", func(s *server) LevelRunner { return s }, saturating, []int{2, 4, 8, 16}, 9, "max_rate_ramp", "concurrency ramp measured it instead: 9 req/s"},
+		{"reported concurrency", func(s *server) LevelRunner { return reporter{s, 5} }, saturating, nil, 15, "max_rate_fallback", "the 5 requests the server reported running"},
+		{"ramp finds nothing", func(s *server) LevelRunner { return reporter{s, 1} }, flat, []int{2}, 3 * FallbackFactor, "max_rate_fallback", "nor a concurrency ramp gave a maximum rate"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := &server{capacity: 1e9, syncRate: 3, thrRate: 3, base: 100, mutate: withOSL(32, 96, 0)}
+			osl := withOSL(32, 96, 0)
+			srv := &server{capacity: 1e9, syncRate: 3, thrRate: 3, base: 100, mutate: func(l int, p loadgen.Profile, s *metrics.Summary) {
+				osl(l, p, s)
+				tc.mutate(l, p, s)
+			}}
 			res, err := Run(context.Background(), Plan{}, tc.runner(srv))
 			if err != nil {
 				t.Fatal(err)
+			}
+			var ramp []int
+			for _, l := range res.Levels {
+				if l.Phase == PhaseRamp {
+					ramp = append(ramp, l.Profile.Concurrency)
+					if kneeCandidate(l, KindRate) {
+						t.Errorf("ramp level %d is a knee candidate", l.Index)
+					}
+				}
+			}
+			if !slices.Equal(ramp, tc.ramp) {
+				t.Errorf("ramp %v, want %v", ramp, tc.ramp)
 			}
 			rates := gridRates(srv.calls)
 			if len(rates) != 8 {
@@ -620,17 +684,17 @@ func TestDegenerateGridFallsBack(t *testing.T) {
 				}
 				prev = r
 			}
-			if top := rates[7]; math.Abs(top-3*tc.factor) > 1e-9 {
-				t.Errorf("top rate %v, want 3 × %v", top, tc.factor)
+			if top := rates[7]; math.Abs(top-tc.top) > 1e-9 {
+				t.Errorf("top rate %v, want %v", top, tc.top)
 			}
 			var msg string
 			for _, w := range res.Warnings {
-				if w.Code == "max_rate_fallback" {
+				if w.Code == tc.code {
 					msg = w.Message
 				}
 			}
-			if !strings.Contains(msg, tc.says) || !strings.Contains(msg, "degenerate") {
-				t.Errorf("max_rate_fallback warning %q, want it to say %q", msg, tc.says)
+			if !strings.Contains(msg, tc.says) || !strings.Contains(msg, "degenerate") && tc.code == "max_rate_fallback" {
+				t.Errorf("%s warning %q, want it to say %q", tc.code, msg, tc.says)
 			}
 		})
 	}
@@ -645,7 +709,7 @@ func TestFallbackGridStopsEarly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 3 × 8^(k/8): 3.87 passes, 5.0 and 6.5 fail by 10×, the other five are skipped.
+	// 3 × 8^(k/8): 3.87 passes, 5.0 fails: the other six are skipped.
 	if rates := gridRates(srv.calls); len(rates) < 3 || math.Abs(rates[0]-3*math.Pow(8, 1.0/8)) > 1e-9 {
 		t.Fatalf("rates run %v", rates)
 	}
@@ -658,8 +722,8 @@ func TestFallbackGridStopsEarly(t *testing.T) {
 			grid++
 		}
 	}
-	if k := res.Knee; grid != 5 || k == nil || !k.Reached || k.BracketHi > 5.01 || k.OfferedLoad < 3.87 {
-		t.Errorf("%d grid levels, knee %+v; want 5 (sync, throughput, 3 rates) and a knee in [3.87, 5.0]", grid, k)
+	if k := res.Knee; grid != 4 || k == nil || !k.Reached || k.BracketHi > 5.01 || k.OfferedLoad < 3.87 {
+		t.Errorf("%d grid levels, knee %+v; want 4 (sync, throughput, 2 rates) and a knee in [3.87, 5.0]", grid, k)
 	}
 }
 
@@ -759,8 +823,9 @@ func TestBisectStopsOnClientLimited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(res.Levels); n != 11 || res.Levels[10].Phase != PhaseBisect {
-		t.Fatalf("%d levels, want the grid and one bisection level", n)
+	// The grid stops at 13.375 req/s (level 8), which fails.
+	if n := len(res.Levels); n != 10 || res.Levels[9].Phase != PhaseBisect {
+		t.Fatalf("%d levels, want the grid to its first failure and one bisection level", n)
 	}
 	if !hasCode(res.Warnings, "bisect_inconclusive") {
 		t.Errorf("warnings %v, want bisect_inconclusive", codes(res.Warnings))
@@ -808,11 +873,11 @@ func TestUndecidedLevelsNamedAndSkipped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Grid: 3.625, 5.25 pass; 6.875, 8.5 undecided; 10.125 and above
-	// fail; the bisection's first level, 7.69 (level 10), is undecided too.
-	// They are listed in load order.
-	if !slices.Equal(res.Undecided, []int{4, 10, 5}) {
-		t.Errorf("undecided %v, want [4 10 5] (6.875, 7.69 and 8.5 req/s)", res.Undecided)
+	// Grid: 3.625, 5.25 pass; 6.875, 8.5 undecided; 10.125 fails and
+	// ends the grid; the bisection's first level, 7.69 (level 7), is
+	// undecided too. They are listed in load order.
+	if !slices.Equal(res.Undecided, []int{4, 7, 5}) {
+		t.Errorf("undecided %v, want [4 7 5] (6.875, 7.69 and 8.5 req/s)", res.Undecided)
 	}
 	k := res.Knee
 	if k == nil || k.OfferedLoad < 5.25 || k.OfferedLoad > 6 || !k.Reached {
