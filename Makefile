@@ -112,7 +112,7 @@ bench: ## Go micro-benchmarks, then the bench/ scripts (see docs/performance.md)
 	bash bench/run-all.sh
 
 demo: build ## the README's first command, built by `make build`: a sweep against the embedded mock
-	$(BIN) sweep --slo "ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%" --precision decide
+	$(BIN) sweep --slo "ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%"
 
 clean: ## remove build outputs
 	rm -rf bin

@@ -90,19 +90,22 @@ func badInput(err error) error {
 
 // Benchmark is one run or sweep, set up by New and carried out by Run.
 type Benchmark struct {
-	s                Settings
-	opt              Options
-	obj              slo.Objective
-	precision        slo.Precision // Settings.Precision parsed
-	levels           []float64     // Settings.Rates parsed
-	warmup, cooldown loadgen.Trim
-	limits           loadgen.Limits
-	shard            loadgen.Shard          // Settings.Shard; zero when unsharded
-	tls              *tls.Config            // CACert or Insecure; nil for Go's defaults
-	defaultRunID     bool                   // RunID was not given: a taken one gets a suffix
-	arr              arrivals               // Trace, Ramp, Burstiness, SharedPrefix parsed
-	prices           *scorecard.TokenPrices // Settings.Price parsed
-	reference        *scorecard.Reference   // Settings.Reference parsed
+	s         Settings
+	opt       Options
+	obj       slo.Objective
+	precision slo.Precision // Settings.Precision parsed
+	// precisionDefaulted is set when a sweep with an SLO took "decide"
+	// because --precision was not given.
+	precisionDefaulted bool
+	levels             []float64 // Settings.Rates parsed
+	warmup, cooldown   loadgen.Trim
+	limits             loadgen.Limits
+	shard              loadgen.Shard          // Settings.Shard; zero when unsharded
+	tls                *tls.Config            // CACert or Insecure; nil for Go's defaults
+	defaultRunID       bool                   // RunID was not given: a taken one gets a suffix
+	arr                arrivals               // Trace, Ramp, Burstiness, SharedPrefix parsed
+	prices             *scorecard.TokenPrices // Settings.Price parsed
+	reference          *scorecard.Reference   // Settings.Reference parsed
 
 	clock      loadgen.Clock
 	target     string
@@ -187,7 +190,12 @@ func (b *Benchmark) parse() error {
 	if b.obj, err = slo.Parse(s.SLO); err != nil {
 		bad(fmt.Errorf("--slo: %w", err))
 	}
-	if b.precision, err = slo.ParsePrecision(s.Precision); err != nil {
+	if s.Precision == "" && s.Command == CommandSweep && strings.TrimSpace(s.SLO) != "" {
+		// A user who gives a sweep an SLO asks for the knee: decide it.
+		// `--precision quick` keeps the undecided grid of short levels.
+		b.precisionDefaulted = true
+		b.precision = slo.Precision{Decide: true}
+	} else if b.precision, err = slo.ParsePrecision(s.Precision); err != nil {
 		if !strings.ContainsAny(s.Precision, ":_%=") {
 			// A model precision (fp8, bf16) given the old way.
 			bad(fmt.Errorf("--precision %q: --precision sets how precisely each level is measured, e.g. ttft_p99:5%%; for the model's numeric precision (metadata) use --model-precision %s", s.Precision, s.Precision))
@@ -441,6 +449,9 @@ func (b *Benchmark) setup(ctx context.Context) error {
 			s.MaxLag = demoLag
 			fmt.Fprintf(b.opt.Log, "*** demo: --max-lag raised from %v to 20ms: the in-process mock shares the client's CPU (a real target keeps the default, 5 %% of the tightest TTFT, TTFOT or E2E threshold) ***\n", b.obj.MaxLag())
 		}
+	}
+	if b.precisionDefaulted {
+		fmt.Fprintln(b.opt.Log, "sweep with --slo: the levels that decide the knee run until every term is decided (--precision decide, the default with an SLO; --precision quick keeps the short, undecided grid)")
 	}
 	b.suggestWarmupPhase()
 	if err := b.newClient(ctx); err != nil {

@@ -93,3 +93,34 @@ func TestProfilesAreWhatNewAccepts(t *testing.T) {
 		}
 	}
 }
+
+// Seen: `sweep --slo ...` without --precision ended "knee: undecided",
+// exit 5, by design: the README's first command had to add --precision
+// decide. A sweep given an SLO now decides by default; --precision quick
+// keeps the undecided grid, and a run or a sweep without an SLO is quick.
+func TestSweepWithSLODecidesByDefault(t *testing.T) {
+	for _, tt := range []struct {
+		command   Command
+		slo, prec string
+		decide    bool
+	}{
+		{CommandSweep, "ttft_p99<=500ms", "", true},
+		{CommandSweep, "ttft_p99<=500ms", "quick", false},
+		{CommandSweep, "ttft_p99<=500ms", "decide", true},
+		{CommandSweep, "", "", false},
+		{CommandRun, "ttft_p99<=500ms", "", false},
+	} {
+		s := DefaultSettings(tt.command)
+		s.SLO, s.Precision = tt.slo, tt.prec
+		if tt.command == CommandRun {
+			s.Rates = []string{"4"}
+		}
+		b := &Benchmark{s: s}
+		if err := b.parse(); err != nil {
+			t.Fatalf("%s --slo %q --precision %q: %v", tt.command, tt.slo, tt.prec, err)
+		}
+		if got := b.precision.Decide; got != tt.decide {
+			t.Errorf("%s --slo %q --precision %q: decide %v, want %v", tt.command, tt.slo, tt.prec, got, tt.decide)
+		}
+	}
+}

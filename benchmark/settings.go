@@ -104,7 +104,7 @@ type Settings struct {
 
 	// SLO and statistics.
 	SLO                 string  // slo: the service-level objective, e.g. ttft_p99<=500ms,itl_p95<=50ms
-	Precision           string  // precision: interval targets levels run to, e.g. ttft_p99:5%
+	Precision           string  // precision: "decide", interval targets levels run to (e.g. ttft_p99:5%), or "quick"; "": decide for a sweep with an SLO, else quick
 	PrecisionMaxSeconds float64 // precision-max-seconds: a sweep's bound on a level run to a decision, s (0: 10 × MaxSeconds)
 	Repeat              int     // repeat: runs of each level, pooled (0 or 1: once)
 

@@ -116,7 +116,7 @@ func levelTable(res sweep.Result, arr *results.Arrivals) *table {
 	}
 	cols := []column{
 		{name: "lvl", right: true}, {name: "phase"}, {name: "profile"}, {name: "load", right: true},
-		{group: "requests", name: "ok", right: true}, {group: "requests", name: "fail", right: true}, {group: "requests", name: "inc", right: true},
+		{group: "requests", name: "ok", right: true}, {group: "requests", name: "fail", right: true}, {group: "requests", name: "censored", right: true},
 		{group: "TTFT ms", name: "p50", right: true}, {group: "TTFT ms", name: pctName(ttftP) + " [95% CI]", right: true},
 	}
 	if errAdj {
@@ -128,8 +128,12 @@ func levelTable(res sweep.Result, arr *results.Arrivals) *table {
 		column{group: "output", name: "tok/s [95% CI]", right: true}, column{group: "output", name: "req/s", right: true},
 		column{name: "goodput tok/s", right: true},
 		column{group: "lag ms", name: "p99", right: true},
-		column{name: "flags"}, column{name: "verdict"},
 	)
+	withCost := res.Cost.Seconds > 0 // not in results written before costs were kept
+	if withCost {
+		cols = append(cols, column{group: "cost", name: "req", right: true}, column{group: "cost", name: "s", right: true})
+	}
+	cols = append(cols, column{name: "flags"}, column{name: "verdict"})
 	withSLO := !res.Objective.IsZero()
 	t := &table{cols: cols}
 	for _, l := range res.Levels {
@@ -160,8 +164,11 @@ func levelTable(res sweep.Result, arr *results.Arrivals) *table {
 			fmtEstimate(s.OutputTokensPerSecond, s.OutputTokensPerSecondCI), fmtRateRounded(s.RequestsPerSecond, s.RequestsPerSecondCI),
 			goodput,
 			lag,
-			levelFlags(l), verdictText(res, l),
 		)
+		if withCost {
+			row = append(row, thousands(float64(l.Cost.Requests), 0), fmtCostSeconds(l.Cost.Seconds))
+		}
+		row = append(row, levelFlags(l), verdictText(res, l))
 		t.add(row...)
 	}
 	return t
@@ -181,4 +188,13 @@ func warmupLine(run results.Run) string {
 		line += fmt.Sprintf("; TTFT p50 %s ms at its start, %s ms at its end", fmtMs(*w.FirstTTFTMs), fmtMs(*w.LastTTFTMs))
 	}
 	return line + " (counted in no level)"
+}
+
+// fmtCostSeconds is a level's wall time for the table: whole seconds, or
+// "-" for a result written before costs were kept.
+func fmtCostSeconds(sec float64) string {
+	if sec == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", sec)
 }

@@ -42,9 +42,9 @@ func ExampleWriteConsole() {
 	// gollm-bench run: run demo, model m, 1 level(s)
 	// slo: ttft_p99<=500ms
 	//
-	//                                          requests        TTFT ms                        ITL ms             E2E ms    output                                lag ms
-	// lvl  phase  profile                load   ok  fail  inc  p50              p99 [95% CI]  p50  p95 [95% CI]  p50  p99  tok/s [95% CI]  req/s  goodput tok/s     p99  flags  verdict
-	//   0  grid   concurrent 1  concurrency 1  120     0    0   89  148.1 [145.9, unbounded]    -             -    -    -  486 [471, 502]    1.9              0       -         INCONCLUSIVE ttft_p99<=500ms
+	//                                          requests             TTFT ms                        ITL ms             E2E ms    output                                lag ms
+	// lvl  phase  profile                load   ok  fail  censored  p50              p99 [95% CI]  p50  p95 [95% CI]  p50  p99  tok/s [95% CI]  req/s  goodput tok/s     p99  flags  verdict
+	//   0  grid   concurrent 1  concurrency 1  120     0         0   89  148.1 [145.9, unbounded]    -             -    -    -  486 [471, 502]    1.9              0       -         INCONCLUSIVE ttft_p99<=500ms
 	//
 	// knee: not searched (gollm-bench run judges each level; gollm-bench sweep finds the knee); see the verdicts
 }

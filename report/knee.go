@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -23,6 +24,56 @@ import (
 // line gives it in req/s, the knee level's whole output throughput, and
 // the seed formula's cross-check.
 func kneeLines(res sweep.Result) []string {
+	lines := kneeVerdictLines(res)
+	if c := costLine(res); c != "" {
+		lines = append(lines, c)
+	}
+	return lines
+}
+
+// costLine states what the decision cost: "  cost: 3,412 requests in 6 min
+// 12 s over 14 levels; the knee was decided by levels 11 (pass, 765
+// requests, 1 min 38 s) and 12 (fail, 96 requests, 11 s)". "" for a run
+// without levels or a result written before costs were kept.
+func costLine(res sweep.Result) string {
+	if len(res.Levels) == 0 || res.Cost.Seconds == 0 {
+		return ""
+	}
+	line := fmt.Sprintf("  cost: %s requests in %s over %d %s", thousands(float64(res.Cost.Requests), 0),
+		fmtSpan(res.Cost.Seconds), len(res.Levels), plural(len(res.Levels), "level", "levels"))
+	k := res.Knee
+	if k == nil {
+		return line
+	}
+	describe := func(index int, verdict string) string {
+		for _, l := range res.Levels {
+			if l.Index == index {
+				return fmt.Sprintf("%d (%s, %s requests, %s)", index, verdict, thousands(float64(l.Cost.Requests), 0), fmtSpan(l.Cost.Seconds))
+			}
+		}
+		return fmt.Sprint(index)
+	}
+	if k.Reached && k.FailLevel >= 0 {
+		return line + fmt.Sprintf("; the knee was decided by levels %s and %s", describe(k.Level, "pass"), describe(k.FailLevel, "fail"))
+	}
+	return line + "; the highest pass is level " + describe(k.Level, "pass")
+}
+
+// fmtSpan formats seconds for people: "48 s", "6 min 12 s", "1 h 02 min".
+func fmtSpan(sec float64) string {
+	s := int64(math.Round(sec))
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%d s", s)
+	case s < 3600:
+		return fmt.Sprintf("%d min %02d s", s/60, s%60)
+	}
+	return fmt.Sprintf("%d h %02d min", s/3600, s%3600/60)
+}
+
+// kneeVerdictLines is the knee and the goodput at it (kneeLines without
+// the cost).
+func kneeVerdictLines(res sweep.Result) []string {
 	obj := res.Objective.String()
 	k := res.Knee
 	if res.Objective.IsZero() {

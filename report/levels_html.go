@@ -49,7 +49,7 @@ func htmlLevels(res sweep.Result) levelsTable {
 	if withSLO {
 		group("", "verdict")
 	}
-	group("requests", "ok", "fail", "cut off")
+	group("requests", "ok", "fail", "censored")
 	ttft := []string{"p50", "p99"}
 	if errAdj {
 		ttft = append(ttft, "p99 err-adj")
@@ -62,6 +62,10 @@ func htmlLevels(res sweep.Result) levelsTable {
 		out = append([]string{"tok/s", "goodput tok/s"}, out[1:]...)
 	}
 	group("output", out...)
+	withCost := res.Cost.Seconds > 0
+	if withCost {
+		group("cost", "requests", "s")
+	}
 	group("client", "lag p99 ms", "flags")
 	for _, l := range res.Levels {
 		s := l.Summary
@@ -112,6 +116,11 @@ func htmlLevels(res sweep.Result) levelsTable {
 		r.Cells = append(r.Cells,
 			htmlCell{Main: fmtRate(s.RequestsPerSecond)},
 			htmlCell{Main: fmtTokens(s.TokensPerChunk, s.TokensPerChunk.Mean)},
+		)
+		if withCost {
+			r.Cells = append(r.Cells, htmlCell{Main: thousands(float64(l.Cost.Requests), 0)}, htmlCell{Main: fmtCostSeconds(l.Cost.Seconds)})
+		}
+		r.Cells = append(r.Cells,
 			htmlCell{Main: fmtDist(s.Lag, s.Lag.P99)},
 			htmlCell{Main: levelFlags(l), Left: true},
 		)

@@ -52,6 +52,11 @@ func (p Precision) String() string {
 	return strings.Join(parts, ",")
 }
 
+// PrecisionQuick asks for nothing: levels run their plain length, and a
+// sweep's grid of short levels is left undecided where it cannot bound a
+// percentile (`--precision quick`, the default without an SLO).
+const PrecisionQuick = "quick"
+
 // PrecisionDecide is the precision that only asks for decided verdicts:
 // each level runs until every SLO term passes or fails (within the
 // level's bound), however wide its intervals.
@@ -102,7 +107,7 @@ func (p Precision) Met(s metrics.Summary) bool {
 func ParsePrecision(s string) (Precision, error) {
 	var p Precision
 	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "":
+	case "", PrecisionQuick:
 		return p, nil
 	case PrecisionDecide:
 		return Precision{Decide: true}, nil

@@ -80,7 +80,7 @@ type LevelOutcome struct {
 	// there was none (level 0 is never a re-run).
 	RerunBy int `json:"rerun_by,omitempty"`
 	// Cost is what the level spent (requests and seconds).
-	Cost Cost `json:"cost"`
+	Cost Cost `json:"cost,omitzero"`
 }
 
 // Knee is the highest offered load that passed the SLO
@@ -137,7 +137,7 @@ type Result struct {
 	StopReason StopReason `json:"stop_reason"`
 	// Cost is what the whole sweep spent: the sum of its levels' costs
 	// (Seconds excludes the time between levels, e.g. telemetry setup).
-	Cost Cost `json:"cost"`
+	Cost Cost `json:"cost,omitzero"`
 }
 
 // ExitCode maps the result to the process exit code: exitcode.Partial when

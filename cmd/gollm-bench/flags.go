@@ -71,7 +71,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.DurationVar(&s.MaxLag, "max-lag", s.MaxLag, "scheduling-lag p99 above which a level is client-limited (default 5% of the tightest TTFT, TTFOT or E2E threshold, or 10ms)")
 
 	fs.StringVar(&s.SLO, "slo", s.SLO, `service-level objective, e.g. "ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%"`)
-	fs.StringVar(&s.Precision, "precision", s.Precision, `run each level until every SLO term is decided ("decide"), or also until these 95% intervals are this tight relative to their estimate, e.g. "ttft_p99:5%,itl_p95:3%" (run: bounded by --max-seconds, default 120s with it, or --max-requests; sweep: the grid runs --max-seconds and the levels that decide the knee run up to --precision-max-seconds)`)
+	fs.StringVar(&s.Precision, "precision", s.Precision, `run each level until every SLO term is decided ("decide"), or also until these 95% intervals are this tight relative to their estimate, e.g. "ttft_p99:5%,itl_p95:3%", or not at all ("quick") (run: bounded by --max-seconds, default 120s with it, or --max-requests; sweep: the grid runs --max-seconds and the levels that decide the knee run up to --precision-max-seconds; default: "decide" for a sweep with --slo, else "quick")`)
 	if sweep {
 		fs.Float64Var(&s.PrecisionMaxSeconds, "precision-max-seconds", s.PrecisionMaxSeconds, "with --precision, the longest a level that decides the knee may run, s (default 10 × --max-seconds; the grid runs --max-seconds)")
 	}
