@@ -821,6 +821,9 @@ func (b *Benchmark) Run(ctx context.Context) (Outcome, error) {
 		fmt.Fprintf(b.opt.Log, "%s: partial results kept in %s\n", interruptedBy(ctx), b.dir)
 		out.Code = exitcode.Partial
 		return out, nil
+	case runErr != nil && errors.Is(runErr, sweep.ErrGridUndefined) && failures.noSuccess(b.target) != nil:
+		// Nothing answered: say so, rather than that the grid is undefined.
+		return out, fmt.Errorf("%w (results so far are in %s)", failures.noSuccess(b.target), b.dir)
 	case runErr != nil:
 		return out, fmt.Errorf("%w (results so far are in %s)", fieldname.Replace(runErr, warningWords...), b.dir)
 	}

@@ -24,12 +24,22 @@ type failureTally struct {
 	ok, failed int64
 	kinds      map[string]int64
 	examples   map[string]string
+	// cut counts the requests cut off unfinished (incomplete), and
+	// unanswered those of them sent in a window without a first token;
+	// waited is the longest such wait, ms.
+	cut, unanswered int64
+	waited          float64
 }
 
 func tallyFailures(levels []harness.Level) failureTally {
 	t := failureTally{kinds: map[string]int64{}, examples: map[string]string{}}
 	for _, lv := range levels {
 		t.ok += lv.Result.OK
+		t.cut += lv.Result.Cancelled
+		if c := lv.Summary.Censored.TTFT.AtLeast; c.Count > 0 {
+			t.unanswered += c.Count
+			t.waited = max(t.waited, c.Max)
+		}
 		for k, n := range lv.ErrorKinds {
 			t.kinds[k] += n
 			t.failed += n
@@ -77,8 +87,16 @@ func (t failureTally) print(w io.Writer, target string, hint bool) {
 // verdict means anything. It names the error kinds seen and, when the
 // first failures say why, what to check.
 func (t failureTally) noSuccess(target string) error {
-	if t.ok > 0 || t.failed == 0 {
+	if t.ok > 0 || t.failed == 0 && t.cut == 0 {
 		return nil
+	}
+	if t.failed == 0 {
+		waited := ""
+		if t.unanswered > 0 {
+			waited = fmt.Sprintf(", %d of them measured after waiting up to %.3g s without a first token", t.unanswered, t.waited/1000)
+		}
+		return fmt.Errorf("no request succeeded at any level: %d request(s) were cut off unfinished%s: the server at %s accepted them but did not answer (with an SLO, each counts against its TTFT and E2E terms as at least its wait); check the server's logs and load",
+			t.cut, waited, redact.URL(target))
 	}
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(t.kinds)) {

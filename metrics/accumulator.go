@@ -120,6 +120,11 @@ type Accumulator struct {
 	cutTTFT, cutTTFTCorr, cutTTFOT             *hdrhistogram.Histogram
 	censTTFT, censTTFTCorr, censTTFOT, censE2E *hdrhistogram.Histogram
 	perChunk, isl, osl                         *hdrhistogram.Histogram
+	// Requests sent before the window that held a closed loop's slots
+	// unanswered through all of it (Censored.HeldOver): their waits, and
+	// their waits from scheduled_at.
+	heldOver               int64
+	heldWait, heldWaitCorr *hdrhistogram.Histogram
 
 	counts RequestCounts
 	// The receive clocks of the ok requests sent in the window: how many
@@ -177,6 +182,8 @@ func NewAccumulator(cfg Config) *Accumulator {
 		cutTTFT:      newLatencyHistogram(),
 		cutTTFTCorr:  newLatencyHistogram(),
 		cutTTFOT:     newLatencyHistogram(),
+		heldWait:     newLatencyHistogram(),
+		heldWaitCorr: newLatencyHistogram(),
 		censTTFT:     newLatencyHistogram(),
 		censTTFTCorr: newLatencyHistogram(),
 		censTTFOT:    newLatencyHistogram(),
@@ -260,6 +267,13 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 	}
 
 	if !rec.InWindow {
+		if rec.Status == loadgen.StatusCancelled && rec.FirstTokenAt == 0 && rec.SentAt > 0 &&
+			rec.SentAt < w.Start && rec.DoneAt >= w.End && a.validWindow {
+			// Sent before the window and unanswered through all of it.
+			a.heldOver++
+			recordLatency(a.heldWait, max(rec.DoneAt-rec.LatencyStart(), 0))
+			recordLatency(a.heldWaitCorr, max(rec.DoneAt-rec.ScheduledAt, 0))
+		}
 		return
 	}
 	a.counts.Sent++
@@ -525,6 +539,21 @@ func (a *Accumulator) Summary() Summary {
 			TTFTCorrected: cut(a.cutTTFTCorr, a.censTTFTCorr),
 			TTFOT:         cut(a.cutTTFOT, a.censTTFOT),
 			E2E:           CensoredLatency{AtLeast: present(a.censE2E)},
+		}
+	}
+	if a.counts.Sent == 0 && a.heldOver > 0 {
+		// No request was sent in the window because every slot was held
+		// by one sent before it that never answered (a synchronous level
+		// against a server that accepts and stays silent): those requests
+		// are the window's sample, each censored at its wait.
+		wait := distributionOf(a.heldWait, UnitMS, memo)
+		s.Requests.Sent, s.Requests.Incomplete = a.heldOver, a.heldOver
+		s.Censored = Censored{
+			Requests: a.heldOver, HeldOver: a.heldOver,
+			TTFT:          CensoredLatency{AtLeast: wait},
+			TTFTCorrected: CensoredLatency{AtLeast: distributionOf(a.heldWaitCorr, UnitMS, memo)},
+			TTFOT:         CensoredLatency{AtLeast: wait},
+			E2E:           CensoredLatency{AtLeast: wait},
 		}
 	}
 	s.Requests.ErrorKinds = make(map[string]int64, len(a.counts.ErrorKinds))

@@ -177,6 +177,13 @@ type Censored struct {
 	// Requests is the number of requests sent in the window that were cut
 	// off (= RequestCounts.Incomplete).
 	Requests int64 `json:"requests"`
+	// HeldOver is set when no request was sent in the window because each
+	// of a closed loop's slots was held through all of it by a request
+	// sent before it that never answered (a synchronous level against a
+	// server that accepts and stays silent): those requests, cut off at
+	// the level's end, are then the window's sample, and Requests and
+	// RequestCounts.Sent and Incomplete count them.
+	HeldOver int64 `json:"held_over,omitempty"`
 	// TTFT: from Record.LatencyStart; TTFTCorrected: from scheduled_at;
 	// TTFOT: to the first content token; E2E: never reached.
 	TTFT          CensoredLatency `json:"ttft,omitzero"`

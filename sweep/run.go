@@ -352,15 +352,20 @@ func (s *sweeper) grid(ctx context.Context) error {
 		if err != nil || s.spent {
 			return err
 		}
+		lo := sync.Summary.RequestsPerSecond
+		if !(lo > 0) {
+			// No flood against a server that answered nothing.
+			s.res.StopReason = StopGridUndefined
+			if c := sync.Summary.Censored.TTFT.AtLeast; sync.Summary.Requests.OK == 0 && c.Count > 0 {
+				return fmt.Errorf("sweep: %w: the synchronous level completed no request in its window: its %d request(s) were cut off after waiting up to %.3g s without a first token, so the server did not answer; check that it is serving, or lengthen the levels (Limits.MaxDuration) beyond one request's duration",
+					ErrGridUndefined, c.Count, c.Max/1000)
+			}
+			return fmt.Errorf("sweep: %w: the synchronous level completed no request in its window (%.4g req/s); lengthen the levels (Limits.MaxDuration) beyond one request's duration, or give the rates in Plan.Rates",
+				ErrGridUndefined, lo)
+		}
 		thr, err := s.level(ctx, PhaseGrid, loadgen.Profile{Mode: loadgen.ModeThroughput, MaxConcurrency: p.MaxConcurrency})
 		if err != nil || s.spent {
 			return err
-		}
-		lo := sync.Summary.RequestsPerSecond
-		if !(lo > 0) {
-			s.res.StopReason = StopGridUndefined
-			return fmt.Errorf("sweep: %w: the synchronous level completed no request in its window (%.4g req/s); lengthen the levels (Limits.MaxDuration) beyond one request's duration, or give the rates in Plan.Rates",
-				ErrGridUndefined, lo)
 		}
 		if s.failedAt >= 0 {
 			s.warn(WarnEarlyStop, -1, fmt.Sprintf(
