@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -202,18 +201,121 @@ func (s *sweeper) run(ctx context.Context) error {
 	if s.plan.Objective.IsZero() || s.plan.NoBisect || s.plan.Kind == KindLevels {
 		return nil
 	}
-	// Probe above the grid for a failure (short levels), then decide the
-	// highest level below it; a decided pass with nothing failing above
-	// sends the probe higher once more.
+	if !s.deciding() {
+		// Levels at the plain length: probe above the grid, then bisect
+		// as far as they decide.
+		if err := s.extend(ctx); err != nil || s.spent {
+			return err
+		}
+		return s.bisect(ctx)
+	}
+	// Probe above the grid for a failure (short levels), then search below
+	// it with levels run to a decision; a decided pass with nothing
+	// failing above it sends the probe higher once more.
 	for range 2 {
 		if err := s.extend(ctx); err != nil || s.spent {
 			return err
 		}
-		if err := s.decide(ctx); err != nil || s.spent {
+		if err := s.search(ctx); err != nil || s.spent {
 			return err
 		}
 	}
-	return s.bisect(ctx)
+	return nil
+}
+
+// search decides the knee with levels run to a decision (Plan.Decide),
+// spending them as high as it can: a pass needs about as many requests at
+// any rate (765 for error_rate<=0.5%), and takes less time at a higher
+// one. Its bracket is the lowest failing load above and, below, the
+// highest knee candidate that did not fail, decided or not (a short grid
+// level is usually undecided). While the bracket is wider than
+// KneeTolerance it bisects it; once it is narrow, an undecided lower end
+// is re-run to a decision (PhaseDecide, marking the level it decides with
+// RerunBy), and a failure there lowers the ceiling. When nothing has
+// failed, the highest level is re-run to a decision so that the knee (not
+// reached) is a decided pass. A level run to a decision and still
+// undecided (its bound reached) ends the search with a warning.
+func (s *sweeper) search(ctx context.Context) error {
+	for {
+		k := kneeOf(s.res.Levels, s.plan.Kind)
+		ceiling := math.Inf(1)
+		if k.fail >= 0 {
+			ceiling = s.res.Levels[k.fail].OfferedLoad
+		}
+		lo := s.lowerEnd(ceiling)
+		if lo < 0 {
+			return nil // nothing below the first failure can pass: the knee is below the range
+		}
+		l := s.res.Levels[lo]
+		narrow := k.fail < 0 || s.narrow(l.OfferedLoad, ceiling)
+		if narrow {
+			switch {
+			case l.Verdict.Outcome == slo.OutcomePass:
+				return nil // the knee's lower bracket
+			case l.Decisive:
+				s.warn(WarnBisectInconclusive, l.Index, fmt.Sprintf(
+					"the knee search stopped: level %d (%s) was run to a decision and is still %s", l.Index, formatLoad(l.OfferedLoad, s.unit()), undecidedWhy(l)))
+				return nil
+			}
+			out, err := s.level(ctx, PhaseDecide, l.Profile)
+			if err != nil || s.spent {
+				return err
+			}
+			s.res.Levels[lo].RerunBy = out.Index
+			if k.fail < 0 && out.Verdict.Outcome != slo.OutcomeFail {
+				return nil // nothing failed above: extend again, or stop
+			}
+			continue
+		}
+		mid := l.OfferedLoad + (ceiling-l.OfferedLoad)/2
+		if s.plan.Kind == KindConcurrency {
+			mid = math.Floor(mid)
+		}
+		if !(mid > l.OfferedLoad && mid < ceiling) {
+			return nil
+		}
+		out, err := s.level(ctx, PhaseBisect, s.profile(mid))
+		if err != nil || s.spent {
+			return err
+		}
+		if !out.Verdict.Decided() {
+			fix := "lengthen the levels that decide the knee (--precision-max-seconds, Limits of RunLevelToDecision)"
+			if out.Verdict.ClientLimited {
+				fix = "free the client machine or raise the maximum scheduling lag (MaxLag)"
+			}
+			s.warn(WarnBisectInconclusive, out.Index, fmt.Sprintf(
+				"bisection stopped: level %d (%s) was %s, so it cannot narrow the bracket; %s",
+				out.Index, formatLoad(mid, s.unit()), undecidedWhy(out), fix))
+			return nil
+		}
+	}
+}
+
+// lowerEnd is the index of the highest knee candidate below ceiling that
+// did not fail and can still be decided (not client-limited or too
+// short), or −1.
+func (s *sweeper) lowerEnd(ceiling float64) int {
+	best := -1
+	for i, l := range s.res.Levels {
+		if !kneeCandidate(l, s.plan.Kind) || l.OfferedLoad >= ceiling || l.Verdict.Outcome == slo.OutcomeFail ||
+			l.Verdict.ClientLimited || l.Verdict.TooShort {
+			continue
+		}
+		if best < 0 || l.OfferedLoad > s.res.Levels[best].OfferedLoad ||
+			l.OfferedLoad == s.res.Levels[best].OfferedLoad && l.Verdict.Pass {
+			best = i
+		}
+	}
+	return best
+}
+
+// narrow reports whether the bracket [lo, hi] is within KneeTolerance
+// (for concurrencies, also whether no whole concurrency lies inside).
+func (s *sweeper) narrow(lo, hi float64) bool {
+	if (hi-lo)/hi <= s.plan.KneeTolerance {
+		return true
+	}
+	return s.plan.Kind == KindConcurrency && hi-lo <= 1
 }
 
 // deciding reports whether the sweep runs knee-deciding levels to a
@@ -221,65 +323,6 @@ func (s *sweeper) run(ctx context.Context) error {
 func (s *sweeper) deciding() bool {
 	_, ok := s.runner.(DecidingRunner)
 	return s.plan.Decide && ok
-}
-
-// decide re-runs, to a decision, the levels that decide the knee but were
-// not decided by the grid (Plan.Decide): from the top down, below the
-// lowest failing load, each undecided level, and a passing level that was
-// not itself run to a decision, until a level run to a decision passes
-// (the knee's lower bracket) or none is left. A failure lowers the
-// ceiling and the search goes on below it. Each re-run is a new level
-// (PhaseDecide); the level it decides is marked RerunBy, and the knee
-// search reads the re-run instead.
-func (s *sweeper) decide(ctx context.Context) error {
-	if !s.deciding() {
-		return nil
-	}
-	for {
-		i := s.nextToDecide()
-		if i < 0 {
-			return nil
-		}
-		src := s.res.Levels[i]
-		out, err := s.level(ctx, PhaseDecide, src.Profile)
-		if err != nil || s.spent {
-			return err
-		}
-		s.res.Levels[i].RerunBy = out.Index
-	}
-}
-
-// nextToDecide is the level the decide phase re-runs next, or −1: going
-// down from the lowest failing load, the first level that is undecided,
-// or passed without being run to a decision; the search ends at a level
-// that passed when run to a decision. Levels run to a decision that are
-// still undecided (their bound was reached) are passed over.
-func (s *sweeper) nextToDecide() int {
-	ceiling := math.Inf(1)
-	var below []int
-	for i, l := range s.res.Levels {
-		if kneePoint(l, s.plan.Kind) && l.Verdict.Outcome == slo.OutcomeFail {
-			ceiling = min(ceiling, l.OfferedLoad)
-		}
-		if kneeCandidate(l, s.plan.Kind) && !l.Verdict.ClientLimited {
-			below = append(below, i)
-		}
-	}
-	slices.SortStableFunc(below, func(a, b int) int { return cmp.Compare(s.res.Levels[b].OfferedLoad, s.res.Levels[a].OfferedLoad) })
-	for _, i := range below {
-		l := s.res.Levels[i]
-		switch {
-		case l.OfferedLoad >= ceiling:
-		case l.Decisive && l.Verdict.Outcome == slo.OutcomePass:
-			return -1 // settled: the knee's lower bracket
-		case l.Decisive:
-			// Run to its bound and still undecided: re-running it would
-			// measure the same; look below it.
-		default:
-			return i
-		}
-	}
-	return -1
 }
 
 // maxExtend bounds the levels run above the grid when none of it failed.
@@ -413,8 +456,9 @@ const rampGain = 1.10
 // KneeTolerance, as on a server that degrades under a 512-request flood)
 // and the runner reports no server concurrency: it runs closed-loop levels
 // at concurrency 2, 4, 8, ... (PhaseRamp, the grid's plain length) until
-// the completed request rate grows by less than rampGain, at most
-// rampSteps levels, or up to the throughput level's concurrency. It
+// two doublings in a row raise the completed request rate by less than
+// rampGain over the best so far, at most rampSteps levels, or up to the
+// throughput level's concurrency. It
 // returns the best rate measured (req/s), or 0 when it did not run.
 func (s *sweeper) rampIfNeeded(ctx context.Context, lo float64, thr LevelOutcome) (float64, error) {
 	if thr.OfferedLoad > lo*(1+s.plan.KneeTolerance) {
@@ -427,7 +471,7 @@ func (s *sweeper) rampIfNeeded(ctx context.Context, lo float64, thr LevelOutcome
 	if limit <= 0 {
 		limit = loadgen.DefaultThroughputConcurrency
 	}
-	best := lo
+	best, flat := lo, 0
 	for c, step := 2, 0; c <= limit && step < rampSteps; c, step = c*2, step+1 {
 		if s.budgetDefault {
 			s.plan.MaxLevels++ // the ramp is not taken from the knee search's budget
@@ -437,11 +481,16 @@ func (s *sweeper) rampIfNeeded(ctx context.Context, lo float64, thr LevelOutcome
 			return best, err
 		}
 		r := out.Summary.RequestsPerSecond
-		grew := r >= best*rampGain
-		best = max(best, r)
-		if !grew {
+		if r >= best*rampGain {
+			flat = 0
+		} else if flat++; flat == 2 {
+			// Two doublings bought nothing: one flat step can be noise
+			// (the level after the throughput level's flood meets its
+			// backlog).
+			best = max(best, r)
 			break
 		}
+		best = max(best, r)
 	}
 	return best, nil
 }
