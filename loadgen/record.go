@@ -213,6 +213,14 @@ type Record struct {
 
 	FinishReason string `json:"finish_reason,omitempty"`
 	ConnReused   bool   `json:"conn_reused"`
+	// ConnRetried is set when the request's first attempt failed on a
+	// reused connection that the server had closed (its keep-alive limit
+	// or idle timeout racing our write) before the request was written,
+	// so nothing reached the server, and it was sent again, once, on
+	// another connection. Its latencies start at the second attempt's
+	// transmission with the kernel clock; with the user clock sent_at
+	// also covers the failed attempt (about a millisecond).
+	ConnRetried bool `json:"conn_retried,omitempty"`
 	InWindow     bool   `json:"in_window"` // sent inside the level's measured window (set after the level ends)
 }
 

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -648,6 +649,22 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 		rec.SentAt = clock.Now()
 	}
 	resp, err := c.hc.Do(hreq)
+	if err != nil && st.reused && wrote.Load() == 0 && ctx.Err() == nil && context.Cause(rctx) == nil && closedBeforeWrite(err) {
+		// The server closed the pooled connection as we wrote to it:
+		// nothing reached it, so the request is sent again, once, on
+		// another connection (the transport replays only idempotent
+		// methods). The failed attempt is not the server's failure.
+		rec.ConnRetried = true
+		wire.Store(0)
+		lastWire.Store(0)
+		hreq, err = http.NewRequestWithContext(rctx, http.MethodPost, c.url, newBodyReader(body))
+		if err == nil {
+			hreq.ContentLength = int64(len(body))
+			hreq.GetBody = func() (io.ReadCloser, error) { return newBodyReader(body), nil }
+			hreq.Header = c.header
+			resp, err = c.hc.Do(hreq)
+		}
+	}
 	rec.ConnReused = st.reused
 	if err != nil {
 		c.failErr(ctx, rctx, rec, err, true)
@@ -1114,4 +1131,17 @@ func (ir *idleReader) Read(p []byte) (int, error) {
 		ir.t.Reset(ir.d)
 	}
 	return n, err
+}
+
+// closedBeforeWrite reports whether err is the transport's failure to
+// write a request on a pooled connection that the server had already
+// closed: its own close while we wrote (net.ErrClosed, "use of closed
+// network connection"), a reset or broken pipe, or an EOF before any
+// response. The caller retries only when the request was not written.
+func closedBeforeWrite(err error) bool {
+	switch {
+	case errors.Is(err, net.ErrClosed), errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF):
+		return true
+	}
+	return strings.Contains(err.Error(), "server closed idle connection")
 }
