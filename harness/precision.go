@@ -61,6 +61,9 @@ type precisionMonitor struct {
 	seqSet   bool
 	rows     []precisionRow
 	last     PrecisionProgress
+	// carried are the finished requests of the level this one continues
+	// (continuation.go): in its window by construction.
+	carried []precisionRow
 }
 
 // PrecisionProgress is the live state of a precision-driven level, for
@@ -129,6 +132,7 @@ func (m *precisionMonitor) check(now time.Duration, inFlight []loadgen.InFlightR
 	m.mu.Lock()
 	rows := m.rows
 	first := m.firstSeq
+	carried := m.carried
 	m.mu.Unlock()
 
 	elapsed := now - m.start
@@ -136,10 +140,7 @@ func (m *precisionMonitor) check(now time.Duration, inFlight []loadgen.InFlightR
 	we := now - m.lim.Cooldown - time.Duration(m.lim.CooldownFraction*float64(elapsed))
 	s := metrics.Summary{Profile: m.profile}
 	var lats [latencyMetrics][]time.Duration
-	for _, r := range rows[:len(rows):len(rows)] {
-		if r.sentAt < ws || r.sentAt > we || r.k-first < m.lim.WarmupRequests {
-			continue
-		}
+	add := func(r precisionRow) {
 		s.Requests.Sent++
 		switch {
 		case r.ok:
@@ -152,6 +153,15 @@ func (m *precisionMonitor) check(now time.Duration, inFlight []loadgen.InFlightR
 		case r.failed:
 			s.Requests.Failed++
 		}
+	}
+	for _, r := range carried {
+		add(r)
+	}
+	for _, r := range rows[:len(rows):len(rows)] {
+		if r.sentAt < ws || r.sentAt > we || r.k-first < m.lim.WarmupRequests {
+			continue
+		}
+		add(r)
 	}
 	if n := s.Requests.OK + s.Requests.Failed; n > 0 {
 		s.ErrorRate = float64(s.Requests.Failed) / float64(n)

@@ -172,6 +172,11 @@ type Runner struct {
 
 	abandoned int64 // requests the previous level cut off at its end
 
+	// prev is the level run last, kept so that a level re-run to a
+	// decision right after it at the same load continues its sample
+	// (continuation).
+	prev *previousLevel
+
 	mu     sync.Mutex
 	levels []Level
 }
@@ -328,12 +333,19 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 		return metrics.Summary{}, loadgen.LevelResult{}, err
 	}
 	live := metrics.NewLive()
+	// A level run to a decision right after a level of the same load
+	// continues that level's sample rather than measure it again.
+	cont := r.continuable(level, p, precise, drained)
+	r.prev = nil
 	// The monitor judges the level as it runs: a precise level stops once
 	// decided, and any level with an SLO is cut off, not drained, once it
 	// is known to fail (watchFailing).
 	var monitor, judge *precisionMonitor
 	if precise || !r.cfg.Objective.IsZero() {
 		judge = newPrecisionMonitor(r.cfg.Precision, r.cfg.Objective, p, lim, r.cfg.Clock.Now())
+		if cont != nil {
+			judge.carry(cont.rows)
+		}
 	}
 	if precise {
 		monitor = judge
@@ -413,6 +425,15 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 		lv.Precision = &st
 		summary.Warnings = append(summary.Warnings, precisionWarnings(level, r.cfg.Precision, r.cfg.Objective, summary, res, lim)...)
 		lv.Summary = summary
+	}
+	if cont != nil && runErr == nil && writeErr == nil {
+		if pooled, err := cont.pool(level, summary); err == nil {
+			summary = pooled
+			lv.Summary = pooled
+		}
+	}
+	if repeat == 0 && r.cfg.Repeat <= 1 && runErr == nil && writeErr == nil && judge != nil {
+		r.prev = &previousLevel{level: level, profile: p, summary: summary, result: res, rows: judge.windowRows(res.Window)}
 	}
 	r.mu.Lock()
 	r.levels = append(r.levels, lv)

@@ -22,6 +22,9 @@ const (
 	// ended, so its requests in flight were cut off at once (censored)
 	// instead of drained.
 	WarnCutOff metrics.WarningCode = "cut_off_failing"
+	// WarnContinued: a level run to a decision continued the sample of the
+	// level run just before it at the same load (Summary.Continues).
+	WarnContinued metrics.WarningCode = "continued"
 	// WarnUnreachable: a level stopped because its first requests all
 	// failed to connect (Limits.UnreachableAfter).
 	WarnUnreachable metrics.WarningCode = "target_unreachable"

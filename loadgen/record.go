@@ -221,7 +221,7 @@ type Record struct {
 	// transmission with the kernel clock; with the user clock sent_at
 	// also covers the failed attempt (about a millisecond).
 	ConnRetried bool `json:"conn_retried,omitempty"`
-	InWindow     bool   `json:"in_window"` // sent inside the level's measured window (set after the level ends)
+	InWindow    bool `json:"in_window"` // sent inside the level's measured window (set after the level ends)
 }
 
 // LatencyStart is where the request's latencies (TTFT, TTFOT, E2E)

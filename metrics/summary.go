@@ -157,6 +157,13 @@ type Summary struct {
 	// (--repeat); nil otherwise.
 	Repeats *Repeats `json:"repeats,omitempty"`
 
+	// Continues is set when the level continued the sample of the level
+	// run just before it at the same load (a level re-run to a decision
+	// right after a level of the same profile): the Summary pools both,
+	// and Continues says which level and how many of the pooled requests
+	// were that level's. Nil otherwise.
+	Continues *Continuation `json:"continues,omitempty"`
+
 	// Sessions holds the figures of a multi-turn level by turn index and
 	// by session (TTFT by turn, session duration, turns completed); nil
 	// for a level without sessions.
@@ -200,6 +207,16 @@ type CensoredLatency struct {
 	// AtLeast holds, for each of those that did not, the time it had
 	// waited when it was cut off: a lower bound on its latency.
 	AtLeast Distribution `json:"at_least_ms,omitzero"`
+}
+
+// Continuation names the level whose sample a level continued
+// (Summary.Continues).
+type Continuation struct {
+	// Level is the continued level's index.
+	Level int `json:"level"`
+	// Requests is the number of requests that level scheduled, now part
+	// of the pooled Summary's counts.
+	Requests int64 `json:"requests"`
 }
 
 // RequestCounts counts requests by outcome. Sent, OK, Failed and Incomplete

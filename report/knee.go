@@ -285,5 +285,8 @@ func levelFlags(l sweep.LevelOutcome) string {
 	if l.Partial {
 		f = append(f, "partial")
 	}
+	if c := l.Summary.Continues; c != nil {
+		f = append(f, fmt.Sprintf("continues %d", c.Level))
+	}
 	return strings.Join(f, ",")
 }

@@ -650,6 +650,9 @@ func (s *sweeper) level(ctx context.Context, phase Phase, p loadgen.Profile) (Le
 	}
 	out := LevelOutcome{Index: idx, Phase: phase, Profile: p, Summary: sum, Decisive: decisive,
 		Cost: Cost{Requests: sum.Requests.Scheduled, Seconds: time.Since(began).Seconds()}}
+	if c := sum.Continues; c != nil {
+		out.Cost.Requests -= c.Requests // the continued level's requests were counted there
+	}
 	s.res.Cost.Requests += out.Cost.Requests
 	s.res.Cost.Seconds += out.Cost.Seconds
 	out.OfferedLoad, out.Unit = OfferedLoad(p, sum)
