@@ -456,7 +456,8 @@ const rampGain = 1.10
 // KneeTolerance, as on a server that degrades under a 512-request flood)
 // and the runner reports no server concurrency: it runs closed-loop levels
 // at concurrency 2, 4, 8, ... (PhaseRamp, the grid's plain length) until
-// two doublings in a row raise the completed request rate by less than
+// a level fails the SLO (more in flight would only queue), or two
+// doublings in a row raise the completed request rate by less than
 // rampGain over the best so far, at most rampSteps levels, or up to the
 // throughput level's concurrency. It
 // returns the best rate measured (req/s), or 0 when it did not run.
@@ -481,6 +482,13 @@ func (s *sweeper) rampIfNeeded(ctx context.Context, lo float64, thr LevelOutcome
 			return best, err
 		}
 		r := out.Summary.RequestsPerSecond
+		if out.Verdict.Outcome == slo.OutcomeFail && r > 0 {
+			// The SLO already fails at this many in flight: the knee's
+			// rate lies below what this level sustained, and more in
+			// flight would only queue.
+			best = max(best, r)
+			break
+		}
 		if r >= best*rampGain {
 			flat = 0
 		} else if flat++; flat == 2 {

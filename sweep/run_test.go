@@ -1192,3 +1192,31 @@ func TestProgressExpected(t *testing.T) {
 		})
 	}
 }
+
+// TestRampStopsAtTheFirstFailure: seen on llama.cpp (8 slots): the ramp
+// ran 2, 4, 8, 16, 32 and 64 in flight, 30 s each, though the SLO already
+// failed at 16 (TTFT p99 853 ms) and more in flight only queued. With an
+// SLO the ramp stops at its first failing level.
+func TestRampStopsAtTheFirstFailure(t *testing.T) {
+	srv := &server{capacity: 8, syncRate: 3, thrRate: 3, base: 100, mutate: func(_ int, p loadgen.Profile, s *metrics.Summary) {
+		if p.Mode == loadgen.ModeConcurrent {
+			s.RequestsPerSecond = min(1.8*float64(p.Concurrency), 9)
+		}
+	}}
+	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms")}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ramp []int
+	for _, l := range res.Levels {
+		if l.Phase == PhaseRamp {
+			ramp = append(ramp, l.Profile.Concurrency)
+		}
+	}
+	if want := []int{2, 4, 8, 16}; !slices.Equal(ramp, want) {
+		t.Errorf("ramp %v, want %v", ramp, want)
+	}
+	if !hasCode(res.Warnings, "max_rate_ramp") {
+		t.Errorf("warnings %v, want max_rate_ramp", codes(res.Warnings))
+	}
+}
