@@ -166,7 +166,7 @@ func Run(ctx context.Context, plan Plan, runner LevelRunner, opts ...Option) (Re
 	for _, opt := range opts {
 		opt(&o)
 	}
-	s := &sweeper{plan: plan.withDefaults(), runner: runner, opts: o, failedAt: -1, budgetDefault: plan.MaxLevels == 0}
+	s := &sweeper{plan: plan.withDefaults(), runner: runner, opts: o, failedAt: -1}
 	s.res = Result{Kind: s.plan.Kind, Objective: s.plan.Objective, StopReason: StopCompleted}
 	err := s.run(ctx)
 	s.finish()
@@ -189,9 +189,6 @@ type sweeper struct {
 	failedAt int
 	// extended counts the levels run above the grid (maxExtend).
 	extended int
-	// budgetDefault is set when Plan.MaxLevels was left to its default,
-	// which then grows with the concurrency ramp.
-	budgetDefault bool
 }
 
 func (s *sweeper) run(ctx context.Context) error {
@@ -406,14 +403,14 @@ func (s *sweeper) grid(ctx context.Context) error {
 			return fmt.Errorf("sweep: %w: the synchronous level completed no request in its window (%.4g req/s); lengthen the levels (Limits.MaxDuration) beyond one request's duration, or give the rates in Plan.Rates",
 				ErrGridUndefined, lo)
 		}
+		if s.failedAt >= 0 {
+			s.warn(WarnEarlyStop, -1, fmt.Sprintf(
+				"grid stopped: the synchronous level (%s) failed the SLO, so the knee lies below the tested range; the throughput level and the rate grid were not run", formatLoad(lo, s.unit())))
+			return nil
+		}
 		thr, err := s.level(ctx, PhaseGrid, loadgen.Profile{Mode: loadgen.ModeThroughput, MaxConcurrency: p.MaxConcurrency})
 		if err != nil || s.spent {
 			return err
-		}
-		if s.failedAt >= 0 {
-			s.warn(WarnEarlyStop, -1, fmt.Sprintf(
-				"grid stopped: the synchronous level (%s) failed the SLO, so the knee lies below the tested range; the rate grid was not run", formatLoad(lo, s.unit())))
-			return nil
 		}
 		ramped, err := s.rampIfNeeded(ctx, lo, thr)
 		if err != nil || s.spent {
@@ -422,6 +419,9 @@ func (s *sweeper) grid(ctx context.Context) error {
 		loads = s.rateGrid(lo, thr, ramped)
 		slices.Sort(loads)
 		loads = slices.Compact(loads)
+		if s.deciding() && !p.Objective.IsZero() && !p.NoBisect {
+			return s.binaryGrid(ctx, loads)
+		}
 	}
 	for i, x := range loads {
 		if s.failedAt >= 0 {
@@ -439,6 +439,42 @@ func (s *sweeper) grid(ctx context.Context) error {
 		if _, err := s.level(ctx, PhaseGrid, s.profile(x)); err != nil || s.spent {
 			return err
 		}
+	}
+	return nil
+}
+
+// binaryGrid runs the rate grid's levels in the order of a binary search
+// for its first failure, when the levels that decide the knee run to a
+// decision (Plan.Decide) and bisection follows: a plain-length grid level
+// decides a failure but rarely a pass, so all the grid can tell the search
+// is where failures begin, and about log2(N) levels find that instead of
+// N. It assumes, as the knee does, that a load above a failing one fails
+// too. The levels not run are named in an early_stop warning. Without
+// Decide (`--precision quick`) the whole grid runs, as GuideLLM's does.
+func (s *sweeper) binaryGrid(ctx context.Context, loads []float64) error {
+	lo, hi := -1, len(loads) // loads[lo] did not fail; loads[hi] failed (len: none yet)
+	ran := 0
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		out, err := s.level(ctx, PhaseGrid, s.profile(loads[mid]))
+		if err != nil || s.spent {
+			return err
+		}
+		ran++
+		if out.Verdict.Outcome == slo.OutcomeFail {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	if skipped := len(loads) - ran; skipped > 0 {
+		where := "none of them failed"
+		if hi < len(loads) {
+			where = fmt.Sprintf("the first failure is at %s", formatLoad(loads[hi], s.unit()))
+		}
+		s.warn(WarnEarlyStop, -1, fmt.Sprintf(
+			"grid searched: %d of its %d rates run, in the order of a binary search for the first failure (%s); the %d others were not needed",
+			ran, len(loads), where, skipped))
 	}
 	return nil
 }
@@ -474,9 +510,7 @@ func (s *sweeper) rampIfNeeded(ctx context.Context, lo float64, thr LevelOutcome
 	}
 	best, flat := lo, 0
 	for c, step := 2, 0; c <= limit && step < rampSteps; c, step = c*2, step+1 {
-		if s.budgetDefault {
-			s.plan.MaxLevels++ // the ramp is not taken from the knee search's budget
-		}
+		s.plan.MaxLevels++ // the ramp measures capacity, as the throughput level does: not taken from the search's budget
 		out, err := s.level(ctx, PhaseRamp, loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: c})
 		if err != nil || s.spent {
 			return best, err

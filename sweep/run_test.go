@@ -251,10 +251,10 @@ func TestFirstLevelFails(t *testing.T) {
 	if !hasCode(res.Warnings, "knee_below_range") || res.ExitCode() != exitcode.SLOFailed {
 		t.Errorf("warnings %v exit %d", codes(res.Warnings), res.ExitCode())
 	}
-	// The synchronous level fails: the knee lies below the range, and no
-	// rate of the grid is run.
-	if len(res.Levels) != 2 || !hasCode(res.Warnings, "early_stop") {
-		t.Errorf("ran %d levels (warnings %v), want the synchronous and throughput levels only", len(res.Levels), codes(res.Warnings))
+	// The synchronous level fails: the knee lies below the range, and
+	// neither the throughput level nor a rate of the grid is run.
+	if len(res.Levels) != 1 || !hasCode(res.Warnings, "early_stop") {
+		t.Errorf("ran %d levels (warnings %v), want the synchronous level only", len(res.Levels), codes(res.Warnings))
 	}
 }
 
@@ -1218,5 +1218,33 @@ func TestRampStopsAtTheFirstFailure(t *testing.T) {
 	}
 	if !hasCode(res.Warnings, "max_rate_ramp") {
 		t.Errorf("warnings %v, want max_rate_ramp", codes(res.Warnings))
+	}
+}
+
+// TestBinaryGrid: seen on llama.cpp: eight 30-second grid levels (four
+// minutes) ran below the knee, each undecided, before the first failure.
+// When the levels that decide the knee run to a decision, the grid's rates
+// run in the order of a binary search for the first failure.
+func TestBinaryGrid(t *testing.T) {
+	srv := &decidingServer{server: server{capacity: 9, syncRate: 2, thrRate: 15, base: 100}}
+	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms"), Decide: true}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var grid []float64
+	for _, l := range res.Levels {
+		if l.Phase == PhaseGrid && l.Profile.Mode.OpenLoop() {
+			grid = append(grid, l.Profile.Rate)
+		}
+	}
+	// Rates 3.625 + 1.625k, k = 0..7: 8.5 does not fail, 11.75 and 10.125 do.
+	if want := []float64{8.5, 11.75, 10.125}; !slices.Equal(grid, want) {
+		t.Errorf("grid rates run %v, want %v", grid, want)
+	}
+	if !hasCode(res.Warnings, "early_stop") {
+		t.Errorf("no early_stop warning naming the rates not run: %v", codes(res.Warnings))
+	}
+	if k := res.Knee; k == nil || !k.Reached || k.BracketLo > 9 || k.BracketHi <= 9 {
+		t.Errorf("knee %+v, want a bracket around 9", k)
 	}
 }
