@@ -332,9 +332,9 @@ const maxExtend = 6
 // above it. It steps the load up from the highest level run (×1.25 for
 // rates, ×2 for concurrency) with levels of the grid's plain length, which
 // cannot decide a pass but decide a clear failure quickly, until one
-// fails, at most maxExtend times in all; the decide phase then runs the
-// level below that failure to a decision. A client-limited or too-short
-// level ends it: the client cannot offer more.
+// fails, at most maxExtend times in all; the search then decides the knee
+// below that failure. A client-limited or too-short level ends it: the
+// client cannot offer more.
 func (s *sweeper) extend(ctx context.Context) error {
 	for s.extended < maxExtend {
 		if k := kneeOf(s.res.Levels, s.plan.Kind); k.fail >= 0 {
@@ -487,18 +487,27 @@ const rampSteps = 8
 // than 10 %.
 const rampGain = 1.10
 
-// rampIfNeeded finds the maximum rate when the throughput level could not
-// (its maximum rate not above the synchronous rate lo by more than
-// KneeTolerance, as on a server that degrades under a 512-request flood)
-// and the runner reports no server concurrency: it runs closed-loop levels
+// rampTrigger: a throughput level whose maximum rate is not above
+// rampTrigger × the synchronous rate is not trusted to bound the grid. A
+// server that batches serves several requests at once for little more
+// than one's time, so its maximum is usually several times its
+// synchronous rate; a flood that measures less than twice it has more
+// likely degraded the server (llama.cpp, 8 slots: 5.0 and 6.65 req/s
+// under 512 in flight, against 6.3 one at a time and a knee above 10).
+const rampTrigger = 2
+
+// rampIfNeeded finds the maximum rate when the throughput level may not
+// have (its maximum rate not above rampTrigger × the synchronous rate lo,
+// as on a server that degrades under a 512-request flood) and the runner
+// reports no server concurrency: it runs closed-loop levels
 // at concurrency 2, 4, 8, ... (PhaseRamp, the grid's plain length) until
 // a level fails the SLO (more in flight would only queue), or two
 // doublings in a row raise the completed request rate by less than
 // rampGain over the best so far, at most rampSteps levels, or up to the
-// throughput level's concurrency. It
-// returns the best rate measured (req/s), or 0 when it did not run.
+// throughput level's concurrency. It returns the best rate measured
+// (req/s), or 0 when it did not run.
 func (s *sweeper) rampIfNeeded(ctx context.Context, lo float64, thr LevelOutcome) (float64, error) {
-	if thr.OfferedLoad > lo*(1+s.plan.KneeTolerance) {
+	if thr.OfferedLoad > lo*rampTrigger {
 		return 0, nil
 	}
 	if r, ok := s.runner.(CapacityReporter); ok && r.ServerConcurrency(thr.Index) >= 2 {
@@ -549,14 +558,14 @@ func (s *sweeper) rateGrid(lo float64, thr LevelOutcome, ramped float64) []float
 		}
 		return loads
 	}
+	if ramped > lo*(1+s.plan.KneeTolerance) && ramped > thr.OfferedLoad {
+		s.warn("max_rate_ramp", -1, fmt.Sprintf(
+			"the throughput level measured a maximum rate of %.4g req/s, less than %d× the synchronous %.4g req/s (a server that degrades when flooded, or cannot batch), so a closed-loop concurrency ramp measured it: %.4g req/s; the grid is spaced linearly from %.4g up to it",
+			thr.OfferedLoad, rampTrigger, lo, ramped, lo))
+		return linear(ramped)
+	}
 	if hi := thr.OfferedLoad; hi > lo*(1+s.plan.KneeTolerance) {
 		return linear(hi)
-	}
-	if ramped > lo*(1+s.plan.KneeTolerance) {
-		s.warn("max_rate_ramp", -1, fmt.Sprintf(
-			"the throughput level measured a maximum rate of %.4g req/s, not above the synchronous %.4g req/s by more than %g %% (a server that degrades when flooded), so a closed-loop concurrency ramp measured it instead: %.4g req/s; the grid is spaced linearly from %.4g up to it",
-			thr.OfferedLoad, lo, 100*s.plan.KneeTolerance, ramped, lo))
-		return linear(ramped)
 	}
 	factor, source := float64(FallbackFactor), fmt.Sprintf(
 		"%d× the synchronous rate, as neither the server's reported concurrency nor a concurrency ramp gave a maximum rate (give the Runner a CapacityReporter, such as engine metrics, or give the rates in Plan.Rates)", FallbackFactor)

@@ -648,7 +648,7 @@ func TestDegenerateGridFallsBack(t *testing.T) {
 		code   metrics.WarningCode
 		says   string
 	}{
-		{"ramp", func(s *server) LevelRunner { return s }, saturating, []int{2, 4, 8, 16, 32}, 9, "max_rate_ramp", "concurrency ramp measured it instead: 9 req/s"},
+		{"ramp", func(s *server) LevelRunner { return s }, saturating, []int{2, 4, 8, 16, 32}, 9, "max_rate_ramp", "concurrency ramp measured it: 9 req/s"},
 		{"reported concurrency", func(s *server) LevelRunner { return reporter{s, 5} }, saturating, nil, 15, "max_rate_fallback", "the 5 requests the server reported running"},
 		{"ramp finds nothing", func(s *server) LevelRunner { return reporter{s, 1} }, flat, []int{2, 4}, 3 * FallbackFactor, "max_rate_fallback", "nor a concurrency ramp gave a maximum rate"},
 	}
@@ -1246,5 +1246,32 @@ func TestBinaryGrid(t *testing.T) {
 	}
 	if k := res.Knee; k == nil || !k.Reached || k.BracketLo > 9 || k.BracketHi <= 9 {
 		t.Errorf("knee %+v, want a bracket around 9", k)
+	}
+}
+
+// TestRampWhenTheFloodMeasuresLittle: seen on llama.cpp (8 slots): the
+// throughput level measured 6.65 req/s against 6.28 one at a time, above
+// the synchronous rate by 6 %, so the grid spanned 6.28-6.65 req/s while
+// the knee lay above 10. A flood that measures less than twice the
+// synchronous rate is checked with the concurrency ramp, and the grid
+// reaches the larger maximum.
+func TestRampWhenTheFloodMeasuresLittle(t *testing.T) {
+	osl := withOSL(32, 4.5*32, 0)
+	srv := &server{capacity: 1e9, syncRate: 3, thrRate: 4.5, base: 100, mutate: func(l int, p loadgen.Profile, s *metrics.Summary) {
+		osl(l, p, s)
+		if p.Mode == loadgen.ModeConcurrent {
+			s.RequestsPerSecond = min(1.8*float64(p.Concurrency), 9)
+		}
+	}}
+	res, err := Run(context.Background(), Plan{}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rates := gridRates(srv.calls)
+	if len(rates) != 8 || math.Abs(rates[7]-9) > 1e-9 {
+		t.Errorf("grid %v, want 8 rates up to the ramp's 9 req/s", rates)
+	}
+	if !hasCode(res.Warnings, "max_rate_ramp") {
+		t.Errorf("warnings %v, want max_rate_ramp", codes(res.Warnings))
 	}
 }
