@@ -776,12 +776,23 @@ func (s *sweeper) expectedLevels(phase Phase, begun int) int {
 	}
 	n := begun
 	if phase == PhaseGrid && !s.stopped {
-		n += max(p.gridSize()-grid, 0)
+		n += max(s.gridLevels()-grid, 0)
 	}
 	if !p.Objective.IsZero() && !p.NoBisect && p.Kind != KindLevels {
 		n += s.bisectSteps(phase)
 	}
 	return min(max(n, begun), max(p.MaxLevels, begun))
+}
+
+// gridLevels is the number of grid levels the sweep expects to run: the
+// plan's grid, or, when its rates run as a binary search (binaryGrid), the
+// synchronous and throughput levels and ⌈log2(N−1)⌉ rates.
+func (s *sweeper) gridLevels() int {
+	p := s.plan
+	if p.Kind == KindRate && len(p.Rates) == 0 && s.deciding() && !p.Objective.IsZero() && !p.NoBisect {
+		return 2 + int(math.Ceil(math.Log2(float64(max(p.N-1, 1)))))
+	}
+	return p.gridSize()
 }
 
 // bisectSteps estimates the bisection levels still to run: enough halvings
