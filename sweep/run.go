@@ -969,6 +969,7 @@ func (s *sweeper) finish() {
 		return
 	}
 	s.res.Undecided = UndecidedLevels(s.res.Levels, s.plan.Kind)
+	s.nonStationary()
 	if s.plan.Kind == KindLevels {
 		return // no knee search
 	}
@@ -1027,6 +1028,42 @@ func (s *sweeper) finish() {
 		}
 	}
 	s.res.Knee = knee
+}
+
+// nonStationary warns when a level re-run to a decision failed a term that
+// the level it re-ran, at the same load, had measured at under half its
+// threshold: the same load cannot honestly give both, so the server or the
+// client machine changed during the sweep (a busy machine, a backlog the
+// server kept serving), and the search below that point is suspect.
+func (s *sweeper) nonStationary() {
+	byIndex := map[int]LevelOutcome{}
+	for _, l := range s.res.Levels {
+		byIndex[l.Index] = l
+	}
+	for _, l := range s.res.Levels {
+		r, ok := byIndex[l.RerunBy]
+		if l.RerunBy == 0 || !ok || r.Verdict.Outcome != slo.OutcomeFail || l.Verdict.Outcome == slo.OutcomeFail {
+			continue
+		}
+		for _, rt := range r.Verdict.Terms {
+			if rt.Outcome != slo.OutcomeFail {
+				continue
+			}
+			for _, lt := range l.Verdict.Terms {
+				if lt.Term.String() == rt.Term.String() && !math.IsNaN(lt.Measured) && lt.Ratio() < 0.5 {
+					s.warn(WarnNonStationary, r.Index, fmt.Sprintf(
+						"level %d re-ran level %d (%s) and failed %s (%s), where level %d had measured %s: the server or the client machine changed during the sweep (a busy machine, a backlog the server kept serving); the knee search below it is suspect, so rerun on a quiet machine",
+						r.Index, l.Index, formatLoad(l.OfferedLoad, s.unit()), rt.Term, formatMeasured(rt), l.Index, formatMeasured(lt)))
+					break
+				}
+			}
+		}
+	}
+}
+
+// formatMeasured is a term's estimate for a warning: "938.5 ms", "2 %".
+func formatMeasured(r slo.TermResult) string {
+	return describeInterval(r.Term, r.Measured, r.Interval, 0)
 }
 
 // OfferedLoad is a level's load on the knee axis and its unit, the one

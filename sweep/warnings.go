@@ -10,7 +10,9 @@ const (
 	WarnBisectInconclusive metrics.WarningCode = "bisect_inconclusive"
 	// WarnExtendInconclusive: the search above the grid stopped at an inconclusive level.
 	WarnExtendInconclusive metrics.WarningCode = "extend_inconclusive"
-	// WarnEarlyStop: the grid was cut short after two consecutive wide failures (Plan.EarlyStop).
+	// WarnEarlyStop: the grid was cut short: at its first failure when the
+	// search follows, run as a binary search for that failure, or after two
+	// consecutive wide failures (Plan.EarlyStop).
 	WarnEarlyStop metrics.WarningCode = "early_stop"
 	// WarnInterrupted: the sweep stopped early: interrupted, or its runner failed.
 	WarnInterrupted metrics.WarningCode = "interrupted"
@@ -22,6 +24,10 @@ const (
 	WarnLevelBudget metrics.WarningCode = "level_budget"
 	// WarnNonMonotonic: a level passed above a failing one: verdicts are not monotonic in load.
 	WarnNonMonotonic metrics.WarningCode = "non_monotonic"
+	// WarnNonStationary: a level re-run at the same load failed a term that
+	// the level it re-ran had measured at under half its threshold: the
+	// server or the client machine changed during the sweep.
+	WarnNonStationary metrics.WarningCode = "non_stationary"
 	// WarnUndecided: an SLO term of a level was inconclusive: its interval
 	// straddles the threshold. The message gives the interval and about how
 	// many more requests would decide it.
