@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/gollm-bench/gollm-bench/metrics"
@@ -91,6 +92,14 @@ func headerLine(run results.Run) string {
 // larger of TTFT and TTFT corrected for coordinated omission (slo's ttft
 // term), marked "(c)" when the corrected one is shown.
 func judgedTTFT(s metrics.Summary, p float64) string {
+	if s.Censored.Requests > 0 {
+		// Requests cut off count as censored observations: show the
+		// figure the verdict judges (docs/statistics.md#censored-requests).
+		m := slo.Term{Metric: slo.MetricTTFT, Percentile: p, Op: slo.OpLE, Threshold: math.Inf(1)}.Measure(s)
+		if m.Err == nil && !math.IsNaN(m.Value) {
+			return fmtEstimate(m.Value, m.Interval) + " (cens)"
+		}
+	}
 	if s.Profile.Mode.OpenLoop() && s.TTFTCorrected.Count > 0 {
 		c, u := percentile(s.TTFTCorrected, p), percentile(s.TTFT, p)
 		if c.ok && (!u.ok || c.v > u.v) {
