@@ -39,6 +39,13 @@ const (
 	// MethodIntervals: each side's own interval, taken at 97.47 % and
 	// combined (CPM, Wh/token, a rate of a repeated level).
 	MethodIntervals Method = "intervals"
+	// MethodBetweenRuns: a side's level was run several times
+	// (--repeat): each run's figure is one sample, as benchstat takes each
+	// benchmark run, and the change's interval is Welch's t over the two
+	// sides' runs; against a single run, that run counts as one more draw
+	// of the repeated side's spread. The pooled requests' interval is
+	// left out: it ignores the run-to-run variance.
+	MethodBetweenRuns Method = "between runs"
 	// MethodBracket: the knee, whose bracket [last passing, first
 	// failing load] is its interval.
 	MethodBracket Method = "bracket"
@@ -279,6 +286,7 @@ func levelRow(m Metric, la, lb peer.Level, o Options, seed uint64) Row {
 	case kindErrorRate:
 		errorRow(&r, la, lb)
 	}
+	betweenRuns(&r, la, lb)
 	r.decide()
 	return r
 }
@@ -465,6 +473,67 @@ func rateOf(m Metric, l peer.Level) (v peer.Value, def peer.Definition, ci stats
 		}
 	}
 	return v, def, ci, counts
+}
+
+// repeatFigure is the figure of a level run several times (--repeat)
+// that m names: an SLO statistic ("ttft_p99") or a rate.
+func repeatFigure(m Metric, l peer.Level) (metrics.RepeatFigure, bool) {
+	if l.Summary == nil || l.Summary.Repeats == nil {
+		return metrics.RepeatFigure{}, false
+	}
+	name := m.Key
+	switch m.kind {
+	case kindOutputRate:
+		name = metrics.FigureOutputTokS
+	case kindGoodput:
+		name = metrics.FigureGoodputTokS
+	case kindLatency:
+	default:
+		return metrics.RepeatFigure{}, false
+	}
+	f, ok := l.Summary.Repeats.Figure(name)
+	if !ok || len(f.Values) < 2 {
+		return metrics.RepeatFigure{}, false
+	}
+	return f, true
+}
+
+// betweenRuns makes the row's interval from the spread between runs when
+// a side's level was run several times and holds the figure
+// (MethodBetweenRuns). Each side's figure is then the mean of its runs'
+// (a single run's is its own), with the between-run interval, and the
+// counts are runs. Rows the two tools define differently keep their mark.
+func betweenRuns(r *Row, la, lb peer.Level) {
+	fa, okA := repeatFigure(r.Metric, la)
+	fb, okB := repeatFigure(r.Metric, lb)
+	if (!okA && !okB) || !r.A.OK || !r.B.OK {
+		return
+	}
+	// spreadAgainst is the interval of y − mean(f) for one more draw y of
+	// f's spread: (y − mean) ± t(n−1) × sd × √(1/n + 1).
+	spreadAgainst := func(f metrics.RepeatFigure, y float64) stats.Interval {
+		n := float64(len(f.Values))
+		h := stats.T(n-1, stats.Confidence) * f.SD * math.Sqrt(1/n+1)
+		return stats.Interval{Lo: y - f.Mean - h, Hi: y - f.Mean + h}
+	}
+	switch {
+	case okA && okB:
+		r.DiffCI = stats.WelchIntervalOf(fa.Values, fb.Values, stats.Confidence)
+	case okA:
+		r.DiffCI = spreadAgainst(fa, r.B.V)
+		r.NB, r.BCI = peer.Known(1), stats.Interval{}
+	default:
+		d := spreadAgainst(fb, r.A.V)
+		r.DiffCI = stats.Interval{Lo: -d.Hi, Hi: -d.Lo}
+		r.NA, r.ACI = peer.Known(1), stats.Interval{}
+	}
+	if okA {
+		r.A, r.ACI, r.NA = peer.Some(fa.Mean), fa.Between, peer.Known(int64(len(fa.Values)))
+	}
+	if okB {
+		r.B, r.BCI, r.NB = peer.Some(fb.Mean), fb.Between, peer.Known(int64(len(fb.Values)))
+	}
+	r.Method, r.TooFew = MethodBetweenRuns, false
 }
 
 // batchRates are a level's batch rates from counts, nil when the level

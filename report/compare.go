@@ -38,8 +38,14 @@ type Comparison struct {
 	// FailOn is the fail-on thresholds' expression (compare.ParseFailOn),
 	// "" without one.
 	FailOn string
-	// Regressions[i] are Results[i]'s rows that failed a threshold.
-	Regressions [][]compare.Regression
+	// Regressions[i] are Results[i]'s rows whose change lies wholly
+	// beyond a threshold; Undecided[i] those whose interval holds it
+	// (compare.Checks).
+	Regressions [][]compare.Check
+	Undecided   [][]compare.Check
+	// WithinRunOnly[i] is set when a check of Results[i] was judged on an
+	// interval of single runs, which covers within-run noise only.
+	WithinRunOnly []bool
 	// Unchecked[i] are the thresholds no row of Results[i] could judge
 	// (compare.UncheckedGates): a gate on a metric neither input holds.
 	Unchecked [][]compare.Unchecked
@@ -52,8 +58,11 @@ func NewComparison(res []compare.Result, text string, ths []compare.Threshold) (
 	c := Comparison{Results: res, FailOn: text}
 	regressed := false
 	for _, r := range res {
+		checks := compare.Checks(r, ths)
 		regs := compare.Regressions(r, ths)
 		c.Regressions = append(c.Regressions, regs)
+		c.Undecided = append(c.Undecided, compare.Undecided(r, ths))
+		c.WithinRunOnly = append(c.WithinRunOnly, compare.WithinRunOnly(checks))
 		c.Unchecked = append(c.Unchecked, compare.UncheckedGates(r, ths))
 		regressed = regressed || len(regs) > 0
 	}
@@ -61,16 +70,21 @@ func NewComparison(res []compare.Result, text string, ths []compare.Threshold) (
 }
 
 // Exit is the exit code of `gollm-bench compare` for c and its error:
-// exitcode.SLOFailed (3) when a --fail-on metric regressed significantly;
-// else exitcode.Usage (2) when a --fail-on term could not be checked on
-// any row (its metric is in neither input, in one only, or has no
-// interval), since a gate that cannot be checked must not pass; else
-// exitcode.OK and nil.
+// exitcode.SLOFailed (3) when a --fail-on metric regressed (its change's
+// whole interval lies beyond the limit); else exitcode.Usage (2) when a
+// --fail-on term could not be checked on any row (its metric is in
+// neither input, in one only, or has no interval), since a gate that
+// cannot be checked must not pass; else exitcode.Undecided (5) when a
+// change's interval holds its limit; else exitcode.OK and nil.
 func (c Comparison) Exit() (int, error) {
 	var unchecked []string
+	undecided := false
 	for i, regs := range c.Regressions {
 		if len(regs) > 0 {
-			return exitcode.SLOFailed, errors.New("a fail-on metric regressed significantly (see the regression lines)")
+			return exitcode.SLOFailed, errors.New("a fail-on metric regressed: its change lies wholly beyond the limit (see the regression lines)")
+		}
+		if i < len(c.Undecided) && len(c.Undecided[i]) > 0 {
+			undecided = true
 		}
 		if i < len(c.Unchecked) {
 			for _, u := range c.Unchecked[i] {
@@ -80,6 +94,9 @@ func (c Comparison) Exit() (int, error) {
 	}
 	if len(unchecked) > 0 {
 		return exitcode.Usage, fmt.Errorf("%s; give inputs that hold the metric, or drop the term", strings.Join(unchecked, "; "))
+	}
+	if undecided {
+		return exitcode.Undecided, errors.New("a fail-on metric is undecided: its change's interval holds the limit (see the undecided lines for what would decide it)")
 	}
 	return exitcode.OK, nil
 }
@@ -266,18 +283,21 @@ func nonZero(s string) bool {
 	return false
 }
 
-// regressionText is a regression line, its change rounded as the table
-// rounds it (never more precise than its interval): "ttft_p99 at
-// concurrency 4: +100% [+30%, +110%], beyond ttft_p99:+5%, and
-// significant (bootstrap)".
-func regressionText(r compare.Regression) string {
+// regressionText is a regression or undecided line, its change rounded
+// as the table rounds it (never more precise than its interval):
+// "ttft_p99 at concurrency 4: +100% [+30%, +110%], regressed beyond
+// ttft_p99:+5% (bootstrap)".
+func regressionText(r compare.Check) string {
 	row := r.Row
 	by := fmtDelta(row)
 	if r.Threshold.Abs && row.Metric.Key != "error_rate" {
 		by = signed(scaleEstimate(row.Diff.V, row.DiffCI, " "+row.Metric.Unit))
 	}
-	return fmt.Sprintf("%s at %s: %s, beyond %s, and significant (%s)", row.Metric.Key, r.Where, by, r.Threshold.Text, row.Method)
+	return fmt.Sprintf("%s at %s: %s, %s", row.Metric.Key, r.Where, by, r.Verdict())
 }
+
+// withinRunNote is said under a gate judged on single runs.
+const withinRunNote = "note: the gate's intervals come from single runs and cover within-run noise only, not the run-to-run variance a CI gate meets; run each side with --repeat 3 or more for intervals from the spread between runs"
 
 // fmtVerdict is "~", "better", "worse" or "?", with "*" when the tools
 // define the metric differently.
@@ -343,17 +363,30 @@ func writeCompareText(w io.Writer, c Comparison, md bool) error {
 			for _, u := range unchecked {
 				fmt.Fprintf(&b, "not checked: %s\n", u)
 			}
+			var undecided []compare.Check
+			if i < len(c.Undecided) {
+				undecided = c.Undecided[i]
+			}
 			switch {
-			case len(regs) == 0 && len(unchecked) == 0:
-				fmt.Fprintf(&b, "\nno regression beyond the fail-on thresholds %q\n", c.FailOn)
-			case len(regs) == 0:
-				b.WriteString("no regression beyond the thresholds that could be checked\n")
+			case len(regs) == 0 && len(unchecked) == 0 && len(undecided) == 0:
+				fmt.Fprintf(&b, "\nno regression: every change lies within the fail-on thresholds %q\n", c.FailOn)
+			case len(regs) == 0 && len(undecided) == 0:
+				b.WriteString("no regression: every change that could be checked lies within its threshold\n")
 			}
 			for j, r := range regs {
 				if j == 0 {
 					b.WriteString("\n")
 				}
 				fmt.Fprintf(&b, "regression: %s\n", regressionText(r))
+			}
+			for j, r := range undecided {
+				if j == 0 {
+					b.WriteString("\n")
+				}
+				fmt.Fprintf(&b, "undecided: %s\n", regressionText(r))
+			}
+			if i < len(c.WithinRunOnly) && c.WithinRunOnly[i] {
+				b.WriteString(withinRunNote + "\n")
 			}
 		}
 	}
@@ -529,7 +562,10 @@ type compareItem struct {
 	OnlyB       []string           `json:"levels_only_in_b,omitempty"`
 	Notes       []string           `json:"notes,omitempty"`
 	Regressions []regressionJSON   `json:"regressions,omitempty"`
-	Unchecked   []uncheckedJSON    `json:"unchecked_gates,omitempty"`
+	Undecided   []regressionJSON   `json:"undecided,omitempty"`
+	// WithinRunOnly: a gate was judged on single runs' intervals.
+	WithinRunOnly bool            `json:"gate_within_run_only,omitempty"`
+	Unchecked     []uncheckedJSON `json:"unchecked_gates,omitempty"`
 }
 
 type uncheckedJSON struct {
@@ -568,6 +604,12 @@ func writeCompareJSON(w io.Writer, c Comparison) error {
 				out.Regressed = true
 			}
 		}
+		if i < len(c.Undecided) {
+			for _, r := range c.Undecided[i] {
+				it.Undecided = append(it.Undecided, regressionJSON{Metric: r.Row.Metric.Key, Where: r.Where, Threshold: r.Threshold.Text, Message: regressionText(r)})
+			}
+		}
+		it.WithinRunOnly = i < len(c.WithinRunOnly) && c.WithinRunOnly[i]
 		if i < len(c.Unchecked) {
 			for _, u := range c.Unchecked[i] {
 				it.Unchecked = append(it.Unchecked, uncheckedJSON{Metric: u.Threshold.Metric.Key, Threshold: u.Threshold.Text, Message: u.String()})

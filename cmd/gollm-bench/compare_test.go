@@ -84,7 +84,7 @@ func TestCompareMockServers(t *testing.T) {
 	if code != exitcode.OK {
 		t.Fatalf("one server, two seeds: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	if !strings.Contains(stdout, "no regression beyond the fail-on thresholds") {
+	if !strings.Contains(stdout, "no regression: every change lies within the fail-on thresholds") {
 		t.Errorf("output:\n%s", stdout)
 	}
 }
@@ -354,7 +354,7 @@ func TestCompareRefusals(t *testing.T) {
 	ours := filepath.Join("..", "..", "testdata", "report", "run-from-another-machine")
 	code, stdout, stderr := cli(t, context.Background(), "compare", ours, ours, "--fail-on", "ttft_p99:+5%,cpm:+5%")
 	if code != exitcode.Usage || !strings.Contains(stdout, "not checked: cpm:+5%: cpm is in neither input: the gate cannot be checked") ||
-		!strings.Contains(stderr, "cpm is in neither input") || strings.Contains(stdout, "no regression beyond the fail-on thresholds") {
+		!strings.Contains(stderr, "cpm is in neither input") || strings.Contains(stdout, "no regression: every change lies within the fail-on thresholds") {
 		t.Errorf("unchecked gate: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	data, err := os.ReadFile(filepath.Join(ours, results.RunJSON))
