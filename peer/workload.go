@@ -159,7 +159,14 @@ func (r Result) Load() (Load, []Unreproducible) {
 	var modes []loadgen.Mode
 	for i, lv := range r.Levels {
 		if lv.Mode == ModeUnknown {
-			bad = append(bad, Unreproducible{Field: fmt.Sprintf("level %d (%s)", i, lv.Label), Reason: "its load profile has no gollm-bench equivalent", Flags: []string{"profile"}})
+			reason := "its load profile has no gollm-bench equivalent"
+			if lv.Rate.OK {
+				// inference-perf's stage reports: the rate, not whether
+				// arrivals were constant or Poisson.
+				r := strconv.FormatFloat(lv.Rate.V, 'f', -1, 64)
+				reason = "the file states its rate, " + r + " req/s, but not its arrival process: run it with --profile constant --rate " + r + " or --profile poisson --rate " + r
+			}
+			bad = append(bad, Unreproducible{Field: fmt.Sprintf("level %d (%s)", i, lv.Label), Reason: reason, Flags: []string{"profile"}})
 			continue
 		}
 		if !slices.Contains(modes, lv.Mode) {

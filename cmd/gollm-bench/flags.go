@@ -111,6 +111,6 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.StringVar(&s.MockPreset, "mock-preset", s.MockPreset, "preset of the in-process mock used when --target is not given")
 	if !sweep {
 		fs.StringVar(&s.Shard, "shard", s.Shard, "run shard `I/N` of a distributed run: the same seeded plan, every N-th request, results in OUTPUT-DIR/RUN-ID/shard-I/; combine with gollm-bench merge")
-		fs.StringVar(&s.Like, "like", s.Like, "run the load of this result: a GuideLLM, AIPerf, GenAI-Perf or vLLM result file (or folder), or a gollm-bench results folder; its profile, rates, lengths or dataset, limits, warmup, streaming, endpoint, model and SLO become the defaults of the flags not given")
+		fs.StringVar(&s.Like, "like", s.Like, "run the load of this result: a GuideLLM, AIPerf, GenAI-Perf, vLLM or inference-perf result file (or folder), or a gollm-bench results folder; its profile, rates, lengths or dataset, limits, warmup, streaming, endpoint, model and SLO become the defaults of the flags not given")
 	}
 }
