@@ -85,6 +85,7 @@ type Settings struct {
 	TraceFormat          string  // trace-format: mooncake, azure or burstgpt ("": detected)
 	TraceSpeedup         float64 // trace-speedup: play the trace this many times faster (0: 1)
 	TraceWindow          string  // trace-window: START,END of the trace to replay (time since its first request)
+	TraceFailed          string  // trace-failed: lines describing failed requests (0 output tokens): replay, skip or refuse ("": replay)
 	Ramp                 string  // ramp: raise the rate within each level, e.g. linear:1->50:60s (run only)
 	Burstiness           float64 // burstiness: gamma shape K of the gaps (0: none; implies profile poisson)
 	SharedPrefix         string  // shared-prefix: groups=G,prompts=P,prefix=S,question=Q,output=O

@@ -52,6 +52,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.StringVar(&s.Trace, "trace", s.Trace, "replay this request trace's arrival times and lengths (run only): Mooncake JSONL, Azure LLM inference CSV or BurstGPT CSV; one level, one request per line")
 	fs.StringVar(&s.TraceFormat, "trace-format", s.TraceFormat, "format of --trace: mooncake|azure|burstgpt (default: detected from the first line)")
 	fs.Float64Var(&s.TraceSpeedup, "trace-speedup", s.TraceSpeedup, "play --trace this many times faster (0.5: half speed)")
+	fs.StringVar(&s.TraceFailed, "trace-failed", s.TraceFailed, "--trace lines that describe requests that failed in the traced service (0 output tokens, as BurstGPT logs them): replay (send with 1 output token; the default), skip, or refuse")
 	fs.StringVar(&s.TraceWindow, "trace-window", s.TraceWindow, "replay only the requests of --trace arriving in START,END (time since its first request: 10m,20m or 600,1200; either may be empty)")
 	fs.StringVar(&s.Ramp, "ramp", s.Ramp, `raise the arrival rate within each level (run only), e.g. "linear:1->50:60s" or "exponential:2->64:2m" (req/s; constant arrivals, or Poisson with --profile poisson)`)
 	fs.Float64Var(&s.Burstiness, "burstiness", s.Burstiness, "gamma-distributed gaps of this shape K with the level's mean rate (implies --profile poisson): 1 is Poisson, below 1 burstier (0.5: CV 1.41), above 1 smoother")
