@@ -140,6 +140,11 @@ type Settings struct {
 	Overwrite  bool     // overwrite: replace an existing results folder
 	Gzip       bool     // gzip: write requests.jsonl.gz
 	MockPreset string   // mock-preset: the in-process mock's preset when Target is ""
+	// MockPrefixCache (mock-prefix-cache) is the in-process mock's prefix
+	// cache capacity, tokens; it turns the cache on (16-token blocks)
+	// when the preset has none. 0: the preset's (demo-cache: 4,096
+	// blocks of 16 tokens, 65,536 tokens).
+	MockPrefixCache int
 
 	// Distributed runs and peers.
 	Shard string // shard: I/N, this process's share of a distributed run (run only)

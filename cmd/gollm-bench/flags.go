@@ -110,6 +110,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.BoolVar(&s.Gzip, "gzip", s.Gzip, "write requests.jsonl.gz instead of requests.jsonl")
 	fs.BoolVar(&b.quiet, "quiet", false, "no progress lines")
 	fs.StringVar(&s.MockPreset, "mock-preset", s.MockPreset, "preset of the in-process mock used when --target is not given")
+	fs.IntVar(&s.MockPrefixCache, "mock-prefix-cache", s.MockPrefixCache, "the in-process mock's prefix cache capacity, tokens (on with 16-token blocks when the preset has none; 0: the preset's, demo-cache 65,536)")
 	if !sweep {
 		fs.StringVar(&s.Shard, "shard", s.Shard, "run shard `I/N` of a distributed run: the same seeded plan, every N-th request, results in OUTPUT-DIR/RUN-ID/shard-I/; combine with gollm-bench merge")
 		fs.StringVar(&s.Like, "like", s.Like, "run the load of this result: a GuideLLM, AIPerf, GenAI-Perf, vLLM or inference-perf result file (or folder), or a gollm-bench results folder; its profile, rates, lengths or dataset, limits, warmup, streaming, endpoint, model and SLO become the defaults of the flags not given")

@@ -171,6 +171,7 @@ func TestArrivalsBadInput(t *testing.T) {
 		{"burstgpt failed request refused", []string{"--trace", bg, "--trace-failed", "refuse"}, []string{"--trace: " + bg + ":3:", "90 input and 0 output tokens"}},
 		{"bad failed-row policy", []string{"--trace", bg, "--trace-failed", "drop"}, []string{`--trace-failed: failed-row policy "drop": want replay`}},
 		{"failed-row policy alone", []string{"--trace-failed", "skip"}, []string{"--trace-failed without --trace"}},
+		{"mock cache with a target", []string{"--mock-prefix-cache", "1000000"}, []string{"--mock-prefix-cache 1000000 with --target: it sizes the in-process mock"}},
 		{"unknown format", []string{"--trace", unknown}, []string{"--trace: " + unknown + ":1:", "--trace-format mooncake|azure|burstgpt"}},
 		{"wrong format named", []string{"--trace", good, "--trace-format", "mooncake"}, []string{"--trace: " + good + ":1: not a JSON object"}},
 		{"missing file", []string{"--trace", filepath.Join(dir, "nope.jsonl")}, []string{"--trace: open"}},
