@@ -11,11 +11,17 @@
 # --max-requests 400`, one after another, seeds 2i−1 and 2i; the two mocks
 # run in their own processes on SERVER_CPU, the client on CLIENT_CPU.
 #
+# With REPEAT=N (N > 1) each side is one `run --repeat N` of REQUESTS/N
+# requests a run, so that the gate's interval comes from the spread
+# between runs (the same requests in all).
+#
 # Usage: bench/compare-gate.sh
-# Env: PAIRS (20), REQUESTS (400), OUTPUT_TOKENS (16), ITL (5ms), BENCH_WORK, DOC.
+# Env: PAIRS (20), REQUESTS (400), REPEAT (1), OUTPUT_TOKENS (16), ITL (5ms), BENCH_WORK, DOC.
 source "$(dirname "$0")/lib.sh"
 PAIRS=${PAIRS:-20}
 REQUESTS=${REQUESTS:-400}
+REPEAT=${REPEAT:-1}
+PER_RUN=$((REQUESTS / REPEAT))
 OUTPUT_TOKENS=${OUTPUT_TOKENS:-16}
 ITL=${ITL:-5ms}
 PORT_A=${PORT_A:-18781}
@@ -39,7 +45,7 @@ one() {
   local out=$BENCH_WORK/$3
   rm -rf "$out"
   taskset -c "$CLIENT_CPU" "$GB" run --target "http://127.0.0.1:$1" --profile concurrent --rate 4 \
-    --max-requests "$REQUESTS" --seed "$2" --energy none --output-dir "$out" --quiet >"$out.log" 2>&1 || true
+    --max-requests "$PER_RUN" --repeat "$REPEAT" --seed "$2" --energy none --output-dir "$out" --quiet >"$out.log" 2>&1 || true
   dirname "$(ls "$out"/*/run.json | head -1)"
 }
 
@@ -76,11 +82,11 @@ printf '%s\n\n%s\n' "$table" "$detail"
 
 doc_append <<EOF
 
-### Regression gate run, $(date -u +%Y-%m-%d)
+### Regression gate run, $(date -u +%Y-%m-%d), --repeat $REPEAT
 
 $header_machine
-- Mocks: \`gollm-bench mock-server --preset fast --scheduler fixed --ttft 20ms|30ms --itl $ITL --output-tokens $OUTPUT_TOKENS\` on CPU $SERVER_CPU; client: \`gollm-bench run --profile concurrent --rate 4 --max-requests $REQUESTS --seed S --energy none\` on CPU $CLIENT_CPU, one run after another; \`gollm-bench compare A B --fail-on ttft_p99:+5%\` on single runs. Load average after: $(loadavg).
-- Command: \`PAIRS=$PAIRS bench/compare-gate.sh\`
+- Mocks: \`gollm-bench mock-server --preset fast --scheduler fixed --ttft 20ms|30ms --itl $ITL --output-tokens $OUTPUT_TOKENS\` on CPU $SERVER_CPU; client: \`gollm-bench run --profile concurrent --rate 4 --max-requests $PER_RUN --repeat $REPEAT --seed S --energy none\` on CPU $CLIENT_CPU, one run after another; \`gollm-bench compare A B --fail-on ttft_p99:+5%\`. Load average after: $(loadavg).
+- Command: \`PAIRS=$PAIRS REPEAT=$REPEAT bench/compare-gate.sh\`
 
 $table
 

@@ -43,6 +43,9 @@ type Comparison struct {
 	// (compare.Checks).
 	Regressions [][]compare.Check
 	Undecided   [][]compare.Check
+	// Checks[i] are every row of Results[i] a threshold judged, with its
+	// outcome.
+	Checks [][]compare.Check
 	// WithinRunOnly[i] is set when a check of Results[i] was judged on an
 	// interval of single runs, which covers within-run noise only.
 	WithinRunOnly []bool
@@ -63,6 +66,7 @@ func NewComparison(res []compare.Result, text string, ths []compare.Threshold) (
 		c.Regressions = append(c.Regressions, regs)
 		c.Undecided = append(c.Undecided, compare.Undecided(r, ths))
 		c.WithinRunOnly = append(c.WithinRunOnly, compare.WithinRunOnly(checks))
+		c.Checks = append(c.Checks, checks)
 		c.Unchecked = append(c.Unchecked, compare.UncheckedGates(r, ths))
 		regressed = regressed || len(regs) > 0
 	}
@@ -627,7 +631,7 @@ func writeCompareJSON(w io.Writer, c Comparison) error {
 func CompareCSVColumns() []string {
 	return []string{"comparison", "a_file", "b_file", "section", "level", "metric", "unit",
 		"a", "a_lo", "a_hi", "b", "b_lo", "b_hi", "diff", "diff_lo", "diff_hi", "rel", "rel_lo", "rel_hi",
-		"verdict", "method", "p_location", "n_a", "n_b", "unlike", "workload_mismatch", "regression"}
+		"verdict", "method", "p_location", "n_a", "n_b", "unlike", "workload_mismatch", "regression", "gate"}
 }
 
 func writeCompareCSV(w io.Writer, c Comparison) error {
@@ -666,21 +670,33 @@ func writeCompareCSV(w io.Writer, c Comparison) error {
 	}
 	for i, res := range c.Results {
 		failed := map[string]bool{}
+		gate := map[string]string{}
 		if i < len(c.Regressions) {
 			for _, r := range c.Regressions[i] {
 				failed[r.Where+"|"+r.Row.Metric.Key] = true
+				gate[r.Where+"|"+r.Row.Metric.Key] = string(compare.OutcomeRegressed)
+			}
+		}
+		// A row two terms judge shows the worse outcome.
+		rank := map[string]int{"": 0, string(compare.OutcomeWithin): 1, string(compare.OutcomeUndecided): 2, string(compare.OutcomeRegressed): 3}
+		if i < len(c.Checks) {
+			for _, r := range c.Checks[i] {
+				k := r.Where + "|" + r.Row.Metric.Key
+				if rank[string(r.Outcome)] > rank[gate[k]] {
+					gate[k] = string(r.Outcome)
+				}
 			}
 		}
 		for _, m := range res.Mismatches {
 			_ = cw.Write([]string{strconv.Itoa(i + 1), res.A.File, res.B.File, "workload", "", m.Field, "", m.A, "", "", m.B,
-				"", "", "", "", "", "", "", "", "", "", "", "", "", "", "true", ""})
+				"", "", "", "", "", "", "", "", "", "", "", "", "", "", "true", "", ""})
 		}
 		emit := func(section, level, where string, r compare.Row) {
 			_ = cw.Write([]string{strconv.Itoa(i + 1), res.A.File, res.B.File, section, level, r.Metric.Key, r.Metric.Unit,
 				val(r.A), lo(r.ACI), hi(r.ACI), val(r.B), lo(r.BCI), hi(r.BCI),
 				val(r.Diff), lo(r.DiffCI), hi(r.DiffCI), val(r.Rel), lo(r.RelCI), hi(r.RelCI),
 				string(r.Verdict), string(r.Method), pval(r.P), cnt(r.NA), cnt(r.NB),
-				strconv.FormatBool(r.Unlike), strconv.FormatBool(r.Mismatch), strconv.FormatBool(failed[where+"|"+r.Metric.Key])})
+				strconv.FormatBool(r.Unlike), strconv.FormatBool(r.Mismatch), strconv.FormatBool(failed[where+"|"+r.Metric.Key]), gate[where+"|"+r.Metric.Key]})
 		}
 		for _, r := range res.Summary {
 			emit("summary", r.Level, "the summary", r)
@@ -693,7 +709,7 @@ func writeCompareCSV(w io.Writer, c Comparison) error {
 				// The reason stands in the method column; regression is
 				// "unchecked".
 				_ = cw.Write([]string{strconv.Itoa(i + 1), res.A.File, res.B.File, "unchecked gate", "", u.Threshold.Metric.Key, u.Threshold.Metric.Unit,
-					"", "", "", "", "", "", "", "", "", "", "", "", string(compare.VerdictUnknown), u.String(), "", "", "", "", "", "unchecked"})
+					"", "", "", "", "", "", "", "", "", "", "", "", string(compare.VerdictUnknown), u.String(), "", "", "", "", "", "unchecked", "unchecked"})
 			}
 		}
 	}

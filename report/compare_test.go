@@ -133,8 +133,9 @@ func TestWriteComparisonFormats(t *testing.T) {
 		t.Fatalf("csv: %d lines, header %v", len(recs), recs[0])
 	}
 	var regressions int
+	reg, gate := slices.Index(recs[0], "regression"), slices.Index(recs[0], "gate")
 	for _, r := range recs[1:] {
-		if r[len(r)-1] == "true" {
+		if r[reg] == "true" && r[gate] == "regressed" {
 			regressions++
 		}
 	}
