@@ -3,6 +3,7 @@ package compare
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/peer"
@@ -97,5 +98,37 @@ func TestGateBetweenRuns(t *testing.T) {
 	r = levelRow(m, a, single, o, 1)
 	if r.Method != MethodBetweenRuns || !(r.DiffCI.Lo > 0) || !(r.DiffCI.Lo < 8) {
 		t.Errorf("one side repeated: %+v", r)
+	}
+}
+
+// TestGateOnSimulatedRuns measures the gate's false-alarm and detection
+// counts without a machine's run-to-run noise: 40 pairs of simulated runs
+// of one fixed-TTFT server (as TestSameServerTrials) are never
+// regressed at ttft_p99:+5%, and 20 pairs of a 20 ms against a 30 ms
+// server always are. The counts of each outcome are logged
+// (docs/compare.md quotes them).
+func TestGateOnSimulatedRuns(t *testing.T) {
+	skipUnderRace(t)
+	ths, _ := ParseFailOn("ttft_p99:+5%")
+	count := func(a, b time.Duration, pairs int, seed0 uint64) map[Outcome]int {
+		out := map[Outcome]int{}
+		for i := range pairs {
+			x := read(t, simulatedRun(t, seed0+uint64(2*i+1), a))
+			y := read(t, simulatedRun(t, seed0+uint64(2*i+2), b))
+			for _, c := range Checks(Runs(x, y, Options{}), ths) {
+				out[c.Outcome]++
+			}
+		}
+		return out
+	}
+	same := count(20*time.Millisecond, 20*time.Millisecond, 40, 1000)
+	shift := count(20*time.Millisecond, 30*time.Millisecond, 20, 2000)
+	t.Logf("same server, 40 pairs: %d regressed, %d undecided, %d within", same[OutcomeRegressed], same[OutcomeUndecided], same[OutcomeWithin])
+	t.Logf("20 ms against 30 ms, 20 pairs: %d regressed, %d undecided, %d within", shift[OutcomeRegressed], shift[OutcomeUndecided], shift[OutcomeWithin])
+	if same[OutcomeRegressed] != 0 || same[OutcomeRegressed]+same[OutcomeUndecided]+same[OutcomeWithin] != 40 {
+		t.Errorf("same server: %v, want no regressed of 40", same)
+	}
+	if shift[OutcomeRegressed] != 20 {
+		t.Errorf("20 ms against 30 ms: %v, want 20 regressed of 20", shift)
 	}
 }
