@@ -148,7 +148,7 @@ func (b *Benchmark) readTrace() []error {
 	case errors.Is(err, workload.ErrTraceWindowEmpty):
 		return []error{fmt.Errorf("--trace-window: %w", err)}
 	case err != nil:
-		return []error{fmt.Errorf("--trace: %w", err)}
+		return []error{fmt.Errorf("--trace: %w", fieldname.Replace(err, traceFailedFields...))}
 	}
 	a.plan = plan
 	if n := plan.Trace.FailedRows; n > 0 {

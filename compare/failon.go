@@ -210,7 +210,7 @@ func (c Check) Verdict() string {
 }
 
 // Decider says what would decide an undecided check: "about 320 more
-// requests a side", "about 4 more runs a side (--repeat)", "levels about
+// requests a side", "about 4 more runs a side", "levels about
 // 3.2 times as long"; or that no amount would, the change being the
 // limit itself.
 func (c Check) Decider() string {
@@ -223,7 +223,7 @@ func (c Check) Decider() string {
 	}
 	switch {
 	case c.Row.Method == MethodBetweenRuns && n > 0:
-		return fmt.Sprintf("about %d more runs a side (--repeat) would decide it", int64(math.Ceil(float64(n)*(c.Factor-1))))
+		return fmt.Sprintf("about %d more runs a side would decide it", int64(math.Ceil(float64(n)*(c.Factor-1))))
 	case c.Row.Method != MethodBatchMeans && c.Row.Method != MethodIntervals && n > 0:
 		return fmt.Sprintf("about %d more requests a side would decide it", int64(math.Ceil(float64(n)*(c.Factor-1))))
 	}

@@ -57,7 +57,7 @@ func TestLikeKeepsSessionsAndPrefixes(t *testing.T) {
 		t.Errorf("chat: flags %v", flags)
 	}
 	if !slices.ContainsFunc(l.Notes, func(n string) bool {
-		return strings.Contains(n, "not reproduced: config.spec.data[0].prefix_buckets: 4 prefixes of 16 tokens (--shared-prefix does not combine with --turns)")
+		return strings.Contains(n, "not reproduced: config.spec.data[0].prefix_buckets: 4 prefixes of 16 tokens (a shared-prefix workload does not combine with multi-turn sessions)")
 	}) {
 		t.Errorf("chat: notes %q", l.Notes)
 	}

@@ -184,7 +184,7 @@ func (r Result) Load() (Load, []Unreproducible) {
 				// inference-perf's stage reports: the rate, not whether
 				// arrivals were constant or Poisson.
 				r := strconv.FormatFloat(lv.Rate.V, 'f', -1, 64)
-				reason = "the file states its rate, " + r + " req/s, but not its arrival process: run it with --profile constant --rate " + r + " or --profile poisson --rate " + r
+				reason = "the file states its rate, " + r + " req/s, but not its arrival process: give the profile, constant or poisson, and the rate " + r + " with it"
 			}
 			bad = append(bad, Unreproducible{Field: fmt.Sprintf("level %d (%s)", i, lv.Label), Reason: reason, Flags: []string{"profile"}})
 			continue
@@ -291,7 +291,7 @@ func (r Result) sessionsAndPrefixes(l *Load) {
 		if l.Endpoint == "chat" {
 			l.Turns = turns
 		} else {
-			l.Notes = append(l.Notes, fmt.Sprintf("not reproduced: %s %d (gollm-bench's multi-turn sessions are chat conversations, and the file ran the %s API: give --endpoint chat --turns %d to run sessions)", w.source("turns"), turns, orUnstated(l.Endpoint), turns))
+			l.Notes = append(l.Notes, fmt.Sprintf("not reproduced: %s %d (gollm-bench's multi-turn sessions are chat conversations, and the file ran the %s API; a run on the chat endpoint with %d turns runs them)", w.source("turns"), turns, orUnstated(l.Endpoint), turns))
 		}
 	}
 	var prefixed []PrefixBucket
@@ -303,9 +303,9 @@ func (r Result) sessionsAndPrefixes(l *Load) {
 	switch {
 	case len(prefixed) == 0:
 	case len(prefixed) > 1:
-		l.Notes = append(l.Notes, fmt.Sprintf("not reproduced: %s: %d prefix buckets (--shared-prefix runs one: groups of prompts sharing one prefix length)", w.source("prefixes"), len(prefixed)))
+		l.Notes = append(l.Notes, fmt.Sprintf("not reproduced: %s: %d prefix buckets (a shared-prefix workload has one prefix length)", w.source("prefixes"), len(prefixed)))
 	case l.Turns > 0:
-		l.Notes = append(l.Notes, fmt.Sprintf("not reproduced: %s: %d prefixes of %d tokens (--shared-prefix does not combine with --turns)", w.source("prefixes"), prefixed[0].Count, prefixed[0].Tokens))
+		l.Notes = append(l.Notes, fmt.Sprintf("not reproduced: %s: %d prefixes of %d tokens (a shared-prefix workload does not combine with multi-turn sessions)", w.source("prefixes"), prefixed[0].Count, prefixed[0].Tokens))
 	default:
 		b := prefixed[0]
 		kv := dataKeys(l.Data)
@@ -315,14 +315,14 @@ func (r Result) sessionsAndPrefixes(l *Load) {
 			n = r.Levels[0].Requests.Completed.N
 		}
 		if q <= 0 || o <= 0 || n <= 0 {
-			l.Notes = append(l.Notes, fmt.Sprintf("not reproduced: %s: %d prefixes of %d tokens (--shared-prefix needs fixed prompt and output lengths and a request count)", w.source("prefixes"), b.Count, b.Tokens))
+			l.Notes = append(l.Notes, fmt.Sprintf("not reproduced: %s: %d prefixes of %d tokens (a shared-prefix workload needs fixed prompt and output lengths and a request count)", w.source("prefixes"), b.Count, b.Tokens))
 			break
 		}
 		per := int((n + int64(b.Count) - 1) / int64(b.Count))
 		l.SharedPrefix = fmt.Sprintf("groups=%d,prompts=%d,prefix=%d,question=%d,output=%d", b.Count, per, b.Tokens, int(q), int(o))
 		for _, k := range []string{"prompt_tokens_stdev", "prompt_tokens_min", "prompt_tokens_max", "output_tokens_stdev", "output_tokens_min", "output_tokens_max"} {
 			if _, ok := kv[k]; ok {
-				l.Notes = append(l.Notes, "not reproduced: the spread of the synthetic lengths ("+k+"): --shared-prefix sends fixed lengths")
+				l.Notes = append(l.Notes, "not reproduced: the spread of the synthetic lengths ("+k+"): a shared-prefix workload sends fixed lengths")
 				break
 			}
 		}

@@ -301,7 +301,7 @@ func regressionText(r compare.Check) string {
 }
 
 // withinRunNote is said under a gate judged on single runs.
-const withinRunNote = "note: the gate's intervals come from single runs and cover within-run noise only, not the run-to-run variance a CI gate meets; run each side with --repeat 3 or more for intervals from the spread between runs"
+const withinRunNote = "note: the gate's intervals come from single runs and cover within-run noise only, not the run-to-run variance a CI gate meets; with each side's levels run 3 or more times (repeats) they come from the spread between runs"
 
 // fmtVerdict is "~", "better", "worse" or "?", with "*" when the tools
 // define the metric differently.

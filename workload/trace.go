@@ -311,7 +311,7 @@ func (l *lineErrors) check(e *TraceEntry, lengths string) bool {
 	if e.InputTokens < 1 || e.OutputTokens < 1 || e.InputTokens > maxTraceTokens || e.OutputTokens > maxTraceTokens {
 		fix := "remove the line"
 		if e.OutputTokens == 0 && e.InputTokens >= 1 {
-			fix = "a line of 0 output tokens describes a request that failed in the traced service: --trace-failed replay (the default) sends it with 1 output token, skip leaves it out"
+			fix = "a line of 0 output tokens describes a request that failed in the traced service: the failed-row policy FailedReplay, the default, sends it with 1 output token; FailedSkip leaves it out"
 		}
 		stop = l.add(e.Line, "%s: %d input and %d output tokens; both must be between 1 and %d (%s)", lengths, e.InputTokens, e.OutputTokens, maxTraceTokens, fix)
 	}

@@ -425,7 +425,7 @@ func FuzzReadAzure(f *testing.F) {
 }
 
 func FuzzReadBurstGPT(f *testing.F) {
-	fuzzTrace(f, TraceBurstGPT, sampleSeed(f, "burstgpt-200.csv"), "Request tokens,Response tokens,Timestamp\n1,1,1e9\n")
+	fuzzTrace(f, TraceBurstGPT, sampleSeed(f, "burstgpt-200.csv"), "Request tokens,Response tokens,Timestamp\n1,1,1e9\n", "Request tokens,Response tokens,Timestamp\n5,0,1\n0,0,2\n")
 }
 
 func FuzzDetectTrace(f *testing.F) {
@@ -544,7 +544,7 @@ func TestTraceFailedRows(t *testing.T) {
 		t.Errorf("skip: %d entries, %d failed rows, %v", len(tr.Entries), tr.FailedRows, err)
 	}
 	_, err = ReadTraceWith(strings.NewReader(text), "b.csv", "", FailedRefuse)
-	if err == nil || !strings.Contains(err.Error(), "b.csv:5:") || !strings.Contains(err.Error(), "--trace-failed replay") {
+	if err == nil || !strings.Contains(err.Error(), "b.csv:5:") || !strings.Contains(err.Error(), "the failed-row policy FailedReplay") {
 		t.Errorf("refuse: %v", err)
 	}
 	// More bad lines than are listed: the rest are counted.
