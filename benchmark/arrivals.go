@@ -46,7 +46,7 @@ func (b *Benchmark) parseArrivals() []error {
 			}
 		}
 	}
-	for _, n := range []string{"trace-format", "trace-speedup", "trace-window"} {
+	for _, n := range []string{"trace-format", "trace-speedup", "trace-window", "trace-failed"} {
 		if f.Given[n] && f.Trace == "" {
 			bad("--%s without --trace: it applies to a replayed trace; give --trace FILE, or drop --%s", n, n)
 		}
@@ -133,6 +133,11 @@ func (b *Benchmark) readTrace() []error {
 	if !(f.TraceSpeedup > 0) {
 		errs = append(errs, fmt.Errorf("--trace-speedup %v: want a factor > 0, e.g. 10 (ten times faster) or 0.5 (half speed)", f.TraceSpeedup))
 	}
+	failed, err := workload.ParseFailedRows(f.TraceFailed)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("--trace-failed: %w", err))
+	}
+	spec.Failed = failed
 	if len(errs) > 0 {
 		return errs
 	}
@@ -143,9 +148,16 @@ func (b *Benchmark) readTrace() []error {
 	case errors.Is(err, workload.ErrTraceWindowEmpty):
 		return []error{fmt.Errorf("--trace-window: %w", err)}
 	case err != nil:
-		return []error{fmt.Errorf("--trace: %w", err)}
+		return []error{fmt.Errorf("--trace: %w", fieldname.Replace(err, traceFailedFields...))}
 	}
 	a.plan = plan
+	if n := plan.Trace.FailedRows; n > 0 {
+		what := "replayed with 1 output token each (max_tokens 1), at their arrival times"
+		if plan.Trace.FailedPolicy == workload.FailedSkip {
+			what = "skipped: their arrivals are not sent"
+		}
+		fmt.Fprintf(b.opt.Log, "--trace: %d of the trace's lines describe requests that failed in the traced service (0 output tokens): %s (--trace-failed %s; run.json: config.arrivals.trace.failed_rows)\n", n, what, plan.Trace.FailedPolicy)
+	}
 	lim := plan.Limits()
 	f.Profile = "constant"
 	f.Rates = []string{strconv.FormatFloat(plan.Rate(), 'g', 4, 64)}
@@ -240,7 +252,8 @@ func (a *arrivals) describe(c *results.Config) {
 	}
 	if p := a.plan; p != nil {
 		out.Trace = &results.TraceReplay{File: p.Spec.File, Format: string(p.Trace.Format), SHA256: p.SHA256, Lines: p.Lines,
-			Requests: len(p.Trace.Entries), Speedup: p.Spec.Speedup, SpanS: p.Span().Seconds()}
+			Requests: len(p.Trace.Entries), Speedup: p.Spec.Speedup, SpanS: p.Span().Seconds(),
+			FailedRows: p.Trace.FailedRows, FailedPolicy: string(p.Trace.FailedPolicy)}
 		if !p.Spec.Window.IsZero() {
 			out.Trace.Window = p.Spec.Window.String()
 		}

@@ -436,7 +436,7 @@ func (b *Benchmark) setup(ctx context.Context) error {
 		fmt.Fprintln(b.opt.Log, "*** --insecure: the server's TLS certificate is NOT verified; anyone on the path can read and alter the traffic. run.json and the scorecard record it. ***")
 	}
 	if b.target == "" {
-		m, err := startEmbeddedMock(ctx, s.MockPreset, b.tok)
+		m, err := startEmbeddedMock(ctx, s.MockPreset, s.MockPrefixCache, b.tok)
 		if err != nil {
 			return err
 		}
@@ -921,6 +921,7 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 	b.recordWarmup(&run)
 	if b.mock != nil {
 		run.Config.MockPreset = s.MockPreset
+		run.Config.MockPrefixCache = s.MockPrefixCache
 	}
 	if b.tok != nil {
 		run.Config.Tokenizer, run.Config.TokenizerSHA256 = b.tok.Path(), b.tok.SHA256()

@@ -57,6 +57,8 @@ func (b *Benchmark) validateFlags() []error {
 		{!finite(s.GPUCostEURh) || s.GPUCostEURh < 0, fmt.Sprintf("--gpu-cost-eur-h %v: want a cost >= 0 in EUR per hour, e.g. 2.5", s.GPUCostEURh)},
 		{!finite(s.GridGCO2KWh) || s.GridGCO2KWh < 0, fmt.Sprintf("--grid-gco2-kwh %v: want a carbon intensity >= 0 in gCO2 per kWh, e.g. 350", s.GridGCO2KWh)},
 		{!finite(s.IdleBaselineW) || s.IdleBaselineW < 0, fmt.Sprintf("--idle-baseline-w %v: want a power >= 0 in W, e.g. 60", s.IdleBaselineW)},
+		{s.MockPrefixCache < 0, fmt.Sprintf("--mock-prefix-cache %d: want a capacity in tokens, e.g. 2000000, or 0 for the preset's", s.MockPrefixCache)},
+		{s.MockPrefixCache > 0 && s.Target != "", fmt.Sprintf("--mock-prefix-cache %d with --target: it sizes the in-process mock, which runs only without --target; size the server's own cache (gollm-bench mock-server: --prefix-cache-blocks)", s.MockPrefixCache)},
 	} {
 		if c.bad {
 			errs = append(errs, errors.New(c.msg))

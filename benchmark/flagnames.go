@@ -125,3 +125,10 @@ var (
 		{Field: " (SharedPrefixSpec.OutputTokens)", Caller: "="},
 	}
 )
+
+// traceFailedFields are the failed-row policies as a trace error names
+// them, with their flag.
+var traceFailedFields = []fieldname.Name{
+	{Field: "the failed-row policy FailedReplay", Caller: "--trace-failed replay"},
+	{Field: "FailedSkip", Caller: "--trace-failed skip"},
+}

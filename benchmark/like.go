@@ -9,6 +9,7 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/compare"
 	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/peer"
 )
 
@@ -20,8 +21,11 @@ import (
 // reproduce is refused, naming the result's field and the flags that
 // replace it, unless one of them was given. It says on log what it set,
 // and returns the load's notes as warnings (peer.WarnNotReproduced) for
-// the run's output. Errors are bad input.
-func ApplyLike(log io.Writer, path string, given func(flag string) bool, set func(flag, value string) error) ([]metrics.Warning, error) {
+// the run's output. With builtinMock (no --target: the in-process mock
+// serves the requests) the file's model is not set, since the mock serves
+// mockserver.DefaultModel only and would answer every request with a 404;
+// a note says so. Errors are bad input.
+func ApplyLike(log io.Writer, path string, builtinMock bool, given func(flag string) bool, set func(flag, value string) error) ([]metrics.Warning, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -38,6 +42,10 @@ func ApplyLike(log io.Writer, path string, given func(flag string) bool, set fun
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
+	}
+	if builtinMock && load.Model != "" && load.Model != mockserver.DefaultModel && !given("model") {
+		load.Notes = append(load.Notes, fmt.Sprintf("the file's model %q is not set: the built-in mock serves %q only; give --target to run against a server of that model", load.Model, mockserver.DefaultModel))
+		load.Model = ""
 	}
 	// A flag the load sets is not one the user gave.
 	mine := map[string]bool{}

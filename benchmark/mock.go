@@ -16,10 +16,19 @@ type embeddedMock struct {
 	cancel context.CancelFunc
 }
 
-func startEmbeddedMock(ctx context.Context, preset string, tok *tokenize.Tokenizer) (*embeddedMock, error) {
+// startEmbeddedMock starts the mock of preset; cacheTokens > 0 sizes its
+// prefix cache (tokens, rounded up to whole blocks), turning it on with
+// mockCacheBlockTokens-token blocks when the preset has none.
+func startEmbeddedMock(ctx context.Context, preset string, cacheTokens int, tok *tokenize.Tokenizer) (*embeddedMock, error) {
 	cfg, err := mockserver.Preset(preset)
 	if err != nil {
 		return nil, badInput(fmt.Errorf("--mock-preset: %w", err))
+	}
+	if cacheTokens > 0 {
+		if cfg.PrefixCacheBlockTokens <= 0 {
+			cfg.PrefixCacheBlockTokens = mockCacheBlockTokens
+		}
+		cfg.PrefixCacheBlocks = (cacheTokens + cfg.PrefixCacheBlockTokens - 1) / cfg.PrefixCacheBlockTokens
 	}
 	var opts []mockserver.Option
 	if tok != nil {
@@ -40,6 +49,11 @@ func startEmbeddedMock(ctx context.Context, preset string, tok *tokenize.Tokeniz
 	}
 	return &embeddedMock{Server: s, URL: url, cancel: cancel}, nil
 }
+
+// mockCacheBlockTokens is the block size --mock-prefix-cache turns the
+// in-process mock's prefix cache on with, tokens (the demo-cache
+// preset's).
+const mockCacheBlockTokens = 16
 
 // Close stops the server.
 func (m *embeddedMock) Close() {

@@ -85,6 +85,7 @@ type Settings struct {
 	TraceFormat          string  // trace-format: mooncake, azure or burstgpt ("": detected)
 	TraceSpeedup         float64 // trace-speedup: play the trace this many times faster (0: 1)
 	TraceWindow          string  // trace-window: START,END of the trace to replay (time since its first request)
+	TraceFailed          string  // trace-failed: lines describing failed requests (0 output tokens): replay, skip or refuse ("": replay)
 	Ramp                 string  // ramp: raise the rate within each level, e.g. linear:1->50:60s (run only)
 	Burstiness           float64 // burstiness: gamma shape K of the gaps (0: none; implies profile poisson)
 	SharedPrefix         string  // shared-prefix: groups=G,prompts=P,prefix=S,question=Q,output=O
@@ -139,6 +140,11 @@ type Settings struct {
 	Overwrite  bool     // overwrite: replace an existing results folder
 	Gzip       bool     // gzip: write requests.jsonl.gz
 	MockPreset string   // mock-preset: the in-process mock's preset when Target is ""
+	// MockPrefixCache (mock-prefix-cache) is the in-process mock's prefix
+	// cache capacity, tokens; it turns the cache on (16-token blocks)
+	// when the preset has none. 0: the preset's (demo-cache: 4,096
+	// blocks of 16 tokens, 65,536 tokens).
+	MockPrefixCache int
 
 	// Distributed runs and peers.
 	Shard string // shard: I/N, this process's share of a distributed run (run only)

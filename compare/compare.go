@@ -1,8 +1,11 @@
 package compare
 
 import (
+	"fmt"
 	"hash/fnv"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/peer"
@@ -39,6 +42,13 @@ const (
 	// MethodIntervals: each side's own interval, taken at 97.47 % and
 	// combined (CPM, Wh/token, a rate of a repeated level).
 	MethodIntervals Method = "intervals"
+	// MethodBetweenRuns: a side's level was run several times
+	// (--repeat): each run's figure is one sample, as benchstat takes each
+	// benchmark run, and the change's interval is Welch's t over the two
+	// sides' runs; against a single run, that run counts as one more draw
+	// of the repeated side's spread. The pooled requests' interval is
+	// left out: it ignores the run-to-run variance.
+	MethodBetweenRuns Method = "between runs"
 	// MethodBracket: the knee, whose bracket [last passing, first
 	// failing load] is its interval.
 	MethodBracket Method = "bracket"
@@ -190,9 +200,22 @@ func Runs(a, b peer.Result, opts Options) Result {
 	}
 	r.Mismatches, r.Unstated = checkWorkload(a, b, pc.Matches)
 	mismatch := len(r.Mismatches) > 0
+	chunksNoted := false
 	for mi, m := range pc.Matches {
 		la, lb := a.Levels[m.A], b.Levels[m.B]
-		for _, met := range o.Metrics {
+		ms := o.Metrics
+		if chunksDiffer(la, lb) {
+			// A gap between chunks of 3 tokens is not a gap between
+			// chunks of 1: the ICL rows are unlike, and ITL (TPOT),
+			// which is per token, is compared beside them.
+			ms = withITLFor(ms)
+			if !chunksNoted {
+				chunksNoted = true
+				r.Notes = append(r.Notes, fmt.Sprintf("chunk gaps (ICL): A's chunks carry %.2f tokens on average, B's %.2f%s, so a gap between chunks is defined differently: the ICL rows are marked * and not judged; compare ITL (vLLM's TPOT, per token) instead",
+					la.TokensPerChunk.V, lb.TokensPerChunk.V, specCause(la, lb)))
+			}
+		}
+		for _, met := range ms {
 			row := levelRow(met, la, lb, o, seedFor(o.Seed, mi, met.Key))
 			if !row.A.OK && !row.B.OK {
 				continue
@@ -201,6 +224,8 @@ func Runs(a, b peer.Result, opts Options) Result {
 			r.Rows = append(r.Rows, row)
 		}
 	}
+	r.Notes = append(r.Notes, specDecodeNotes("A", a)...)
+	r.Notes = append(r.Notes, specDecodeNotes("B", b)...)
 	r.Summary = summaryRows(a, b, o, mismatch)
 	// Said only where the other side has goodput: its row shows "-".
 	for _, side := range []struct {
@@ -222,6 +247,78 @@ func All(base peer.Result, others []peer.Result, opts Options) []Result {
 	out := make([]Result, len(others))
 	for i, b := range others {
 		out[i] = Runs(base, b, opts)
+	}
+	return out
+}
+
+// chunksDiffer reports whether the two levels' chunks carry different
+// numbers of tokens on average (by more than 10 %), as speculative
+// decoding makes them: their gaps between chunks are then different
+// things.
+func chunksDiffer(a, b peer.Level) bool {
+	ta, tb := a.TokensPerChunk, b.TokensPerChunk
+	if !ta.OK || !tb.OK || ta.V <= 0 || tb.V <= 0 {
+		return false
+	}
+	return math.Abs(ta.V-tb.V) > 0.1*math.Min(ta.V, tb.V)
+}
+
+// withITLFor returns ms with the ITL statistic of each ICL metric in it
+// appended where ms lacks it.
+func withITLFor(ms []Metric) []Metric {
+	out := slices.Clone(ms)
+	for _, m := range ms {
+		if m.dist != distICL {
+			continue
+		}
+		key := "itl" + strings.TrimPrefix(m.Key, "icl")
+		if !slices.ContainsFunc(out, func(x Metric) bool { return x.Key == key }) {
+			if itl, ok := LookupMetric(key); ok {
+				out = append(out, itl)
+			}
+		}
+	}
+	return out
+}
+
+// specCause says which side runs speculative decoding, for the chunk
+// note: " (B: speculative decoding)".
+func specCause(a, b peer.Level) string {
+	switch {
+	case a.SpecDecode != nil && b.SpecDecode != nil:
+		return " (both: speculative decoding)"
+	case a.SpecDecode != nil:
+		return " (A: speculative decoding)"
+	case b.SpecDecode != nil:
+		return " (B: speculative decoding)"
+	}
+	return ""
+}
+
+// specDecodeNotes shows the speculative-decoding figures of each level of
+// r that has them: "speculative decoding (B, level 0): acceptance rate
+// 72.0 %, acceptance length 3.16 tokens per step, 1,204 drafts".
+func specDecodeNotes(side string, r peer.Result) []string {
+	var out []string
+	for _, l := range r.Levels {
+		sd := l.SpecDecode
+		if sd == nil {
+			continue
+		}
+		var parts []string
+		if v, ok := sd.AcceptanceRate.Get(); ok {
+			parts = append(parts, fmt.Sprintf("acceptance rate %.1f %%", 100*v))
+		}
+		if v, ok := sd.AcceptanceLength.Get(); ok {
+			parts = append(parts, fmt.Sprintf("acceptance length %.2f tokens per step", v))
+		}
+		if sd.Drafts.OK {
+			parts = append(parts, fmt.Sprintf("%d drafts", sd.Drafts.N))
+		}
+		if sd.DraftTokens.OK && sd.AcceptedTokens.OK {
+			parts = append(parts, fmt.Sprintf("%d of %d draft tokens accepted", sd.AcceptedTokens.N, sd.DraftTokens.N))
+		}
+		out = append(out, fmt.Sprintf("speculative decoding (%s, %s): %s", side, l.Label, strings.Join(parts, ", ")))
 	}
 	return out
 }
@@ -279,6 +376,7 @@ func levelRow(m Metric, la, lb peer.Level, o Options, seed uint64) Row {
 	case kindErrorRate:
 		errorRow(&r, la, lb)
 	}
+	betweenRuns(&r, la, lb)
 	r.decide()
 	return r
 }
@@ -375,6 +473,9 @@ func latencyRow(r *Row, la, lb peer.Level, o Options, seed uint64) {
 		}
 	}
 	r.Unlike = ka != "" && kb != "" && ka != kb
+	if m.dist == distICL && chunksDiffer(la, lb) {
+		r.Unlike = true
+	}
 	if records {
 		if _, p := stats.MannWhitney(sa, sb); !math.IsNaN(p) {
 			r.P = peer.Some(p)
@@ -465,6 +566,67 @@ func rateOf(m Metric, l peer.Level) (v peer.Value, def peer.Definition, ci stats
 		}
 	}
 	return v, def, ci, counts
+}
+
+// repeatFigure is the figure of a level run several times (--repeat)
+// that m names: an SLO statistic ("ttft_p99") or a rate.
+func repeatFigure(m Metric, l peer.Level) (metrics.RepeatFigure, bool) {
+	if l.Summary == nil || l.Summary.Repeats == nil {
+		return metrics.RepeatFigure{}, false
+	}
+	name := m.Key
+	switch m.kind {
+	case kindOutputRate:
+		name = metrics.FigureOutputTokS
+	case kindGoodput:
+		name = metrics.FigureGoodputTokS
+	case kindLatency:
+	default:
+		return metrics.RepeatFigure{}, false
+	}
+	f, ok := l.Summary.Repeats.Figure(name)
+	if !ok || len(f.Values) < 2 {
+		return metrics.RepeatFigure{}, false
+	}
+	return f, true
+}
+
+// betweenRuns makes the row's interval from the spread between runs when
+// a side's level was run several times and holds the figure
+// (MethodBetweenRuns). Each side's figure is then the mean of its runs'
+// (a single run's is its own), with the between-run interval, and the
+// counts are runs. Rows the two tools define differently keep their mark.
+func betweenRuns(r *Row, la, lb peer.Level) {
+	fa, okA := repeatFigure(r.Metric, la)
+	fb, okB := repeatFigure(r.Metric, lb)
+	if (!okA && !okB) || !r.A.OK || !r.B.OK {
+		return
+	}
+	// spreadAgainst is the interval of y − mean(f) for one more draw y of
+	// f's spread: (y − mean) ± t(n−1) × sd × √(1/n + 1).
+	spreadAgainst := func(f metrics.RepeatFigure, y float64) stats.Interval {
+		n := float64(len(f.Values))
+		h := stats.T(n-1, stats.Confidence) * f.SD * math.Sqrt(1/n+1)
+		return stats.Interval{Lo: y - f.Mean - h, Hi: y - f.Mean + h}
+	}
+	switch {
+	case okA && okB:
+		r.DiffCI = stats.WelchIntervalOf(fa.Values, fb.Values, stats.Confidence)
+	case okA:
+		r.DiffCI = spreadAgainst(fa, r.B.V)
+		r.NB, r.BCI = peer.Known(1), stats.Interval{}
+	default:
+		d := spreadAgainst(fb, r.A.V)
+		r.DiffCI = stats.Interval{Lo: -d.Hi, Hi: -d.Lo}
+		r.NA, r.ACI = peer.Known(1), stats.Interval{}
+	}
+	if okA {
+		r.A, r.ACI, r.NA = peer.Some(fa.Mean), fa.Between, peer.Known(int64(len(fa.Values)))
+	}
+	if okB {
+		r.B, r.BCI, r.NB = peer.Some(fb.Mean), fb.Between, peer.Known(int64(len(fb.Values)))
+	}
+	r.Method, r.TooFew = MethodBetweenRuns, false
 }
 
 // batchRates are a level's batch rates from counts, nil when the level

@@ -14,6 +14,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/peer"
 	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/stats"
 	"github.com/gollm-bench/gollm-bench/sweep"
 )
 
@@ -303,20 +304,25 @@ func TestParseFailOn(t *testing.T) {
 	}
 }
 
-// TestRegressionNeedsSignificanceAndSize: a worse row fails only beyond
-// its limit; a "~" row never fails; an unlike row is not judged.
+// TestRegressionNeedsSignificanceAndSize: a worse row fails only when its
+// whole interval lies beyond its limit; a "~" row never fails; an unlike
+// row is not judged.
 func TestRegressionNeedsSignificanceAndSize(t *testing.T) {
 	m, _ := LookupMetric("ttft_p99")
+	iv := func(lo, hi float64) stats.Interval { return stats.Interval{Lo: lo, Hi: hi} }
 	rows := []Row{
-		{Metric: m, Level: "small", Verdict: VerdictWorse, Rel: peer.Some(0.03), Diff: peer.Some(3)},
-		{Metric: m, Level: "big", Verdict: VerdictWorse, Rel: peer.Some(0.30), Diff: peer.Some(30)},
-		{Metric: m, Level: "noise", Verdict: VerdictSame, Rel: peer.Some(0.30), Diff: peer.Some(30)},
-		{Metric: m, Level: "unlike", Verdict: VerdictWorse, Rel: peer.Some(0.30), Diff: peer.Some(30), Unlike: true},
+		{Metric: m, Level: "small", Verdict: VerdictWorse, Method: MethodBootstrap, Rel: peer.Some(0.03), RelCI: iv(0.02, 0.04), Diff: peer.Some(3), DiffCI: iv(2, 4)},
+		{Metric: m, Level: "big", Verdict: VerdictWorse, Method: MethodBootstrap, Rel: peer.Some(0.30), RelCI: iv(0.25, 0.35), Diff: peer.Some(30), DiffCI: iv(25, 35)},
+		{Metric: m, Level: "noise", Verdict: VerdictSame, Method: MethodBootstrap, Rel: peer.Some(0.30), RelCI: iv(-0.1, 0.7), Diff: peer.Some(30), DiffCI: iv(-10, 70)},
+		{Metric: m, Level: "unlike", Verdict: VerdictWorse, Method: MethodBootstrap, Rel: peer.Some(0.30), RelCI: iv(0.25, 0.35), Diff: peer.Some(30), DiffCI: iv(25, 35), Unlike: true},
 	}
 	ths, _ := ParseFailOn("ttft_p99:+5%")
 	regs := Regressions(Result{Rows: rows}, ths)
 	if len(regs) != 1 || regs[0].Where != "big" || !strings.Contains(regs[0].String(), "+30.0%") {
 		t.Errorf("regressions %v", regs)
+	}
+	if und := Undecided(Result{Rows: rows}, ths); len(und) != 1 || und[0].Where != "noise" {
+		t.Errorf("undecided %v", und)
 	}
 	ths, _ = ParseFailOn("ttft_p99:+20ms")
 	if regs := Regressions(Result{Rows: rows}, ths); len(regs) != 1 || regs[0].Where != "big" {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gollm-bench/gollm-bench/stats"
 )
 
 // Threshold is one --fail-on term: a metric and how far it may move the
@@ -143,52 +145,115 @@ func splitUnit(s string) (num, unit string) {
 	return s, ""
 }
 
-// Regression is a row that --fail-on fails: the metric moved the wrong
-// way beyond its threshold, and the change is significant.
-type Regression struct {
+// Outcome is a --fail-on term's decision on one row, three-valued as the
+// SLO verdicts are: the interval of the change, not its point estimate,
+// is set against the limit.
+type Outcome string
+
+// Outcomes.
+const (
+	// OutcomeRegressed: the change's whole interval lies beyond the limit,
+	// on the side the metric regresses.
+	OutcomeRegressed Outcome = "regressed"
+	// OutcomeWithin: the change's whole interval lies inside the limit
+	// (an improvement is within).
+	OutcomeWithin Outcome = "within"
+	// OutcomeUndecided: the interval holds the limit: more requests (or
+	// runs) would decide it.
+	OutcomeUndecided Outcome = "undecided"
+)
+
+// Check is one --fail-on term judged on one row.
+type Check struct {
 	Threshold Threshold
 	Row       Row
-	// Where names the level or "summary".
-	Where string
+	// Where names the level or "the summary".
+	Where   string
+	Outcome Outcome
+	// Factor, for an undecided check, is about how many times the
+	// samples behind each side (requests, runs, or the level's length for
+	// a rate) the interval needs to lie wholly on one side of the limit,
+	// from its half-width shrinking as 1/√n; 0 when the change equals the
+	// limit (no amount decides it) or the check is decided.
+	Factor float64
 }
 
-// String is "ttft_p99 at concurrency 4: +46 % [+38 %, +55 %] beyond +5%".
-func (r Regression) String() string {
+// String is "ttft_p99 at concurrency 4: +46.0% [+38.0%, +55.0%]:
+// regressed beyond +5% (bootstrap)" or, for an undecided check, the same
+// with what would decide it.
+func (c Check) String() string {
 	var by string
+	r := c.Row
 	switch {
-	case r.Threshold.Abs && r.Row.Metric.kind == kindErrorRate:
-		by = fmt.Sprintf("%+.2f points", 100*r.Row.Diff.V)
-	case r.Threshold.Abs:
-		by = fmt.Sprintf("%+.3g %s", r.Row.Diff.V, r.Row.Metric.Unit)
+	case c.Threshold.Abs && r.Metric.kind == kindErrorRate:
+		by = fmt.Sprintf("%+.2f points [%+.2f, %+.2f]", 100*r.Diff.V, 100*r.DiffCI.Lo, 100*r.DiffCI.Hi)
+	case c.Threshold.Abs:
+		by = fmt.Sprintf("%+.3g %s [%+.3g, %+.3g]", r.Diff.V, r.Metric.Unit, r.DiffCI.Lo, r.DiffCI.Hi)
 	default:
-		by = fmt.Sprintf("%+.1f%%", 100*r.Row.Rel.V)
+		by = fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%]", 100*r.Rel.V, 100*r.RelCI.Lo, 100*r.RelCI.Hi)
 	}
-	return fmt.Sprintf("%s at %s: %s, beyond %s, and significant (%s)", r.Row.Metric.Key, r.Where, by, r.Threshold.Text, r.Row.Method)
+	return fmt.Sprintf("%s at %s: %s: %s", r.Metric.Key, c.Where, by, c.Verdict())
 }
 
-// Regressions returns the rows of res that fail a threshold: each level
-// row and the summary's knee, goodput, CPM and Wh/token rows (the
-// summary's latencies describe two knees at different loads, so they are
-// judged at matched levels only), whose verdict is worse and whose move
-// exceeds the limit. A row whose two tools define the metric differently
-// is not judged.
-func Regressions(res Result, ths []Threshold) []Regression {
-	var out []Regression
+// Verdict is the check's decision in words: "regressed beyond
+// ttft_p99:+5% (bootstrap)", "within ttft_p99:+5%", or "undecided against
+// ttft_p99:+5% (the interval holds the limit): about 320 more requests a
+// side would decide it".
+func (c Check) Verdict() string {
+	switch c.Outcome {
+	case OutcomeRegressed:
+		return fmt.Sprintf("regressed beyond %s (%s)", c.Threshold.Text, c.Row.Method)
+	case OutcomeWithin:
+		return fmt.Sprintf("within %s (%s)", c.Threshold.Text, c.Row.Method)
+	}
+	return fmt.Sprintf("undecided against %s (%s: the interval holds the limit): %s", c.Threshold.Text, c.Row.Method, c.Decider())
+}
+
+// Decider says what would decide an undecided check: "about 320 more
+// requests a side", "about 4 more runs a side", "levels about
+// 3.2 times as long"; or that no amount would, the change being the
+// limit itself.
+func (c Check) Decider() string {
+	if c.Factor <= 1 || math.IsInf(c.Factor, 0) || math.IsNaN(c.Factor) {
+		return "the change equals the limit, so no amount of requests decides it"
+	}
+	var n int64
+	if c.Row.NA.OK && c.Row.NB.OK {
+		n = min(c.Row.NA.N, c.Row.NB.N)
+	}
+	switch {
+	case c.Row.Method == MethodBetweenRuns && n > 0:
+		return fmt.Sprintf("about %d more runs a side would decide it", int64(math.Ceil(float64(n)*(c.Factor-1))))
+	case c.Row.Method != MethodBatchMeans && c.Row.Method != MethodIntervals && n > 0:
+		return fmt.Sprintf("about %d more requests a side would decide it", int64(math.Ceil(float64(n)*(c.Factor-1))))
+	}
+	return fmt.Sprintf("levels about %.2g times as long would decide it", c.Factor)
+}
+
+// Checks judges each threshold of ths on every row of res that can
+// judge it: each level row and the summary's knee, goodput, CPM and
+// Wh/token rows (the summary's latencies describe two knees at different
+// loads, so they are judged at matched levels only), where both sides
+// hold the figure, its change has an interval, the two tools define it
+// alike, and neither side has too few requests to bound it. A row is
+// OutcomeRegressed when the interval of its move (relative to A, or in
+// the metric's unit for an absolute limit) lies wholly beyond the limit,
+// OutcomeWithin when it lies wholly inside, OutcomeUndecided otherwise.
+func Checks(res Result, ths []Threshold) []Check {
+	var out []Check
 	for _, th := range ths {
 		check := func(r Row, where string) {
-			if r.Metric.Key != th.Metric.Key || r.Verdict != VerdictWorse || r.Unlike {
+			if r.Metric.Key != th.Metric.Key || r.Verdict == VerdictUnknown || r.Unlike || r.TooFew {
 				return
 			}
-			move := r.Rel
+			move, ci := r.Rel, r.RelCI
 			if th.Abs {
-				move = r.Diff
+				move, ci = r.Diff, r.DiffCI
 			}
 			if !move.OK {
 				return
 			}
-			if math.Abs(move.V) > th.Limit {
-				out = append(out, Regression{Threshold: th, Row: r, Where: where})
-			}
+			out = append(out, judge(th, r, where, move.V, ci))
 		}
 		for _, r := range res.Summary {
 			if r.Metric.kind != kindLatency {
@@ -200,6 +265,70 @@ func Regressions(res Result, ths []Threshold) []Regression {
 		}
 	}
 	return out
+}
+
+// judge decides one row: the move and its interval are turned so that a
+// regression is positive, then set against the limit.
+func judge(th Threshold, r Row, where string, move float64, ci stats.Interval) Check {
+	c := Check{Threshold: th, Row: r, Where: where}
+	w, lo, hi := move, ci.Lo, ci.Hi
+	if th.Metric.HigherIsBetter {
+		w, lo, hi = -move, -ci.Hi, -ci.Lo
+	}
+	switch {
+	case lo > th.Limit:
+		c.Outcome = OutcomeRegressed
+	case hi <= th.Limit:
+		c.Outcome = OutcomeWithin
+	default:
+		c.Outcome = OutcomeUndecided
+		// The half-width on the limit's side must shrink below the
+		// distance from the change to the limit.
+		half, gap := hi-w, th.Limit-w
+		if w > th.Limit {
+			half, gap = w-lo, w-th.Limit
+		}
+		if gap > 0 && half > gap {
+			c.Factor = (half / gap) * (half / gap)
+		}
+	}
+	return c
+}
+
+// Regressions returns the checks of res against ths that regressed (see
+// Checks).
+func Regressions(res Result, ths []Threshold) []Check {
+	return only(Checks(res, ths), OutcomeRegressed)
+}
+
+// Undecided returns the checks of res against ths whose interval holds
+// the limit (see Checks).
+func Undecided(res Result, ths []Threshold) []Check {
+	return only(Checks(res, ths), OutcomeUndecided)
+}
+
+func only(cs []Check, o Outcome) []Check {
+	var out []Check
+	for _, c := range cs {
+		if c.Outcome == o {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// WithinRunOnly reports whether some check of cs was judged on an
+// interval that covers the noise within a run only (single runs on both
+// sides, not --repeat): such an interval misses the run-to-run variance
+// a CI gate meets first.
+func WithinRunOnly(cs []Check) bool {
+	return slices.ContainsFunc(cs, func(c Check) bool {
+		switch c.Row.Method {
+		case MethodBetweenRuns, MethodBracket:
+			return false
+		}
+		return true
+	})
 }
 
 // Unchecked is a --fail-on term that no row could judge: the metric is

@@ -255,6 +255,9 @@ func FromRun(run results.Run, sc *scorecard.Scorecard, recs map[int]*peer.Sample
 			Samples:         recs[lv.Index],
 		}
 		l.ICL.N = peer.Count{} // pooled gaps, not requests
+		if s.TokensPerChunk.Count > 0 {
+			l.TokensPerChunk = peer.Some(s.TokensPerChunk.Mean)
+		}
 		if !run.Result.Objective.IsZero() {
 			l.GoodputTokPerSec = peer.Some(s.Goodput.OutputTokensPerSecond)
 			l.GoodputReqPerSec = peer.Some(s.Goodput.RequestsPerSecond)

@@ -14,14 +14,16 @@ const (
 	// anything was sent or written.
 	Usage = 2
 	// SLOFailed: the SLO failed at every level decided (sweep) or at a
-	// requested level (run), or a compared metric regressed (compare
-	// --fail-on).
+	// requested level (run), or a compared metric's change lies wholly
+	// beyond its limit (compare --fail-on).
 	SLOFailed = 3
 	// Partial: interrupted (a signal, a shard cut short); the results kept
 	// are marked partial.
 	Partial = 4
 	// Undecided: no level failed the SLO, but no level passed (sweep) or a
 	// requested level was inconclusive (run): its intervals straddle a
-	// threshold, and more requests (--precision) would decide it.
+	// threshold, and more requests (--precision) would decide it; or a
+	// compared metric's change has an interval that holds its limit
+	// (compare --fail-on).
 	Undecided = 5
 )

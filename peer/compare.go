@@ -87,7 +87,7 @@ func Compare(a, b Result) Comparison {
 	// A file that states no load (a CSV or per-request export) has one
 	// level: pair it with the other side's only level, and say so.
 	if len(c.Matches) == 0 && len(a.Levels) == 1 && len(b.Levels) == 1 &&
-		(a.Levels[0].Mode == ModeUnknown || b.Levels[0].Mode == ModeUnknown) {
+		(noLoad(a.Levels[0]) || noLoad(b.Levels[0])) {
 		c.Matches = []Match{{A: 0, B: 0, Key: OnlyLevelKey}}
 		c.UnmatchedA, used[0] = nil, true
 	}
@@ -104,6 +104,14 @@ func Compare(a, b Result) Comparison {
 // although one side states no load: the comparison cannot check that
 // they ran the same load.
 const OnlyLevelKey = "the only level (load not stated)"
+
+// noLoad reports whether a level states no load at all: no discipline,
+// no rate, no concurrency (a CSV export, inference-perf's summary of every
+// stage). A level with a rate but no discipline (inference-perf's stage,
+// vLLM's gamma arrivals) states its load.
+func noLoad(l Level) bool {
+	return l.Mode == ModeUnknown && !l.Rate.OK && l.Concurrency == 0
+}
 
 func closedLoopN(l Level) int {
 	switch l.Mode {

@@ -177,6 +177,7 @@ func FuzzRead(f *testing.F) {
 		"genai-perf-sdk24.12-trtllm-kserve-c100-streaming-profile_export_genai_perf.json",
 		"vllm-bench-serve-v0.25.1-cpu-opt125m-c2.json",
 		"vllm-bench-sweep-serve-v0.25.1-cpu-opt125m-seqs4-c2-summary.json",
+		"inference-perf/stage_0_lifecycle_metrics.json",
 	} {
 		data, err := os.ReadFile(dir + name)
 		if err != nil {

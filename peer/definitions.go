@@ -57,6 +57,8 @@ func (k Kind) Describe() string {
 		return "every gap between token-carrying chunks, pooled over requests"
 	case KindTPOTWithFirst:
 		return "per request E2E / OSL: includes the first token's wait (TTFT)"
+	case KindTokenGaps:
+		return "every gap between consecutive output tokens, pooled over requests: a chunk of several tokens adds gaps of microseconds"
 	case KindE2E:
 		return "request sent → last token"
 	case KindTokPerSecWindow:

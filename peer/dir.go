@@ -27,7 +27,9 @@ const maxDirFiles = 1000
 // may be split over files. In each folder the JSON export is read, and
 // its CSV export only when there is no JSON; an AIPerf
 // profile_export.jsonl next to a JSON export gives that level its
-// per-request Samples. Other .json, .yaml, .yml, .csv and .jsonl files
+// per-request Samples; inference-perf's summary_lifecycle_metrics.json is
+// skipped beside its stage_N_lifecycle_metrics.json files, and its
+// Prometheus and per-request reports are skipped. Other .json, .yaml, .yml, .csv and .jsonl files
 // are tried too and skipped when no Reader recognises them. The files
 // must come from one tool; their levels are merged in load order
 // (Merge). Errors name the file.
@@ -80,6 +82,8 @@ func ReadDir(dir string, opts ...Option) (Result, error) {
 			case base == "profile_export_aiperf.csv" && has("profile_export_aiperf.json"),
 				base == "profile_export_genai_perf.csv" && has("profile_export_genai_perf.json"):
 				continue // the JSON says the same, and more
+			case base == "summary_lifecycle_metrics.json" && slices.ContainsFunc(files, isStageReport):
+				continue // inference-perf's stages, pooled: the stage files say it level by level
 			case base == "profile_export.jsonl" && has("profile_export_aiperf.json"):
 				r, err := ReadFile(p, opts...)
 				if err != nil {
@@ -93,9 +97,12 @@ func ReadDir(dir string, opts ...Option) (Result, error) {
 			}
 			r, err := ReadFile(p, opts...)
 			var unknown *UnknownFormatError
+			var unsupported *UnsupportedError
 			switch {
 			case errors.As(err, &unknown):
 				continue // not a result file
+			case errors.As(err, &unsupported):
+				continue // a known tool's other report (inference-perf's Prometheus or per-request file)
 			case err != nil:
 				return Result{}, err
 			}
@@ -117,6 +124,13 @@ func ReadDir(dir string, opts ...Option) (Result, error) {
 	}
 	res.File = dir
 	return res, nil
+}
+
+// isStageReport reports whether p is one of inference-perf's per-stage
+// reports, stage_N_lifecycle_metrics.json.
+func isStageReport(p string) bool {
+	b := filepath.Base(p)
+	return strings.HasPrefix(b, "stage_") && strings.HasSuffix(b, "_lifecycle_metrics.json")
 }
 
 // Merge joins results of one tool into one run: their levels in load

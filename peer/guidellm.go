@@ -252,6 +252,10 @@ func guideLLMWorkload(root node, benches []node) Workload {
 		if c := spec.get("seed", "value").count(); c.OK {
 			w.Seed = c
 		}
+		if v, ok := spec.get("backend", "stream").v.(bool); ok {
+			w.Stream = Stated(v)
+			w.set("stream", "config.spec.backend.stream")
+		}
 		if len(benches) > 0 {
 			w.Warmup = guideLLMTrimObj(first.get("config", "warmup"))
 			w.Cooldown = guideLLMTrimObj(first.get("config", "cooldown"))
@@ -358,7 +362,7 @@ func guideLLMEndpoint(f string) string {
 func guideLLMData(w *Workload, key string, d node) {
 	if s := strings.TrimSpace(d.str()); s != "" {
 		if strings.Contains(s, "prompt_tokens") && strings.Contains(s, "=") && !strings.ContainsAny(s, "/{") {
-			setStr(w, "data", key, s)
+			setStr(w, "data", key, guideLLMSessionKeys(w, key, s))
 		} else if strings.HasPrefix(s, "{") {
 			if t, err := decodeTree([]byte(s)); err == nil {
 				guideLLMData(w, key, node{t})
@@ -379,6 +383,28 @@ func guideLLMData(w *Workload, key string, d node) {
 			}
 		}
 		setStr(w, "data", key, spec)
+		if c := d.get("turns").count(); c.OK {
+			w.Turns = c
+			w.set("turns", key+".turns")
+		}
+		for _, b := range d.get("prefix_buckets").list() {
+			bucket := PrefixBucket{Weight: 100, Count: 1}
+			if c := b.get("bucket_weight").count(); c.OK {
+				bucket.Weight = int(c.N)
+			}
+			if c := b.get("prefix_count").count(); c.OK {
+				bucket.Count = int(c.N)
+			}
+			if c := b.get("prefix_tokens").count(); c.OK {
+				bucket.Tokens = int(c.N)
+			}
+			w.Prefixes = append(w.Prefixes, bucket)
+			w.set("prefixes", key+".prefix_buckets")
+		}
+		if c := d.get("prefix_tokens").count(); c.OK && c.N > 0 && len(w.Prefixes) == 0 {
+			w.Prefixes = []PrefixBucket{{Weight: 100, Count: 1, Tokens: int(c.N)}}
+			w.set("prefixes", key+".prefix_tokens")
+		}
 		return
 	}
 	for _, k := range []string{"source", "path", "data_files", "name"} {
@@ -391,6 +417,41 @@ func guideLLMData(w *Workload, key string, d node) {
 		w.Unsupported = append(w.Unsupported, Setting{Key: key + ".kind", Value: kind, Reason: "a data source gollm-bench cannot read"})
 		setStr(w, "dataset", key+".kind", kind)
 	}
+}
+
+// guideLLMSessionKeys takes the turns and prefix keys out of a synthetic
+// spec string ("prompt_tokens=128,output_tokens=64,turns=2,
+// prefix_tokens=16,prefix_count=4") into w, and returns the lengths
+// alone, which --data reads.
+func guideLLMSessionKeys(w *Workload, key, spec string) string {
+	var keep []string
+	bucket := PrefixBucket{Weight: 100, Count: 1}
+	for _, kv := range strings.Split(spec, ",") {
+		k, v, _ := strings.Cut(kv, "=")
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		switch strings.TrimSpace(k) {
+		case "turns":
+			if err == nil {
+				w.Turns = Known(int64(n))
+				w.set("turns", key+" turns")
+			}
+		case "prefix_tokens":
+			if err == nil {
+				bucket.Tokens = n
+			}
+		case "prefix_count":
+			if err == nil {
+				bucket.Count = n
+			}
+		default:
+			keep = append(keep, kv)
+		}
+	}
+	if bucket.Tokens > 0 {
+		w.Prefixes = append(w.Prefixes, bucket)
+		w.set("prefixes", key+" prefix_tokens")
+	}
+	return strings.Join(keep, ",")
 }
 
 // guideLLMTrim maps GuideLLM's --warmup/--cooldown (0.4–0.6: a fraction

@@ -51,11 +51,12 @@ func (e *UnknownFormatError) Error() string {
 
 // Builtin returns the built-in Readers in detection order: GuideLLM
 // benchmarks.json/.yaml, AIPerf and GenAI-Perf JSON profile exports, vLLM
-// serving benchmark results, AIPerf's per-request profile_export.jsonl,
-// and the AIPerf and GenAI-Perf CSV exports. Each call returns a fresh
+// serving benchmark results, inference-perf lifecycle reports, AIPerf's
+// per-request profile_export.jsonl, and the AIPerf and GenAI-Perf CSV
+// exports. Each call returns a fresh
 // slice the caller may extend.
 func Builtin() []Reader {
-	return []Reader{ReadGuideLLM, ReadAIPerf, ReadVLLM, ReadAIPerfRecords, ReadProfileCSV}
+	return []Reader{ReadGuideLLM, ReadAIPerf, ReadVLLM, ReadInferencePerf, ReadAIPerfRecords, ReadProfileCSV}
 }
 
 // Option configures Read and ReadFile.
@@ -100,7 +101,7 @@ func Read(r io.Reader, name string, opts ...Option) (Result, error) {
 		return Result{}, fmt.Errorf("%s: larger than %d MiB; not a benchmark summary file", name, MaxFileBytes>>20)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return Result{}, fmt.Errorf("%s: empty file; expected a GuideLLM, AIPerf, GenAI-Perf or vLLM result JSON", name)
+		return Result{}, fmt.Errorf("%s: empty file; expected a GuideLLM, AIPerf, GenAI-Perf, vLLM or inference-perf result JSON", name)
 	}
 	var unknown UnknownFormatError
 	unknown.File = name
@@ -118,7 +119,7 @@ func Read(r io.Reader, name string, opts ...Option) (Result, error) {
 		return res, nil
 	}
 	if _, err := decodeTree(data); err != nil && !bytes.Contains(data[:min(len(data), 4096)], []byte("\n{")) {
-		return Result{}, fmt.Errorf("%s: %w; expected a GuideLLM, AIPerf, GenAI-Perf or vLLM result file", name, err)
+		return Result{}, fmt.Errorf("%s: %w; expected a GuideLLM, AIPerf, GenAI-Perf, vLLM or inference-perf result file", name, err)
 	}
 	return Result{}, &unknown
 }

@@ -228,6 +228,17 @@ type Level struct {
 	// Definitions says where each metric came from and what it means.
 	Definitions Definitions `json:"definitions"`
 
+	// TokensPerChunk is the mean number of output tokens a
+	// token-carrying chunk carried: 1 for a server that streams token by
+	// token, more with speculative decoding (about its acceptance length)
+	// or a server that batches its stream. Missing when the file does not
+	// say (gollm-bench's run.json: tokens_per_chunk; vLLM with
+	// speculative decoding: spec_decode_acceptance_length).
+	TokensPerChunk Value `json:"tokens_per_chunk"`
+	// SpecDecode holds the speculative-decoding figures the file reports;
+	// nil when it reports none.
+	SpecDecode *SpecDecode `json:"spec_decode,omitempty"`
+
 	// Samples holds one value per successful request, when the file holds
 	// every request the level measured (AIPerf profile_export.jsonl, vLLM
 	// per-request arrays, a GuideLLM file whose samples are complete, our
@@ -311,4 +322,19 @@ type Result struct {
 	Headline Headline `json:"headline"`
 	// Warnings are caveats found while reading (data, never printed by peer).
 	Warnings []metrics.Warning `json:"warnings,omitempty"`
+}
+
+// SpecDecode is what a result reports of the server's speculative
+// decoding (vLLM's spec_decode_* keys, read from the server's metrics).
+type SpecDecode struct {
+	// AcceptanceRate is the fraction of draft tokens accepted (0.72 for
+	// vLLM's 72.0).
+	AcceptanceRate Value `json:"acceptance_rate"`
+	// AcceptanceLength is the mean number of tokens a decode step yields:
+	// 1 + the accepted draft tokens per draft.
+	AcceptanceLength Value `json:"acceptance_length"`
+	// Drafts, DraftTokens and AcceptedTokens are the server's counts.
+	Drafts         Count `json:"drafts"`
+	DraftTokens    Count `json:"draft_tokens"`
+	AcceptedTokens Count `json:"accepted_tokens"`
 }

@@ -173,7 +173,32 @@ func vllmLevel(i int, o node) (Level, *metrics.Warning) {
 	lv.ISL = vllmLengths(o, "input_lens", "total_input_tokens", n)
 	lv.OSL = vllmLengths(o, "output_lens", "total_output_tokens", n)
 	lv.Samples = vllmSamples(o)
+	if sd := vllmSpecDecode(o); sd != nil {
+		lv.SpecDecode = sd
+		lv.TokensPerChunk = sd.AcceptanceLength
+	}
 	return lv, nil
+}
+
+// vllmSpecDecode reads the spec_decode_* keys `vllm bench serve` writes
+// when the server runs speculative decoding: acceptance rate (%),
+// acceptance length (tokens per step) and the draft counts; nil when
+// none is present.
+func vllmSpecDecode(o node) *SpecDecode {
+	sd := SpecDecode{
+		AcceptanceRate:   o.get("spec_decode_acceptance_rate").num(),
+		AcceptanceLength: o.get("spec_decode_acceptance_length").num(),
+		Drafts:           o.get("spec_decode_num_drafts").count(),
+		DraftTokens:      o.get("spec_decode_draft_tokens").count(),
+		AcceptedTokens:   o.get("spec_decode_accepted_tokens").count(),
+	}
+	if sd.AcceptanceRate.OK {
+		sd.AcceptanceRate.V /= 100
+	}
+	if !sd.AcceptanceRate.OK && !sd.AcceptanceLength.OK && !sd.Drafts.OK {
+		return nil
+	}
+	return &sd
 }
 
 // vllmLengths reads a level's achieved lengths: the per-request list when

@@ -9,6 +9,9 @@ const (
 	WarnNonStreamingTTFT metrics.WarningCode = "non_streaming_ttft"
 	// WarnNoSuccessfulRequests: a vLLM benchmark level completed no request.
 	WarnNoSuccessfulRequests metrics.WarningCode = "no_successful_requests"
+	// WarnLoadNotStated: the file pools several loads (inference-perf's
+	// summary of every stage), so its level states no load.
+	WarnLoadNotStated metrics.WarningCode = "load_not_stated"
 	// WarnNoLevels: a GuideLLM file holds no benchmark.
 	WarnNoLevels metrics.WarningCode = "no_levels"
 	// WarnNoRecords: an AIPerf per-request export holds no profiling record.

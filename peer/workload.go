@@ -54,6 +54,12 @@ type Workload struct {
 	Dataset string `json:"dataset,omitempty"`
 	// Seed seeded the tool's randomness.
 	Seed Count `json:"seed"`
+	// Turns is the number of user turns of each synthetic conversation
+	// (GuideLLM's synthetic_text turns); missing when not stated.
+	Turns Count `json:"turns"`
+	// Prefixes are the shared prefixes of the synthetic prompts
+	// (GuideLLM's prefix_buckets, or its older prefix_tokens).
+	Prefixes []PrefixBucket `json:"prefixes,omitempty"`
 	// Unsupported lists load settings gollm-bench has no equivalent for
 	// (AIPerf's request cancellation, a trace replay).
 	Unsupported []Setting `json:"unsupported,omitempty"`
@@ -61,6 +67,15 @@ type Workload struct {
 	// ("args.data", "input_config.endpoint.type"), keyed by the fact's
 	// JSON name; messages quote it.
 	From map[string]string `json:"-"`
+}
+
+// PrefixBucket is one group of synthetic prompts sharing prefixes: Count
+// distinct prefixes of Tokens tokens each, drawn for Weight (relative)
+// of the prompts (GuideLLM's prefix_buckets).
+type PrefixBucket struct {
+	Weight int `json:"weight"`
+	Count  int `json:"count"`
+	Tokens int `json:"tokens"`
 }
 
 // Setting is one setting of a result file: its key, its value and why it
@@ -113,6 +128,11 @@ type Load struct {
 	// counts the same requests.
 	SLO  string
 	Seed Count
+	// Turns is the sessions' turns (--turns); 0 for single requests.
+	Turns int
+	// SharedPrefix is the --shared-prefix spelling of the file's shared
+	// prefixes; it replaces Data.
+	SharedPrefix string
 	// Notes says what was derived rather than read, and what is not
 	// reproduced (settings without an equivalent).
 	Notes []string
@@ -159,7 +179,14 @@ func (r Result) Load() (Load, []Unreproducible) {
 	var modes []loadgen.Mode
 	for i, lv := range r.Levels {
 		if lv.Mode == ModeUnknown {
-			bad = append(bad, Unreproducible{Field: fmt.Sprintf("level %d (%s)", i, lv.Label), Reason: "its load profile has no gollm-bench equivalent", Flags: []string{"profile"}})
+			reason := "its load profile has no gollm-bench equivalent"
+			if lv.Rate.OK {
+				// inference-perf's stage reports: the rate, not whether
+				// arrivals were constant or Poisson.
+				r := strconv.FormatFloat(lv.Rate.V, 'f', -1, 64)
+				reason = "the file states its rate, " + r + " req/s, but not its arrival process: give the profile, constant or poisson, and the rate " + r + " with it"
+			}
+			bad = append(bad, Unreproducible{Field: fmt.Sprintf("level %d (%s)", i, lv.Label), Reason: reason, Flags: []string{"profile"}})
 			continue
 		}
 		if !slices.Contains(modes, lv.Mode) {
@@ -244,10 +271,85 @@ func (r Result) Load() (Load, []Unreproducible) {
 	}
 	l.Warmup, l.Cooldown = w.Warmup, w.Cooldown
 	l.Stream, l.Model, l.SLO, l.Seed = w.Stream, w.Model, w.SLO, w.Seed
+	r.sessionsAndPrefixes(&l)
 	for _, s := range w.Unsupported {
 		l.Notes = append(l.Notes, fmt.Sprintf("not reproduced: %s %s (%s)", s.Key, s.Value, s.Reason))
 	}
 	return l, bad
+}
+
+// sessionsAndPrefixes maps the file's turns and shared prefixes onto
+// --turns and --shared-prefix, and says in l.Notes what it cannot
+// reproduce: turns over the completions API (gollm-bench's sessions are
+// chat conversations), several prefix buckets, prefixes together with
+// turns, prefixes without fixed synthetic lengths.
+func (r Result) sessionsAndPrefixes(l *Load) {
+	w := r.Workload
+	turns := 0
+	if w.Turns.OK && w.Turns.N > 1 {
+		turns = int(w.Turns.N)
+		if l.Endpoint == "chat" {
+			l.Turns = turns
+		} else {
+			l.Notes = append(l.Notes, fmt.Sprintf("not reproduced: %s %d (gollm-bench's multi-turn sessions are chat conversations, and the file ran the %s API; a run on the chat endpoint with %d turns runs them)", w.source("turns"), turns, orUnstated(l.Endpoint), turns))
+		}
+	}
+	var prefixed []PrefixBucket
+	for _, b := range w.Prefixes {
+		if b.Tokens > 0 {
+			prefixed = append(prefixed, b)
+		}
+	}
+	switch {
+	case len(prefixed) == 0:
+	case len(prefixed) > 1:
+		l.Notes = append(l.Notes, fmt.Sprintf("not reproduced: %s: %d prefix buckets (a shared-prefix workload has one prefix length)", w.source("prefixes"), len(prefixed)))
+	case l.Turns > 0:
+		l.Notes = append(l.Notes, fmt.Sprintf("not reproduced: %s: %d prefixes of %d tokens (a shared-prefix workload does not combine with multi-turn sessions)", w.source("prefixes"), prefixed[0].Count, prefixed[0].Tokens))
+	default:
+		b := prefixed[0]
+		kv := dataKeys(l.Data)
+		q, o := kv["prompt_tokens"], kv["output_tokens"]
+		n := l.MaxRequests
+		if n <= 0 && len(r.Levels) > 0 && r.Levels[0].Requests.Completed.OK {
+			n = r.Levels[0].Requests.Completed.N
+		}
+		if q <= 0 || o <= 0 || n <= 0 {
+			l.Notes = append(l.Notes, fmt.Sprintf("not reproduced: %s: %d prefixes of %d tokens (a shared-prefix workload needs fixed prompt and output lengths and a request count)", w.source("prefixes"), b.Count, b.Tokens))
+			break
+		}
+		per := int((n + int64(b.Count) - 1) / int64(b.Count))
+		l.SharedPrefix = fmt.Sprintf("groups=%d,prompts=%d,prefix=%d,question=%d,output=%d", b.Count, per, b.Tokens, int(q), int(o))
+		for _, k := range []string{"prompt_tokens_stdev", "prompt_tokens_min", "prompt_tokens_max", "output_tokens_stdev", "output_tokens_min", "output_tokens_max"} {
+			if _, ok := kv[k]; ok {
+				l.Notes = append(l.Notes, "not reproduced: the spread of the synthetic lengths ("+k+"): a shared-prefix workload sends fixed lengths")
+				break
+			}
+		}
+		l.Data = ""
+	}
+}
+
+func orUnstated(s string) string {
+	if s == "" {
+		return "default (completions)"
+	}
+	return s
+}
+
+// dataKeys reads a GuideLLM --data spelling's numbers by key.
+func dataKeys(data string) map[string]float64 {
+	out := map[string]float64{}
+	for _, kv := range strings.Split(data, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		if x, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+			out[strings.TrimSpace(k)] = x
+		}
+	}
+	return out
 }
 
 func appendNew(xs []float64, v float64) []float64 {
@@ -300,6 +402,10 @@ func (l Load) Flags() [][2]string {
 		add("max-concurrency", strconv.Itoa(l.MaxConcurrency))
 	}
 	add("data", l.Data)
+	add("shared-prefix", l.SharedPrefix)
+	if l.Turns > 0 {
+		add("turns", strconv.Itoa(l.Turns))
+	}
 	add("dataset", l.Dataset)
 	if l.MaxSeconds > 0 {
 		add("max-seconds", strconv.FormatFloat(l.MaxSeconds, 'f', -1, 64))
@@ -325,7 +431,7 @@ func (l Load) Flags() [][2]string {
 // not applied when any flag of its group was given.
 var flagGroups = [][]string{
 	{"profile", "rate", "max-concurrency"},
-	{"data", "dataset", "sequence-distribution"},
+	{"data", "dataset", "sequence-distribution", "shared-prefix"},
 }
 
 // Apply sets, with set, every flag of l (Flags) that the user did not

@@ -38,8 +38,17 @@ type Comparison struct {
 	// FailOn is the fail-on thresholds' expression (compare.ParseFailOn),
 	// "" without one.
 	FailOn string
-	// Regressions[i] are Results[i]'s rows that failed a threshold.
-	Regressions [][]compare.Regression
+	// Regressions[i] are Results[i]'s rows whose change lies wholly
+	// beyond a threshold; Undecided[i] those whose interval holds it
+	// (compare.Checks).
+	Regressions [][]compare.Check
+	Undecided   [][]compare.Check
+	// Checks[i] are every row of Results[i] a threshold judged, with its
+	// outcome.
+	Checks [][]compare.Check
+	// WithinRunOnly[i] is set when a check of Results[i] was judged on an
+	// interval of single runs, which covers within-run noise only.
+	WithinRunOnly []bool
 	// Unchecked[i] are the thresholds no row of Results[i] could judge
 	// (compare.UncheckedGates): a gate on a metric neither input holds.
 	Unchecked [][]compare.Unchecked
@@ -52,8 +61,12 @@ func NewComparison(res []compare.Result, text string, ths []compare.Threshold) (
 	c := Comparison{Results: res, FailOn: text}
 	regressed := false
 	for _, r := range res {
+		checks := compare.Checks(r, ths)
 		regs := compare.Regressions(r, ths)
 		c.Regressions = append(c.Regressions, regs)
+		c.Undecided = append(c.Undecided, compare.Undecided(r, ths))
+		c.WithinRunOnly = append(c.WithinRunOnly, compare.WithinRunOnly(checks))
+		c.Checks = append(c.Checks, checks)
 		c.Unchecked = append(c.Unchecked, compare.UncheckedGates(r, ths))
 		regressed = regressed || len(regs) > 0
 	}
@@ -61,16 +74,21 @@ func NewComparison(res []compare.Result, text string, ths []compare.Threshold) (
 }
 
 // Exit is the exit code of `gollm-bench compare` for c and its error:
-// exitcode.SLOFailed (3) when a --fail-on metric regressed significantly;
-// else exitcode.Usage (2) when a --fail-on term could not be checked on
-// any row (its metric is in neither input, in one only, or has no
-// interval), since a gate that cannot be checked must not pass; else
-// exitcode.OK and nil.
+// exitcode.SLOFailed (3) when a --fail-on metric regressed (its change's
+// whole interval lies beyond the limit); else exitcode.Usage (2) when a
+// --fail-on term could not be checked on any row (its metric is in
+// neither input, in one only, or has no interval), since a gate that
+// cannot be checked must not pass; else exitcode.Undecided (5) when a
+// change's interval holds its limit; else exitcode.OK and nil.
 func (c Comparison) Exit() (int, error) {
 	var unchecked []string
+	undecided := false
 	for i, regs := range c.Regressions {
 		if len(regs) > 0 {
-			return exitcode.SLOFailed, errors.New("a fail-on metric regressed significantly (see the regression lines)")
+			return exitcode.SLOFailed, errors.New("a fail-on metric regressed: its change lies wholly beyond the limit (see the regression lines)")
+		}
+		if i < len(c.Undecided) && len(c.Undecided[i]) > 0 {
+			undecided = true
 		}
 		if i < len(c.Unchecked) {
 			for _, u := range c.Unchecked[i] {
@@ -80,6 +98,9 @@ func (c Comparison) Exit() (int, error) {
 	}
 	if len(unchecked) > 0 {
 		return exitcode.Usage, fmt.Errorf("%s; give inputs that hold the metric, or drop the term", strings.Join(unchecked, "; "))
+	}
+	if undecided {
+		return exitcode.Undecided, errors.New("a fail-on metric is undecided: its change's interval holds the limit (see the undecided lines for what would decide it)")
 	}
 	return exitcode.OK, nil
 }
@@ -266,18 +287,21 @@ func nonZero(s string) bool {
 	return false
 }
 
-// regressionText is a regression line, its change rounded as the table
-// rounds it (never more precise than its interval): "ttft_p99 at
-// concurrency 4: +100% [+30%, +110%], beyond ttft_p99:+5%, and
-// significant (bootstrap)".
-func regressionText(r compare.Regression) string {
+// regressionText is a regression or undecided line, its change rounded
+// as the table rounds it (never more precise than its interval):
+// "ttft_p99 at concurrency 4: +100% [+30%, +110%], regressed beyond
+// ttft_p99:+5% (bootstrap)".
+func regressionText(r compare.Check) string {
 	row := r.Row
 	by := fmtDelta(row)
 	if r.Threshold.Abs && row.Metric.Key != "error_rate" {
 		by = signed(scaleEstimate(row.Diff.V, row.DiffCI, " "+row.Metric.Unit))
 	}
-	return fmt.Sprintf("%s at %s: %s, beyond %s, and significant (%s)", row.Metric.Key, r.Where, by, r.Threshold.Text, row.Method)
+	return fmt.Sprintf("%s at %s: %s, %s", row.Metric.Key, r.Where, by, r.Verdict())
 }
+
+// withinRunNote is said under a gate judged on single runs.
+const withinRunNote = "note: the gate's intervals come from single runs and cover within-run noise only, not the run-to-run variance a CI gate meets; with each side's levels run 3 or more times (repeats) they come from the spread between runs"
 
 // fmtVerdict is "~", "better", "worse" or "?", with "*" when the tools
 // define the metric differently.
@@ -343,17 +367,30 @@ func writeCompareText(w io.Writer, c Comparison, md bool) error {
 			for _, u := range unchecked {
 				fmt.Fprintf(&b, "not checked: %s\n", u)
 			}
+			var undecided []compare.Check
+			if i < len(c.Undecided) {
+				undecided = c.Undecided[i]
+			}
 			switch {
-			case len(regs) == 0 && len(unchecked) == 0:
-				fmt.Fprintf(&b, "\nno regression beyond the fail-on thresholds %q\n", c.FailOn)
-			case len(regs) == 0:
-				b.WriteString("no regression beyond the thresholds that could be checked\n")
+			case len(regs) == 0 && len(unchecked) == 0 && len(undecided) == 0:
+				fmt.Fprintf(&b, "\nno regression: every change lies within the fail-on thresholds %q\n", c.FailOn)
+			case len(regs) == 0 && len(undecided) == 0:
+				b.WriteString("no regression: every change that could be checked lies within its threshold\n")
 			}
 			for j, r := range regs {
 				if j == 0 {
 					b.WriteString("\n")
 				}
 				fmt.Fprintf(&b, "regression: %s\n", regressionText(r))
+			}
+			for j, r := range undecided {
+				if j == 0 {
+					b.WriteString("\n")
+				}
+				fmt.Fprintf(&b, "undecided: %s\n", regressionText(r))
+			}
+			if i < len(c.WithinRunOnly) && c.WithinRunOnly[i] {
+				b.WriteString(withinRunNote + "\n")
 			}
 		}
 	}
@@ -529,7 +566,10 @@ type compareItem struct {
 	OnlyB       []string           `json:"levels_only_in_b,omitempty"`
 	Notes       []string           `json:"notes,omitempty"`
 	Regressions []regressionJSON   `json:"regressions,omitempty"`
-	Unchecked   []uncheckedJSON    `json:"unchecked_gates,omitempty"`
+	Undecided   []regressionJSON   `json:"undecided,omitempty"`
+	// WithinRunOnly: a gate was judged on single runs' intervals.
+	WithinRunOnly bool            `json:"gate_within_run_only,omitempty"`
+	Unchecked     []uncheckedJSON `json:"unchecked_gates,omitempty"`
 }
 
 type uncheckedJSON struct {
@@ -568,6 +608,12 @@ func writeCompareJSON(w io.Writer, c Comparison) error {
 				out.Regressed = true
 			}
 		}
+		if i < len(c.Undecided) {
+			for _, r := range c.Undecided[i] {
+				it.Undecided = append(it.Undecided, regressionJSON{Metric: r.Row.Metric.Key, Where: r.Where, Threshold: r.Threshold.Text, Message: regressionText(r)})
+			}
+		}
+		it.WithinRunOnly = i < len(c.WithinRunOnly) && c.WithinRunOnly[i]
 		if i < len(c.Unchecked) {
 			for _, u := range c.Unchecked[i] {
 				it.Unchecked = append(it.Unchecked, uncheckedJSON{Metric: u.Threshold.Metric.Key, Threshold: u.Threshold.Text, Message: u.String()})
@@ -585,7 +631,7 @@ func writeCompareJSON(w io.Writer, c Comparison) error {
 func CompareCSVColumns() []string {
 	return []string{"comparison", "a_file", "b_file", "section", "level", "metric", "unit",
 		"a", "a_lo", "a_hi", "b", "b_lo", "b_hi", "diff", "diff_lo", "diff_hi", "rel", "rel_lo", "rel_hi",
-		"verdict", "method", "p_location", "n_a", "n_b", "unlike", "workload_mismatch", "regression"}
+		"verdict", "method", "p_location", "n_a", "n_b", "unlike", "workload_mismatch", "regression", "gate"}
 }
 
 func writeCompareCSV(w io.Writer, c Comparison) error {
@@ -624,21 +670,33 @@ func writeCompareCSV(w io.Writer, c Comparison) error {
 	}
 	for i, res := range c.Results {
 		failed := map[string]bool{}
+		gate := map[string]string{}
 		if i < len(c.Regressions) {
 			for _, r := range c.Regressions[i] {
 				failed[r.Where+"|"+r.Row.Metric.Key] = true
+				gate[r.Where+"|"+r.Row.Metric.Key] = string(compare.OutcomeRegressed)
+			}
+		}
+		// A row two terms judge shows the worse outcome.
+		rank := map[string]int{"": 0, string(compare.OutcomeWithin): 1, string(compare.OutcomeUndecided): 2, string(compare.OutcomeRegressed): 3}
+		if i < len(c.Checks) {
+			for _, r := range c.Checks[i] {
+				k := r.Where + "|" + r.Row.Metric.Key
+				if rank[string(r.Outcome)] > rank[gate[k]] {
+					gate[k] = string(r.Outcome)
+				}
 			}
 		}
 		for _, m := range res.Mismatches {
 			_ = cw.Write([]string{strconv.Itoa(i + 1), res.A.File, res.B.File, "workload", "", m.Field, "", m.A, "", "", m.B,
-				"", "", "", "", "", "", "", "", "", "", "", "", "", "", "true", ""})
+				"", "", "", "", "", "", "", "", "", "", "", "", "", "", "true", "", ""})
 		}
 		emit := func(section, level, where string, r compare.Row) {
 			_ = cw.Write([]string{strconv.Itoa(i + 1), res.A.File, res.B.File, section, level, r.Metric.Key, r.Metric.Unit,
 				val(r.A), lo(r.ACI), hi(r.ACI), val(r.B), lo(r.BCI), hi(r.BCI),
 				val(r.Diff), lo(r.DiffCI), hi(r.DiffCI), val(r.Rel), lo(r.RelCI), hi(r.RelCI),
 				string(r.Verdict), string(r.Method), pval(r.P), cnt(r.NA), cnt(r.NB),
-				strconv.FormatBool(r.Unlike), strconv.FormatBool(r.Mismatch), strconv.FormatBool(failed[where+"|"+r.Metric.Key])})
+				strconv.FormatBool(r.Unlike), strconv.FormatBool(r.Mismatch), strconv.FormatBool(failed[where+"|"+r.Metric.Key]), gate[where+"|"+r.Metric.Key]})
 		}
 		for _, r := range res.Summary {
 			emit("summary", r.Level, "the summary", r)
@@ -651,7 +709,7 @@ func writeCompareCSV(w io.Writer, c Comparison) error {
 				// The reason stands in the method column; regression is
 				// "unchecked".
 				_ = cw.Write([]string{strconv.Itoa(i + 1), res.A.File, res.B.File, "unchecked gate", "", u.Threshold.Metric.Key, u.Threshold.Metric.Unit,
-					"", "", "", "", "", "", "", "", "", "", "", "", string(compare.VerdictUnknown), u.String(), "", "", "", "", "", "unchecked"})
+					"", "", "", "", "", "", "", "", "", "", "", "", string(compare.VerdictUnknown), u.String(), "", "", "", "", "", "unchecked", "unchecked"})
 			}
 		}
 	}

@@ -44,7 +44,7 @@ func comparisonFixture() Comparison {
 		panic(err)
 	}
 	res := compare.Runs(a, b, compare.Options{Metrics: ms})
-	return Comparison{Results: []compare.Result{res}, FailOn: "itl_mean:+5%,error_rate:+1%", Regressions: [][]compare.Regression{compare.Regressions(res, ths)}}
+	return Comparison{Results: []compare.Result{res}, FailOn: "itl_mean:+5%,error_rate:+1%", Regressions: [][]compare.Check{compare.Regressions(res, ths)}}
 }
 
 // TestWriteComparisonConsole: the mismatches come first, one line each;
@@ -72,8 +72,8 @@ concurrency 4 !  TTFT p50 (ms)                  41.2                    40      
 
 levels only in A: 7.41 req/s (max 64) (level 1)
 
-regression: itl_mean at concurrency 4: +9.8% [+8.3%, +11.3%], beyond itl_mean:+5%, and significant (welch)
-regression: error_rate at concurrency 4: +6.7 pts [+4.2 pts, +10.1 pts], beyond error_rate:+1%, and significant (newcombe)
+regression: itl_mean at concurrency 4: +9.8% [+8.3%, +11.3%], regressed beyond itl_mean:+5% (welch)
+regression: error_rate at concurrency 4: +6.7 pts [+4.2 pts, +10.1 pts], regressed beyond error_rate:+1% (newcombe)
 `
 	if got := buf.String(); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
@@ -133,8 +133,9 @@ func TestWriteComparisonFormats(t *testing.T) {
 		t.Fatalf("csv: %d lines, header %v", len(recs), recs[0])
 	}
 	var regressions int
+	reg, gate := slices.Index(recs[0], "regression"), slices.Index(recs[0], "gate")
 	for _, r := range recs[1:] {
-		if r[len(r)-1] == "true" {
+		if r[reg] == "true" && r[gate] == "regressed" {
 			regressions++
 		}
 	}
@@ -179,7 +180,7 @@ func TestCompareUncheckedGate(t *testing.T) {
 			t.Errorf("console lacks %q:\n%s", w, buf.String())
 		}
 	}
-	if strings.Contains(buf.String(), "no regression beyond the fail-on thresholds") {
+	if strings.Contains(buf.String(), "no regression: every change lies within the fail-on thresholds") {
 		t.Errorf("an unchecked gate is reported as passed:\n%s", buf.String())
 	}
 	code, err := c.Exit()
@@ -238,5 +239,46 @@ func TestDeltaOfTooFewRowIsUnbounded(t *testing.T) {
 	r.TooFew, r.Rel, r.RelCI = false, peer.Some(0.275), stats.Interval{Lo: 0.2, Hi: 0.35}
 	if got := fmtDelta(r); strings.Contains(got, "unbounded") {
 		t.Errorf("fmtDelta(bounded) = %q", got)
+	}
+}
+
+// TestCompareGateThreeValued: a change whose interval holds the limit is
+// undecided (exit 5, with what would decide it), one wholly inside is
+// within (exit 0); single runs on both sides get the note that the
+// interval covers within-run noise only.
+func TestCompareGateThreeValued(t *testing.T) {
+	fx := comparisonFixture() // ITL mean +9.8% [+8.3%, +11.3%]
+	for _, tt := range []struct {
+		gate string
+		code int
+		want []string
+	}{
+		{"itl_mean:+10%", exitcode.Undecided, []string{"undecided: itl_mean at concurrency 4: +9.8% [+8.3%, +11.3%], undecided against itl_mean:+10% (welch: the interval holds the limit): about ", " more requests a side would decide it", withinRunNote}},
+		{"itl_mean:+20%", exitcode.OK, []string{"no regression: every change lies within the fail-on thresholds", withinRunNote}},
+	} {
+		ths, err := compare.ParseFailOn(tt.gate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := NewComparison(fx.Results, tt.gate, ths)
+		var buf bytes.Buffer
+		if err := WriteComparison(&buf, CompareConsole, c); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(buf.String(), w) {
+				t.Errorf("%s: console lacks %q:\n%s", tt.gate, w, buf.String())
+			}
+		}
+		if code, err := c.Exit(); code != tt.code {
+			t.Errorf("%s: Exit() = %d, %v, want %d", tt.gate, code, err, tt.code)
+		}
+		var js bytes.Buffer
+		if err := WriteComparison(&js, CompareJSON, c); err != nil {
+			t.Fatal(err)
+		}
+		if tt.code == exitcode.Undecided && !strings.Contains(js.String(), `"undecided"`) {
+			t.Errorf("json lacks undecided:\n%s", js.String())
+		}
 	}
 }

@@ -44,6 +44,12 @@ type TraceReplay struct {
 	// SpanS is the time from the first replayed arrival to the last at
 	// that speed, s.
 	SpanS float64 `json:"span_s"`
+	// FailedRows counts the file's lines that describe requests that
+	// failed in the traced service (0 output tokens), and FailedPolicy
+	// says what was done with them: "replay" (sent with 1 output token)
+	// or "skip" (--trace-failed).
+	FailedRows   int    `json:"failed_rows"`
+	FailedPolicy string `json:"failed_rows_policy,omitempty"`
 }
 
 // Label names the load of a level run with profile p when a shapes its

@@ -95,6 +95,7 @@ type Config struct {
 	Command              string    `json:"command"` // "run" or "sweep"
 	Target               string    `json:"target"`  // base URL, without credentials
 	MockPreset           string    `json:"mock_preset,omitempty"`
+	MockPrefixCache      int       `json:"mock_prefix_cache_tokens,omitempty"`
 	Endpoint             string    `json:"endpoint"` // "completions" or "chat"
 	Model                string    `json:"model"`
 	Stream               bool      `json:"stream"`

@@ -132,9 +132,12 @@ func readAny(file string) ([]Scorecard, error) {
 	}
 	r, perr := peer.ReadFile(file)
 	var unknown *peer.UnknownFormatError
+	var unsupported *peer.UnsupportedError
 	switch {
 	case perr == nil:
 		return FromPeer(r), nil
+	case errors.As(perr, &unsupported):
+		return nil, errNotScorecard // a known tool's other report (inference-perf's Prometheus histograms)
 	case errors.As(perr, &unknown):
 		if strings.HasSuffix(file, ".json") && !strings.Contains(err.Error(), "schema_version") {
 			return nil, err // a scorecard that is broken

@@ -66,6 +66,46 @@ type TraceEntry struct {
 	// HashIDs names the MooncakeBlockTokens-token blocks the prompt starts
 	// with (Mooncake only): equal ids, equal blocks.
 	HashIDs []int64 `json:"hash_ids,omitempty"`
+	// Failed is set for a line that describes a request that failed in
+	// the traced service (0 output tokens), replayed under
+	// FailedReplay with OutputTokens 1.
+	Failed bool `json:"failed,omitempty"`
+}
+
+// FailedRows is the policy for a trace's lines that describe requests
+// that failed in the traced service: 0 output tokens (BurstGPT logs its
+// failed requests so; 17 of the first 400 lines of BurstGPT_1.csv). The
+// zero value is FailedReplay.
+type FailedRows string
+
+// Policies for failed rows.
+const (
+	// FailedReplay sends each such line at its arrival time with 1
+	// output token (max_tokens 1: the least a server generates), so the
+	// file replays as published and the arrival process keeps its shape;
+	// the default.
+	FailedReplay FailedRows = "replay"
+	// FailedSkip leaves them out: their arrivals are not sent.
+	FailedSkip FailedRows = "skip"
+	// FailedRefuse refuses the trace, naming the lines (the policy before
+	// failed rows were handled).
+	FailedRefuse FailedRows = "refuse"
+)
+
+// FailedRowPolicies lists the policies, for flags and messages.
+func FailedRowPolicies() []FailedRows { return []FailedRows{FailedReplay, FailedSkip, FailedRefuse} }
+
+// ParseFailedRows reads a policy name; "" is FailedReplay.
+func ParseFailedRows(s string) (FailedRows, error) {
+	switch FailedRows(strings.ToLower(strings.TrimSpace(s))) {
+	case "", FailedReplay:
+		return FailedReplay, nil
+	case FailedSkip:
+		return FailedSkip, nil
+	case FailedRefuse:
+		return FailedRefuse, nil
+	}
+	return "", fmt.Errorf("failed-row policy %q: want replay (send them with 1 output token, the default), skip or refuse", s)
 }
 
 // Trace is a request trace read by ReadTrace: the requests to send, with
@@ -74,6 +114,11 @@ type Trace struct {
 	File    string
 	Format  TraceFormat
 	Entries []TraceEntry
+	// FailedRows counts the file's lines that describe failed requests (0
+	// output tokens), handled by FailedPolicy: replayed (Entries holds
+	// them, marked Failed) or skipped (it does not).
+	FailedRows   int
+	FailedPolicy FailedRows
 }
 
 // TraceError is a problem with a trace file, at a line when Line > 0.
@@ -118,12 +163,23 @@ func ReadTraceFile(path string, format TraceFormat) (Trace, error) {
 // ReadTrace reads a trace in format ("" detects it from the first
 // non-blank line: '{' starts Mooncake JSON Lines; a CSV header with
 // ContextTokens is Azure, one with Request tokens is BurstGPT); name labels
-// errors. Every line must be a valid request: a malformed line, a length
-// below 1 (BurstGPT's failed requests have 0 response tokens) or a
-// timestamp earlier than the line before is an error naming the line,
-// never skipped; the first ten such lines are reported at once. Blank
-// lines are ignored. Arrival times count from the first request.
+// errors. Lines that describe failed requests (0 output tokens, as
+// BurstGPT logs them) are replayed with 1 output token (FailedReplay);
+// ReadTraceWith chooses another policy. Every other line must be a valid
+// request: a malformed line, an input length below 1 or a timestamp
+// earlier than the line before is an error naming the line, never
+// skipped; the first ten such lines are reported at once, with the count
+// of the others. Blank lines are ignored. Arrival times count from the
+// first request.
 func ReadTrace(r io.Reader, name string, format TraceFormat) (Trace, error) {
+	return ReadTraceWith(r, name, format, FailedReplay)
+}
+
+// ReadTraceWith is ReadTrace with the policy for failed rows.
+func ReadTraceWith(r io.Reader, name string, format TraceFormat, failed FailedRows) (Trace, error) {
+	if failed == "" {
+		failed = FailedReplay
+	}
 	br := bufio.NewReader(r)
 	if format == "" {
 		f, err := detectTraceFormat(br, name)
@@ -136,16 +192,34 @@ func ReadTrace(r io.Reader, name string, format TraceFormat) (Trace, error) {
 	var err error
 	switch format {
 	case TraceMooncake:
-		t.Entries, err = readMooncake(br, name)
+		t.Entries, err = readMooncake(br, name, failed)
 	case TraceAzure:
-		t.Entries, err = readTraceCSV(br, name, azureColumns())
+		t.Entries, err = readTraceCSV(br, name, azureColumns(), failed)
 	case TraceBurstGPT:
-		t.Entries, err = readTraceCSV(br, name, burstGPTColumns())
+		t.Entries, err = readTraceCSV(br, name, burstGPTColumns(), failed)
 	default:
 		return Trace{}, fmt.Errorf("trace format %q: want mooncake, azure or burstgpt", format)
 	}
 	if err != nil {
 		return Trace{}, err
+	}
+	t.FailedPolicy = failed
+	for i := range t.Entries {
+		if t.Entries[i].Failed {
+			t.FailedRows++
+		}
+	}
+	if failed == FailedSkip {
+		t.FailedRows = 0
+		kept := t.Entries[:0]
+		for _, e := range t.Entries {
+			if e.Failed {
+				t.FailedRows++
+				continue
+			}
+			kept = append(kept, e)
+		}
+		t.Entries = kept
 	}
 	if len(t.Entries) == 0 {
 		return Trace{}, &TraceError{File: name, Msg: fmt.Sprintf("no requests in this %s trace", format)}
@@ -193,19 +267,28 @@ func rebase(es []TraceEntry) {
 	}
 }
 
-// lineErrors collects a reader's bad lines, up to maxTraceErrors.
+// lineErrors collects a reader's bad lines, up to maxTraceErrors, and
+// counts the others.
 type lineErrors struct {
 	file    string
 	errs    []error
+	more    int // bad lines beyond maxTraceErrors
+	failed  FailedRows
 	prev    time.Duration // the latest time so far
 	firstAt time.Duration // the first entry's time
 	seen    bool
 }
 
-// add records a problem at line; it reports whether to stop reading.
+// add records a problem at line, or counts it past maxTraceErrors; it
+// reports whether to stop reading, which it never asks: the count of
+// every bad line is part of the message.
 func (l *lineErrors) add(line int, format string, a ...any) bool {
+	if len(l.errs) >= maxTraceErrors {
+		l.more++
+		return false
+	}
 	l.errs = append(l.errs, &TraceError{File: l.file, Line: line, Msg: fmt.Sprintf(format, a...)})
-	return len(l.errs) >= maxTraceErrors
+	return false
 }
 
 // sinceFirst names a time relative to a trace's first line: "90ms after
@@ -217,11 +300,20 @@ func sinceFirst(d time.Duration) string {
 	return fmt.Sprintf("%v after the first line", d)
 }
 
-// check applies the rules every entry follows; it reports whether to stop.
-func (l *lineErrors) check(e TraceEntry, lengths string) bool {
+// check applies the rules every entry follows, marking a line that
+// describes a failed request (0 output tokens) under the failed-row
+// policy; it reports whether to stop.
+func (l *lineErrors) check(e *TraceEntry, lengths string) bool {
 	stop := false
+	if e.OutputTokens == 0 && e.InputTokens >= 1 && e.InputTokens <= maxTraceTokens && l.failed != FailedRefuse {
+		e.Failed, e.OutputTokens = true, 1
+	}
 	if e.InputTokens < 1 || e.OutputTokens < 1 || e.InputTokens > maxTraceTokens || e.OutputTokens > maxTraceTokens {
-		stop = l.add(e.Line, "%s: %d input and %d output tokens; both must be between 1 and %d (a request without input or output cannot be replayed: remove the line, or use a trace without failed requests)", lengths, e.InputTokens, e.OutputTokens, maxTraceTokens)
+		fix := "remove the line"
+		if e.OutputTokens == 0 && e.InputTokens >= 1 {
+			fix = "a line of 0 output tokens describes a request that failed in the traced service: the failed-row policy FailedReplay, the default, sends it with 1 output token; FailedSkip leaves it out"
+		}
+		stop = l.add(e.Line, "%s: %d input and %d output tokens; both must be between 1 and %d (%s)", lengths, e.InputTokens, e.OutputTokens, maxTraceTokens, fix)
 	}
 	if l.seen && e.At < l.prev {
 		stop = l.add(e.Line, "its timestamp (%s) is earlier than the line before's (%v after the first line): a trace lists requests in arrival order; sort it by timestamp", sinceFirst(e.At-l.firstAt), l.prev-l.firstAt) || stop
@@ -236,7 +328,12 @@ func (l *lineErrors) check(e TraceEntry, lengths string) bool {
 	return stop
 }
 
-func (l *lineErrors) err() error { return errors.Join(l.errs...) }
+func (l *lineErrors) err() error {
+	if l.more > 0 {
+		return errors.Join(append(l.errs, &TraceError{File: l.file, Msg: fmt.Sprintf("and %d more bad lines, not listed", l.more)})...)
+	}
+	return errors.Join(l.errs...)
+}
 
 // parseTokens reads a token count (a non-negative integer; "12.0" is
 // accepted, "12.5" is not).

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,7 +67,8 @@ func TestReadSampleTraces(t *testing.T) {
 }
 
 // TestReadTraceErrors: a malformed line is an error naming the file and
-// the line, never skipped.
+// the line, never skipped (failed rows refused, as --trace-failed refuse
+// does).
 func TestReadTraceErrors(t *testing.T) {
 	const mc = `{"timestamp": 0, "input_length": 10, "output_length": 2}` + "\n"
 	const az = "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,100,5\n"
@@ -100,7 +102,7 @@ func TestReadTraceErrors(t *testing.T) {
 		{"blank then unknown", "\n\nhello\n", "", 3, "unknown trace format"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ReadTrace(strings.NewReader(tt.text), "t.trace", tt.format)
+			_, err := ReadTraceWith(strings.NewReader(tt.text), "t.trace", tt.format, FailedRefuse)
 			var te *TraceError
 			if !errors.As(err, &te) {
 				t.Fatalf("error %v, want a *TraceError", err)
@@ -110,7 +112,8 @@ func TestReadTraceErrors(t *testing.T) {
 			}
 		})
 	}
-	// Every bad line is reported (up to ten), each with its line.
+	// Every bad line is reported (up to ten), each with its line, and the
+	// rest are counted.
 	text := mc + "x\n" + mc + "y\n"
 	_, err := ReadTrace(strings.NewReader(text), "t.jsonl", "")
 	if err == nil || !strings.Contains(err.Error(), "t.jsonl:2:") || !strings.Contains(err.Error(), "t.jsonl:4:") {
@@ -422,7 +425,7 @@ func FuzzReadAzure(f *testing.F) {
 }
 
 func FuzzReadBurstGPT(f *testing.F) {
-	fuzzTrace(f, TraceBurstGPT, sampleSeed(f, "burstgpt-200.csv"), "Request tokens,Response tokens,Timestamp\n1,1,1e9\n")
+	fuzzTrace(f, TraceBurstGPT, sampleSeed(f, "burstgpt-200.csv"), "Request tokens,Response tokens,Timestamp\n1,1,1e9\n", "Request tokens,Response tokens,Timestamp\n5,0,1\n0,0,2\n")
 }
 
 func FuzzDetectTrace(f *testing.F) {
@@ -500,5 +503,61 @@ func TestLoadTrace(t *testing.T) {
 	}
 	if m, err := LoadTrace(TraceSpec{File: samplePath("mooncake-200.jsonl")}); err != nil || m.PrefixCacheState() != "trace" || m.Spec.Speedup != 1 {
 		t.Errorf("mooncake plan: %v", err)
+	}
+}
+
+// burstGPTWithFailures is a BurstGPT CSV as published: 40 requests of
+// which 4 failed in the traced service (0 response tokens), and 12 lines
+// of 0 tokens on both sides.
+func burstGPTWithFailures() string {
+	var b strings.Builder
+	b.WriteString("Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n")
+	for i := range 40 {
+		out := 5 + i%7
+		if i%10 == 3 {
+			out = 0
+		}
+		fmt.Fprintf(&b, "%d,ChatGPT,%d,%d,%d,Conversation log\n", 5+i, 20+i, out, 20+i+out)
+	}
+	return b.String()
+}
+
+// TestTraceFailedRows: what issue 28 saw: "BurstGPT as published cannot be
+// replayed: its 17 zero-response-token rows in the first 400 (failed
+// requests in the original service) are refused, exit 2, and the message
+// names 10 of them without saying more exist". Such rows are replayed by
+// default (1 output token), skipped, or refused with every one counted.
+func TestTraceFailedRows(t *testing.T) {
+	text := burstGPTWithFailures()
+	tr, err := ReadTrace(strings.NewReader(text), "b.csv", "")
+	if err != nil {
+		t.Fatalf("the file as published: %v", err)
+	}
+	if len(tr.Entries) != 40 || tr.FailedRows != 4 || tr.FailedPolicy != FailedReplay {
+		t.Fatalf("replay: %d entries, %d failed rows, policy %q", len(tr.Entries), tr.FailedRows, tr.FailedPolicy)
+	}
+	if e := tr.Entries[3]; !e.Failed || e.OutputTokens != 1 || e.InputTokens != 23 || e.At != 3*time.Second {
+		t.Errorf("a failed row replayed: %+v", e)
+	}
+	tr, err = ReadTraceWith(strings.NewReader(text), "b.csv", "", FailedSkip)
+	if err != nil || len(tr.Entries) != 36 || tr.FailedRows != 4 || tr.Entries[3].Line != 6 {
+		t.Errorf("skip: %d entries, %d failed rows, %v", len(tr.Entries), tr.FailedRows, err)
+	}
+	_, err = ReadTraceWith(strings.NewReader(text), "b.csv", "", FailedRefuse)
+	if err == nil || !strings.Contains(err.Error(), "b.csv:5:") || !strings.Contains(err.Error(), "the failed-row policy FailedReplay") {
+		t.Errorf("refuse: %v", err)
+	}
+	// More bad lines than are listed: the rest are counted.
+	var many strings.Builder
+	many.WriteString("Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n")
+	for i := range 17 {
+		fmt.Fprintf(&many, "%d,GPT-4,0,0,0,API log\n", i)
+	}
+	_, err = ReadTrace(strings.NewReader(many.String()), "z.csv", "")
+	if err == nil || strings.Count(err.Error(), "z.csv:") != 11 || !strings.Contains(err.Error(), "and 7 more bad lines, not listed") {
+		t.Errorf("17 bad lines: %v", err)
+	}
+	if _, err := ParseFailedRows("drop"); err == nil || !strings.Contains(err.Error(), "replay") {
+		t.Errorf("ParseFailedRows(drop) = %v", err)
 	}
 }

@@ -24,8 +24,8 @@ type mooncakeLine struct {
 	HashIDs      []int64  `json:"hash_ids"`
 }
 
-func readMooncake(br *bufio.Reader, name string) ([]TraceEntry, error) {
-	errs := lineErrors{file: name}
+func readMooncake(br *bufio.Reader, name string, failed FailedRows) ([]TraceEntry, error) {
+	errs := lineErrors{file: name, failed: failed}
 	var out []TraceEntry
 	for line := 1; ; line++ {
 		raw, err := br.ReadBytes('\n')
@@ -36,7 +36,7 @@ func readMooncake(br *bufio.Reader, name string) ([]TraceEntry, error) {
 			if msg != "" {
 				stop = errs.add(line, "%s", msg)
 			} else {
-				stop = errs.check(e, "input_length, output_length")
+				stop = errs.check(&e, "input_length, output_length")
 				out = append(out, e)
 			}
 			if stop {
@@ -160,7 +160,7 @@ func parseSecondsCell(s string) (time.Duration, error) {
 	return time.Duration(math.Round(v * float64(time.Second))), nil
 }
 
-func readTraceCSV(br *bufio.Reader, name string, c traceColumns) ([]TraceEntry, error) {
+func readTraceCSV(br *bufio.Reader, name string, c traceColumns, failed FailedRows) ([]TraceEntry, error) {
 	r := csv.NewReader(br)
 	r.FieldsPerRecord = -1 // checked here, with the line
 	r.ReuseRecord = true
@@ -189,7 +189,7 @@ func readTraceCSV(br *bufio.Reader, name string, c traceColumns) ([]TraceEntry, 
 		return nil, &TraceError{File: name, Line: hline, Msg: fmt.Sprintf("the %s header lacks the column(s) %s: want %s", c.format, strings.Join(missing, ", "), c.header)}
 	}
 	width := len(header)
-	errs := lineErrors{file: name}
+	errs := lineErrors{file: name, failed: failed}
 	var out []TraceEntry
 	for {
 		rec, err := r.Read()
@@ -229,7 +229,7 @@ func readTraceCSV(br *bufio.Reader, name string, c traceColumns) ([]TraceEntry, 
 		if len(bad) > 0 {
 			stop = errs.add(line, "%s", strings.Join(bad, "; "))
 		} else {
-			stop = errs.check(e, c.lengths)
+			stop = errs.check(&e, c.lengths)
 			out = append(out, e)
 		}
 		if stop {

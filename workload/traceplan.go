@@ -22,6 +22,9 @@ type TraceSpec struct {
 	Speedup float64
 	// Window selects the part replayed (zero: all of it).
 	Window TraceWindow
+	// Failed is the policy for lines that describe failed requests (""
+	// is FailedReplay).
+	Failed FailedRows
 }
 
 // TracePlan is a trace ready to replay as one level: the requests of
@@ -30,7 +33,7 @@ type TraceSpec struct {
 type TracePlan struct {
 	Spec   TraceSpec
 	Trace  Trace  // the requests replayed, times from the window's start
-	Lines  int    // requests in the whole file
+	Lines  int    // requests in the whole file (less the failed rows skipped)
 	SHA256 string // hex SHA-256 of the file's bytes
 }
 
@@ -47,7 +50,7 @@ func LoadTrace(spec TraceSpec) (*TracePlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	tr, err := ReadTrace(bytes.NewReader(data), spec.File, spec.Format)
+	tr, err := ReadTraceWith(bytes.NewReader(data), spec.File, spec.Format, spec.Failed)
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,7 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 	if err := cmdline.UnexpectedArgument(fs, args); err != nil {
 		return usageErr(err)
 	}
-	notes, err := benchmark.ApplyLike(e.stderr, b.s.Like, fs.Changed, fs.Set)
+	notes, err := benchmark.ApplyLike(e.stderr, b.s.Like, b.s.Target == "", fs.Changed, fs.Set)
 	if err != nil {
 		return usageErr(err)
 	}

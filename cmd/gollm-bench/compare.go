@@ -18,7 +18,7 @@ func runCompare(_ context.Context, e env, args []string) error {
 	fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.SortFlags = false
-	failOn := fs.String("fail-on", "", `exit 3 when a metric regresses beyond its limit and the change is significant, e.g. "ttft_p99:+5%,itl_p95:+5%,goodput:-3%,cpm:+5%"`)
+	failOn := fs.String("fail-on", "", `exit 3 when a metric's change lies wholly beyond its limit (5 when its interval holds the limit), e.g. "ttft_p99:+5%,itl_p95:+5%,goodput:-3%,cpm:+5%"`)
 	format := fs.String("format", report.CompareConsole, "output: "+strings.Join(report.CompareFormats(), ", "))
 	strict := fs.Bool("strict", false, "refuse to compare runs whose workloads differ (exit 2)")
 	metricsFlag := fs.String("metrics", strings.Join(compare.DefaultLevelMetrics(), ","), "rows of each matched level")
@@ -34,9 +34,12 @@ per concurrency). The first is the baseline; every other is compared with it.
 Levels are matched by offered rate or concurrency. Every delta has a 95%%
 interval; "~" means no significant difference.
 
-Exit codes: 0 no regression, 2 bad input (or --strict and the workloads
-differ, or a --fail-on metric neither input holds), 3 a --fail-on metric
-regressed significantly.
+Exit codes: 0 every --fail-on change lies within its limit, 2 bad input (or
+--strict and the workloads differ, or a --fail-on metric neither input
+holds), 3 a --fail-on change's whole interval lies beyond its limit, 5 a
+--fail-on change's interval holds its limit (undecided: the output says how
+many more requests or --repeat runs would decide it). Runs made with
+--repeat are compared by the spread between their runs.
 
 %s`, fs.FlagUsages())
 	}

@@ -84,7 +84,7 @@ func TestCompareMockServers(t *testing.T) {
 	if code != exitcode.OK {
 		t.Fatalf("one server, two seeds: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	if !strings.Contains(stdout, "no regression beyond the fail-on thresholds") {
+	if !strings.Contains(stdout, "no regression: every change lies within the fail-on thresholds") {
 		t.Errorf("output:\n%s", stdout)
 	}
 }
@@ -354,7 +354,7 @@ func TestCompareRefusals(t *testing.T) {
 	ours := filepath.Join("..", "..", "testdata", "report", "run-from-another-machine")
 	code, stdout, stderr := cli(t, context.Background(), "compare", ours, ours, "--fail-on", "ttft_p99:+5%,cpm:+5%")
 	if code != exitcode.Usage || !strings.Contains(stdout, "not checked: cpm:+5%: cpm is in neither input: the gate cannot be checked") ||
-		!strings.Contains(stderr, "cpm is in neither input") || strings.Contains(stdout, "no regression beyond the fail-on thresholds") {
+		!strings.Contains(stderr, "cpm is in neither input") || strings.Contains(stdout, "no regression: every change lies within the fail-on thresholds") {
 		t.Errorf("unchecked gate: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	data, err := os.ReadFile(filepath.Join(ours, results.RunJSON))
@@ -384,4 +384,39 @@ func TestCompareRefusals(t *testing.T) {
 	if code != exitcode.Usage || !strings.Contains(stderr, "holds no run.json") || strings.Contains(stderr, "levels.csv") {
 		t.Errorf("folder of runs: exit %d\n%s", code, stderr)
 	}
+}
+
+// TestRunLikeBuiltinMock: what issue 28 saw: "--like against the built-in
+// mock keeps the file's model name, so every request is a 404 and the run
+// exits 1". Without --target the mock's model is used, and stderr and
+// run.json's warnings say so.
+func TestRunLikeBuiltinMock(t *testing.T) {
+	t.Parallel()
+	guidellm := filepath.Join(peerFixtures, "guidellm-v0.5.0.dev0-concurrent4-qwen3-4b-4req.json")
+	dir := t.TempDir()
+	code, stdout, stderr := cli(t, context.Background(), "run", "--like", guidellm, "--data", "prompt_tokens=32,output_tokens=8",
+		"--energy", "none", "--output-dir", dir, "--run-id", "m", "--max-lag", lenientLag, "--format", "json", "--quiet")
+	if code != exitcode.OK {
+		t.Fatalf("--like against the built-in mock: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	run, err := results.Read(filepath.Join(dir, "m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Config.Model != mockserver.DefaultModel || run.Result.Levels[0].Summary.Requests.Failed != 0 {
+		t.Errorf("model %q, %d failed", run.Config.Model, run.Result.Levels[0].Summary.Requests.Failed)
+	}
+	const said = `the file's model "Qwen/Qwen3-4B-Thinking-2507" is not set: the built-in mock serves "mock-model" only`
+	if !strings.Contains(stderr, said) || !strings.Contains(string(mustRead(t, filepath.Join(dir, "m", "run.json"))), "is not set: the built-in mock serves") {
+		t.Errorf("not said on stderr and in run.json:\n%s", stderr)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -52,6 +52,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.StringVar(&s.Trace, "trace", s.Trace, "replay this request trace's arrival times and lengths (run only): Mooncake JSONL, Azure LLM inference CSV or BurstGPT CSV; one level, one request per line")
 	fs.StringVar(&s.TraceFormat, "trace-format", s.TraceFormat, "format of --trace: mooncake|azure|burstgpt (default: detected from the first line)")
 	fs.Float64Var(&s.TraceSpeedup, "trace-speedup", s.TraceSpeedup, "play --trace this many times faster (0.5: half speed)")
+	fs.StringVar(&s.TraceFailed, "trace-failed", s.TraceFailed, "--trace lines that describe requests that failed in the traced service (0 output tokens, as BurstGPT logs them): replay (send with 1 output token; the default), skip, or refuse")
 	fs.StringVar(&s.TraceWindow, "trace-window", s.TraceWindow, "replay only the requests of --trace arriving in START,END (time since its first request: 10m,20m or 600,1200; either may be empty)")
 	fs.StringVar(&s.Ramp, "ramp", s.Ramp, `raise the arrival rate within each level (run only), e.g. "linear:1->50:60s" or "exponential:2->64:2m" (req/s; constant arrivals, or Poisson with --profile poisson)`)
 	fs.Float64Var(&s.Burstiness, "burstiness", s.Burstiness, "gamma-distributed gaps of this shape K with the level's mean rate (implies --profile poisson): 1 is Poisson, below 1 burstier (0.5: CV 1.41), above 1 smoother")
@@ -109,8 +110,9 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.BoolVar(&s.Gzip, "gzip", s.Gzip, "write requests.jsonl.gz instead of requests.jsonl")
 	fs.BoolVar(&b.quiet, "quiet", false, "no progress lines")
 	fs.StringVar(&s.MockPreset, "mock-preset", s.MockPreset, "preset of the in-process mock used when --target is not given")
+	fs.IntVar(&s.MockPrefixCache, "mock-prefix-cache", s.MockPrefixCache, "the in-process mock's prefix cache capacity, tokens (on with 16-token blocks when the preset has none; 0: the preset's, demo-cache 65,536)")
 	if !sweep {
 		fs.StringVar(&s.Shard, "shard", s.Shard, "run shard `I/N` of a distributed run: the same seeded plan, every N-th request, results in OUTPUT-DIR/RUN-ID/shard-I/; combine with gollm-bench merge")
-		fs.StringVar(&s.Like, "like", s.Like, "run the load of this result: a GuideLLM, AIPerf, GenAI-Perf or vLLM result file (or folder), or a gollm-bench results folder; its profile, rates, lengths or dataset, limits, warmup, streaming, endpoint, model and SLO become the defaults of the flags not given")
+		fs.StringVar(&s.Like, "like", s.Like, "run the load of this result: a GuideLLM, AIPerf, GenAI-Perf, vLLM or inference-perf result file (or folder), or a gollm-bench results folder; its profile, rates, lengths or dataset, limits, warmup, streaming, endpoint, model and SLO become the defaults of the flags not given")
 	}
 }

@@ -168,7 +168,10 @@ func TestArrivalsBadInput(t *testing.T) {
 	}{
 		{"mooncake bad line", []string{"--trace", mc}, []string{"--trace: " + mc + ":2: invalid JSON"}},
 		{"azure short row", []string{"--trace", az}, []string{"--trace: " + az + ":3: 2 fields, but the header has 3"}},
-		{"burstgpt failed request", []string{"--trace", bg}, []string{"--trace: " + bg + ":3:", "90 input and 0 output tokens"}},
+		{"burstgpt failed request refused", []string{"--trace", bg, "--trace-failed", "refuse"}, []string{"--trace: " + bg + ":3:", "90 input and 0 output tokens"}},
+		{"bad failed-row policy", []string{"--trace", bg, "--trace-failed", "drop"}, []string{`--trace-failed: failed-row policy "drop": want replay`}},
+		{"failed-row policy alone", []string{"--trace-failed", "skip"}, []string{"--trace-failed without --trace"}},
+		{"mock cache with a target", []string{"--mock-prefix-cache", "1000000"}, []string{"--mock-prefix-cache 1000000 with --target: it sizes the in-process mock"}},
 		{"unknown format", []string{"--trace", unknown}, []string{"--trace: " + unknown + ":1:", "--trace-format mooncake|azure|burstgpt"}},
 		{"wrong format named", []string{"--trace", good, "--trace-format", "mooncake"}, []string{"--trace: " + good + ":1: not a JSON object"}},
 		{"missing file", []string{"--trace", filepath.Join(dir, "nope.jsonl")}, []string{"--trace: open"}},
@@ -373,6 +376,63 @@ func BenchmarkTraceReplayLag(b *testing.B) {
 				b.ReportMetric(at(0.99), "lag-p99-ms")
 				b.ReportMetric(at(1), "lag-max-ms")
 			})
+		}
+	}
+}
+
+// TestTraceFailedRowsReplayed: what issue 28 saw: a BurstGPT file as
+// published, with rows of 0 response tokens (requests that failed in the
+// traced service), was refused with exit 2. It replays with exit 0 by
+// default, every line sent (the failed ones with max_tokens 1), and
+// stderr and run.json say how many rows the policy handled; --trace-failed
+// skip leaves them out, refuse refuses the file as before.
+func TestTraceFailedRowsReplayed(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString("Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n")
+	for i := range 30 {
+		out := 2 + i%3
+		if i%10 == 4 {
+			out = 0
+		}
+		fmt.Fprintf(&b, "%.2f,ChatGPT,%d,%d,%d,Conversation log\n", 5+0.01*float64(i), 8+i, out, 8+i+out)
+	}
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "BurstGPT_sample.csv")
+	if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url := fixedMock(t, 0, "")
+	for _, tt := range []struct {
+		policy   string
+		code     int
+		requests int
+		said     string
+	}{
+		{"", exitcode.OK, 30, "3 of the trace's lines describe requests that failed in the traced service (0 output tokens): replayed with 1 output token each"},
+		{"skip", exitcode.OK, 27, "3 of the trace's lines describe requests that failed in the traced service (0 output tokens): skipped"},
+		{"refuse", exitcode.Usage, 0, "BurstGPT_sample.csv:6: Request tokens, Response tokens: 12 input and 0 output tokens"},
+	} {
+		args := []string{"run", "--target", url, "--trace", trace, "--energy", "none", "--output-dir", dir, "--run-id", "p" + tt.policy, "--quiet", "--max-lag", lenientLag}
+		if tt.policy != "" {
+			args = append(args, "--trace-failed", tt.policy)
+		}
+		code, stdout, stderr := cli(t, context.Background(), args...)
+		if code != tt.code || !strings.Contains(stderr, tt.said) {
+			t.Errorf("--trace-failed %q: exit %d, want %d and %q\n%s\n%s", tt.policy, code, tt.code, tt.said, stdout, stderr)
+			continue
+		}
+		if tt.code != exitcode.OK {
+			continue
+		}
+		run, err := results.Read(filepath.Join(dir, "p"+tt.policy))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := run.Config.Arrivals.Trace
+		sum := run.Result.Levels[0].Summary
+		if tr.FailedRows != 3 || tr.Requests != tt.requests || sum.Requests.OK != int64(tt.requests) {
+			t.Errorf("--trace-failed %q: run.json trace %+v, %d ok", tt.policy, tr, sum.Requests.OK)
 		}
 	}
 }
