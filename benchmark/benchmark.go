@@ -71,6 +71,11 @@ type Options struct {
 	// given or defaulted, secrets redacted (a CLI builds it from its flags
 	// with cmdline.Record). nil: not recorded.
 	Record results.Settings
+	// Hub, when set, lets a --tokenizer model id that the local Hugging
+	// Face cache lacks be downloaded from the Hub (tokenize.Download),
+	// with progress on Log; nil: only the cache is read. A CLI fills it
+	// with tokenize.HubConfigFromEnv.
+	Hub *tokenize.HubConfig
 }
 
 // InputError is a bad setting, found before anything was sent or written:
@@ -410,11 +415,22 @@ func (b *Benchmark) setup(ctx context.Context) error {
 	b.clock = loadgen.NewClock(b.started)
 	b.target = s.Target
 	if s.Tokenizer != "" {
-		tok, err := tokenize.Load(s.Tokenizer)
+		var opts []tokenize.Option
+		if b.opt.Hub != nil {
+			hub := *b.opt.Hub
+			if hub.Progress == nil {
+				hub.Progress = b.opt.Log
+			}
+			opts = append(opts, tokenize.WithHub(hub))
+		}
+		tok, err := tokenize.LoadContext(ctx, s.Tokenizer, opts...)
 		if err != nil {
 			return badInput(fmt.Errorf("--tokenizer: %w", err))
 		}
 		b.tok = tok
+		if tok.Source() != tokenize.SourceFile {
+			fmt.Fprintf(b.opt.Log, "tokenizer: %s at commit %s (%s, sha256 %s)\n", tok.Name(), tok.Commit(), tok.Path(), tok.SHA256()[:12])
+		}
 	}
 	// The workload (a --dataset is read here) is checked before the
 	// client sends anything, even GET /v1/models.
@@ -910,6 +926,10 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 	}
 	if b.tok != nil {
 		run.Config.Tokenizer, run.Config.TokenizerSHA256 = b.tok.Path(), b.tok.SHA256()
+		run.Config.TokenizerSource, run.Config.TokenizerCommit = b.tok.Source(), b.tok.Commit()
+		if b.tok.Source() != tokenize.SourceFile {
+			run.Config.TokenizerModel = b.tok.Name()
+		}
 		run.Config.ISLMeaning = "prompt tokens counted with the served tokenizer, without any chat template"
 	} else {
 		run.Config.ISLMeaning = "the server's usage.prompt_tokens (no --tokenizer given)"

@@ -47,16 +47,23 @@ type HubConfig struct {
 // HubConfigFromEnv returns the configuration the environment asks for:
 // $HF_ENDPOINT, $HF_TOKEN (else the file $HF_TOKEN_PATH, else
 // $HF_HOME/token, the one `huggingface-cli login` writes), $HF_HOME and
-// $HF_HUB_OFFLINE, with huggingface_hub's meaning for each.
-func HubConfigFromEnv() HubConfig {
-	c := HubConfig{Endpoint: os.Getenv("HF_ENDPOINT"), Home: hfHomeDir("")}
-	switch strings.ToLower(os.Getenv("HF_HUB_OFFLINE")) {
+// $HF_HUB_OFFLINE, with huggingface_hub's meaning for each. getenv looks
+// a variable up (nil: os.Getenv).
+func HubConfigFromEnv(getenv func(string) string) HubConfig {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	c := HubConfig{Endpoint: getenv("HF_ENDPOINT"), Home: getenv("HF_HOME")}
+	if c.Home == "" {
+		c.Home = hfHomeDir("")
+	}
+	switch strings.ToLower(getenv("HF_HUB_OFFLINE")) {
 	case "1", "true", "yes", "on":
 		c.Offline = true
 	}
-	c.Token = strings.TrimSpace(os.Getenv("HF_TOKEN"))
+	c.Token = strings.TrimSpace(getenv("HF_TOKEN"))
 	if c.Token == "" {
-		path := os.Getenv("HF_TOKEN_PATH")
+		path := getenv("HF_TOKEN_PATH")
 		if path == "" && c.Home != "" {
 			path = filepath.Join(c.Home, "token")
 		}

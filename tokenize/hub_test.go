@@ -250,12 +250,12 @@ func TestHubConfigFromEnv(t *testing.T) {
 	t.Setenv("HF_TOKEN_PATH", "")
 	t.Setenv("HF_ENDPOINT", "http://127.0.0.1:1")
 	t.Setenv("HF_HUB_OFFLINE", "1")
-	c := HubConfigFromEnv()
+	c := HubConfigFromEnv(nil)
 	if c.Token != "hf_fromfile" || c.Endpoint != "http://127.0.0.1:1" || !c.Offline || c.Home != home {
 		t.Fatalf("%+v", c)
 	}
 	t.Setenv("HF_TOKEN", "hf_env")
-	if c := HubConfigFromEnv(); c.Token != "hf_env" {
+	if c := HubConfigFromEnv(nil); c.Token != "hf_env" {
 		t.Fatalf("token %q, want HF_TOKEN's", c.Token)
 	}
 }

@@ -56,7 +56,7 @@ func resolvePath(pathOrID, hfHome string) (string, error) {
 				return matches[0], nil
 			}
 		}
-		return "", fmt.Errorf("tokenize: %q is not a file or directory, and the Hugging Face cache has no tokenizer.json for %s@%s under %s (set HF_HOME, or let gollm-bench download it: unset HF_HUB_OFFLINE)", pathOrID, repo, revision, dir)
+		return "", fmt.Errorf("tokenize: %q is not a file or directory, and the Hugging Face cache has no tokenizer.json for %s@%s under %s (set HF_HOME, or download it: the CLI does unless HF_HUB_OFFLINE is set)", pathOrID, repo, revision, dir)
 	}
 	return "", fmt.Errorf("tokenize: %s: no such file or directory", pathOrID)
 }
