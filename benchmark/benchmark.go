@@ -127,6 +127,12 @@ type Benchmark struct {
 	warmRecord *results.WarmupPhase // what the warm-up phase did
 	started    time.Time
 	host       *machine.Info // the client machine and its RTT to the target
+
+	// chat is the served model's chat template, rendered around each
+	// synthetic prompt on /chat/completions so that the ISL includes it;
+	// nil: the ISL counts the prompt alone (chatNote says why).
+	chat     *tokenize.ChatTemplate
+	chatNote *metrics.Warning
 }
 
 // New checks the settings, reporting every bad one at once as an
@@ -651,15 +657,52 @@ func (b *Benchmark) newWorkload() error {
 	if err != nil {
 		return err
 	}
-	w, err := workload.NewSynthetic(workload.SyntheticConfig{
+	cfg := workload.SyntheticConfig{
 		Lengths: lengths, Seed: s.Seed, Nonce: b.nonce(), Tokenizer: tok,
 		PrefixCache: pc, WarmPrefixTokens: warmN,
-	})
+	}
+	if b.tok != nil && s.Endpoint == "chat" {
+		cfg.ChatTemplate = b.chatTemplate()
+	}
+	w, err := workload.NewSynthetic(cfg)
+	if err != nil && cfg.ChatTemplate != nil {
+		b.noChatTemplate(err)
+		cfg.ChatTemplate = nil
+		w, err = workload.NewSynthetic(cfg)
+	}
 	if err != nil {
 		return fieldname.Replace(err, syntheticFields...)
 	}
 	b.work = w
 	return nil
+}
+
+// chatTemplate reads the chat template beside the tokenizer.json and
+// returns the function that renders a prompt as the single user message
+// with the generation prompt, the way the server renders it; nil, with a
+// warning, when there is none or it does not render.
+func (b *Benchmark) chatTemplate() func(string) (string, error) {
+	tmpl, err := tokenize.LoadChatTemplate(b.tok.Path())
+	if err == nil {
+		_, err = tmpl.Render([]tokenize.ChatMessage{{Role: "user", Content: "x"}}, true)
+	}
+	if err != nil {
+		b.noChatTemplate(err)
+		return nil
+	}
+	b.chat = tmpl
+	return func(prompt string) (string, error) {
+		return tmpl.Render([]tokenize.ChatMessage{{Role: "user", Content: prompt}}, true)
+	}
+}
+
+// noChatTemplate records why prompts are sized without the chat template.
+func (b *Benchmark) noChatTemplate(err error) {
+	b.chat = nil
+	w := metrics.Warning{Code: workload.WarnChatTemplate, Level: -1, Message: fmt.Sprintf(
+		"the served model's chat template was not rendered (%v): the ISL counts the prompt alone, and the server's usage.prompt_tokens adds the template's tokens", err)}
+	b.chatNote = &w
+	fmt.Fprintf(b.opt.Log, "warning: %s\n", w.Message)
 }
 
 // parsePrefixCache parses --prefix-cache cold | warm:N.
@@ -890,6 +933,9 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 	s := &b.s
 	res.Warnings = append(res.Warnings, b.islWarnings(res)...)
 	res.Warnings = append(res.Warnings, b.opt.Notes...)
+	if b.chatNote != nil {
+		res.Warnings = append(res.Warnings, *b.chatNote)
+	}
 	res.Warnings = append(res.Warnings, b.nonceWarnings()...)
 	redactWarnings(&res)
 	labels, _ := parseKV("label", s.Labels)
@@ -931,6 +977,10 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 			run.Config.TokenizerModel = b.tok.Name()
 		}
 		run.Config.ISLMeaning = "prompt tokens counted with the served tokenizer, without any chat template"
+		if b.chat != nil {
+			run.Config.ISLMeaning = "prompt tokens counted with the served tokenizer, including the chat template and its generation prompt (" + b.chat.Path() + ")"
+			run.Config.ChatTemplate = b.chat.Path()
+		}
 	} else {
 		run.Config.ISLMeaning = "the server's usage.prompt_tokens (no --tokenizer given)"
 	}

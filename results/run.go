@@ -118,6 +118,10 @@ type Config struct {
 	// TokenizerCommit is the Hub commit (40 hex digits) of the cache
 	// snapshot the tokenizer.json was read from.
 	TokenizerCommit string `json:"tokenizer_commit,omitempty"`
+	// ChatTemplate is the tokenizer_config.json whose chat template was
+	// rendered around each /chat/completions prompt, so that the ISL
+	// includes it; empty when none was.
+	ChatTemplate string `json:"chat_template,omitempty"`
 	// ISLMeaning says what the ISL figures count: "prompt tokens in the
 	// served tokenizer, without the chat template" or the server's usage.
 	ISLMeaning      string  `json:"isl_meaning,omitempty"`
