@@ -120,19 +120,28 @@ func (c *ChatTemplate) Path() string { return c.path }
 // encodes it with add_special_tokens=False). A construct the engine does
 // not support is an error naming it.
 func (c *ChatTemplate) Render(msgs []ChatMessage, addGenerationPrompt bool) (string, error) {
-	return c.RenderVars(msgs, addGenerationPrompt, nil)
+	return c.RenderVars(msgs, addGenerationPrompt, ChatVars{})
 }
 
-// RenderVars is Render with further template variables, as keyword
-// arguments to apply_chat_template are: {"enable_thinking": false} for
-// Qwen3, for example. vars never override messages nor the special tokens.
-func (c *ChatTemplate) RenderVars(msgs []ChatMessage, addGenerationPrompt bool, vars map[string]any) (string, error) {
+// ChatVars are further template variables, as keyword arguments to
+// apply_chat_template are. They never override messages,
+// add_generation_prompt nor the special tokens.
+type ChatVars struct {
+	Bools   map[string]bool   // e.g. "enable_thinking": false (Qwen3)
+	Strings map[string]string // e.g. "reasoning_effort": "low" (gpt-oss)
+}
+
+// RenderVars is Render with further template variables.
+func (c *ChatTemplate) RenderVars(msgs []ChatMessage, addGenerationPrompt bool, vars ChatVars) (string, error) {
 	list := make([]any, len(msgs))
 	for i, m := range msgs {
 		list[i] = map[string]any{"role": m.Role, "content": m.Content}
 	}
 	data := map[string]any{}
-	for k, v := range vars {
+	for k, v := range vars.Bools {
+		data[k] = v
+	}
+	for k, v := range vars.Strings {
 		data[k] = v
 	}
 	data["messages"] = list

@@ -37,17 +37,17 @@ func TestChatTemplateGolden(t *testing.T) {
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
 			var c struct {
-				Case     string         `json:"case"`
-				Messages []ChatMessage  `json:"messages"`
-				Gen      bool           `json:"add_generation_prompt"`
-				Vars     map[string]any `json:"vars"`
-				Text     string         `json:"text"`
-				Tokens   int            `json:"tokens"`
+				Case     string          `json:"case"`
+				Messages []ChatMessage   `json:"messages"`
+				Gen      bool            `json:"add_generation_prompt"`
+				Vars     map[string]bool `json:"vars"`
+				Text     string          `json:"text"`
+				Tokens   int             `json:"tokens"`
 			}
 			if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
 				t.Fatal(err)
 			}
-			got, err := tmpl.RenderVars(c.Messages, c.Gen, c.Vars)
+			got, err := tmpl.RenderVars(c.Messages, c.Gen, ChatVars{Bools: c.Vars})
 			if err != nil {
 				t.Errorf("%s/%s: %v", name, c.Case, err)
 				continue
