@@ -665,11 +665,6 @@ func (b *Benchmark) newWorkload() error {
 		cfg.ChatTemplate = b.chatTemplate()
 	}
 	w, err := workload.NewSynthetic(cfg)
-	if err != nil && cfg.ChatTemplate != nil {
-		b.noChatTemplate(err)
-		cfg.ChatTemplate = nil
-		w, err = workload.NewSynthetic(cfg)
-	}
 	if err != nil {
 		return fieldname.Replace(err, syntheticFields...)
 	}

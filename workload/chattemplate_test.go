@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/tokenize"
 )
 
@@ -50,11 +51,72 @@ func TestSyntheticChatTemplateISL(t *testing.T) {
 			}
 		}
 	}
-	w, err := NewSynthetic(SyntheticConfig{Lengths: Data{PromptTokens: 5, OutputTokens: 4}, Tokenizer: tok, ChatTemplate: render})
+	// Refused before anything is sent when the declared ISL cannot fit;
+	// a draw in a stdev's tail that cannot is that request's error.
+	if _, err := NewSynthetic(SyntheticConfig{Lengths: Data{PromptTokens: 5, OutputTokens: 4}, Tokenizer: tok, ChatTemplate: render}); err == nil || !strings.Contains(err.Error(), "chat template alone takes 8") {
+		t.Fatalf("ISL 5 under Qwen3's template: %v", err)
+	}
+	w, err := NewSynthetic(SyntheticConfig{Lengths: Data{PromptTokens: 12, PromptTokensStdev: 40, PromptTokensMin: 1, OutputTokens: 4}, Tokenizer: tok, ChatTemplate: render})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.Request(0); err == nil || !strings.Contains(err.Error(), "chat template alone takes") {
-		t.Fatalf("ISL 5 under Qwen3's template: %v", err)
+	for seq := range int64(40) {
+		if _, err := w.Request(seq); err != nil && !strings.Contains(err.Error(), "chat template alone takes 8") {
+			t.Fatalf("seq %d: %v", seq, err)
+		}
+	}
+}
+
+// TestSessionsChatTemplate: with Qwen3's chat template, a session's first
+// turn renders to exactly the drawn ISL, each later user message wrapped
+// alone (with the generation prompt) has exactly it too, and every turn's
+// recorded prompt_tokens is the rendered conversation's count.
+func TestSessionsChatTemplate(t *testing.T) {
+	skipUnderRace(t)
+	t.Parallel()
+	tok, err := tokenize.Load(filepath.Join("..", "testdata", "tokenizers", "files", "qwen3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := tokenize.LoadChatTemplate(tok.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	render := func(msgs []loadgen.Message) (string, error) {
+		chat := make([]tokenize.ChatMessage, len(msgs))
+		for i, m := range msgs {
+			chat[i] = tokenize.ChatMessage{Role: m.Role, Content: m.Content}
+		}
+		return tmpl.Render(chat, true)
+	}
+	turns, _ := ParseTurnCount("3")
+	const isl = 128
+	w, err := NewSessions(SessionConfig{Turns: turns, ChatTemplate: render,
+		Synthetic: SyntheticConfig{Lengths: Data{PromptTokens: isl, OutputTokens: 8}, Seed: 1, Nonce: "s", Tokenizer: tok}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seq := range int64(4) {
+		sess, err := w.Session(seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reply := ""
+		for turn := range sess.Turns() {
+			req, _, err := sess.Next(turn, reply)
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs := req.Chat.Messages
+			whole, _ := render(msgs)
+			if n := len(tok.Encode(whole, false)); n != req.PromptTokens {
+				t.Fatalf("session %d turn %d: recorded %d tokens, the rendered conversation has %d", seq, turn, req.PromptTokens, n)
+			}
+			alone, _ := render(msgs[len(msgs)-1:])
+			if n := len(tok.Encode(alone, false)); n != isl {
+				t.Fatalf("session %d turn %d: the new message wrapped alone has %d tokens, want %d", seq, turn, n, isl)
+			}
+			reply = "a reply of some words"
+		}
 	}
 }

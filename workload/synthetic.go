@@ -129,8 +129,12 @@ func NewSynthetic(cfg SyntheticConfig) (*Synthetic, error) {
 		return nil, errors.New("workload: SyntheticConfig.ChatTemplate needs a Tokenizer to count the rendered prompt")
 	}
 	if cfg.Tokenizer != nil {
-		if _, err := s.count(""); err != nil {
+		overhead, err := s.count("")
+		if err != nil {
 			return nil, fmt.Errorf("workload: %w", err)
+		}
+		if isl, ok := smallestDeclaredISL(cfg.Lengths); ok && cfg.ChatTemplate != nil && isl <= overhead {
+			return nil, fmt.Errorf("workload: a prompt of %d tokens leaves no room for text: the chat template alone takes %d; ask for more than %d", isl, overhead, overhead)
 		}
 		s.sourceIDs = cfg.Tokenizer.Encode(cfg.Source, false)
 		if len(s.sourceIDs) < 2 {
@@ -251,6 +255,24 @@ func (s *Synthetic) tokenPrompt(isl, offset int, marker string) (string, error) 
 		}
 	}
 	return "", fmt.Errorf("could not build a prompt of exactly %d tokens from the source text", isl)
+}
+
+// smallestDeclaredISL is the declared ISL of Data, or the smallest entry
+// ISL of a SequenceDistribution.
+func smallestDeclaredISL(l LengthSampler) (int, bool) {
+	switch l := l.(type) {
+	case Data:
+		return l.declaredPromptTokens(), true
+	case SequenceDistribution:
+		isl := 0
+		for i, e := range l.Entries {
+			if i == 0 || e.ISL < isl {
+				isl = e.ISL
+			}
+		}
+		return isl, len(l.Entries) > 0
+	}
+	return 0, false
 }
 
 // count is the number of tokens the server counts for prompt: the

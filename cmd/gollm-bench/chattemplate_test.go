@@ -103,3 +103,45 @@ func TestRunChatExactISL(t *testing.T) {
 		}
 	}
 }
+
+// TestRunChatSessionsExactISL: with --turns 3, every session's first turn
+// is exactly the requested ISL in the server's count, and every turn's
+// local_prompt_tokens equals the server's count (the chat template
+// rendered around the whole conversation).
+func TestRunChatSessionsExactISL(t *testing.T) {
+	t.Parallel()
+	tok, err := tokenize.Load(qwen3Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := tokenize.LoadChatTemplate(tok.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, _ := chatCountingServer(t, tok, tmpl)
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	code := runEnv(context.Background(), env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderr, getenv: func(string) string { return "" }}, []string{
+		"run", "--target", url, "--endpoint", "chat", "--turns", "3", "--think-time", "0s", "--profile", "concurrent", "--rate", "2", "--max-requests", "9",
+		"--data", "prompt_tokens=128,output_tokens=1", "--tokenizer", qwen3Path, "--energy", "none",
+		"--max-lag", lenientLag, "--output-dir", dir, "--run-id", "r", "--format", "json", "--quiet"})
+	if code != exitcode.OK {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	recs := readRecords(t, filepath.Join(dir, "r", results.RequestsJSONL))
+	first := 0
+	for _, r := range recs {
+		if r.ServerPromptTokens != r.LocalPromptTokens {
+			t.Errorf("turn %d: server %d, local %d", r.Turn, r.ServerPromptTokens, r.LocalPromptTokens)
+		}
+		if r.Turn == 0 {
+			first++
+			if r.ServerPromptTokens != 128 {
+				t.Errorf("first turn: server %d, want 128", r.ServerPromptTokens)
+			}
+		}
+	}
+	if first == 0 || len(recs) <= first {
+		t.Fatalf("%d records, %d first turns", len(recs), first)
+	}
+}
