@@ -318,8 +318,16 @@ func (f *fetcher) file(ctx context.Context, revision, file string) (commit strin
 	if err != nil {
 		return "", false, err
 	}
+	// Redirects within the Hub (a renamed repository: a relative
+	// Location, and no X-Repo-Commit) are followed; one to another host
+	// (the CDN holding a large file) is not: its headers are the answer.
 	noFollow := *f.client
-	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	noFollow.CheckRedirect = func(r *http.Request, via []*http.Request) error {
+		if len(via) < 5 && r.URL.Host == via[0].URL.Host && r.Response != nil && r.Response.Header.Get("X-Repo-Commit") == "" {
+			return nil
+		}
+		return http.ErrUseLastResponse
+	}
 	resp, err := noFollow.Do(req)
 	if err != nil {
 		return "", false, &HubError{URL: f.redact(u), Err: errors.New(f.redact(err.Error()))}

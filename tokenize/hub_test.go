@@ -82,6 +82,11 @@ func (h *fakeHub) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	org, repo, rev, file := parts[0], parts[1], parts[3], parts[4]
+	if repo == "old-name" {
+		// A renamed repository: the Hub answers with a relative redirect.
+		http.Redirect(w, r, "/"+org+"/Model/resolve/"+rev+"/"+file, http.StatusTemporaryRedirect)
+		return
+	}
 	if rev != "main" && rev != h.commit {
 		http.Error(w, "Invalid rev id", http.StatusNotFound)
 		return
@@ -176,6 +181,10 @@ func TestHubDownload(t *testing.T) {
 	}
 	if got := hub.requests.Load(); got != n {
 		t.Errorf("a cached tokenizer sent %d requests to the Hub", got-n)
+	}
+	renamed, err := Download(context.Background(), "org/old-name", hub.config(t.TempDir()))
+	if err != nil || renamed.Commit != hub.commit {
+		t.Errorf("renamed repository: %v, commit %q", err, renamed.Commit)
 	}
 	if hub.sawAuth.Load() != 0 {
 		t.Error("an Authorization header was sent with no token configured")
