@@ -73,9 +73,13 @@ type Options struct {
 	Record results.Settings
 	// Hub, when set, lets a --tokenizer model id that the local Hugging
 	// Face cache lacks be downloaded from the Hub (tokenize.Download),
-	// with progress on Log; nil: only the cache is read. A CLI fills it
-	// with tokenize.HubConfigFromEnv.
+	// with progress on Log. nil: Getenv's HF_* variables configure it
+	// (tokenize.HubConfigFromEnv), and without Getenv only the cache is
+	// read.
 	Hub *tokenize.HubConfig
+	// Getenv looks up an environment variable (a CLI passes os.Getenv);
+	// nil: none is read.
+	Getenv func(string) string
 }
 
 // InputError is a bad setting, found before anything was sent or written:
@@ -422,6 +426,10 @@ func (b *Benchmark) setup(ctx context.Context) error {
 	b.target = s.Target
 	if s.Tokenizer != "" {
 		var opts []tokenize.Option
+		if b.opt.Hub == nil && b.opt.Getenv != nil {
+			hub := tokenize.HubConfigFromEnv(b.opt.Getenv)
+			b.opt.Hub = &hub
+		}
 		if b.opt.Hub != nil {
 			hub := *b.opt.Hub
 			if hub.Progress == nil {
@@ -661,7 +669,9 @@ func (b *Benchmark) newWorkload() error {
 		Lengths: lengths, Seed: s.Seed, Nonce: b.nonce(), Tokenizer: tok,
 		PrefixCache: pc, WarmPrefixTokens: warmN,
 	}
-	if b.tok != nil && s.Endpoint == "chat" {
+	// The built-in mock (no target) counts messages without any chat
+	// template, so prompts for it are sized without one.
+	if b.tok != nil && s.Endpoint == "chat" && s.Target != "" {
 		cfg.ChatTemplate = b.chatTemplate()
 	}
 	w, err := workload.NewSynthetic(cfg)

@@ -131,7 +131,9 @@ func (b *Benchmark) newSessionWorkload() error {
 	}
 	if b.tok != nil {
 		cfg.Synthetic.Tokenizer = b.tok
-		if render := b.chatTemplate(); render != nil {
+		// The built-in mock (no target) counts messages without any chat
+		// template, so prompts for it are sized without one.
+		if b.s.Target != "" && b.chatTemplate() != nil {
 			tmpl := b.chat
 			cfg.ChatTemplate = func(msgs []loadgen.Message) (string, error) {
 				chat := make([]tokenize.ChatMessage, len(msgs))

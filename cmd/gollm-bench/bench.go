@@ -10,7 +10,6 @@ import (
 	"github.com/gollm-bench/gollm-bench/benchmark"
 	"github.com/gollm-bench/gollm-bench/cmdline"
 	"github.com/gollm-bench/gollm-bench/exitcode"
-	"github.com/gollm-bench/gollm-bench/tokenize"
 )
 
 func runRun(ctx context.Context, e env, args []string) error {
@@ -68,9 +67,8 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 		OpenNVML: openNVML,
 		Notes:    notes,
 		Record:   p.Record("api-key", "quiet"),
+		Getenv:   e.getenv,
 	}
-	hub := tokenize.HubConfigFromEnv(e.getenv)
-	opt.Hub = &hub
 	opt.Progress, opt.SweepProgress = liveView(e, b.quiet)
 	run, err := benchmark.New(ctx, b.s, opt)
 	if err != nil {

@@ -43,7 +43,7 @@ func runTokenize(ctx context.Context, e env, args []string) error {
 		}
 		text = string(b)
 	}
-	tok, err := tokenize.LoadContext(ctx, *path, tokenize.WithHub(withProgress(tokenize.HubConfigFromEnv(e.getenv), e.stderr)))
+	tok, err := tokenize.LoadContext(ctx, *path, tokenize.WithHub(tokenize.HubConfigFromEnv(e.getenv)))
 	if err != nil {
 		return usageErr(fmt.Errorf("--tokenizer: %w", err))
 	}
@@ -58,9 +58,4 @@ func runTokenize(ctx context.Context, e env, args []string) error {
 		}
 	}
 	return nil
-}
-
-func withProgress(c tokenize.HubConfig, w io.Writer) tokenize.HubConfig {
-	c.Progress = w
-	return c
 }
