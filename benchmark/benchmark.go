@@ -71,6 +71,15 @@ type Options struct {
 	// given or defaulted, secrets redacted (a CLI builds it from its flags
 	// with cmdline.Record). nil: not recorded.
 	Record results.Settings
+	// Hub, when set, lets a --tokenizer model id that the local Hugging
+	// Face cache lacks be downloaded from the Hub (tokenize.Download),
+	// with progress on Log. nil: Getenv's HF_* variables configure it
+	// (tokenize.HubConfigFromEnv), and without Getenv only the cache is
+	// read.
+	Hub *tokenize.HubConfig
+	// Getenv looks up an environment variable (a CLI passes os.Getenv);
+	// nil: none is read.
+	Getenv func(string) string
 }
 
 // InputError is a bad setting, found before anything was sent or written:
@@ -125,6 +134,12 @@ type Benchmark struct {
 	warmRecord *results.WarmupPhase // what the warm-up phase did
 	started    time.Time
 	host       *machine.Info // the client machine and its RTT to the target
+
+	// chat is the served model's chat template, rendered around each
+	// synthetic prompt on /chat/completions so that the ISL includes it;
+	// nil: the ISL counts the prompt alone (chatNote says why).
+	chat     *tokenize.ChatTemplate
+	chatNote *metrics.Warning
 }
 
 // New checks the settings, reporting every bad one at once as an
@@ -418,11 +433,26 @@ func (b *Benchmark) setup(ctx context.Context) error {
 	b.clock = loadgen.NewClock(b.started)
 	b.target = s.Target
 	if s.Tokenizer != "" {
-		tok, err := tokenize.Load(s.Tokenizer)
+		var opts []tokenize.Option
+		if b.opt.Hub == nil && b.opt.Getenv != nil {
+			hub := tokenize.HubConfigFromEnv(b.opt.Getenv)
+			b.opt.Hub = &hub
+		}
+		if b.opt.Hub != nil {
+			hub := *b.opt.Hub
+			if hub.Progress == nil {
+				hub.Progress = b.opt.Log
+			}
+			opts = append(opts, tokenize.WithHub(hub))
+		}
+		tok, err := tokenize.LoadContext(ctx, s.Tokenizer, opts...)
 		if err != nil {
 			return badInput(fmt.Errorf("--tokenizer: %w", err))
 		}
 		b.tok = tok
+		if tok.Source() != tokenize.SourceFile {
+			fmt.Fprintf(b.opt.Log, "tokenizer: %s at commit %s (%s, sha256 %s)\n", tok.Name(), tok.Commit(), tok.Path(), tok.SHA256()[:12])
+		}
 	}
 	// The workload (a --dataset is read here) is checked before the
 	// client sends anything, even GET /v1/models.
@@ -646,15 +676,49 @@ func (b *Benchmark) newWorkload() error {
 	if err != nil {
 		return err
 	}
-	w, err := workload.NewSynthetic(workload.SyntheticConfig{
+	cfg := workload.SyntheticConfig{
 		Lengths: lengths, Seed: s.Seed, Nonce: b.nonce(), Tokenizer: tok,
 		PrefixCache: pc, WarmPrefixTokens: warmN,
-	})
+	}
+	// The built-in mock (no target) counts messages without any chat
+	// template, so prompts for it are sized without one.
+	if b.tok != nil && s.Endpoint == "chat" && s.Target != "" {
+		cfg.ChatTemplate = b.chatTemplate()
+	}
+	w, err := workload.NewSynthetic(cfg)
 	if err != nil {
 		return fieldname.Replace(err, syntheticFields...)
 	}
 	b.work = w
 	return nil
+}
+
+// chatTemplate reads the chat template beside the tokenizer.json and
+// returns the function that renders a prompt as the single user message
+// with the generation prompt, the way the server renders it; nil, with a
+// warning, when there is none or it does not render.
+func (b *Benchmark) chatTemplate() func(string) (string, error) {
+	tmpl, err := tokenize.LoadChatTemplate(b.tok.Path())
+	if err == nil {
+		_, err = tmpl.Render([]tokenize.ChatMessage{{Role: "user", Content: "x"}}, true)
+	}
+	if err != nil {
+		b.noChatTemplate(err)
+		return nil
+	}
+	b.chat = tmpl
+	return func(prompt string) (string, error) {
+		return tmpl.Render([]tokenize.ChatMessage{{Role: "user", Content: prompt}}, true)
+	}
+}
+
+// noChatTemplate records why prompts are sized without the chat template.
+func (b *Benchmark) noChatTemplate(err error) {
+	b.chat = nil
+	w := metrics.Warning{Code: workload.WarnChatTemplate, Level: -1, Message: fmt.Sprintf(
+		"the served model's chat template was not rendered (%v): the ISL counts the prompt alone, and the server's usage.prompt_tokens adds the template's tokens", err)}
+	b.chatNote = &w
+	fmt.Fprintf(b.opt.Log, "warning: %s\n", w.Message)
 }
 
 // parsePrefixCache parses --prefix-cache cold | warm:N.
@@ -888,6 +952,9 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 	s := &b.s
 	res.Warnings = append(res.Warnings, b.islWarnings(res)...)
 	res.Warnings = append(res.Warnings, b.opt.Notes...)
+	if b.chatNote != nil {
+		res.Warnings = append(res.Warnings, *b.chatNote)
+	}
 	res.Warnings = append(res.Warnings, b.nonceWarnings()...)
 	redactWarnings(&res)
 	labels, _ := parseKV("label", s.Labels)
@@ -925,7 +992,15 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 	}
 	if b.tok != nil {
 		run.Config.Tokenizer, run.Config.TokenizerSHA256 = b.tok.Path(), b.tok.SHA256()
+		run.Config.TokenizerSource, run.Config.TokenizerCommit = b.tok.Source(), b.tok.Commit()
+		if b.tok.Source() != tokenize.SourceFile {
+			run.Config.TokenizerModel = b.tok.Name()
+		}
 		run.Config.ISLMeaning = "prompt tokens counted with the served tokenizer, without any chat template"
+		if b.chat != nil {
+			run.Config.ISLMeaning = "prompt tokens counted with the served tokenizer, including the chat template and its generation prompt (" + b.chat.Path() + ")"
+			run.Config.ChatTemplate = b.chat.Path()
+		}
 	} else {
 		run.Config.ISLMeaning = "the server's usage.prompt_tokens (no --tokenizer given)"
 	}

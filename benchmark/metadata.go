@@ -62,6 +62,9 @@ func (b *Benchmark) withScorecardInputs(ctx context.Context, run results.Run) re
 	switch {
 	case b.tok != nil && s.Dataset == "" && s.SequenceDistribution == "" && b.lengths.PromptTokens > 0:
 		meta.Tokenizer, meta.TokenizerSHA256, meta.ISLBasis = b.tok.Path(), b.tok.SHA256(), "prompt"
+		if b.chat != nil {
+			meta.ISLBasis = "chat_template" // rendered with the template, as the server counts
+		}
 		meta.ISLTokens, meta.OSLTokens = b.lengths.PromptTokens, b.lengths.OutputTokens
 	default:
 		if b.tok != nil {

@@ -7,7 +7,9 @@ import (
 	"math"
 	"strings"
 
+	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/tokenize"
 	"github.com/gollm-bench/gollm-bench/workload"
 )
 
@@ -129,6 +131,18 @@ func (b *Benchmark) newSessionWorkload() error {
 	}
 	if b.tok != nil {
 		cfg.Synthetic.Tokenizer = b.tok
+		// The built-in mock (no target) counts messages without any chat
+		// template, so prompts for it are sized without one.
+		if b.s.Target != "" && b.chatTemplate() != nil {
+			tmpl := b.chat
+			cfg.ChatTemplate = func(msgs []loadgen.Message) (string, error) {
+				chat := make([]tokenize.ChatMessage, len(msgs))
+				for i, m := range msgs {
+					chat[i] = tokenize.ChatMessage{Role: m.Role, Content: m.Content}
+				}
+				return tmpl.Render(chat, true)
+			}
+		}
 	}
 	if f := &b.s; f.Dataset != "" {
 		convs, err := workload.ReadConversationsFile(f.Dataset)

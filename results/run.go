@@ -109,6 +109,20 @@ type Config struct {
 	Dataset              string    `json:"dataset,omitempty"`
 	Tokenizer            string    `json:"tokenizer,omitempty"` // resolved tokenizer.json path
 	TokenizerSHA256      string    `json:"tokenizer_sha256,omitempty"`
+	// TokenizerSource says where the tokenizer.json came from: "file" (a
+	// path), "cache" (a model id in the local Hugging Face cache) or "hub"
+	// (a model id downloaded from the Hub for this run).
+	TokenizerSource string `json:"tokenizer_source,omitempty"`
+	// TokenizerModel is the model id (ORG/NAME) the tokenizer was looked
+	// up by, for sources "cache" and "hub".
+	TokenizerModel string `json:"tokenizer_model,omitempty"`
+	// TokenizerCommit is the Hub commit (40 hex digits) of the cache
+	// snapshot the tokenizer.json was read from.
+	TokenizerCommit string `json:"tokenizer_commit,omitempty"`
+	// ChatTemplate is the tokenizer_config.json whose chat template was
+	// rendered around each /chat/completions prompt, so that the ISL
+	// includes it; empty when none was.
+	ChatTemplate string `json:"chat_template,omitempty"`
 	// ISLMeaning says what the ISL figures count: "prompt tokens in the
 	// served tokenizer, without the chat template" or the server's usage.
 	ISLMeaning      string  `json:"isl_meaning,omitempty"`

@@ -6,7 +6,15 @@
 // Load accepts a tokenizer.json path (plain or .json.gz), a directory that
 // holds one, or a model id already in the local Hugging Face cache
 // ($HF_HOME/hub/models--ORG--NAME/snapshots/*/tokenizer.json; nothing is
-// downloaded). SHA256 identifies the exact file for run metadata.
+// downloaded). LoadContext with WithHub, or Download, fetches a model id's
+// tokenizer.json and tokenizer_config.json from the Hub (or a mirror) into
+// that cache in huggingface_hub's layout. SHA256 identifies the exact file
+// for run metadata; Source and Commit say where it came from.
+//
+// ChatTemplate renders the chat_template of a tokenizer_config.json (Jinja,
+// through github.com/ardanlabs/jinja) as transformers' apply_chat_template
+// does, so that a chat prompt's tokens can be counted as a server counts
+// them.
 //
 // Supported: the BPE model (byte-level as in GPT-2, Llama-3, Qwen,
 // DeepSeek, GPT-4o and gpt-oss; SentencePiece-style with byte_fallback and

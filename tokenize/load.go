@@ -34,34 +34,29 @@ func resolvePath(pathOrID, hfHome string) (string, error) {
 		return "", fmt.Errorf("tokenize: directory %s holds no tokenizer.json or tokenizer.json.gz", pathOrID)
 	}
 	// A model id such as "Qwen/Qwen3-8B" in the local Hugging Face cache.
-	if strings.Count(pathOrID, "/") == 1 && !strings.HasPrefix(pathOrID, ".") && !strings.HasPrefix(pathOrID, "/") {
-		if hfHome == "" {
-			hfHome = os.Getenv("HF_HOME")
-		}
-		if hfHome == "" {
-			home, err := os.UserHomeDir()
-			if err == nil {
-				hfHome = filepath.Join(home, ".cache", "huggingface")
+	if IsModelID(pathOrID) {
+		hfHome = hfHomeDir(hfHome)
+		repo, revision := splitModelID(pathOrID)
+		if snap, ok := cachedSnapshot(hfHome, repo, revision); ok {
+			p := filepath.Join(snap.Dir, "tokenizer.json")
+			if _, err := os.Stat(p); err == nil {
+				return p, nil
 			}
 		}
-		dir := filepath.Join(hfHome, "hub", "models--"+strings.ReplaceAll(pathOrID, "/", "--"), "snapshots")
-		matches, _ := filepath.Glob(filepath.Join(dir, "*", "tokenizer.json"))
-		if len(matches) > 0 {
-			// Prefer the snapshot named by refs/main, else the newest file.
-			if ref, err := os.ReadFile(filepath.Join(filepath.Dir(dir), "refs", "main")); err == nil {
-				p := filepath.Join(dir, strings.TrimSpace(string(ref)), "tokenizer.json")
-				if _, err := os.Stat(p); err == nil {
-					return p, nil
-				}
+		dir := filepath.Join(hubRepoDir(hfHome, repo), "snapshots")
+		if !strings.Contains(pathOrID, "@") {
+			// No ref for main: the newest snapshot holding the file.
+			matches, _ := filepath.Glob(filepath.Join(dir, "*", "tokenizer.json"))
+			if len(matches) > 0 {
+				sort.Slice(matches, func(i, j int) bool {
+					a, _ := os.Stat(matches[i])
+					b, _ := os.Stat(matches[j])
+					return a != nil && b != nil && a.ModTime().After(b.ModTime())
+				})
+				return matches[0], nil
 			}
-			sort.Slice(matches, func(i, j int) bool {
-				a, _ := os.Stat(matches[i])
-				b, _ := os.Stat(matches[j])
-				return a != nil && b != nil && a.ModTime().After(b.ModTime())
-			})
-			return matches[0], nil
 		}
-		return "", fmt.Errorf("tokenize: %q is not a file or directory, and the Hugging Face cache has no %s/*/tokenizer.json (set HF_HOME, or download it with `huggingface-cli download %s tokenizer.json`)", pathOrID, dir, pathOrID)
+		return "", fmt.Errorf("tokenize: %q is not a file or directory, and the Hugging Face cache has no tokenizer.json for %s@%s under %s (set HF_HOME, or download it: the CLI does unless HF_HUB_OFFLINE is set)", pathOrID, repo, revision, dir)
 	}
 	return "", fmt.Errorf("tokenize: %s: no such file or directory", pathOrID)
 }
@@ -219,4 +214,19 @@ func parseMerges(raw json.RawMessage) ([][2]string, error) {
 		out[i] = [2]string{p[0], p[1]}
 	}
 	return out, nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// snapshotCommit returns COMMIT from .../snapshots/COMMIT/tokenizer.json,
+// or "" for a path outside a Hub cache snapshot.
+func snapshotCommit(path string) string {
+	dir := filepath.Dir(path)
+	if filepath.Base(filepath.Dir(dir)) == "snapshots" && commitPattern.MatchString(filepath.Base(dir)) {
+		return filepath.Base(dir)
+	}
+	return ""
 }

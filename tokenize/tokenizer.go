@@ -1,6 +1,7 @@
 package tokenize
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 // multiple goroutines.
 type Tokenizer struct {
 	path, sha, name string
+	commit, source  string
 
 	normalizer    normalizer
 	preTokenizer  preTokenizer
@@ -41,6 +43,7 @@ type Option func(*options)
 type options struct {
 	cacheSize int
 	hfHome    string
+	hub       *HubConfig
 }
 
 // WithCacheSize bounds the word-to-ids cache to about n words (default
@@ -51,17 +54,58 @@ func WithCacheSize(n int) Option { return func(o *options) { o.cacheSize = n } }
 // (default: $HF_HOME, else ~/.cache/huggingface).
 func WithHFHome(dir string) Option { return func(o *options) { o.hfHome = dir } }
 
+// WithHub lets LoadContext download a model id's tokenizer files from the
+// Hugging Face Hub (see Download) when the local cache lacks them.
+// HubConfig.Home, when empty, is the home WithHFHome names.
+func WithHub(c HubConfig) Option { return func(o *options) { o.hub = &c } }
+
+// Source values: where a Tokenizer's tokenizer.json came from.
+const (
+	SourceFile  = "file"  // a path given by the user
+	SourceCache = "cache" // a model id found in the local Hugging Face cache
+	SourceHub   = "hub"   // a model id downloaded from the Hub in this call
+)
+
 // Load reads a tokenizer.json: a file path (plain or gzip-compressed), a
 // directory holding tokenizer.json or tokenizer.json.gz, or a model id
-// ("Qwen/Qwen3-8B") already in the local Hugging Face cache. It never
-// downloads. Only the BPE model is supported; other model types give an
-// error naming the type and the file.
+// ("Qwen/Qwen3-8B", or "Qwen/Qwen3-8B@REVISION") already in the local
+// Hugging Face cache. It never downloads; LoadContext with WithHub does.
+// Only the BPE model is supported; other model types give an error naming
+// the type and the file.
 func Load(pathOrID string, opts ...Option) (*Tokenizer, error) {
+	return LoadContext(context.Background(), pathOrID, opts...)
+}
+
+// LoadContext is Load that, given WithHub, downloads a model id's
+// tokenizer.json and tokenizer_config.json into the local cache when they
+// are not there (ctx bounds the download). Errors from the Hub are
+// *HubError values naming the URL and the HTTP status.
+func LoadContext(ctx context.Context, pathOrID string, opts ...Option) (*Tokenizer, error) {
 	o := options{cacheSize: 1 << 16}
 	for _, opt := range opts {
 		opt(&o)
 	}
+	source, commit := SourceFile, ""
 	path, err := resolvePath(pathOrID, o.hfHome)
+	if err == nil && !fileExists(pathOrID) {
+		source = SourceCache
+		commit = snapshotCommit(path)
+	}
+	if err != nil && o.hub != nil && IsModelID(pathOrID) && !fileExists(pathOrID) {
+		c := *o.hub
+		if c.Home == "" {
+			c.Home = o.hfHome
+		}
+		snap, derr := Download(ctx, pathOrID, c)
+		if derr != nil {
+			return nil, derr
+		}
+		path, err = filepath.Join(snap.Dir, "tokenizer.json"), nil
+		source, commit = SourceCache, snap.Commit
+		if snap.Downloaded {
+			source = SourceHub
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -75,6 +119,10 @@ func Load(pathOrID string, opts ...Option) (*Tokenizer, error) {
 	}
 	t.path, t.sha = path, sha
 	t.name = nameFor(pathOrID, path)
+	t.source, t.commit = source, commit
+	if source != SourceFile {
+		t.name, _ = splitModelID(pathOrID)
+	}
 	return t, nil
 }
 
@@ -218,6 +266,14 @@ func parse(data []byte, o options) (*Tokenizer, error) {
 
 // Path returns the resolved path of the tokenizer.json file ("" after Parse).
 func (t *Tokenizer) Path() string { return t.path }
+
+// Source says where the tokenizer.json came from: SourceFile, SourceCache
+// or SourceHub; empty for Parse.
+func (t *Tokenizer) Source() string { return t.source }
+
+// Commit returns the Hub commit (40 hex digits) of the cache snapshot the
+// tokenizer.json was read from; empty when it was not read from one.
+func (t *Tokenizer) Commit() string { return t.commit }
 
 // SHA256 returns the hex SHA-256 of the tokenizer.json bytes (after gunzip),
 // for run metadata.

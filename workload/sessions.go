@@ -216,6 +216,16 @@ type SessionConfig struct {
 	// declared lengths (every message and reply at its declared length,
 	// without the chat template), is refused by Validate.
 	MaxContextTokens int
+	// ChatTemplate, with Synthetic.Tokenizer, renders a conversation as
+	// the server's chat template does, generation prompt included
+	// (tokenize.ChatTemplate's Render). With it, each synthetic user
+	// message is sized so that it, wrapped as the template wraps a lone
+	// user message with the generation prompt, has exactly the drawn
+	// length (the first turn's usage.prompt_tokens is that length), and
+	// each turn's recorded prompt_tokens is the rendered conversation's
+	// count, as the server counts it. nil: messages and counts are the
+	// messages' own tokens.
+	ChatTemplate func(msgs []loadgen.Message) (string, error)
 }
 
 // SessionSpec declares a session workload (run.json's config, the
@@ -392,10 +402,16 @@ func NewSessions(cfg SessionConfig) (*Sessions, error) {
 		return s, nil
 	}
 	var err error
-	if s.first, err = NewSynthetic(cfg.Synthetic); err != nil {
+	first := cfg.Synthetic
+	if cfg.ChatTemplate != nil && first.Tokenizer != nil {
+		first.ChatTemplate = func(prompt string) (string, error) {
+			return cfg.ChatTemplate([]loadgen.Message{{Role: loadgen.RoleUser, Content: prompt}})
+		}
+	}
+	if s.first, err = NewSynthetic(first); err != nil {
 		return nil, err
 	}
-	later := cfg.Synthetic
+	later := first
 	later.Seed = loadgen.DeriveSeed(cfg.Synthetic.Seed, laterStream)
 	later.PrefixCache, later.WarmPrefixTokens = PrefixCold, 0
 	if s.later, err = NewSynthetic(later); err != nil {
@@ -480,6 +496,13 @@ func (x *session) Next(t int, reply string) (loadgen.Request, time.Duration, err
 	}
 	x.history = append(x.history, loadgen.Message{Role: loadgen.RoleUser, Content: msg})
 	x.tokens += msgTokens
+	if x.counted && x.s.cfg.ChatTemplate != nil {
+		text, err := x.s.cfg.ChatTemplate(x.history)
+		if err != nil {
+			return loadgen.Request{}, 0, fmt.Errorf("workload: session %d, turn %d: %w", x.seq, t, err)
+		}
+		x.tokens = len(tok.Encode(text, false))
+	}
 	req := loadgen.Request{Seq: x.seq, Chat: &loadgen.Chat{Messages: x.history[:len(x.history):len(x.history)]}, MaxTokens: osl}
 	if x.counted {
 		req.PromptTokens, req.PromptTokensSource = x.tokens, loadgen.SourceTokenizer

@@ -71,6 +71,13 @@ type SyntheticConfig struct {
 	WarmPrefixTokens int
 	// Source is the text prompts are cut from (default DefaultSource()).
 	Source string
+	// ChatTemplate, with Tokenizer, renders a prompt as the server's chat
+	// template will wrap it on /chat/completions: the single user message
+	// with the generation prompt (tokenize.ChatTemplate's Render). With
+	// it, the drawn ISL counts the rendered text's tokens, so the
+	// server's usage.prompt_tokens equals it; an error is returned as the
+	// request's. nil: the ISL counts the prompt alone.
+	ChatTemplate func(prompt string) (string, error)
 }
 
 // Validate reports every problem at once. A warm prefix must be shorter
@@ -118,7 +125,17 @@ func NewSynthetic(cfg SyntheticConfig) (*Synthetic, error) {
 		cfg.Source = DefaultSource()
 	}
 	s := &Synthetic{cfg: cfg}
+	if cfg.ChatTemplate != nil && cfg.Tokenizer == nil {
+		return nil, errors.New("workload: SyntheticConfig.ChatTemplate needs a Tokenizer to count the rendered prompt")
+	}
 	if cfg.Tokenizer != nil {
+		overhead, err := s.count("")
+		if err != nil {
+			return nil, fmt.Errorf("workload: %w", err)
+		}
+		if isl, ok := smallestDeclaredISL(cfg.Lengths); ok && cfg.ChatTemplate != nil && isl <= overhead {
+			return nil, fmt.Errorf("workload: a prompt of %d tokens leaves no room for text: the chat template alone takes %d; ask for more than %d", isl, overhead, overhead)
+		}
 		s.sourceIDs = cfg.Tokenizer.Encode(cfg.Source, false)
 		if len(s.sourceIDs) < 2 {
 			return nil, errors.New("workload: the source text encodes to fewer than 2 tokens")
@@ -199,13 +216,24 @@ func (s *Synthetic) tokenPrompt(isl, offset int, marker string) (string, error) 
 		head = "" // the prompt is all shared prefix
 		offset = 0
 	}
-	headLen := len(tok.Encode(head, false))
+	headLen, err := s.count(head)
+	if err != nil {
+		return "", err
+	}
 	if isl <= headLen && head != s.shared {
 		head = s.shared // too short to carry a marker: keep the shared prefix only
-		headLen = len(tok.Encode(head, false))
+		if headLen, err = s.count(head); err != nil {
+			return "", err
+		}
 	}
 	if isl <= headLen {
-		head, headLen = "", 0
+		head = ""
+		if headLen, err = s.count(head); err != nil {
+			return "", err
+		}
+		if isl <= headLen && s.cfg.ChatTemplate != nil {
+			return "", fmt.Errorf("an ISL of %d tokens leaves no room for a prompt: the chat template alone takes %d", isl, headLen)
+		}
 	}
 	for try := range maxFitTries {
 		k := isl - headLen
@@ -216,7 +244,10 @@ func (s *Synthetic) tokenPrompt(isl, offset int, marker string) (string, error) 
 			}
 			seen[k] = true
 			text := head + tok.Decode(cyclic(s.sourceIDs, offset+try, k), false)
-			n := len(tok.Encode(text, false))
+			n, err := s.count(text)
+			if err != nil {
+				return "", err
+			}
 			if n == isl {
 				return text, nil
 			}
@@ -224,6 +255,38 @@ func (s *Synthetic) tokenPrompt(isl, offset int, marker string) (string, error) 
 		}
 	}
 	return "", fmt.Errorf("could not build a prompt of exactly %d tokens from the source text", isl)
+}
+
+// smallestDeclaredISL is the declared ISL of Data, or the smallest entry
+// ISL of a SequenceDistribution.
+func smallestDeclaredISL(l LengthSampler) (int, bool) {
+	switch l := l.(type) {
+	case Data:
+		return l.declaredPromptTokens(), true
+	case SequenceDistribution:
+		isl := 0
+		for i, e := range l.Entries {
+			if i == 0 || e.ISL < isl {
+				isl = e.ISL
+			}
+		}
+		return isl, len(l.Entries) > 0
+	}
+	return 0, false
+}
+
+// count is the number of tokens the server counts for prompt: the
+// prompt's, or with a chat template the rendered conversation's (special
+// tokens in the rendering are counted as the special tokens they are).
+func (s *Synthetic) count(prompt string) (int, error) {
+	if s.cfg.ChatTemplate == nil {
+		return len(s.cfg.Tokenizer.Encode(prompt, false)), nil
+	}
+	text, err := s.cfg.ChatTemplate(prompt)
+	if err != nil {
+		return 0, err
+	}
+	return len(s.cfg.Tokenizer.Encode(text, false)), nil
 }
 
 // cyclic returns n elements of src starting at offset, wrapping around.

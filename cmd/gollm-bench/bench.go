@@ -67,6 +67,7 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 		OpenNVML: openNVML,
 		Notes:    notes,
 		Record:   p.Record("api-key", "quiet"),
+		Getenv:   e.getenv,
 	}
 	opt.Progress, opt.SweepProgress = liveView(e, b.quiet)
 	run, err := benchmark.New(ctx, b.s, opt)

@@ -88,6 +88,22 @@ func sessionMock(t *testing.T, tok *tokenize.Tokenizer, block int) string {
 	return ts.URL
 }
 
+// qwen3NoTemplate is Qwen3's tokenizer.json alone, without the
+// tokenizer_config.json that holds its chat template: the mock counts
+// messages without any template, so the messages are sized without one.
+func qwen3NoTemplate(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(qwen3Path, "tokenizer.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "tokenizer.json.gz")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // runSessions runs 4 sessions of 3 turns (64-token messages, 16-token
 // replies, 50 ms think time), 2 at a time, and returns the run and its
 // records.
@@ -95,7 +111,7 @@ func runSessions(t *testing.T, url string) (results.Run, []loadgen.Record, strin
 	t.Helper()
 	dir := t.TempDir()
 	code, stdout, stderr := cli(t, context.Background(), "run", "--target", url, "--endpoint", "chat", "--turns", "3", "--think-time", "50ms",
-		"--tokenizer", qwen3Path, "--profile", "concurrent", "--rate", "2", "--max-requests", "4", "--warmup", "0", "--cooldown", "0",
+		"--tokenizer", qwen3NoTemplate(t), "--profile", "concurrent", "--rate", "2", "--max-requests", "4", "--warmup", "0", "--cooldown", "0",
 		"--data", "prompt_tokens=64,output_tokens=16", "--energy", "none", "--output-dir", dir, "--run-id", "s", "--max-lag", lenientLag)
 	if code != exitcode.OK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)

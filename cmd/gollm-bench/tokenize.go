@@ -14,10 +14,10 @@ import (
 
 // runTokenize counts or encodes text with a tokenizer.json: a debugging aid
 // to check what the benchmark counts.
-func runTokenize(_ context.Context, e env, args []string) error {
+func runTokenize(ctx context.Context, e env, args []string) error {
 	fs := pflag.NewFlagSet("tokenize", pflag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	path := fs.String("tokenizer", "", "tokenizer.json, a folder holding one, or a model id in the local HF cache (required)")
+	path := fs.String("tokenizer", "", "tokenizer.json, a folder holding one, or a model id ORG/NAME[@REVISION] (the local HF cache, else the Hub) (required)")
 	ids := fs.Bool("ids", false, "print the token ids, not just the count")
 	tokens := fs.Bool("tokens", false, "print each token's text (decoded one by one)")
 	special := fs.Bool("special", false, "apply the post-processor (BOS/EOS and other special tokens)")
@@ -43,7 +43,7 @@ func runTokenize(_ context.Context, e env, args []string) error {
 		}
 		text = string(b)
 	}
-	tok, err := tokenize.Load(*path)
+	tok, err := tokenize.LoadContext(ctx, *path, tokenize.WithHub(tokenize.HubConfigFromEnv(e.getenv)))
 	if err != nil {
 		return usageErr(fmt.Errorf("--tokenizer: %w", err))
 	}
