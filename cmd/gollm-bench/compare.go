@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gollm-bench/gollm-bench/cmdline"
 	"slices"
 	"strings"
 
@@ -24,24 +25,7 @@ func runCompare(_ context.Context, e env, args []string) error {
 	metricsFlag := fs.String("metrics", strings.Join(compare.DefaultLevelMetrics(), ","), "rows of each matched level")
 	seed := fs.Uint64("seed", 1, "seed of the bootstrap (the same inputs and seed print the same intervals)")
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, `usage: gollm-bench compare A B [C...] [flags]
-
-Is B better than A? Each input is a gollm-bench results folder (or its
-run.json), a GuideLLM benchmarks.json/.yaml, an AIPerf or GenAI-Perf export
-(JSON, CSV, or AIPerf's per-request profile_export.jsonl), a vLLM benchmark
-result, or a folder of peer results read as one run (AIPerf writes one folder
-per concurrency). The first is the baseline; every other is compared with it.
-Levels are matched by offered rate or concurrency. Every delta has a 95%%
-interval; "~" means no significant difference.
-
-Exit codes: 0 every --fail-on change lies within its limit, 2 bad input (or
---strict and the workloads differ, or a --fail-on metric neither input
-holds), 3 a --fail-on change's whole interval lies beyond its limit, 5 a
---fail-on change's interval holds its limit (undecided: the output says how
-many more requests or --repeat runs would decide it). Runs made with
---repeat are compared by the spread between their runs.
-
-%s`, fs.FlagUsages())
+		fmt.Fprintf(e.stderr, "%s%s", cmdline.CompareUsage, fs.FlagUsages())
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
