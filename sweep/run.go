@@ -276,7 +276,7 @@ func (s *sweeper) search(ctx context.Context) error {
 			return err
 		}
 		if !out.Verdict.Decided() {
-			fix := "lengthen the levels that decide the knee (--precision-max-seconds, Limits of RunLevelToDecision)"
+			fix := "lengthen the levels that decide the knee (the DecideLimits of the runner)"
 			if out.Verdict.ClientLimited {
 				fix = "free the client machine or raise the maximum scheduling lag (MaxLag)"
 			}

@@ -197,7 +197,7 @@ func Download(ctx context.Context, id string, c HubConfig) (Snapshot, error) {
 		return snap, nil
 	}
 	if c.Offline {
-		return Snapshot{}, fmt.Errorf("tokenize: %s@%s has no tokenizer.json in the cache under %s, and HF_HUB_OFFLINE forbids downloading it (unset HF_HUB_OFFLINE, or give --tokenizer a local file)", repo, revision, hubRepoDir(home, repo))
+		return Snapshot{}, fmt.Errorf("tokenize: %s@%s has no tokenizer.json in the cache under %s, and HF_HUB_OFFLINE forbids downloading it (unset HF_HUB_OFFLINE, or load a local tokenizer.json)", repo, revision, hubRepoDir(home, repo))
 	}
 	endpoint := strings.TrimRight(c.Endpoint, "/")
 	if endpoint == "" {
@@ -290,7 +290,7 @@ func (f *fetcher) hubFailure(u string, status int, file string) error {
 		}
 	case http.StatusNotFound:
 		if file == "tokenizer.json" {
-			err = fmt.Errorf("%w (or the repository or revision does not exist): give --tokenizer a local tokenizer.json", ErrNoTokenizerJSON)
+			err = fmt.Errorf("%w (or the repository or revision does not exist): load a local tokenizer.json instead", ErrNoTokenizerJSON)
 		} else {
 			err = fmt.Errorf("no %s in %s", file, f.repo)
 		}
