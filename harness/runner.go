@@ -343,8 +343,10 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 	var monitor, judge *precisionMonitor
 	if precise || !r.cfg.Objective.IsZero() {
 		judge = newPrecisionMonitor(r.cfg.Precision, r.cfg.Objective, p, lim, r.cfg.Clock.Now())
+		judge.minPass = r.cfg.Limits.MaxDuration
 		if cont != nil {
 			judge.carry(cont.rows)
+			judge.minPass = 0 // the level it continues ran the plain length
 		}
 	}
 	if precise {
@@ -374,7 +376,7 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 	res, runErr := gen.Run(ctx, level, p, lim, sink)
 	r.nextSeq = gen.NextSeq()
 	cutOff := stopFailing()
-	stopPrecision()
+	cutOff = stopPrecision() || cutOff
 	stopProgress()
 	telemetry, teleErr := tele.finish()
 
@@ -414,7 +416,7 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 	summary.Warnings = append(summary.Warnings, drained...)
 	if cutOff {
 		summary.Warnings = append(summary.Warnings, metrics.Warning{Code: WarnCutOff, Level: level, Message: fmt.Sprintf(
-			"level %d was known to fail the SLO when its schedule ended, so its %d request(s) still in flight were cut off at once rather than drained; each counts as a censored observation (at least the time it waited)",
+			"level %d was known to fail the SLO, so its %d request(s) still in flight were cut off at once rather than drained; each counts as a censored observation (at least the time it waited)",
 			level, res.Cancelled)})
 	}
 	r.abandoned = res.Cancelled
@@ -451,11 +453,12 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 // that fails is cut off rather than stopped: its requests in flight can
 // only confirm the failure, so they are not drained. The returned
 // function stops the watch and waits for it.
-func (r *Runner) watchPrecision(ctx context.Context, gen *loadgen.Generator, m *precisionMonitor) (stop func()) {
+func (r *Runner) watchPrecision(ctx context.Context, gen *loadgen.Generator, m *precisionMonitor) (stop func() bool) {
 	if m == nil {
-		return func() {}
+		return func() bool { return false }
 	}
 	done := make(chan struct{})
+	var cut bool
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		t := time.NewTicker(r.cfg.ProgressEvery)
@@ -469,7 +472,7 @@ func (r *Runner) watchPrecision(ctx context.Context, gen *loadgen.Generator, m *
 			case <-t.C:
 				if st := m.check(r.cfg.Clock.Now(), gen.InFlight()); st.Met {
 					if st.Failing {
-						gen.CutOff()
+						cut = gen.CutOff()
 					} else {
 						gen.Stop()
 					}
@@ -478,9 +481,10 @@ func (r *Runner) watchPrecision(ctx context.Context, gen *loadgen.Generator, m *
 			}
 		}
 	})
-	return func() {
+	return func() bool {
 		close(done)
 		wg.Wait()
+		return cut
 	}
 }
 

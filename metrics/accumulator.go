@@ -119,6 +119,7 @@ type Accumulator struct {
 	// lower bounds of those not reached.
 	cutTTFT, cutTTFTCorr, cutTTFOT             *hdrhistogram.Histogram
 	censTTFT, censTTFTCorr, censTTFOT, censE2E *hdrhistogram.Histogram
+	censITL, cutICL, censICL                   *hdrhistogram.Histogram
 	perChunk, isl, osl                         *hdrhistogram.Histogram
 	// Requests sent before the window that held a closed loop's slots
 	// unanswered through all of it (Censored.HeldOver): their waits, and
@@ -184,6 +185,9 @@ func NewAccumulator(cfg Config) *Accumulator {
 		cutTTFOT:     newLatencyHistogram(),
 		heldWait:     newLatencyHistogram(),
 		heldWaitCorr: newLatencyHistogram(),
+		censITL:      newLatencyHistogram(),
+		cutICL:       newLatencyHistogram(),
+		censICL:      newLatencyHistogram(),
 		censTTFT:     newLatencyHistogram(),
 		censTTFTCorr: newLatencyHistogram(),
 		censTTFOT:    newLatencyHistogram(),
@@ -376,6 +380,13 @@ func (a *Accumulator) addCensored(rec *loadgen.Record) {
 		recordLatency(a.censTTFOT, waited)
 	}
 	recordLatency(a.censE2E, waited)
+	recordLatency(a.censITL, 0) // no lower bound above 0: see Censored.ITL
+	for i := 1; i < len(rec.ChunkTimes); i++ {
+		recordLatency(a.cutICL, rec.ChunkTimes[i]-rec.ChunkTimes[i-1])
+	}
+	if n := len(rec.ChunkTimes); n > 0 {
+		recordLatency(a.censICL, max(rec.DoneAt-rec.ChunkTimes[n-1], 0))
+	}
 }
 
 // chunkTokens is the token count of chunk i: ChunkTokens[i], or 1 when the
@@ -539,6 +550,8 @@ func (a *Accumulator) Summary() Summary {
 			TTFTCorrected: cut(a.cutTTFTCorr, a.censTTFTCorr),
 			TTFOT:         cut(a.cutTTFOT, a.censTTFOT),
 			E2E:           CensoredLatency{AtLeast: present(a.censE2E)},
+			ITL:           CensoredLatency{AtLeast: present(a.censITL)},
+			ICL:           cut(a.cutICL, a.censICL),
 		}
 	}
 	if a.counts.Sent == 0 && a.heldOver > 0 {

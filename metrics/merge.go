@@ -191,5 +191,8 @@ func (s *Summary) distributions(p *Summary) []distributionPair {
 		{&s.Censored.TTFOT.Reached, p.Censored.TTFOT.Reached, "censored_ttfot_reached"},
 		{&s.Censored.TTFOT.AtLeast, p.Censored.TTFOT.AtLeast, "censored_ttfot_at_least"},
 		{&s.Censored.E2E.AtLeast, p.Censored.E2E.AtLeast, "censored_e2e_at_least"},
+		{&s.Censored.ITL.AtLeast, p.Censored.ITL.AtLeast, "censored_itl_at_least"},
+		{&s.Censored.ICL.Reached, p.Censored.ICL.Reached, "censored_icl_reached"},
+		{&s.Censored.ICL.AtLeast, p.Censored.ICL.AtLeast, "censored_icl_at_least"},
 	}
 }

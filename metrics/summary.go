@@ -176,10 +176,7 @@ type Summary struct {
 // in the window that were cut off before they finished
 // (docs/statistics.md#censored-requests). For each latency, a cut-off
 // request either reached the event (a first token came: its TTFT is
-// known) or did not, and then waited at least done_at − start for it. ITL
-// and ICL have no bound from a cut-off request (its remaining tokens may
-// come at any pace): such a request is left out of them, and counted in
-// Requests.
+// known) or did not, and then waited at least done_at − start for it.
 type Censored struct {
 	// Requests is the number of requests sent in the window that were cut
 	// off (= RequestCounts.Incomplete).
@@ -197,6 +194,15 @@ type Censored struct {
 	TTFTCorrected CensoredLatency `json:"ttft_corrected,omitzero"`
 	TTFOT         CensoredLatency `json:"ttfot,omitzero"`
 	E2E           CensoredLatency `json:"e2e,omitzero"`
+	// ITL: a cut-off request's ITL, (E2E − TTFT)/(OSL − 1), is unknown:
+	// its remaining tokens may come at any pace, and its OSL is not known
+	// either (a server may ignore max_tokens). Each counts with the lower
+	// bound 0 (its AtLeast is 0).
+	ITL CensoredLatency `json:"itl,omitzero"`
+	// ICL pools chunk gaps: a cut-off request's gaps between the chunks
+	// that came are exact (Reached), and the gap it was waiting in when
+	// cut off is at least done_at − its last chunk (AtLeast).
+	ICL CensoredLatency `json:"icl,omitzero"`
 }
 
 // CensoredLatency is one latency of the cut-off requests, ms.

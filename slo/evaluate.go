@@ -323,7 +323,16 @@ func (t Term) Measure(s metrics.Summary) Measurement {
 func (t Term) measure(s metrics.Summary) Measurement {
 	switch t.Metric {
 	case MetricErrorRate:
-		return Measurement{Value: s.ErrorRate, Interval: s.ErrorRateCI, Samples: s.Requests.OK + s.Requests.Failed}
+		m := Measurement{Value: s.ErrorRate, Interval: s.ErrorRateCI, Samples: s.Requests.OK + s.Requests.Failed}
+		if c := s.Censored.Requests; c > 0 {
+			// A cut-off request may yet have failed or succeeded: the lower
+			// side counts it a success, the upper side a failure.
+			n, f := m.Samples+c, s.Requests.Failed
+			m.Samples = n
+			m.Interval = stats.Interval{Lo: stats.Wilson(f, n, stats.Confidence).Lo, Hi: stats.Wilson(f+c, n, stats.Confidence).Hi}
+			m.Note = fmt.Sprintf("%d cut-off request(s) counted as censored (a success on the lower side, a failure on the upper)", c)
+		}
+		return m
 	case MetricOutputTPS:
 		ci := s.OutputTokensPerSecondCI
 		if ci.IsZero() && s.OutputTokensPerSecond != 0 {
@@ -367,9 +376,7 @@ func (t Term) measureLatency(d metrics.Distribution, cens metrics.CensoredLatenc
 		m.Note = fmt.Sprintf("failures counted as +inf: %d of %d requests failed", failures, r.OK+failures)
 	}
 	if n := cens.Reached.Count + bounded; n > 0 {
-		m.Note = joinNotes(m.Note, fmt.Sprintf("%d cut-off requests counted as censored (%d not reached: at least their wait)", n, bounded))
-	} else if r.Incomplete > 0 && (t.Metric == MetricITL || t.Metric == MetricICL) {
-		m.Note = joinNotes(m.Note, fmt.Sprintf("%d cut-off requests left out: a cut-off request bounds no %s", r.Incomplete, t.Metric))
+		m.Note = joinNotes(m.Note, fmt.Sprintf("%d cut-off request(s) counted as censored (%d not reached: at least their wait)", n, bounded))
 	}
 	// known: every exact value; lower: the bounds too, at their value.
 	known, lower := d, d
@@ -500,8 +507,7 @@ func (t Term) moreRequests(s metrics.Summary, m Measurement) int64 {
 }
 
 // censoredDistribution returns what the requests cut off unfinished tell
-// of a latency metric (Summary.Censored); empty for ITL and ICL, which a
-// cut-off request does not bound.
+// of a latency metric (Summary.Censored).
 func censoredDistribution(s metrics.Summary, m Metric) metrics.CensoredLatency {
 	switch m {
 	case MetricTTFT:
@@ -512,6 +518,10 @@ func censoredDistribution(s metrics.Summary, m Metric) metrics.CensoredLatency {
 		return s.Censored.E2E
 	case MetricTTFOT:
 		return s.Censored.TTFOT
+	case MetricITL:
+		return s.Censored.ITL
+	case MetricICL:
+		return s.Censored.ICL
 	}
 	return metrics.CensoredLatency{}
 }
@@ -558,6 +568,8 @@ func (t Term) formatValue(v float64) string {
 		return "unbounded"
 	case math.IsInf(v, -1):
 		return "unbounded"
+	case t.Metric.Latency() && math.Abs(v) >= 1e4:
+		return fmt.Sprintf("%.0fms", v) // 39620ms, not 3.962e+04ms
 	case t.Metric.Latency():
 		return fmt.Sprintf("%.4gms", v)
 	case t.Metric == MetricErrorRate:

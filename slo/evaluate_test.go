@@ -191,7 +191,7 @@ func TestEvaluate(t *testing.T) {
 				s.Censored = metrics.Censored{Requests: 400, TTFT: metrics.CensoredLatency{AtLeast: dist(t, scale(ramp(400), 100)...)}}
 				return s
 			},
-			outcome: OutcomeFail, failing: []string{"ttft_p99<=500ms"}, reason: "cut-off requests counted as censored", measured: 39600,
+			outcome: OutcomeFail, failing: []string{"ttft_p99<=500ms"}, reason: "ttft_p99 = 39617ms [39191ms, unbounded], wanted <=500ms (400 cut-off request(s) counted as censored", measured: 39600,
 		},
 		{
 			name: "requests cut off early decide nothing", slo: "ttft_p99<=500ms",
@@ -203,6 +203,30 @@ func TestEvaluate(t *testing.T) {
 				return s
 			},
 			outcome: OutcomeInconclusive, undecided: []string{"ttft_p99<=500ms"}, reason: "no request finished", measured: 396,
+		},
+		{
+			// Seen: a server whose every 5th stream stalls after one token
+			// passed itl_p95<=50ms with 32 of 160 requests cut off, left
+			// out of ITL. Each may have any ITL: no pass.
+			name: "cut-off requests forbid an ITL pass", slo: "itl_p95<=200ms",
+			summary: func() metrics.Summary {
+				s := base(closed)
+				s.Requests.Sent, s.Requests.Incomplete = 1250, 250
+				s.Censored = metrics.Censored{Requests: 250, ITL: metrics.CensoredLatency{AtLeast: dist(t, make([]float64, 250)...)}}
+				return s
+			},
+			outcome: OutcomeInconclusive, undecided: []string{"itl_p95<=200ms"}, reason: "censored", measured: 83,
+		},
+		{
+			// 250 of 1,250 cut off: they may all have failed.
+			name: "cut-off requests widen the error rate", slo: "error_rate<=5%",
+			summary: func() metrics.Summary {
+				s := base(closed)
+				s.Requests.Sent, s.Requests.Incomplete = 1250, 250
+				s.Censored = metrics.Censored{Requests: 250}
+				return s
+			},
+			outcome: OutcomeInconclusive, undecided: []string{"error_rate<=5%"}, reason: "a failure on the upper", measured: 0,
 		},
 		{
 			// Dropping the 20 cut-off requests would pass: 1,000 TTFTs of
