@@ -2,6 +2,7 @@ package benchmark
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -143,6 +144,8 @@ func connectHint(msg, target string) string {
 func modelLookupError(target string, err error) error {
 	var se *openai.StatusError
 	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("--model not given, and the server at %s did not answer GET /v1/models within its timeout (%w): it accepted the connection but stayed silent, or is overloaded; check that it is serving, or give --model NAME", redact.URL(target), err)
 	case errors.As(err, &se) && (se.Status == 401 || se.Status == 403 || se.Status == 407):
 		return fmt.Errorf("--model not given, and %w: the server refused the credentials; check --api-key (or $OPENAI_API_KEY) and --header", err)
 	case errors.As(err, &se) && connectHint(se.Message, target) != "":

@@ -246,7 +246,7 @@ func (t Term) JudgeLagFree(s metrics.Summary) TermResult {
 	case MetricOutputTPS:
 		return inconclusive
 	case MetricTTFT, MetricTTFTCorrected:
-		m = t.measureLatency(s.TTFT, s.Censored.TTFT, s.Requests)
+		m = t.widen(s, t.measureLatency(s.TTFT, s.Censored.TTFT, s.Requests))
 	default:
 		m = t.Measure(s)
 	}
@@ -304,9 +304,12 @@ type Measurement struct {
 // For a level run several times (s.Repeats), the interval is the wider of
 // the pooled within-run one and the between-run one.
 func (t Term) Measure(s metrics.Summary) Measurement {
-	m := t.measure(s)
-	// A repeated level: judge with the wider of the pooled within-run
-	// interval and the between-run one.
+	return t.widen(s, t.measure(s))
+}
+
+// widen gives a repeated level's measurement the wider of its pooled
+// within-run interval and the between-run one.
+func (t Term) widen(s metrics.Summary, m Measurement) Measurement {
 	name := t.Name()
 	if t.Metric == MetricOutputTPS {
 		name = metrics.FigureOutputTokS
