@@ -36,6 +36,8 @@ type options struct {
 	model         string
 	client        []openai.Option
 	work          loadgen.Workload
+	promptTokens  int
+	outputTokens  int
 	pacer         loadgen.Pacer
 	onRecord      func(*loadgen.Record)
 	objective     slo.Objective
@@ -68,6 +70,19 @@ func WithWorkload(w loadgen.Workload) Option {
 			o.errs = append(o.errs, errors.New("loadtest: WithWorkload(nil): give a Workload, e.g. a loadgen.WorkloadFunc"))
 		}
 		o.work = w
+	}
+}
+
+// WithLengths sets the synthetic prompts' length and the tokens asked of
+// each answer (default DefaultPromptTokens, DefaultOutputTokens): the
+// CLI's --data prompt_tokens=P,output_tokens=O. Without a tokenizer a
+// prompt is P words, the unit the built-in mock counts.
+func WithLengths(promptTokens, outputTokens int) Option {
+	return func(o *options) {
+		if promptTokens < 1 || outputTokens < 1 {
+			o.errs = append(o.errs, fmt.Errorf("loadtest: WithLengths(%d, %d): want two counts >= 1, e.g. WithLengths(256, 64)", promptTokens, outputTokens))
+		}
+		o.promptTokens, o.outputTokens = promptTokens, outputTokens
 	}
 }
 
@@ -162,6 +177,8 @@ func WithProgress(fn func(harness.Progress)) Option { return func(o *options) { 
 
 func newOptions(opts []Option) (options, error) {
 	o := options{
+		promptTokens:  DefaultPromptTokens,
+		outputTokens:  DefaultOutputTokens,
 		warmup:        loadgen.Trim{Fraction: DefaultTrimFraction},
 		cooldown:      loadgen.Trim{Fraction: DefaultTrimFraction},
 		drain:         DefaultDrain,
@@ -176,7 +193,7 @@ func newOptions(opts []Option) (options, error) {
 	}
 	if o.work == nil && len(o.errs) == 0 {
 		w, err := workload.NewSynthetic(workload.SyntheticConfig{
-			Lengths: workload.Data{PromptTokens: DefaultPromptTokens, OutputTokens: DefaultOutputTokens},
+			Lengths: workload.Data{PromptTokens: o.promptTokens, OutputTokens: o.outputTokens},
 			Seed:    DefaultSeed,
 		})
 		if err != nil {
