@@ -10,6 +10,9 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 COMMIT   ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git status --porcelain 2>/dev/null | grep -q . && echo -dirty)
 LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 FUZZTIME ?= 2000x
+# staticcheck, pinned: `go run pkg@version` fetches it through the Go module
+# proxy once (then the module cache) and builds it with this toolchain.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # Fuzz targets run this many at a time, each with one worker (-parallel 1).
 FUZZJOBS ?= 2
 # make image: the platforms, the tag, and the time written into the image
@@ -46,8 +49,9 @@ cross: ## the CGO_ENABLED=0 build compiles for linux/arm64, darwin and windows (
 
 test: vet race timing norace fuzz-smoke ## vet + race tests + timing tests + the tests the race run skips + a short fuzz smoke (what CI runs)
 
-vet: ## go vet, default and hftokenizers builds, cgo-free builds (Linux, macOS, Windows: the fallbacks compile), NVML's dlopen path without cgo, and the docs check (no citation outside the repository, every relative link resolves)
+vet: ## go vet, staticcheck (pinned), default and hftokenizers builds, cgo-free builds (Linux, macOS, Windows: the fallbacks compile), NVML's dlopen path without cgo, and the docs check (no citation outside the repository, every relative link resolves)
 	$(GO) vet $(PKGS)
+	$(GO) run $(STATICCHECK) $(PKGS)
 	$(GO) test -count=1 ./internal/doccheck
 	$(GO) vet -tags hftokenizers $(PKGS)
 	CGO_ENABLED=0 $(GO) build $(PKGS)

@@ -31,7 +31,8 @@ type Config struct {
 	// Clock stamps every record; give the Requester the same one.
 	Clock loadgen.Clock
 	// Limits are each level's stop conditions. Their warmup and cooldown
-	// fields are ignored: Warmup and Cooldown below are used instead.
+	// fields must be zero (Validate refuses them): a level's trims are
+	// Warmup and Cooldown below.
 	Limits           loadgen.Limits
 	Warmup, Cooldown loadgen.Trim
 	// Objective is the SLO; its per-request predicate gives goodput.
@@ -48,6 +49,13 @@ type Config struct {
 	// level runs (default 1 s), from a goroutine the Runner owns.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
+	// OnRecord, when set, is called with each record as its request
+	// finishes (completion order, warmup and cooldown included; InWindow
+	// is not yet known), from one goroutine the Runner owns, after the
+	// record is kept for the level's summary. It may keep rec but must not
+	// change it. A panic in OnRecord stops the level with an error that
+	// carries the panic's message; the records are all kept.
+	OnRecord func(rec *loadgen.Record)
 	// Drain lets requests in flight when a level's MaxDuration ends run up
 	// to this long before they are cancelled, so that requests sent in the
 	// window are measured to their end rather than cut off (the window
@@ -55,7 +63,9 @@ type Config struct {
 	// window (in the warmup) are not drained but cancelled at MaxDuration:
 	// they are not measured, and in a throughput level, whose closed loop
 	// keeps a queue deeper than the server completes within the level, the
-	// window's requests wait behind them. 0 cancels at once.
+	// window's requests wait behind them. 0 cancels at once: the zero
+	// value measures only what finished by MaxDuration, where the CLI's
+	// --drain-timeout defaults to 30 s (loadtest's default too).
 	Drain time.Duration
 	// TimelineBuckets is the number of points of each level's timeline
 	// (default 60).
@@ -78,7 +88,7 @@ type Config struct {
 	// DecideLimits bound a level run to a decision (RunLevelToDecision with
 	// Precision); zero means Limits. A sweep runs its grid under Limits
 	// and the levels that decide the knee under these, usually longer.
-	// Their warmup and cooldown fields are ignored, as Limits' are.
+	// Their warmup and cooldown fields must be zero, as Limits' must.
 	DecideLimits loadgen.Limits
 	// Repeat runs each level this many times and pools them (0 or 1: once).
 	Repeat int
@@ -181,25 +191,57 @@ type Runner struct {
 	levels []Level
 }
 
-// New validates cfg and returns a Runner.
-func New(cfg Config) (*Runner, error) {
+// Validate reports every problem of c at once (errors.Join), each naming
+// the field and the fix: a missing Requester or Workload, a level without
+// a bound, an invalid trim, and a field the Runner would not use (the
+// warmup and cooldown fields of Limits and DecideLimits).
+func (c Config) Validate() error {
 	var errs []error
-	if cfg.Requester == nil {
+	if c.Requester == nil {
 		errs = append(errs, errors.New("harness: no Requester"))
 	}
-	if cfg.Workload == nil {
+	if c.Workload == nil {
 		errs = append(errs, errors.New("harness: no Workload"))
 	}
-	if cfg.Limits.MaxDuration <= 0 && cfg.Limits.MaxRequests <= 0 {
+	if c.Limits.MaxDuration <= 0 && c.Limits.MaxRequests <= 0 {
 		errs = append(errs, errors.New("harness: a level needs Config.Limits.MaxDuration or Config.Limits.MaxRequests"))
 	}
-	for name, t := range map[string]loadgen.Trim{"Config.Warmup": cfg.Warmup, "Config.Cooldown": cfg.Cooldown} {
+	for name, t := range map[string]loadgen.Trim{"Config.Warmup": c.Warmup, "Config.Cooldown": c.Cooldown} {
 		if err := t.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("harness: %s: %w", name, err))
 		}
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	errs = append(errs, unusedTrims("Config.Limits", c.Limits)...)
+	errs = append(errs, unusedTrims("Config.DecideLimits", c.DecideLimits)...)
+	return errors.Join(errs...)
+}
+
+// unusedTrims reports the trims set in lim, which the Runner replaces by
+// Config.Warmup and Config.Cooldown.
+func unusedTrims(name string, lim loadgen.Limits) []error {
+	var errs []error
+	for _, f := range []struct {
+		field, trim string
+		set         bool
+	}{
+		{"Warmup", "Warmup", lim.Warmup != 0},
+		{"WarmupRequests", "Warmup", lim.WarmupRequests != 0},
+		{"WarmupFraction", "Warmup", lim.WarmupFraction != 0},
+		{"Cooldown", "Cooldown", lim.Cooldown != 0},
+		{"CooldownRequests", "Cooldown", lim.CooldownRequests != 0},
+		{"CooldownFraction", "Cooldown", lim.CooldownFraction != 0},
+	} {
+		if f.set {
+			errs = append(errs, fmt.Errorf("harness: %s.%s is not used by the Runner: give the trim as Config.%s (a loadgen.Trim: Duration, Requests or Fraction) and leave %s.%s zero", name, f.field, f.trim, name, f.field))
+		}
+	}
+	return errs
+}
+
+// New validates cfg (Config.Validate) and returns a Runner.
+func New(cfg Config) (*Runner, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	if cfg.Clock == (loadgen.Clock{}) {
 		cfg.Clock = loadgen.NewClock(time.Now())
@@ -358,7 +400,10 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 		if judge != nil {
 			judge.Add(rec)
 		}
-		return spool.Write(rec)
+		if err := spool.Write(rec); err != nil {
+			return err
+		}
+		return r.onRecord(rec)
 	})
 
 	opts := r.generatorOptions()
@@ -446,6 +491,21 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 		runErr = nil
 	}
 	return summary, res, errors.Join(runErr, writeErr)
+}
+
+// onRecord calls Config.OnRecord, turning a panic into an error that
+// stops the level.
+func (r *Runner) onRecord(rec *loadgen.Record) (err error) {
+	if r.cfg.OnRecord == nil {
+		return nil
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("harness: Config.OnRecord panicked on record seq %d: %v", rec.Seq, v)
+		}
+	}()
+	r.cfg.OnRecord(rec)
+	return nil
 }
 
 // watchPrecision checks a precision-driven level every ProgressEvery and

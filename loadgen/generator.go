@@ -137,6 +137,23 @@ func (g *Generator) Clock() Clock { return g.clock }
 // between levels, not during Run.
 func (g *Generator) NextSeq() int64 { return g.nextSeq }
 
+// missing reports the parts of a level that are nil (the Requester, the
+// Workload given to New, the Sink given to Run), each a panic in one of
+// our goroutines if it went on.
+func (g *Generator) missing(sink Sink) error {
+	var errs []error
+	if g.requester == nil {
+		errs = append(errs, errors.New("no Requester: give New an openai.Client or a RequesterFunc"))
+	}
+	if g.workload == nil {
+		errs = append(errs, errors.New("no Workload: give New a workload (workload.NewSynthetic, workload.Prompts) or a WorkloadFunc"))
+	}
+	if sink == nil {
+		errs = append(errs, errors.New("no Sink: give Run a Sink, e.g. &loadgen.MemorySink{} or a SinkFunc"))
+	}
+	return errors.Join(errs...)
+}
+
 // errStop is the cancellation cause of a level stopped by a limit, a sink
 // or a workload failure (not by the caller).
 var errStop = errors.New("loadgen: level stopped")
@@ -191,7 +208,7 @@ func (g *Generator) Run(ctx context.Context, level int, p Profile, lim Limits, s
 	if g.shardSet && g.shard.Count < 1 {
 		shardErr = fmt.Errorf("WithShard(%d, %d): want 0 <= index < count, e.g. WithShard(0, 2)", g.shard.Index, g.shard.Count)
 	}
-	if err := errors.Join(p.Validate(), lim.Validate(), shardErr); err != nil {
+	if err := errors.Join(p.Validate(), lim.Validate(), shardErr, g.missing(sink)); err != nil {
 		return res, fmt.Errorf("loadgen: level %d: %w", level, err)
 	}
 	share, err := g.shard.Share(p)
@@ -243,6 +260,8 @@ func (g *Generator) Run(ctx context.Context, level int, p Profile, lim Limits, s
 		err = fmt.Errorf("loadgen: level %d: writing record: %w", level, l.sinkErr)
 	case l.workloadErr != nil:
 		err = fmt.Errorf("loadgen: level %d: %w", level, l.workloadErr)
+	case l.pacerErr != nil:
+		err = fmt.Errorf("loadgen: level %d: %w", level, l.pacerErr)
 	}
 	res.PlannedInWindow = g.plannedInWindow(p, lim, res)
 	return res, err
@@ -281,14 +300,17 @@ func (g *Generator) plannedInWindow(p Profile, lim Limits, res LevelResult) int6
 	}
 	bounded, last := lim.MaxRequests > 0, lim.MaxRequests
 	switch res.StopReason {
-	case StopSinkError, StopInterrupted, StopMaxErrors, StopUnreachable, StopWorkloadError:
+	case StopSinkError, StopInterrupted, StopMaxErrors, StopUnreachable, StopWorkloadError, StopPacerError:
 		bounded, last = true, res.Planned
 	}
 	shard := g.shard.norm()
 	var n int64
 	var prev time.Duration
 	for i := int64(0); !bounded || i < last; i++ {
-		at := pacer.Arrival(i, prev)
+		at, err := arrivalGuarded(pacer, i, prev)
+		if err != nil {
+			break
+		}
 		prev = at
 		t := res.Start + at
 		if t >= win.End {
@@ -341,6 +363,7 @@ type level struct {
 	queued      int64
 	maxDepth    int64
 	workloadErr error
+	pacerErr    error // the Pacer panicked (StopPacerError)
 
 	late                        int64 // owned by the open-loop scheduler
 	sent, ok, failed, cancelled atomic.Int64
@@ -504,7 +527,7 @@ func closedWorkers(share Profile) int {
 // memory when its file cannot grow). Later errors are not counted again.
 func (l *level) write(sink Sink) {
 	for rec := range l.records {
-		if err := sink.Write(rec); err != nil {
+		if err := writeGuarded(sink, rec); err != nil {
 			if l.sinkErr == nil {
 				l.sinkErr = err
 				l.stop(StopSinkError, true)
@@ -513,6 +536,18 @@ func (l *level) write(sink Sink) {
 		}
 		l.written++
 	}
+}
+
+// writeGuarded calls sink.Write(rec), turning a panic in the embedder's
+// Sink into an error: the writer is our goroutine, so a panic there could
+// not be recovered by the caller of Run and would end the process.
+func writeGuarded(sink Sink, rec *Record) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("panic in Sink: %v", v)
+		}
+	}()
+	return sink.Write(rec)
 }
 
 // emit hands rec to the writer. It selects on writerCtx, not on the
@@ -608,7 +643,16 @@ func (l *level) openLoop(pacer Pacer) {
 	defer wake.close()
 	var prev time.Duration
 	for i := int64(0); ; i++ {
-		off := pacer.Arrival(i, prev)
+		off, err := arrivalGuarded(pacer, i, prev)
+		if err != nil {
+			l.mu.Lock()
+			if l.pacerErr == nil {
+				l.pacerErr = err
+			}
+			l.mu.Unlock()
+			l.stop(StopPacerError, true)
+			return
+		}
 		prev = off
 		if d := l.lim.MaxDuration; d > 0 && off >= d {
 			// The plan is done; the level lasts until MaxDuration.
@@ -641,6 +685,18 @@ func (l *level) openLoop(pacer Pacer) {
 			return
 		}
 	}
+}
+
+// arrivalGuarded returns pacer.Arrival(i, prev), or an error when the
+// embedder's Pacer panics (in the scheduler's goroutine, which the caller
+// of Run could not recover).
+func arrivalGuarded(pacer Pacer, i int64, prev time.Duration) (at time.Duration, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("pacer: panic in Arrival(%d): %v", i, v)
+		}
+	}()
+	return pacer.Arrival(i, prev), nil
 }
 
 // arrive starts request s now, or queues it when MaxConcurrency slots are

@@ -1,5 +1,7 @@
 package loadgen
 
+import "fmt"
+
 // IndexedWorkload is a Workload whose requests depend on their place in
 // the level's plan, not only on their Seq: a trace replay gives arrival k
 // the lengths of the trace's k-th line, and a workload whose prompts
@@ -20,7 +22,15 @@ type IndexedWorkload interface {
 
 // buildRequest builds request k (Seq seq) of a level with w: RequestAt
 // for an IndexedWorkload, Request otherwise.
-func buildRequest(w Workload, k, seq int64) (Request, error) {
+func buildRequest(w Workload, k, seq int64) (req Request, err error) {
+	// A panic in the embedder's Workload becomes a workload error (the
+	// level stops and Run returns it): it may run in the prefetcher's
+	// goroutine, where nothing else could recover it.
+	defer func() {
+		if v := recover(); v != nil {
+			req, err = Request{}, fmt.Errorf("panic in Workload: %v", v)
+		}
+	}()
 	if iw, ok := w.(IndexedWorkload); ok {
 		return iw.RequestAt(k, seq)
 	}

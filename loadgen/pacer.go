@@ -105,3 +105,12 @@ func Plan(pacer Pacer, n int) []time.Duration {
 	}
 	return out
 }
+
+// PacerFunc adapts a function to Pacer: f(i, prev) is the offset of
+// arrival i from the level's start, prev that of arrival i−1 (0 for i =
+// 0). Like any Pacer it must be pure. A panic in f stops the level
+// (StopPacerError) and Generator.Run returns it as an error.
+type PacerFunc func(i int64, prev time.Duration) time.Duration
+
+// Arrival calls f(i, prev).
+func (f PacerFunc) Arrival(i int64, prev time.Duration) time.Duration { return f(i, prev) }

@@ -114,6 +114,7 @@ func (l Limits) Validate() error {
 	var errs []error
 	neg := func(name string, v int64, show any) {
 		if v < 0 {
+			//lint:ignore ST1005 the message starts with the Go field it names
 			errs = append(errs, fmt.Errorf("Limits.%s must be >= 0, got %v", name, show))
 		}
 	}

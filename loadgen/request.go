@@ -86,3 +86,23 @@ type Requester interface {
 type Sink interface {
 	Write(rec *Record) error
 }
+
+// WorkloadFunc adapts a function to Workload: f(seq) builds request seq.
+// Like any Workload it must be deterministic in seq and safe for
+// concurrent use. A panic in f becomes a workload error: the level stops
+// and Generator.Run returns it.
+type WorkloadFunc func(seq int64) (Request, error)
+
+// Request calls f(seq).
+func (f WorkloadFunc) Request(seq int64) (Request, error) { return f(seq) }
+
+// RequesterFunc adapts a function to Requester: f sends req and fills rec
+// (see Requester). It must be safe for concurrent use. A panic in f is
+// recorded on the request's record (StatusError, ErrorPanic, the panic's
+// message) and the level goes on.
+type RequesterFunc func(ctx context.Context, clock Clock, req *Request, rec *Record)
+
+// Do calls f(ctx, clock, req, rec).
+func (f RequesterFunc) Do(ctx context.Context, clock Clock, req *Request, rec *Record) {
+	f(ctx, clock, req, rec)
+}

@@ -12,7 +12,8 @@ const (
 	StopMaxErrors     StopReason = "max_errors"     // Limits.MaxErrors requests failed
 	StopInterrupted   StopReason = "interrupted"    // the caller's context was cancelled (Ctrl-C)
 	StopSinkError     StopReason = "sink_error"     // Sink.Write failed
-	StopWorkloadError StopReason = "workload_error" // Workload.Request failed
+	StopWorkloadError StopReason = "workload_error" // Workload.Request failed (or panicked)
+	StopPacerError    StopReason = "pacer_error"    // the Pacer panicked
 	StopRequested     StopReason = "stop_requested" // the caller called Generator.Stop (e.g. precision targets met)
 	StopUnreachable   StopReason = "unreachable"    // the first Limits.UnreachableAfter requests all failed to connect
 )

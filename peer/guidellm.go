@@ -289,7 +289,8 @@ func guideLLMWorkload(root node, benches []node) Workload {
 	}
 	// What a saved request sent: streaming and ignore_eos (0.4+ keep the
 	// request body in request_args).
-	for _, r := range first.get("requests", "successful").list() {
+	if saved := first.get("requests", "successful").list(); len(saved) > 0 {
+		r := saved[0]
 		body := node{}
 		if raw := r.get("request_args").str(); raw != "" {
 			if t, err := decodeTree([]byte(raw)); err == nil {
@@ -304,7 +305,6 @@ func guideLLMWorkload(root node, benches []node) Workload {
 			w.IgnoreEOS = Stated(v)
 			w.set("ignore_eos", "benchmarks[0].requests.successful[0].request_args.body.ignore_eos")
 		}
-		break
 	}
 	if w.Dataset != "" && w.PrefixCache == "" {
 		w.PrefixCache = "dataset"

@@ -193,9 +193,7 @@ func fixtureRun(t testing.TB) results.Run {
 		l, tl := buildLevel(t, i, i, sp, obj)
 		res.Levels = append(res.Levels, l)
 		tls = append(tls, tl)
-		for _, w := range sp.warnings {
-			res.Warnings = append(res.Warnings, w)
-		}
+		res.Warnings = append(res.Warnings, sp.warnings...)
 	}
 	if !res.Levels[6].Verdict.Pass || res.Levels[4].Verdict.Pass {
 		t.Fatalf("fixture: want level 6 to pass and level 4 to fail: %+v / %+v", res.Levels[6].Verdict, res.Levels[4].Verdict)

@@ -479,11 +479,3 @@ func windowsOf(tls []metrics.Timeline) [][2]float64 {
 	}
 	return out
 }
-
-// distValue is v, or NaN (not drawn) when d has no samples.
-func distValue(d metrics.Distribution, v float64) float64 {
-	if d.Count == 0 {
-		return math.NaN()
-	}
-	return v
-}

@@ -155,6 +155,7 @@ func parseAzureTime(s string) (time.Duration, error) {
 func parseSecondsCell(s string) (time.Duration, error) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || math.IsNaN(v) || math.Abs(v) > maxTraceTime.Seconds() {
+		//lint:ignore ST1005 the message starts with the trace's column name, as the file spells it
 		return 0, fmt.Errorf("Timestamp %q is not a number of seconds since the trace's start", s)
 	}
 	return time.Duration(math.Round(v * float64(time.Second))), nil

@@ -33,6 +33,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer srv.Close()
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()
 	client, err1 := openai.New(ts.URL, openai.WithModel(mockserver.DefaultModel))

@@ -1,0 +1,88 @@
+package loadtest_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/loadtest"
+	"github.com/gollm-bench/gollm-bench/mockserver"
+	"github.com/gollm-bench/gollm-bench/slo"
+)
+
+func startMock(t *testing.T) string {
+	t.Helper()
+	srv, err := mockserver.New(mockserver.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, err := srv.Start(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return url
+}
+
+// TestLevelRefusesOrSurvivesBadParts: whatever an embedder passes, Level
+// returns an error (or failed records), and the process goes on.
+func TestLevelRefusesOrSurvivesBadParts(t *testing.T) {
+	url := startMock(t)
+	constant := loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 20}
+	tests := []struct {
+		name    string
+		p       loadgen.Profile
+		opts    []loadtest.Option
+		wantErr string
+	}{
+		{"nil workload", constant, []loadtest.Option{loadtest.WithWorkload(nil)}, "WithWorkload(nil)"},
+		{"nil pacer", constant, []loadtest.Option{loadtest.WithPacer(nil)}, "WithPacer(nil)"},
+		{"nil option", constant, []loadtest.Option{nil}, "a nil Option"},
+		{"panicking workload", constant, []loadtest.Option{loadtest.WithWorkload(loadgen.WorkloadFunc(func(int64) (loadgen.Request, error) { panic("w boom") }))}, "panic in Workload: w boom"},
+		{"panicking pacer", loadgen.Profile{}, []loadtest.Option{loadtest.WithPacer(loadgen.PacerFunc(func(i int64, _ time.Duration) time.Duration {
+			if i > 2 {
+				panic("p boom")
+			}
+			return time.Duration(i) * time.Millisecond
+		}))}, "p boom"},
+		{"panicking callback", constant, []loadtest.Option{loadtest.WithRecords(func(*loadgen.Record) { panic("cb boom") })}, "cb boom"},
+		{"pacer with a closed loop", loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 2}, []loadtest.Option{loadtest.WithPacer(loadgen.ConstantPacer{Rate: 5})}, "only an open-loop level"},
+		{"zero duration", constant, nil, "duration 0s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := 500 * time.Millisecond
+			if tt.name == "zero duration" {
+				d = 0
+			}
+			_, err := loadtest.Level(t.Context(), url, tt.p, d, append(tt.opts, loadtest.WithDrain(time.Second))...)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Level: %v, want an error containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestLevelDefaultsDrainAndTrims: Level drains and trims as the CLI does.
+func TestLevelDefaultsDrainAndTrims(t *testing.T) {
+	url := startMock(t)
+	lv, err := loadtest.Level(context.Background(), url, loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 20}, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lv.Result.OK != 20 || lv.Result.Cancelled != 0 {
+		t.Errorf("ok %d, cancelled %d of %d: want every request measured to its end (drain by default)", lv.Result.OK, lv.Result.Cancelled, lv.Result.Scheduled)
+	}
+	if lim := lv.Result.Limits; lim.WarmupFraction != loadtest.DefaultTrimFraction || lim.CooldownFraction != loadtest.DefaultTrimFraction {
+		t.Errorf("limits %+v: want the CLI's 10 %% trims", lim)
+	}
+}
+
+func TestSweepNeedsAnSLO(t *testing.T) {
+	_, err := loadtest.Sweep(t.Context(), "http://127.0.0.1:1", slo.Objective{})
+	if err == nil || !strings.Contains(err.Error(), "needs an SLO") {
+		t.Fatalf("Sweep without SLO: %v", err)
+	}
+}
