@@ -213,7 +213,7 @@ func (b *Benchmark) parse() error {
 	} else if b.precision, err = slo.ParsePrecision(s.Precision); err != nil {
 		if !strings.ContainsAny(s.Precision, ":_%=") {
 			// A model precision (fp8, bf16) given the old way.
-			bad(fmt.Errorf("--precision %q: --precision sets how precisely each level is measured, e.g. ttft_p99:5%%; for the model's numeric precision (metadata) use --model-precision %s", s.Precision, s.Precision))
+			bad(fmt.Errorf("--precision %q: --precision sets how long each level runs: decide, quick, or interval targets such as ttft_p99:5%%; for the model's numeric precision (metadata) use --model-precision %s", s.Precision, s.Precision))
 		} else {
 			bad(fmt.Errorf("--precision: %w", err))
 		}
