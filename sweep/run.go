@@ -244,7 +244,13 @@ func (s *sweeper) search(ctx context.Context) error {
 			return nil // nothing below the first failure can pass: the knee is below the range
 		}
 		l := s.res.Levels[lo]
-		narrow := k.fail < 0 || s.narrow(l.OfferedLoad, ceiling)
+		mid := l.OfferedLoad + (ceiling-l.OfferedLoad)/2
+		if s.plan.Kind == KindConcurrency {
+			mid = math.Floor(mid)
+		}
+		// A midpoint already run to its bound and left undecided would
+		// measure the same: decide the lower end instead.
+		narrow := k.fail < 0 || s.narrow(l.OfferedLoad, ceiling) || s.undecidable(mid)
 		if narrow {
 			switch {
 			case l.Verdict.Outcome == slo.OutcomePass:
@@ -264,10 +270,6 @@ func (s *sweeper) search(ctx context.Context) error {
 			}
 			continue
 		}
-		mid := l.OfferedLoad + (ceiling-l.OfferedLoad)/2
-		if s.plan.Kind == KindConcurrency {
-			mid = math.Floor(mid)
-		}
 		if !(mid > l.OfferedLoad && mid < ceiling) {
 			return nil
 		}
@@ -275,27 +277,44 @@ func (s *sweeper) search(ctx context.Context) error {
 		if err != nil || s.spent {
 			return err
 		}
-		if !out.Verdict.Decided() {
-			fix := "lengthen the levels that decide the knee (the DecideLimits of the runner)"
-			if out.Verdict.ClientLimited {
-				fix = "free the client machine or raise the maximum scheduling lag (MaxLag)"
-			}
+		switch {
+		case out.Verdict.Decided():
+		case out.Verdict.ClientLimited || out.Verdict.TooShort:
 			s.warn(WarnBisectInconclusive, out.Index, fmt.Sprintf(
-				"bisection stopped: level %d (%s) was %s, so it cannot narrow the bracket; %s",
-				out.Index, formatLoad(mid, s.unit()), undecidedWhy(out), fix))
+				"bisection stopped: level %d (%s) was %s, so it cannot narrow the bracket; free the client machine or raise the maximum scheduling lag (MaxLag)",
+				out.Index, formatLoad(mid, s.unit()), undecidedWhy(out)))
 			return nil
+		default:
+			// Run to its bound and still undecided (too few requests at
+			// this rate within the bound): the search goes on below it.
+			s.warn(WarnBisectInconclusive, out.Index, fmt.Sprintf(
+				"level %d (%s) was still %s at its bound, so the search goes on below it; longer levels that decide the knee (the runner's DecideLimits) would decide it",
+				out.Index, formatLoad(mid, s.unit()), undecidedWhy(out)))
 		}
 	}
 }
 
+// undecidable reports whether a level at load x was already run to a
+// decision and left undecided at its bound.
+func (s *sweeper) undecidable(x float64) bool {
+	for _, l := range s.res.Levels {
+		if kneeCandidate(l, s.plan.Kind) && l.Decisive && !l.Verdict.Decided() && l.OfferedLoad == x {
+			return true
+		}
+	}
+	return false
+}
+
 // lowerEnd is the index of the highest knee candidate below ceiling that
-// did not fail and can still be decided (not client-limited or too
-// short), or −1.
+// did not fail and can still be decided (not client-limited or too short,
+// nor run to a decision and left undecided at its bound), or −1.
 func (s *sweeper) lowerEnd(ceiling float64) int {
 	best := -1
 	for i, l := range s.res.Levels {
 		if !kneeCandidate(l, s.plan.Kind) || l.OfferedLoad >= ceiling || l.Verdict.Outcome == slo.OutcomeFail ||
-			l.Verdict.ClientLimited || l.Verdict.TooShort {
+			l.Verdict.ClientLimited || l.Verdict.TooShort || l.Decisive && !l.Verdict.Decided() {
+			// A level run to its bound and still undecided would measure
+			// the same again: the search looks below it.
 			continue
 		}
 		if best < 0 || l.OfferedLoad > s.res.Levels[best].OfferedLoad ||

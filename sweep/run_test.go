@@ -1298,3 +1298,25 @@ func TestNonStationaryWarned(t *testing.T) {
 		t.Errorf("warnings %v, want %s", codes(res.Warnings), WarnNonStationary)
 	}
 }
+
+// TestSearchPassesOverALevelItCannotDecide: seen on a server without
+// batching: a bisection level ran to its bound (52 s at 5.4 req/s, about
+// 216 requests, short of the 299 a p99 needs) and the search stopped,
+// knee undecided, though the grid rates below it could be decided. A level
+// run to a decision and left undecided is passed over.
+func TestSearchPassesOverALevelItCannotDecide(t *testing.T) {
+	srv := &decidingServer{server: server{capacity: 9, syncRate: 2, thrRate: 15, base: 100}}
+	srv.mutate = func(_ int, p loadgen.Profile, s *metrics.Summary) {
+		if p.Rate > 8.6 && p.Rate < 9 && s.Requests.OK > 1000 { // run to a decision, yet too few requests
+			s.Requests.OK, s.Requests.Sent = 200, 200
+			s.TTFT = spread(200, 100)
+		}
+	}
+	res, err := Run(context.Background(), Plan{Objective: objective(t, "ttft_p99<=500ms"), Decide: true}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := res.Knee; k == nil || !k.Reached || k.BracketLo > 9 || k.BracketHi <= 9 {
+		t.Errorf("knee %+v, want a reached knee below 9 req/s; warnings %v", k, codes(res.Warnings))
+	}
+}
