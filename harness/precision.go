@@ -65,7 +65,8 @@ type precisionMonitor struct {
 	// (continuation.go): in its window by construction.
 	carried []precisionRow
 	// minPass is the least time the level runs before it may stop on a
-	// pass: the plain level length (Config.Limits.MaxDuration).
+	// pass: the plain level length (Config.Limits.MaxDuration) when the
+	// level is bounded by DecideLimits, else 0.
 	minPass time.Duration
 }
 

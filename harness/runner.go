@@ -385,7 +385,12 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 	var monitor, judge *precisionMonitor
 	if precise || !r.cfg.Objective.IsZero() {
 		judge = newPrecisionMonitor(r.cfg.Precision, r.cfg.Objective, p, lim, r.cfg.Clock.Now())
-		judge.minPass = r.cfg.Limits.MaxDuration
+		if r.cfg.DecideLimits.MaxDuration > 0 {
+			// A sweep's level that decides the knee passes no sooner than
+			// its grid's plain length; a level whose only bound is Limits
+			// (`run --precision`) may stop whenever it is decided.
+			judge.minPass = r.cfg.Limits.MaxDuration
+		}
 		if cont != nil {
 			judge.carry(cont.rows)
 			judge.minPass = 0 // the level it continues ran the plain length
