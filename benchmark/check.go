@@ -17,6 +17,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/internal/fieldname"
 	"github.com/gollm-bench/gollm-bench/internal/redact"
 	"github.com/gollm-bench/gollm-bench/litellm"
+	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/openai"
 	"github.com/gollm-bench/gollm-bench/scorecard"
 )
@@ -80,6 +81,14 @@ func (b *Benchmark) validateFlags() []error {
 	case "synchronous":
 		if len(s.Rates) > 0 {
 			bad("--rate %s with --profile synchronous: synchronous runs one request at a time and takes no rate; drop --rate, or use --profile concurrent --rate N (N in flight) or --profile constant --rate R (R req/s)", strings.Join(s.Rates, ","))
+		}
+	case "constant", "poisson":
+		for _, r := range s.Rates {
+			v, err := strconv.ParseFloat(strings.TrimSpace(r), 64)
+			if err != nil || math.IsInf(v, 0) || !(v > loadgen.MaxRate) {
+				continue // parse reports the others
+			}
+			bad("--rate %q with --profile %s: arrivals less than 1 µs apart cannot be sent apart, and the level would never run out of them; the largest usable rate is %g req/s, e.g. --rate 1000", r, s.Profile, float64(loadgen.MaxRate))
 		}
 	case "concurrent", "throughput":
 		what := "requests in flight"

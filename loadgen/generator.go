@@ -152,7 +152,10 @@ var errStop = errors.New("loadgen: level stopped")
 // request runs in its own goroutine and ScheduledAt is the intended time.
 // With Profile.MaxConcurrency set, arrivals beyond the cap wait in a FIFO
 // queue; the wait shows as lag (SentAt − ScheduledAt). A scheduler that falls
-// behind still fires every arrival, late, and counts it (Late). Closed-loop
+// behind still fires every arrival, late, and counts it (Late), until the
+// clock reads MaxDuration: whatever the rate, MaxDuration bounds the level,
+// and the arrivals it had not reached by then are not sent (the achieved
+// rate falls short of the plan's, which the summary reports). Closed-loop
 // modes run N workers (1 for synchronous, Profile.Concurrency for concurrent,
 // MaxConcurrency or DefaultThroughputConcurrency for throughput), each
 // sending request after request; ScheduledAt is the moment the worker became
@@ -628,6 +631,13 @@ func (l *level) openLoop(pacer Pacer) {
 			continue
 		}
 		if !wake.until(l.schedCtx, at) {
+			return
+		}
+		if d := l.lim.MaxDuration; d > 0 && clock.Now()-l.start >= d {
+			// The scheduler fell behind its plan (a rate faster than it
+			// can send): MaxDuration bounds the level all the same, and
+			// the arrivals left are not sent.
+			l.stop(StopMaxDuration, l.g.drain == 0)
 			return
 		}
 		if clock.Now()-at > l.g.lateTolerance {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -809,4 +810,56 @@ func TestWithPacer(t *testing.T) {
 			t.Errorf("planned in window %d, want 4", res.PlannedInWindow)
 		}
 	})
+}
+
+// laggingPacer plans an arrival every millisecond but takes Delay of the
+// clock to compute each one: a scheduler that cannot keep up with its
+// plan, as at a rate far above what the client can send.
+type laggingPacer struct{ Delay time.Duration }
+
+func (p laggingPacer) Arrival(i int64, _ time.Duration) time.Duration {
+	time.Sleep(p.Delay)
+	return time.Duration(i) * time.Millisecond
+}
+
+// TestMaxDurationBoundsALaggingScheduler: Limits.MaxDuration ends an
+// open-loop level on the clock, not when the plan's offsets reach it. A
+// plan of 1,000 arrivals in 1 s that the scheduler reaches 100 ms apart
+// sends about 10 requests and stops at 1 s (issue 25: --rate 1e10
+// --max-seconds 1 was still sending after 45 s, with a long drain).
+func TestMaxDurationBoundsALaggingScheduler(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newBubbled(newFake(time.Millisecond), okWorkload, WithPacer(laggingPacer{Delay: 100 * time.Millisecond}), WithDrainTimeout(time.Hour))
+		var sink MemorySink
+		res, err := g.Run(t.Context(), 0, Profile{Mode: ModeConstant, Rate: 1000}, Limits{MaxDuration: time.Second}, &sink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.StopReason != StopMaxDuration {
+			t.Errorf("stop reason %q, want %q", res.StopReason, StopMaxDuration)
+		}
+		recs := sink.Records()
+		if len(recs) == 0 || len(recs) > 10 {
+			t.Errorf("%d requests sent, want 1..10 (one per 100 ms until 1 s)", len(recs))
+		}
+		for _, r := range recs {
+			if r.SentAt >= time.Second {
+				t.Errorf("request %d sent at %v, after MaxDuration 1s", r.Seq, r.SentAt)
+			}
+		}
+	})
+}
+
+// TestProfileRefusesRunawayRates: a rate above MaxRate is refused, the
+// error naming the largest usable rate.
+func TestProfileRefusesRunawayRates(t *testing.T) {
+	for _, p := range []Profile{{Mode: ModeConstant, Rate: 1e10}, {Mode: ModePoisson, Rate: 1e308}} {
+		err := p.Validate()
+		if err == nil || !strings.Contains(err.Error(), "largest usable rate is 1e+06 req/s") {
+			t.Errorf("%+v: err %v, want a refusal naming the largest usable rate", p, err)
+		}
+	}
+	if err := (Profile{Mode: ModePoisson, Rate: MaxRate}).Validate(); err != nil {
+		t.Errorf("rate MaxRate refused: %v", err)
+	}
 }

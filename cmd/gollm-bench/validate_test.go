@@ -80,6 +80,8 @@ func TestBadInputRefusedBeforeSending(t *testing.T) {
 	}{
 		{"rate NaN", run("--profile", "constant", "--rate", "NaN"), []string{`--rate "NaN"`, "positive"}},
 		{"rate Inf", run("--profile", "constant", "--rate", "Inf"), []string{`--rate "Inf"`, "positive"}},
+		{"rate runaway constant", run("--profile", "constant", "--rate", "1e10", "--max-seconds", "1"), []string{`--rate "1e10"`, "largest usable rate is 1e+06 req/s"}},
+		{"rate runaway poisson", run("--profile", "poisson", "--rate", "1e308", "--max-seconds", "1"), []string{`--rate "1e308"`, "largest usable rate is 1e+06 req/s"}},
 		{"max-seconds NaN", run("--profile", "synchronous", "--max-seconds", "NaN"), []string{"--max-seconds NaN", "e.g. 30"}},
 		{"knee-tolerance negative", sweep("--knee-tolerance", "-1"), []string{"--knee-tolerance -1", "e.g. 0.05"}},
 		{"knee-tolerance 2", sweep("--knee-tolerance", "2"), []string{"--knee-tolerance 2", "e.g. 0.05"}},
