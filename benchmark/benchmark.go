@@ -122,6 +122,12 @@ type Benchmark struct {
 	warmRecord *results.WarmupPhase // what the warm-up phase did
 	started    time.Time
 	host       *machine.Info // the client machine and its RTT to the target
+
+	// fdLimit is the open-file limit (openFileLimit) and fdBound the most
+	// requests in flight it allows (inFlightBound; 0: no bound); fdNote
+	// says how a level was bounded by it (WarnOpenFiles).
+	fdLimit, fdBound int
+	fdNote           string
 }
 
 // New checks the settings, reporting every bad one at once as an
@@ -293,6 +299,8 @@ func (b *Benchmark) parse() error {
 			bad(fmt.Errorf("--format %q: want console, json, csv or html", fm))
 		}
 	}
+	b.fdLimit = openFileLimit()
+	b.fdBound = inFlightBound(b.fdLimit, s.Target == "")
 	errs = append(errs, b.parseSessions()...)
 	errs = append(errs, b.validateFlags()...)
 	if len(errs) > 0 {
@@ -688,7 +696,7 @@ func parsePrefixCache(s string) (workload.PrefixCache, int, error) {
 // profiles returns the levels of a `run`.
 func (b *Benchmark) profiles() []loadgen.Profile {
 	s := &b.s
-	base := loadgen.Profile{Mode: loadgen.Mode(s.Profile), MaxConcurrency: s.MaxConcurrency, Seed: s.Seed}
+	base := loadgen.Profile{Mode: loadgen.Mode(s.Profile), MaxConcurrency: b.rateCap(), Seed: s.Seed}
 	switch base.Mode {
 	case loadgen.ModeSynchronous:
 		base.Concurrency = 1
@@ -703,9 +711,9 @@ func (b *Benchmark) profiles() []loadgen.Profile {
 		p := base
 		switch p.Mode {
 		case loadgen.ModeConcurrent:
-			p.Concurrency = int(l)
+			p.Concurrency = b.bounded(int(l), fmt.Sprintf("--rate %d (requests in flight)", int(l)))
 		case loadgen.ModeThroughput:
-			p.MaxConcurrency = int(l)
+			p.MaxConcurrency = b.bounded(int(l), fmt.Sprintf("--rate %d (requests in flight)", int(l)))
 		default:
 			p.Rate = l
 			p.Seed = s.Seed + uint64(i)
@@ -834,7 +842,7 @@ func (b *Benchmark) plan() sweep.Plan {
 		Kind:           sweep.KindRate,
 		RateMode:       loadgen.ModeConstant,
 		N:              s.GridLevels,
-		MaxConcurrency: s.MaxConcurrency,
+		MaxConcurrency: b.rateCap(),
 		Seed:           s.Seed,
 		Objective:      b.obj,
 		KneeTolerance:  s.KneeTolerance,
@@ -875,6 +883,7 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 	res.Warnings = append(res.Warnings, b.islWarnings(res)...)
 	res.Warnings = append(res.Warnings, b.opt.Notes...)
 	res.Warnings = append(res.Warnings, b.nonceWarnings()...)
+	res.Warnings = append(res.Warnings, b.openFilesWarnings()...)
 	redactWarnings(&res)
 	labels, _ := parseKV("label", s.Labels)
 	run := results.Run{

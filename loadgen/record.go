@@ -42,6 +42,14 @@ const (
 	// or a non-streaming body without generated text. A response with no
 	// tokens is never a success.
 	ErrorEmptyResponse ErrorKind = "empty_response"
+	// ErrorClientResource: the client ran out of one of its own resources
+	// before the request reached the server: open files (EMFILE, ENFILE),
+	// ephemeral ports or local addresses (EADDRNOTAVAIL), or socket
+	// buffers (ENOBUFS). It is the client's failure, not the server's:
+	// the summary counts it apart from the failed requests
+	// (metrics.RequestCounts.ClientResource) and calls the level client
+	// limited.
+	ErrorClientResource ErrorKind = "client_resource"
 )
 
 // Phase is the part of a run a request belongs to (Record.Phase).

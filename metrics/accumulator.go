@@ -266,6 +266,8 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 	switch {
 	case ok:
 		a.counts.OK++
+	case rec.ErrorKind == loadgen.ErrorClientResource:
+		a.counts.ClientResource++ // the client's failure, not the server's
 	case failed(rec.Status):
 		a.counts.Failed++
 		kind := string(rec.ErrorKind)

@@ -577,3 +577,29 @@ func TestReceiveClock(t *testing.T) {
 		t.Errorf("kernel without wire_at: clock %q, note %q", s.ReceiveClock, s.ReceiveClockNote)
 	}
 }
+
+// TestClientResourceIsNotTheServers: requests that failed on the client's
+// own resources (loadgen.ErrorClientResource) are counted apart, not as
+// failures: the error rate stays the server's, and the level is client
+// limited, even where an open-loop cap was reached (issue 25: "too many
+// open files" counted as the server's connect errors).
+func TestClientResourceIsNotTheServers(t *testing.T) {
+	t.Parallel()
+	capped := loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 10, MaxConcurrency: 5}
+	recs := paced(100, ms(1), ms(50))
+	for i := range 3 {
+		recs = append(recs, failure(int64(100+i), float64(9000+i), loadgen.ErrorClientResource))
+	}
+	recs = append(recs, failure(200, 9500, loadgen.ErrorHTTP))
+	s := summarize(Config{Window: loadgen.Window{Start: 0, End: 10*time.Second + time.Millisecond}, Profile: capped, PeakInFlight: 5}, recs...)
+	r := s.Requests
+	if r.ClientResource != 3 || r.Failed != 1 || r.ErrorKinds[string(loadgen.ErrorClientResource)] != 0 {
+		t.Errorf("client_resource %d, failed %d, error kinds %v: want 3 apart and 1 failed (the HTTP error)", r.ClientResource, r.Failed, r.ErrorKinds)
+	}
+	if want := 1.0 / float64(r.OK+1); !near(s.ErrorRate, want) {
+		t.Errorf("error rate %v, want %v (the server's failures only)", s.ErrorRate, want)
+	}
+	if !s.Client.ClientLimited || s.Client.Capped || !strings.Contains(s.Client.Reason, "3 requests failed on the client's own resources") {
+		t.Errorf("client limited %v capped %v reason %q: want client limited by its own resources", s.Client.ClientLimited, s.Client.Capped, s.Client.Reason)
+	}
+}

@@ -64,6 +64,7 @@ func MergeSummaries(parts ...Summary) (Summary, error) {
 		r.TokenCountMismatches += q.TokenCountMismatches
 		r.OSLShort += q.OSLShort
 		r.UsageRejected += q.UsageRejected
+		r.ClientResource += q.ClientResource
 		for k, v := range q.ErrorKinds {
 			r.ErrorKinds[k] += v
 		}

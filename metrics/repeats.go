@@ -162,6 +162,7 @@ func PoolRepeats(parts ...Summary) (Summary, error) {
 		r.TokenCountMismatches += q.TokenCountMismatches
 		r.OSLShort += q.OSLShort
 		r.UsageRejected += q.UsageRejected
+		r.ClientResource += q.ClientResource
 		for _, m := range s.distributions(&p) {
 			d, err := Merge(*m.dst, m.src)
 			if err != nil {

@@ -183,6 +183,12 @@ type RequestCounts struct {
 	// outcome, whose server usage held an impossible count that the client
 	// rejected (loadgen.Record.UsageRejected).
 	UsageRejected int64 `json:"usage_rejected,omitempty"`
+	// ClientResource counts requests sent in the window that failed on the
+	// client's own resources (loadgen.ErrorClientResource: open files,
+	// ephemeral ports) before reaching the server. They are neither OK
+	// nor Failed: not the server's failures, so not in ErrorRate; they
+	// make the level client limited (ClientHealth).
+	ClientResource int64 `json:"client_resource,omitempty"`
 }
 
 // Goodput is request-level goodput (DistServe, vLLM, AIPerf): the
@@ -215,7 +221,7 @@ type ClientHealth struct {
 	MaxLag        float64 `json:"max_lag_ms"`       // the lag p99 threshold used, ms
 	CPUSeconds    float64 `json:"cpu_s"`            // client process CPU time (user+sys) during the level, s
 	CPUPercent    float64 `json:"cpu_percent"`      // CPUSeconds / wall seconds × 100 (can exceed 100 on several cores)
-	ClientLimited bool    `json:"client_limited"`   // achieved < 98 % of target, or lag p99 > MaxLag
+	ClientLimited bool    `json:"client_limited"`   // achieved < 98 % of target, lag p99 > MaxLag, or requests failed on the client's own resources
 	Capped        bool    `json:"capped"`           // the shortfall came from MaxConcurrency, not the client
 	Reason        string  `json:"reason,omitempty"` // why ClientLimited or Capped is set
 	// PeakInFlight is the most requests in flight ([SentAt, DoneAt]) at

@@ -73,11 +73,15 @@ func assessClient(s *Summary, capReached bool) {
 	if s.Lag.Count > 0 && s.Lag.P99 > c.MaxLag {
 		reasons = append(reasons, fmt.Sprintf("scheduling lag p99 %.4g ms > max lag %.4g ms", s.Lag.P99, c.MaxLag))
 	}
+	resource := s.Requests.ClientResource > 0
+	if resource {
+		reasons = append(reasons, fmt.Sprintf("%d requests failed on the client's own resources (open files, ephemeral ports) before reaching the server", s.Requests.ClientResource))
+	}
 	if len(reasons) == 0 {
 		return
 	}
 	limit := int64(s.Profile.MaxConcurrency)
-	if s.Profile.Mode.OpenLoop() && limit > 0 && (capReached || c.PeakInFlight >= limit) {
+	if !resource && s.Profile.Mode.OpenLoop() && limit > 0 && (capReached || c.PeakInFlight >= limit) {
 		c.Capped = true
 		c.Reason = fmt.Sprintf("max concurrency %d reached: %s", limit, strings.Join(reasons, "; "))
 		return

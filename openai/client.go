@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -1021,6 +1022,10 @@ func (c *Client) failErr(ctx, rctx context.Context, rec *loadgen.Record, err err
 		c.fail(rec, loadgen.StatusTimeout, loadgen.ErrorTimeout, fmt.Sprintf("request took longer than %v", c.cfg.requestTimeout))
 		return
 	}
+	if isClientResourceError(err) {
+		c.fail(rec, loadgen.StatusError, loadgen.ErrorClientResource, "client out of resources, nothing reached the server: "+err.Error())
+		return
+	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
 		c.fail(rec, loadgen.StatusTimeout, loadgen.ErrorTimeout, err.Error())
@@ -1031,6 +1036,15 @@ func (c *Client) failErr(ctx, rctx context.Context, rec *loadgen.Record, err err
 		return
 	}
 	c.fail(rec, loadgen.StatusError, loadgen.ErrorDisconnect, err.Error())
+}
+
+// isClientResourceError reports a failure of the client's own resources:
+// too many open files in the process (EMFILE) or the system (ENFILE), no
+// free ephemeral port or local address (EADDRNOTAVAIL), no socket buffer
+// (ENOBUFS). The dial or socket call failed here, so nothing was sent.
+func isClientResourceError(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) ||
+		errors.Is(err, syscall.EADDRNOTAVAIL) || errors.Is(err, syscall.ENOBUFS)
 }
 
 // isConnectError reports a dial, DNS or TLS failure: nothing was sent.

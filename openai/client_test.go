@@ -8,8 +8,11 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -480,5 +483,37 @@ func TestStaleKeepAliveConnRetried(t *testing.T) {
 		if i > 0 && rec.ConnReused {
 			t.Errorf("request %d: conn_reused true, want false (it was answered on a fresh connection)", i)
 		}
+	}
+}
+
+// TestDoClientResourceError: a dial that fails for lack of the client's
+// own resources (the process out of file descriptors, no ephemeral port)
+// is the client's failure, ErrorClientResource, not the server's connect
+// error (issue 25: at --rate 1e6, 16,368 "too many open files" counted as
+// the server's connect errors). The errors are built as package net
+// returns them from a failed socket(2) or connect(2).
+func TestDoClientResourceError(t *testing.T) {
+	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.EADDRNOTAVAIL} {
+		t.Run(errno.Error(), func(t *testing.T) {
+			var dials atomic.Int64
+			hc := &http.Client{Transport: &http.Transport{DialContext: func(context.Context, string, string) (net.Conn, error) {
+				dials.Add(1)
+				return nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("socket", errno)}
+			}}}
+			c, err := New("http://127.0.0.1:9", WithHTTPClient(hc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := do(t, context.Background(), c)
+			if rec.Status != loadgen.StatusError || rec.ErrorKind != loadgen.ErrorClientResource {
+				t.Errorf("status %q kind %q (%s), want error/%s", rec.Status, rec.ErrorKind, rec.ErrorMessage, loadgen.ErrorClientResource)
+			}
+			if !strings.Contains(rec.ErrorMessage, "nothing reached the server") {
+				t.Errorf("message %q does not say the server was not reached", rec.ErrorMessage)
+			}
+			if dials.Load() == 0 {
+				t.Error("the client never dialled")
+			}
+		})
 	}
 }
