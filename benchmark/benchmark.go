@@ -542,10 +542,10 @@ func (b *Benchmark) newClient(ctx context.Context) error {
 	if s.MinTokens > 0 {
 		opts = append(opts, openai.WithMinTokens(s.MinTokens))
 	}
-	if s.APIKey != "" {
-		opts = append(opts, openai.WithAPIKey(s.APIKey))
-	}
 	headers, _ := parseKV("header", s.Headers)
+	if key := b.credential(headers); key != "" {
+		opts = append(opts, openai.WithAPIKey(key))
+	}
 	for k, v := range headers {
 		opts = append(opts, openai.WithHeader(k, v))
 	}

@@ -130,7 +130,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	} else {
 		c.header.Set("Accept", "application/json")
 	}
-	if cfg.apiKey != "" {
+	if cfg.apiKey != "" && c.header.Get("Authorization") == "" && !hasUserinfo(base) {
 		c.header.Set("Authorization", "Bearer "+cfg.apiKey)
 	}
 	if err := c.buildPrefix(); err != nil {
@@ -141,6 +141,14 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 
 // normalizeBase checks a base URL and strips a trailing "/" and "/v1".
 // Its errors quote the URL without credentials.
+// hasUserinfo reports whether base, a normalized base URL, carries
+// credentials (user:password@), which net/http sends as Basic
+// authorization when no Authorization header is set.
+func hasUserinfo(base string) bool {
+	u, err := url.Parse(base)
+	return err == nil && u.User != nil
+}
+
 func normalizeBase(raw string) (string, error) {
 	shown := redactUserinfo(raw)
 	if !strings.Contains(raw, "://") {

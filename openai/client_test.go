@@ -517,3 +517,52 @@ func TestDoClientResourceError(t *testing.T) {
 		})
 	}
 }
+
+// TestExplicitCredentialsWin: an Authorization header beats credentials
+// in the URL, which beat the API key; the key is sent only when neither
+// is given, and two credentials are never merged (issue 25: an
+// $OPENAI_API_KEY replaced an explicit --header Authorization and the
+// URL's user:password, sending a user's OpenAI key to the benchmarked
+// server).
+func TestExplicitCredentialsWin(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var got []string
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, strings.Join(r.Header.Values("Authorization"), " | "))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, roleChunk+`data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"length"}]}`+"\n\n"+doneFrame)
+	}))
+	t.Cleanup(ts.Close)
+	withCreds := strings.Replace(ts.URL, "http://", "http://user:URLPASS@", 1)
+	for _, tc := range []struct {
+		name string
+		base string
+		opts []Option
+		want string
+	}{
+		{"header beats key", ts.URL, []Option{WithHeader("Authorization", "Bearer HEADERKEY"), WithAPIKey("ENVKEY")}, "Bearer HEADERKEY"},
+		{"header beats URL", withCreds, []Option{WithHeader("authorization", "Bearer HEADERKEY"), WithAPIKey("ENVKEY")}, "Bearer HEADERKEY"},
+		{"URL beats key", withCreds, []Option{WithAPIKey("ENVKEY")}, "Basic dXNlcjpVUkxQQVNT"},
+		{"key alone", ts.URL, []Option{WithAPIKey("ENVKEY")}, "Bearer ENVKEY"},
+	} {
+		mu.Lock()
+		got = nil
+		mu.Unlock()
+		c, err := New(tc.base, tc.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := do(t, context.Background(), c)
+		if rec.Status != loadgen.StatusOK {
+			t.Fatalf("%s: %s %s", tc.name, rec.Status, rec.ErrorMessage)
+		}
+		mu.Lock()
+		if len(got) != 1 || got[0] != tc.want {
+			t.Errorf("%s: Authorization %q, want exactly %q", tc.name, got, tc.want)
+		}
+		mu.Unlock()
+	}
+}

@@ -83,8 +83,11 @@ func WithModel(name string) Option {
 	return func(c *config) error { c.model = name; return nil }
 }
 
-// WithAPIKey sends "Authorization: Bearer key". The key is never logged,
-// written to a record or included in an error.
+// WithAPIKey sends "Authorization: Bearer key", unless a more explicit
+// credential is given: an Authorization header (WithHeader) or
+// credentials in the base URL (user:password@, sent as Basic), which are
+// then sent instead and the key is not sent at all. The key is never
+// logged, written to a record or included in an error.
 func WithAPIKey(key string) Option {
 	return func(c *config) error { c.apiKey = key; return nil }
 }

@@ -19,7 +19,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.StringVar(&s.Target, "target", s.Target, "base URL of the server, e.g. http://127.0.0.1:8000 (default: start the built-in mock in-process)")
 	fs.StringVar(&s.Model, "model", s.Model, "model name (default: the first id of GET /v1/models)")
 	fs.StringVar(&s.Endpoint, "endpoint", s.Endpoint, "API: completions|chat (/v1/completions or /v1/chat/completions)")
-	fs.StringVar(&s.APIKey, "api-key", s.APIKey, "bearer token (default $OPENAI_API_KEY); never written to outputs")
+	fs.StringVar(&s.APIKey, "api-key", s.APIKey, "bearer token (default $OPENAI_API_KEY); an Authorization --header or --target credentials win over both; never written to outputs")
 	fs.StringArrayVar(&s.Headers, "header", s.Headers, "extra HTTP header K=V (repeatable)")
 	fs.StringVar(&s.ExtraBody, "extra-body", s.ExtraBody, "JSON object merged into every request body; it wins over every default")
 	fs.BoolVar(&s.NoStream, "no-stream", s.NoStream, "send non-streaming requests (TTFT is then not reported)")

@@ -1,14 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gollm-bench/gollm-bench/exitcode"
+	"github.com/gollm-bench/gollm-bench/mockserver"
 )
 
 // TestSecretsNeverWritten: the secrets a command line carries (a password
@@ -117,6 +122,83 @@ func TestSecretsNeverWritten(t *testing.T) {
 	for _, want := range []string{"Proxy-Authorization=REDACTED", "--api-key REDACTED", "REDACTED@127.0.0.1"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no %q in the outputs", want)
+		}
+	}
+}
+
+// TestEnvironmentKeyNeverBeatsExplicitCredentials: $OPENAI_API_KEY is sent
+// only when nothing more explicit is given (an Authorization --header,
+// credentials in --target, --api-key), and stderr says once which source
+// was sent; the key itself is on no output and no console (issue 25: the
+// environment's key replaced an explicit --header Authorization, sending a
+// user's OpenAI key to the benchmarked server).
+func TestEnvironmentKeyNeverBeatsExplicitCredentials(t *testing.T) {
+	t.Parallel()
+	cfg, err := mockserver.Preset("instant")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mockserver.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	seen := map[string]int{}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.Header.Get("Authorization")]++
+		mu.Unlock()
+		srv.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { ts.Close(); srv.Close() })
+	withCreds := strings.Replace(ts.URL, "http://", "http://user:URLPASSSECRET@", 1)
+	for _, tc := range []struct {
+		name, target string
+		extra        []string
+		sent, said   string
+	}{
+		{"header", ts.URL, []string{"--header", "Authorization=Bearer HEADERSECRET"}, "Bearer HEADERSECRET", "not sending $OPENAI_API_KEY"},
+		{"url", withCreds, nil, "Basic dXNlcjpVUkxQQVNTU0VDUkVU", "not sending $OPENAI_API_KEY"},
+		{"flag", ts.URL, []string{"--api-key", "FLAGSECRET"}, "Bearer FLAGSECRET", "not sending $OPENAI_API_KEY"},
+		{"environment", ts.URL, nil, "Bearer ENVSECRET", "sending $OPENAI_API_KEY as the bearer token"},
+	} {
+		mu.Lock()
+		clear(seen)
+		mu.Unlock()
+		dir := t.TempDir()
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"run", "--target", tc.target, "--profile", "synchronous", "--max-requests", "2",
+			"--data", "prompt_tokens=4,output_tokens=2", "--energy", "none", "--max-lag", lenientLag, "--output-dir", dir, "--run-id", "r"}, tc.extra...)
+		getenv := func(k string) string {
+			if k == "OPENAI_API_KEY" {
+				return "ENVSECRET"
+			}
+			return ""
+		}
+		code := runEnv(context.Background(), env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: getenv}, args)
+		if code != exitcode.OK {
+			t.Fatalf("%s: exit %d\n%s", tc.name, code, stderr.String())
+		}
+		mu.Lock()
+		if len(seen) != 1 || seen[tc.sent] == 0 {
+			t.Errorf("%s: the server saw Authorization %v, want only %q", tc.name, seen, tc.sent)
+		}
+		mu.Unlock()
+		if n := strings.Count(stderr.String(), "credentials: "); n != 1 || !strings.Contains(stderr.String(), tc.said) {
+			t.Errorf("%s: stderr says %d times which credentials were sent, want once %q:\n%s", tc.name, n, tc.said, stderr.String())
+		}
+		outputs := stdout.String() + stderr.String()
+		_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				b, _ := os.ReadFile(path)
+				outputs += string(b)
+			}
+			return err
+		})
+		for _, secret := range []string{"ENVSECRET", "HEADERSECRET", "URLPASSSECRET", "FLAGSECRET"} {
+			if strings.Contains(outputs, secret) {
+				t.Errorf("%s: %s written to an output or the console", tc.name, secret)
+			}
 		}
 	}
 }
