@@ -538,6 +538,7 @@ func (b *Benchmark) newClient(ctx context.Context) error {
 		openai.WithRequestTimeout(s.RequestTimeout),
 		openai.WithIdleTimeout(s.IdleTimeout),
 		openai.WithMaxConcurrency(b.maxInFlight()),
+		openai.WithMaxLineBytes(s.MaxLineBytes),
 	}
 	if s.MinTokens > 0 {
 		opts = append(opts, openai.WithMinTokens(s.MinTokens))

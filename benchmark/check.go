@@ -52,6 +52,7 @@ func (b *Benchmark) validateFlags() []error {
 		{s.MaxConcurrency < 0, fmt.Sprintf("--max-concurrency %d: want 0 for no cap, or a positive number of requests in flight", s.MaxConcurrency)},
 		{s.RequestTimeout < 0, fmt.Sprintf("--request-timeout %v: want a duration, e.g. 5m, or 0 for none", s.RequestTimeout)},
 		{s.IdleTimeout < 0, fmt.Sprintf("--idle-timeout %v: want a duration, e.g. 60s, or 0 for none", s.IdleTimeout)},
+		{s.MaxLineBytes < 1<<10, fmt.Sprintf("--max-line-bytes %d: want at least 1024 bytes; the default is %d (4 MiB)", s.MaxLineBytes, openai.DefaultMaxLineBytes)},
 		{s.DrainTimeout < 0, fmt.Sprintf("--drain-timeout %v: want a duration, e.g. 30s, or 0 to cut requests off at the level's end", s.DrainTimeout)},
 		{s.MaxLag < 0, fmt.Sprintf("--max-lag %v: want a duration, e.g. 20ms, or 0 for the default (5 %% of the tightest SLO latency)", s.MaxLag)},
 		{s.PUE != 0 && (!finite(s.PUE) || s.PUE < 1), fmt.Sprintf("--pue %v: a PUE is facility power over IT power, so at least 1, e.g. 1.4; leave it out when unknown", s.PUE)},

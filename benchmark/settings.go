@@ -1,6 +1,10 @@
 package benchmark
 
-import "time"
+import (
+	"time"
+
+	"github.com/gollm-bench/gollm-bench/openai"
+)
 
 // Command is what a benchmark does with its levels.
 type Command string
@@ -104,6 +108,7 @@ type Settings struct {
 	UnreachableAfter int64         // unreachable-after: stop a level whose first N requests fail to connect (0: never)
 	RequestTimeout   time.Duration // request-timeout: limit on one request (0: none)
 	IdleTimeout      time.Duration // idle-timeout: longest gap between stream bytes (0: none)
+	MaxLineBytes     int           // max-line-bytes: longest stream line, bytes (openai.WithMaxLineBytes)
 	DrainTimeout     time.Duration // drain-timeout: how long requests sent in the window may finish after it
 	MaxLag           time.Duration // max-lag: scheduling-lag p99 above which a level is client-limited (0: from the SLO)
 
@@ -173,6 +178,7 @@ func DefaultSettings(command Command) Settings {
 		UnreachableAfter: DefaultUnreachableAfter,
 		RequestTimeout:   5 * time.Minute,
 		IdleTimeout:      60 * time.Second,
+		MaxLineBytes:     openai.DefaultMaxLineBytes,
 		DrainTimeout:     30 * time.Second,
 		Repeat:           1,
 		Energy:           "auto",

@@ -50,6 +50,11 @@ const (
 	// (metrics.RequestCounts.ClientResource) and calls the level client
 	// limited.
 	ErrorClientResource ErrorKind = "client_resource"
+	// ErrorLineTooLong: a line of the event stream, or the data of one
+	// event, was longer than the client's limit (openai.WithMaxLineBytes),
+	// or than its budget for all streams had left: a server that never
+	// ends a line. The connection is closed; the run goes on.
+	ErrorLineTooLong ErrorKind = "line_too_long"
 )
 
 // Phase is the part of a run a request belongs to (Record.Phase).

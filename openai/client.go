@@ -47,6 +47,9 @@ type Client struct {
 	sendPrompt, sendMaxTokens, sendMaxCompletion, sendMinTokens bool
 
 	streams sync.Pool // *streamState, reused between requests
+	// lineBudget bounds the SSE buffers of all streams together
+	// (WithLineBudget).
+	lineBudget *lineBudget
 
 	// stamping is set when the Client dials its connections with kernel
 	// receive stamps (see ReceiveClockMode); userNote says why not
@@ -93,6 +96,8 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		stream:         true,
 		maxConcurrency: DefaultMaxConcurrency,
 		receiveClock:   ReceiveAuto,
+		maxLineBytes:   DefaultMaxLineBytes,
+		lineBudget:     DefaultLineBudget,
 	}
 	var errs []error
 	for _, o := range opts {
@@ -107,7 +112,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	c := &Client{cfg: cfg, base: base, url: base + "/v1/" + string(cfg.endpoint), hc: cfg.httpClient}
+	c := &Client{cfg: cfg, base: base, url: base + "/v1/" + string(cfg.endpoint), hc: cfg.httpClient, lineBudget: newLineBudget(cfg.lineBudget)}
 	if err := c.chooseClock(); err != nil {
 		return nil, err
 	}
@@ -709,6 +714,7 @@ func (c *Client) readStream(ctx, rctx context.Context, clock loadgen.Clock, r io
 	rec.ChunkTimes, rec.ChunkTokens, rec.ChunkUserTimes = rec.ChunkTimes[:0], rec.ChunkTokens[:0], rec.ChunkUserTimes[:0]
 	st.sse.reset(r)
 	st.sse.src = st.src
+	st.sse.limit, st.sse.budget = c.cfg.maxLineBytes, c.lineBudget
 	defer st.sse.reset(nil)
 	events, end := 0, "EOF"
 	for {
@@ -720,6 +726,14 @@ func (c *Client) readStream(ctx, rctx context.Context, clock loadgen.Clock, r io
 		if err == errNotSSE {
 			c.fail(rec, loadgen.StatusError, loadgen.ErrorNotSSE, fmt.Sprintf("HTTP %d body is not an event stream (Content-Type %q): %s",
 				rec.HTTPStatus, ctype, quoteBody(st.sse.notSSE())))
+			return
+		}
+		if err == errSSELineTooLong || err == errSSELineBudget {
+			why := fmt.Sprintf("longer than the %d-byte limit", st.sse.maxLine())
+			if err == errSSELineBudget {
+				why = "longer than the SSE buffer budget shared by all streams had left"
+			}
+			c.fail(rec, loadgen.StatusError, loadgen.ErrorLineTooLong, fmt.Sprintf("a stream line (or event) %s, after %d events; the connection is closed", why, events))
 			return
 		}
 		if err != nil {

@@ -566,3 +566,70 @@ func TestExplicitCredentialsWin(t *testing.T) {
 		mu.Unlock()
 	}
 }
+
+// endlessLine serves, for a request whose prompt is "endless", an event
+// stream whose second line never ends (the server writes until the
+// client hangs up), and a normal short stream otherwise.
+func endlessLine(t *testing.T) string {
+	t.Helper()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		if !strings.Contains(string(body), "endless") {
+			io.WriteString(w, roleChunk+`data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"length"}]}`+"\n\n"+doneFrame)
+			return
+		}
+		io.WriteString(w, roleChunk+`data: {"choices":[{"index":0,"delta":{"content":"`)
+		block := []byte(strings.Repeat("x", 32<<10))
+		for {
+			if _, err := w.Write(block); err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// TestEndlessLineIsBounded: a stream line that never ends fails the
+// request as line_too_long once it passes the line limit, or what the
+// budget shared by all streams has left; the budget is given back when
+// the stream ends, and the next request on the same client succeeds
+// (issue 25: one endless line cost about 137 MB per stream, and the
+// request failed as a disconnect).
+func TestEndlessLineIsBounded(t *testing.T) {
+	t.Parallel()
+	url := endlessLine(t)
+	for _, tc := range []struct {
+		name string
+		opts []Option
+		msg  string
+	}{
+		{"line limit", []Option{WithMaxLineBytes(256 << 10)}, "longer than the 262144-byte limit"},
+		{"budget", []Option{WithLineBudget(64 << 10)}, "budget shared by all streams"},
+	} {
+		c, err := New(url, tc.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock := loadgen.NewClock(time.Now())
+		rec := &loadgen.Record{}
+		c.Do(context.Background(), clock, &loadgen.Request{Prompt: "endless", MaxTokens: 16}, rec)
+		if rec.Status != loadgen.StatusError || rec.ErrorKind != loadgen.ErrorLineTooLong || !strings.Contains(rec.ErrorMessage, tc.msg) {
+			t.Errorf("%s: %s/%s %q, want error/%s saying %q", tc.name, rec.Status, rec.ErrorKind, rec.ErrorMessage, loadgen.ErrorLineTooLong, tc.msg)
+		}
+		want := int64(DefaultLineBudget)
+		if tc.name == "budget" {
+			want = 64 << 10
+		}
+		if left := c.lineBudget.left.Load(); left != want {
+			t.Errorf("%s: budget left %d after the stream, want %d (all given back)", tc.name, left, want)
+		}
+		if rec := do(t, context.Background(), c); rec.Status != loadgen.StatusOK {
+			t.Errorf("%s: the next request %s/%s %s, want ok", tc.name, rec.Status, rec.ErrorKind, rec.ErrorMessage)
+		}
+	}
+	if _, err := New(url, WithMaxLineBytes(10)); err == nil || !strings.Contains(err.Error(), "at least 1024") {
+		t.Errorf("WithMaxLineBytes(10): %v, want a refusal", err)
+	}
+}

@@ -63,6 +63,8 @@ type config struct {
 	countTokens    func(text []byte) int // the text is valid only during the call
 	tls            *tls.Config
 	receiveClock   ReceiveClockMode
+	maxLineBytes   int
+	lineBudget     int64
 }
 
 // WithEndpoint selects completions (the default) or chat.
@@ -200,6 +202,35 @@ func WithMaxConcurrency(n int) Option {
 			return fmt.Errorf("max concurrency %d: want >= 1", n)
 		}
 		c.maxConcurrency = n
+		return nil
+	}
+}
+
+// WithMaxLineBytes bounds one line of an event stream, and the data of
+// one event, to n bytes (default DefaultMaxLineBytes). A longer one fails
+// the request as loadgen.ErrorLineTooLong and closes its connection; the
+// run goes on. n must be at least 1 KiB.
+func WithMaxLineBytes(n int) Option {
+	return func(c *config) error {
+		if n < 1<<10 {
+			return fmt.Errorf("max line bytes %d: want at least 1024 (1 KiB); the default is %d (4 MiB)", n, DefaultMaxLineBytes)
+		}
+		c.maxLineBytes = n
+		return nil
+	}
+}
+
+// WithLineBudget bounds, to n bytes, the buffers that all the Client's
+// streams together may hold beyond 4 KiB each for long lines (default
+// DefaultLineBudget). A stream whose line needs more than is left fails
+// as loadgen.ErrorLineTooLong, so the Client's memory stays bounded
+// whatever the number of streams. n must be >= 0.
+func WithLineBudget(n int64) Option {
+	return func(c *config) error {
+		if n < 0 {
+			return fmt.Errorf("line budget %d: want >= 0 bytes; the default is %d (256 MiB)", n, DefaultLineBudget)
+		}
+		c.lineBudget = n
 		return nil
 	}
 }

@@ -67,6 +67,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.Int64Var(&s.UnreachableAfter, "unreachable-after", s.UnreachableAfter, "stop a level when its first N requests all fail to connect (refused, unknown host, TLS failure); 0: never")
 	fs.DurationVar(&s.RequestTimeout, "request-timeout", s.RequestTimeout, "limit on one whole request")
 	fs.DurationVar(&s.IdleTimeout, "idle-timeout", s.IdleTimeout, "longest gap allowed between stream bytes")
+	fs.IntVar(&s.MaxLineBytes, "max-line-bytes", s.MaxLineBytes, "longest stream line (or event) in bytes; a longer one fails the request as line_too_long")
 	fs.DurationVar(&s.DrainTimeout, "drain-timeout", s.DrainTimeout, "after a level's --max-seconds, let requests in flight finish for up to this long, so those sent in the window are measured to their end (0: cut them off as incomplete)")
 	fs.DurationVar(&s.MaxLag, "max-lag", s.MaxLag, "scheduling-lag p99 above which a level is client-limited (default 5% of the tightest SLO latency, or 10ms)")
 
