@@ -44,15 +44,15 @@ type Settings struct {
 	Command Command
 
 	// Target and requests.
-	Target      string   // target: base URL; "" starts the built-in mock in-process
-	Model       string   // model: "" asks GET /v1/models for its first id
-	Endpoint    string   // endpoint: completions or chat
-	APIKey      string   // api-key: bearer token, never written to an output
+	Target   string // target: base URL; "" starts the built-in mock in-process
+	Model    string // model: "" asks GET /v1/models for its first id
+	Endpoint string // endpoint: completions or chat
+	APIKey   string // api-key: bearer token, never written to an output
 	// EnvAPIKey is the key the environment offers ($OPENAI_API_KEY): sent
 	// only when no more explicit credential is given (an Authorization
 	// --header, credentials in --target, --api-key), and then said once
 	// on the log. Never written to an output.
-	EnvAPIKey string
+	EnvAPIKey   string
 	Headers     []string // header: extra HTTP headers, each NAME=VALUE
 	ExtraBody   string   // extra-body: a JSON object merged into every request body
 	NoStream    bool     // no-stream: non-streaming requests (no TTFT, no ITL)
