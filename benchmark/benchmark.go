@@ -128,6 +128,13 @@ type Benchmark struct {
 	// says how a level was bounded by it (WarnOpenFiles).
 	fdLimit, fdBound int
 	fdNote           string
+
+	// stopLevels ends the levels when the reserve could not grow
+	// (growReserve), reserveErr saying why; runJSONBytes is the estimate
+	// of run.json's size so far.
+	stopLevels   context.CancelCauseFunc
+	reserveErr   *results.WriteError
+	runJSONBytes int64
 }
 
 // New checks the settings, reporting every bad one at once as an
@@ -779,9 +786,12 @@ func (b *Benchmark) Run(ctx context.Context) (Outcome, error) {
 			res.Kind = b.plan().Kind
 		}
 	case b.isSweep():
-		res, runErr = sweep.Run(ctx, b.plan(), b.runner, b.sweepOptions()...)
+		res, runErr = sweep.Run(b.levelContext(ctx), b.plan(), b.runner, b.sweepOptions()...)
 	default:
-		res, runErr = b.runLevels(ctx)
+		res, runErr = b.runLevels(b.levelContext(ctx))
+	}
+	if b.reserveErr != nil {
+		runErr = b.reserveErr // the disk filled: stopped to keep room for run.json
 	}
 	var writeErr *results.WriteError
 	failedWrite := errors.As(runErr, &writeErr)
@@ -870,12 +880,17 @@ func (b *Benchmark) runLevels(ctx context.Context) (sweep.Result, error) {
 	return sweep.Run(ctx, sweep.Plan{Kind: sweep.KindLevels, Levels: b.profiles(), Objective: b.obj, Decide: !b.precision.IsZero()}, b.runner, b.sweepOptions()...)
 }
 
-// sweepOptions passes Options.SweepProgress on to the sweep.
+// sweepOptions passes Options.SweepProgress on to the sweep, and grows
+// the disk reserve at the end of each level (growReserve).
 func (b *Benchmark) sweepOptions() []sweep.Option {
-	if b.opt.SweepProgress == nil {
-		return nil
-	}
-	return []sweep.Option{sweep.WithProgress(b.opt.SweepProgress)}
+	return []sweep.Option{sweep.WithProgress(func(ev sweep.Event) {
+		if ev.Type == sweep.LevelEnd {
+			b.growReserve(ev)
+		}
+		if b.opt.SweepProgress != nil {
+			b.opt.SweepProgress(ev)
+		}
+	})}
 }
 
 // result assembles run.json.

@@ -145,6 +145,7 @@ const ReserveFile = ".gollm-bench-reserve"
 type Reserve struct {
 	fsys FS
 	path string
+	size int64 // bytes held
 }
 
 // Reserve sets size bytes aside in d for the files a run writes at its
@@ -159,12 +160,22 @@ func (d Folder) Reserve(size int64) (*Reserve, error) {
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
-	data := make([]byte, size)
+	if _, err := appendReserve(f, size); err != nil {
+		_ = fsys.Remove(path)
+		return nil, NewWriteError(fsys, path, err)
+	}
+	return &Reserve{fsys: fsys, path: path, size: size}, nil
+}
+
+// appendReserve writes n random bytes to f, syncs and closes it, and
+// returns the bytes written even when it fails.
+func appendReserve(f File, n int64) (int64, error) {
+	data := make([]byte, n)
 	var seed [32]byte
 	seed[0] = 1
 	_, _ = rand.NewChaCha8(seed).Read(data)
-	n, err := f.Write(data)
-	if err == nil && n < len(data) {
+	w, err := f.Write(data)
+	if err == nil && w < len(data) {
 		err = io.ErrShortWrite
 	}
 	if err == nil {
@@ -173,11 +184,40 @@ func (d Folder) Reserve(size int64) (*Reserve, error) {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		_ = fsys.Remove(path)
-		return nil, NewWriteError(fsys, path, err)
+	return int64(w), err
+}
+
+// Size returns the bytes the reserve holds (0 once released).
+func (r *Reserve) Size() int64 {
+	if r == nil || r.path == "" {
+		return 0
 	}
-	return &Reserve{fsys: fsys, path: path}, nil
+	return r.size
+}
+
+// Grow makes the reserve hold at least size bytes, so that the outputs of
+// a run that grew (run.json takes tens of KiB a level) still fit when the
+// disk fills. The bytes written before a failure stay reserved; the error
+// is then a *WriteError naming the reserve and the space left. A nil or
+// released Reserve grows nothing.
+func (r *Reserve) Grow(size int64) error {
+	if r == nil || r.path == "" || size <= r.size {
+		return nil
+	}
+	f, err := r.fsys.OpenFile(r.path, os.O_WRONLY, 0o644)
+	if err != nil {
+		return NewWriteError(r.fsys, r.path, err)
+	}
+	if _, err := f.Seek(r.size, io.SeekStart); err != nil {
+		_ = f.Close()
+		return NewWriteError(r.fsys, r.path, err)
+	}
+	n, err := appendReserve(f, size-r.size)
+	r.size += n
+	if err != nil {
+		return NewWriteError(r.fsys, r.path, err)
+	}
+	return nil
 }
 
 // Release removes the reserve, giving its space back. A nil Reserve, or
