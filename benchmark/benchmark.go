@@ -22,6 +22,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/internal/fieldname"
 	"github.com/gollm-bench/gollm-bench/internal/redact"
+	"github.com/gollm-bench/gollm-bench/internal/termtext"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/machine"
 	"github.com/gollm-bench/gollm-bench/metrics"
@@ -1065,7 +1066,7 @@ func (b *Benchmark) printUnreachable(res sweep.Result) {
 	for _, lv := range res.Levels {
 		for _, w := range lv.Summary.Warnings {
 			if w.Code == harness.WarnUnreachable {
-				fmt.Fprintf(b.opt.Log, "warning: %s\n", redact.URLs(w.Message))
+				fmt.Fprintf(b.opt.Log, "warning: %s\n", termtext.Escape(redact.URLs(w.Message)))
 			}
 		}
 	}

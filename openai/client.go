@@ -26,6 +26,7 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/internal/jsonstring"
 	"github.com/gollm-bench/gollm-bench/internal/rxstamp"
+	"github.com/gollm-bench/gollm-bench/internal/termtext"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 )
 
@@ -1023,7 +1024,9 @@ func (c *Client) fail(rec *loadgen.Record, s loadgen.Status, k loadgen.ErrorKind
 	if rec.ErrorKind != loadgen.ErrorNone {
 		return
 	}
-	rec.Status, rec.ErrorKind, rec.ErrorMessage = s, k, truncate(msg)
+	// The message quotes the server: no terminal control in it reaches
+	// requests.jsonl, the reports or the console.
+	rec.Status, rec.ErrorKind, rec.ErrorMessage = s, k, termtext.Escape(truncate(msg))
 }
 
 // failErr classifies a transport or read error. ctx is the run's context,
