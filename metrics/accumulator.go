@@ -128,6 +128,7 @@ type Accumulator struct {
 	clockSteps           int64
 	largestStep          time.Duration
 	outTokens            float64 // output tokens arriving in the window (scaled to usage)
+	failedOutTokens      float64 // ... from requests that failed
 	inTokens             int64   // prompt tokens of prefilled requests sent in the window
 	cachedTokens         int64   // the cached part of inTokens (usage.prompt_tokens_details.cached_tokens)
 	busy                 time.Duration
@@ -225,6 +226,9 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 	good := ok && a.cfg.Good != nil && (rec.InWindow || in > 0) && a.cfg.Good(rec)
 	if a.validWindow {
 		a.outTokens += in
+		if failed(rec.Status) {
+			a.failedOutTokens += in
+		}
 		if good && in > 0 {
 			// Goodput counts the tokens of good requests that arrived in
 			// the window, whenever the request was sent: a request sent in
@@ -320,6 +324,9 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 	}
 	if rec.RequestedOutputTokens > 0 && rec.OutputTokens < rec.RequestedOutputTokens {
 		a.counts.OSLShort++
+	}
+	if rec.RequestedOutputTokens > 0 && rec.OutputTokens > rec.RequestedOutputTokens {
+		a.counts.OSLExceeded++
 	}
 	if good {
 		a.goodReqs++
@@ -497,6 +504,7 @@ func (a *Accumulator) Summary() Summary {
 	if a.validWindow {
 		sec := a.windowLength.Seconds()
 		s.OutputTokensPerSecond = a.outTokens / sec
+		s.FailedOutputTokensPerSecond = a.failedOutTokens / sec
 		s.InputTokensPerSecond = float64(a.inTokens) / sec
 		s.CachedInputTokensPerSecond = float64(a.cachedTokens) / sec
 		s.TotalTokensPerSecond = s.OutputTokensPerSecond + s.InputTokensPerSecond

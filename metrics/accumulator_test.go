@@ -603,3 +603,43 @@ func TestClientResourceIsNotTheServers(t *testing.T) {
 		t.Errorf("client limited %v capped %v reason %q: want client limited by its own resources", s.Client.ClientLimited, s.Client.Capped, s.Client.Reason)
 	}
 }
+
+// TestServerIgnoringMaxTokens: ok requests with more output tokens than
+// their max_tokens are counted and warned about (osl_exceeded), and the
+// tokens of failed requests are reported apart (failed_output_tok_s),
+// with a warning when most tokens came from them (issue 25 item 6: 10×
+// the requested tokens counted ok without a warning, and an endless
+// stream cut by the request timeout showed 32k–64k output tok/s while no
+// request succeeded).
+func TestServerIgnoringMaxTokens(t *testing.T) {
+	t.Parallel()
+	var recs []*loadgen.Record
+	for i := range 4 {
+		r := stream(int64(i), float64(100*i), 10, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)
+		r.RequestedOutputTokens = 1 // the server sent 10
+		recs = append(recs, r)
+	}
+	s := summarize(Config{Window: tenSeconds}, recs...)
+	if s.Requests.OSLExceeded != 4 || !strings.Contains(codes(s.Warnings), string(WarnOSLExceeded)) {
+		t.Errorf("osl_exceeded %d, warnings %q: want 4 and %s", s.Requests.OSLExceeded, codes(s.Warnings), WarnOSLExceeded)
+	}
+	if s.FailedOutputTokensPerSecond != 0 {
+		t.Errorf("failed tok/s %v with no failure", s.FailedOutputTokensPerSecond)
+	}
+
+	// Endless streams cut by the request timeout: every token is a failed
+	// request's.
+	recs = nil
+	for i := range 3 {
+		r := stream(int64(i), float64(100*i), 10, 1, 5, 5, 5, 5)
+		r.Status, r.ErrorKind = loadgen.StatusTimeout, loadgen.ErrorTimeout
+		recs = append(recs, r)
+	}
+	s = summarize(Config{Window: tenSeconds}, recs...)
+	if s.OutputTokensPerSecond == 0 || s.FailedOutputTokensPerSecond != s.OutputTokensPerSecond {
+		t.Errorf("output %v tok/s, of which failed %v: want all of it failed", s.OutputTokensPerSecond, s.FailedOutputTokensPerSecond)
+	}
+	if !strings.Contains(codes(s.Warnings), string(WarnFailedTokens)) {
+		t.Errorf("warnings %q lack %s", codes(s.Warnings), WarnFailedTokens)
+	}
+}

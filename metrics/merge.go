@@ -63,6 +63,7 @@ func MergeSummaries(parts ...Summary) (Summary, error) {
 		r.TokenCountsCompared += q.TokenCountsCompared
 		r.TokenCountMismatches += q.TokenCountMismatches
 		r.OSLShort += q.OSLShort
+		r.OSLExceeded += q.OSLExceeded
 		r.UsageRejected += q.UsageRejected
 		r.ClientResource += q.ClientResource
 		for k, v := range q.ErrorKinds {
@@ -84,6 +85,7 @@ func MergeSummaries(parts ...Summary) (Summary, error) {
 		}
 
 		s.OutputTokensPerSecond += p.OutputTokensPerSecond
+		s.FailedOutputTokensPerSecond += p.FailedOutputTokensPerSecond
 		s.InputTokensPerSecond += p.InputTokensPerSecond
 		s.CachedInputTokensPerSecond += p.CachedInputTokensPerSecond
 		s.TotalTokensPerSecond += p.TotalTokensPerSecond

@@ -122,6 +122,11 @@ type Summary struct {
 
 	// Throughputs over the window (docs/metrics.md#throughputs).
 	OutputTokensPerSecond float64 `json:"output_tok_s"` // output tokens whose chunk arrived in the window (any request, scaled to OutputTokens) / window
+	// FailedOutputTokensPerSecond is the part of OutputTokensPerSecond
+	// whose requests failed (error or timeout), tokens/s: shown apart,
+	// since a server that streams without end until the request timeout
+	// fires delivers tokens but no completed request.
+	FailedOutputTokensPerSecond float64 `json:"failed_output_tok_s,omitempty"`
 	InputTokensPerSecond  float64 `json:"input_tok_s"`  // prompt tokens of requests sent in the window and prefilled (ok, or a token arrived) / window
 	// CachedInputTokensPerSecond is the part of InputTokensPerSecond the
 	// server reported served from its prefix cache
@@ -179,6 +184,9 @@ type RequestCounts struct {
 	// OSLShort counts ok requests sent in the window whose OutputTokens fell
 	// short of RequestedOutputTokens (ignore_eos not honoured, or a stop).
 	OSLShort int64 `json:"osl_short"`
+	// OSLExceeded counts ok requests sent in the window whose OutputTokens
+	// exceeded RequestedOutputTokens: a server that ignores max_tokens.
+	OSLExceeded int64 `json:"osl_exceeded,omitempty"`
 	// UsageRejected counts requests sent in the window, whatever their
 	// outcome, whose server usage held an impossible count that the client
 	// rejected (loadgen.Record.UsageRejected).

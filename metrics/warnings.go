@@ -26,6 +26,12 @@ const (
 	WarnTokenCountMismatch WarningCode = "token_count_mismatch"
 	// WarnOSLShort: ok requests returned fewer tokens than requested.
 	WarnOSLShort WarningCode = "osl_short"
+	// WarnOSLExceeded: ok requests returned more tokens than their
+	// max_tokens allowed (the server ignores it).
+	WarnOSLExceeded WarningCode = "osl_exceeded"
+	// WarnFailedTokens: a share of the output tokens came from requests
+	// that failed (FailedOutputTokensPerSecond).
+	WarnFailedTokens WarningCode = "failed_request_tokens"
 	// WarnHighErrorRate: the error rate exceeds HighErrorRate.
 	WarnHighErrorRate WarningCode = "high_error_rate"
 	// WarnShardWindowsDiffer: MergeSummaries added rates of shards whose
@@ -41,12 +47,17 @@ const (
 	WarnClockStep WarningCode = "wall_clock_step"
 )
 
+// FailedTokensShare is the share of a level's output tokens/s from
+// failed requests at and above which it warns WarnFailedTokens (0.5: half
+// the tokens came from requests that did not complete).
+const FailedTokensShare = 0.5
+
 // isDerived reports whether code is computed from a Summary's own fields,
 // so that MergeSummaries recomputes it rather than copies it.
 func isDerived(code WarningCode) bool {
 	switch code {
 	case WarnEmptyWindow, WarnNoRequests, WarnTooShort, WarnClientLimited, WarnCapped,
-		WarnTokenCountMismatch, WarnOSLShort, WarnHighErrorRate, WarnUsageRejected:
+		WarnTokenCountMismatch, WarnOSLShort, WarnOSLExceeded, WarnFailedTokens, WarnHighErrorRate, WarnUsageRejected:
 		return true
 	}
 	return false
@@ -115,6 +126,12 @@ func deriveWarnings(s *Summary) []Warning {
 	if r.TokenCountMismatches > 0 {
 		add(WarnTokenCountMismatch, "level %d: server and local tokenizer output counts differ by more than %.0f %% on %d of %d requests; the tokenizer may not match the served model",
 			s.Level, 100*TokenMismatchTolerance, r.TokenCountMismatches, r.TokenCountsCompared)
+	}
+	if r.OSLExceeded > 0 {
+		add(WarnOSLExceeded, "level %d: %d of %d ok requests returned more output tokens than their max_tokens allowed: the server ignores max_tokens, and every per-token figure counts the extra", s.Level, r.OSLExceeded, r.OK)
+	}
+	if f := s.FailedOutputTokensPerSecond; f > 0 && f >= FailedTokensShare*s.OutputTokensPerSecond {
+		add(WarnFailedTokens, "level %d: %.4g of the %.4g output tok/s came from requests that failed (%d failed, %d ok): the server delivered tokens but not completed requests", s.Level, f, s.OutputTokensPerSecond, r.Failed, r.OK)
 	}
 	if r.OSLShort > 0 {
 		add(WarnOSLShort, "level %d: %d of %d ok requests returned fewer output tokens than requested (ignore_eos not honoured?)", s.Level, r.OSLShort, r.OK)
