@@ -781,8 +781,10 @@ func (l *level) send(k int64, req *Request, rec *Record, sent *bool) {
 	if req.PromptTokensSource == SourceTokenizer {
 		rec.LocalPromptTokens = req.PromptTokens
 	}
-	if l.reqCtx.Err() != nil {
-		// Cut off before it was sent (in the queue, or at the stop).
+	if d := l.lim.MaxDuration; l.reqCtx.Err() != nil || (d > 0 && g.clock.Now()-l.start >= d) {
+		// Cut off before it was sent (in the queue, or at the stop). The
+		// drain after MaxDuration is for requests in flight: an arrival
+		// still queued for a MaxConcurrency slot is not sent then.
 		rec.Status, rec.ErrorKind = StatusCancelled, ErrorCancelled
 		rec.ErrorMessage = "level stopped before the request was sent"
 		return

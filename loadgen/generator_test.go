@@ -863,3 +863,32 @@ func TestProfileRefusesRunawayRates(t *testing.T) {
 		t.Errorf("rate MaxRate refused: %v", err)
 	}
 }
+
+// TestQueuedArrivalsNotSentInTheDrain: arrivals still queued for a
+// MaxConcurrency slot when MaxDuration ends are not sent during the drain,
+// which is for the requests in flight; they are recorded as cancelled
+// (issue 25: --rate 1e6 with 384 slots queued about a million arrivals
+// and kept sending them for the whole drain).
+func TestQueuedArrivalsNotSentInTheDrain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newBubbled(newFake(300*time.Millisecond), okWorkload, WithDrainTimeout(time.Hour))
+		var sink MemorySink
+		res, err := g.Run(t.Context(), 0, Profile{Mode: ModeConstant, Rate: 100, MaxConcurrency: 1}, Limits{MaxDuration: time.Second}, &sink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkComplete(t, res, sink.Records())
+		var sent int
+		for _, r := range sink.Records() {
+			if r.SentAt >= time.Second {
+				t.Errorf("request %d sent at %v, in the drain", r.Seq, r.SentAt)
+			}
+			if r.SentAt > 0 || r.Seq == 0 {
+				sent++
+			}
+		}
+		if sent > 4 {
+			t.Errorf("%d requests sent, want at most 4 (one slot, 300 ms each, 1 s)", sent)
+		}
+	})
+}
