@@ -14,6 +14,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,6 +26,7 @@ import (
 	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/gollm-bench/gollm-bench/internal/jsonstring"
+	"github.com/gollm-bench/gollm-bench/internal/redact"
 	"github.com/gollm-bench/gollm-bench/internal/rxstamp"
 	"github.com/gollm-bench/gollm-bench/internal/termtext"
 	"github.com/gollm-bench/gollm-bench/loadgen"
@@ -51,6 +53,9 @@ type Client struct {
 	// lineBudget bounds the SSE buffers of all streams together
 	// (WithLineBudget).
 	lineBudget *lineBudget
+	// secrets are the credential values the Client sends (knownSecrets),
+	// scrubbed from every error text a server echoes them in.
+	secrets []string
 
 	// stamping is set when the Client dials its connections with kernel
 	// receive stamps (see ReceiveClockMode); userNote says why not
@@ -139,6 +144,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if cfg.apiKey != "" && c.header.Get("Authorization") == "" && !hasUserinfo(base) {
 		c.header.Set("Authorization", "Bearer "+cfg.apiKey)
 	}
+	c.secrets = knownSecrets(c.header, cfg.apiKey, base)
 	if err := c.buildPrefix(); err != nil {
 		return nil, err
 	}
@@ -147,6 +153,35 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 
 // normalizeBase checks a base URL and strips a trailing "/" and "/v1".
 // Its errors quote the URL without credentials.
+// knownSecrets lists the credential values a Client sends: every header
+// value but the harmless ones (redact.HarmlessHeader), each also without
+// its scheme ("Bearer KEY" gives KEY too), the API key, and the base
+// URL's user and password.
+func knownSecrets(h http.Header, apiKey, base string) []string {
+	out := []string{apiKey}
+	for k, vs := range h {
+		if redact.HarmlessHeader(k) {
+			continue
+		}
+		for _, v := range vs {
+			out = append(out, v)
+			if _, tok, ok := strings.Cut(v, " "); ok {
+				out = append(out, strings.TrimSpace(tok))
+			}
+		}
+	}
+	if u, err := url.Parse(base); err == nil && u.User != nil {
+		out = append(out, u.User.Username())
+		if pw, ok := u.User.Password(); ok {
+			out = append(out, pw)
+		}
+	}
+	// Longest first, so that a key inside a longer value is not left
+	// half-redacted.
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
+}
+
 // hasUserinfo reports whether base, a normalized base URL, carries
 // credentials (user:password@), which net/http sends as Basic
 // authorization when no Authorization header is set.
@@ -1026,7 +1061,7 @@ func (c *Client) fail(rec *loadgen.Record, s loadgen.Status, k loadgen.ErrorKind
 	}
 	// The message quotes the server: no terminal control in it reaches
 	// requests.jsonl, the reports or the console.
-	rec.Status, rec.ErrorKind, rec.ErrorMessage = s, k, termtext.Escape(truncate(msg))
+	rec.Status, rec.ErrorKind, rec.ErrorMessage = s, k, termtext.Escape(truncate(redact.Scrub(msg, c.secrets)))
 }
 
 // failErr classifies a transport or read error. ctx is the run's context,

@@ -25,7 +25,7 @@ import (
 // run.json's command, report.html and stderr.
 func TestSecretsNeverWritten(t *testing.T) {
 	t.Parallel()
-	secrets := []string{"URLUSERSECRET", "URLPASSSECRET", "PROXYSECRET", "COOKIESECRET", "APIKEYHDRSECRET", "TOKENSECRET", "APIKEYFLAGSECRET", "ENGINEPASS", "QUERYSECRET"}
+	secrets := []string{"URLUSERSECRET", "URLPASSSECRET", "PROXYSECRET", "COOKIESECRET", "APIKEYHDRSECRET", "TOKENSECRET", "APIKEYFLAGSECRET", "ENGINEPASS", "QUERYSECRET", "CUSTOMCREDSSECRET", "ORGSECRET"}
 	url := fastMock(t)
 	withCreds := strings.Replace(url, "http://", "http://URLUSERSECRET:URLPASSSECRET@", 1)
 	secretArgs := []string{
@@ -33,6 +33,9 @@ func TestSecretsNeverWritten(t *testing.T) {
 		"--header=Cookie=session=COOKIESECRET",
 		"--header", "X-Api-Key=APIKEYHDRSECRET",
 		"--header", "x-session-token=TOKENSECRET",
+		// Credentials under names of their own (issue 25 item 7).
+		"--header", "X-Custom-Creds=CUSTOMCREDSSECRET",
+		"--header", "OpenAI-Organization=ORGSECRET",
 		"--api-key", "APIKEYFLAGSECRET",
 		"--energy", "prometheus=http://admin:ENGINEPASS@127.0.0.1:1/?api_key=QUERYSECRET",
 	}
@@ -199,6 +202,49 @@ func TestEnvironmentKeyNeverBeatsExplicitCredentials(t *testing.T) {
 			if strings.Contains(outputs, secret) {
 				t.Errorf("%s: %s written to an output or the console", tc.name, secret)
 			}
+		}
+	}
+}
+
+// TestEchoedSecretsScrubbed: a server that echoes the credentials it was
+// sent in its 401 text (the API key, a custom header) does not get them
+// onto stderr, requests.jsonl or any other output: the known secret
+// values are scrubbed from error texts before they are stored (issue 25
+// item 7).
+func TestEchoedSecretsScrubbed(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write([]byte("invalid key " + r.Header.Get("Authorization") + " for org " + r.Header.Get("OpenAI-Organization")))
+	}))
+	t.Cleanup(ts.Close)
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"--model", "m", "--run-id", "run"}, // the completions' 401s
+		{"--run-id", "lookup"},              // the model lookup's 401
+	} {
+		code, stdout, stderr := cli(t, context.Background(), append([]string{"run", "--target", ts.URL, "--profile", "synchronous", "--max-requests", "2",
+			"--data", "prompt_tokens=4,output_tokens=2", "--energy", "none", "--output-dir", dir,
+			"--api-key", "ECHOEDKEY25", "--header", "OpenAI-Organization=ECHOEDORG25"}, args...)...)
+		if code == exitcode.OK {
+			t.Errorf("%v: exit 0 against a server that answers 401", args)
+		}
+		all := stdout + stderr
+		_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				b, _ := os.ReadFile(path)
+				all += string(b)
+			}
+			return err
+		})
+		for _, secret := range []string{"ECHOEDKEY25", "ECHOEDORG25"} {
+			if i := strings.Index(all, secret); i >= 0 {
+				t.Errorf("%v: %s written: ...%s...", args, secret, all[max(0, i-60):min(len(all), i+20)])
+			}
+		}
+		if !strings.Contains(stderr, "invalid key REDACTED for org REDACTED") {
+			t.Errorf("%v: stderr does not show the scrubbed error text:\n%s", args, stderr)
 		}
 	}
 }
