@@ -136,6 +136,8 @@ type Benchmark struct {
 	stopLevels   context.CancelCauseFunc
 	reserveErr   *results.WriteError
 	runJSONBytes int64
+
+	proxyUsed string // the target's proxy, credentials redacted; "" for none
 }
 
 // New checks the settings, reporting every bad one at once as an
@@ -567,6 +569,11 @@ func (b *Benchmark) newClient(ctx context.Context) error {
 	if b.tls != nil {
 		opts = append(opts, openai.WithTLSConfig(b.tls))
 	}
+	if proxy, err := b.proxy(); err != nil {
+		return badInput(err)
+	} else if proxy != nil {
+		opts = append(opts, openai.WithProxy(proxy))
+	}
 	if m, err := openai.ParseReceiveClock(cmp.Or(s.ReceiveClock, "auto")); err == nil {
 		opts = append(opts, openai.WithReceiveClock(m))
 	}
@@ -901,6 +908,7 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 	res.Warnings = append(res.Warnings, b.opt.Notes...)
 	res.Warnings = append(res.Warnings, b.nonceWarnings()...)
 	res.Warnings = append(res.Warnings, b.openFilesWarnings()...)
+	res.Warnings = append(res.Warnings, b.proxyWarnings()...)
 	redactWarnings(&res)
 	labels, _ := parseKV("label", s.Labels)
 	run := results.Run{
@@ -929,6 +937,7 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 	if s.SequenceDistribution != "" {
 		run.Config.Data = ""
 	}
+	run.Config.Proxy = b.proxyUsed
 	b.arr.describe(&run.Config)
 	b.recordWarmup(&run)
 	if b.mock != nil {

@@ -3,6 +3,8 @@ package benchmark
 import (
 	"time"
 
+	"golang.org/x/net/http/httpproxy"
+
 	"github.com/gollm-bench/gollm-bench/openai"
 )
 
@@ -48,6 +50,10 @@ type Settings struct {
 	Model    string // model: "" asks GET /v1/models for its first id
 	Endpoint string // endpoint: completions or chat
 	APIKey   string // api-key: bearer token, never written to an output
+	// ProxyEnv is the environment's proxy settings (HTTP_PROXY,
+	// HTTPS_PROXY, NO_PROXY, read as Go's http.ProxyFromEnvironment does);
+	// the zero value uses no proxy. Credentials in it are never written.
+	ProxyEnv httpproxy.Config
 	// EnvAPIKey is the key the environment offers ($OPENAI_API_KEY): sent
 	// only when no more explicit credential is given (an Authorization
 	// --header, credentials in --target, --api-key), and then said once

@@ -123,7 +123,9 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	if c.hc == nil {
-		c.hc = &http.Client{Transport: newTransport(cfg.maxConcurrency, cfg.tls, c.cfg.receiveClock)}
+		t := newTransport(cfg.maxConcurrency, cfg.tls, c.cfg.receiveClock)
+		t.Proxy = cfg.proxy
+		c.hc = &http.Client{Transport: t}
 	}
 	c.header = cfg.header.Clone()
 	c.header.Set("Content-Type", "application/json")

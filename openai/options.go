@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"runtime"
 	"time"
 
@@ -65,6 +66,7 @@ type config struct {
 	receiveClock   ReceiveClockMode
 	maxLineBytes   int
 	lineBudget     int64
+	proxy          func(*http.Request) (*url.URL, error)
 }
 
 // WithEndpoint selects completions (the default) or chat.
@@ -233,6 +235,16 @@ func WithLineBudget(n int64) Option {
 		c.lineBudget = n
 		return nil
 	}
+}
+
+// WithProxy sends every request through the proxy that proxy returns for
+// it (nil URL: none), as http.Transport.Proxy does; for the environment's
+// HTTP_PROXY, HTTPS_PROXY and NO_PROXY, pass http.ProxyFromEnvironment, or
+// golang.org/x/net/http/httpproxy's Config.ProxyFunc for an environment of
+// one's own. Without it no proxy is used. A proxy adds its own latency to
+// every figure. Ignored with WithHTTPClient.
+func WithProxy(proxy func(*http.Request) (*url.URL, error)) Option {
+	return func(c *config) error { c.proxy = proxy; return nil }
 }
 
 // WithHTTPClient injects the HTTP client (tests, proxies, TLS settings).

@@ -1,0 +1,48 @@
+package benchmark
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/gollm-bench/gollm-bench/internal/redact"
+	"github.com/gollm-bench/gollm-bench/metrics"
+)
+
+// WarnProxy: the requests went through a proxy, whose own latency is in
+// every figure.
+const WarnProxy metrics.WarningCode = "proxy_used"
+
+// proxy returns the proxy function of the target's requests
+// (Settings.ProxyEnv, as Go's http.ProxyFromEnvironment reads it), nil
+// when no proxy is set, and notes the proxy the target goes through in
+// b.proxyUsed, credentials redacted. A proxy URL that cannot be parsed is
+// an error naming the variable.
+func (b *Benchmark) proxy() (func(*http.Request) (*url.URL, error), error) {
+	env := b.s.ProxyEnv
+	if env.HTTPProxy == "" && env.HTTPSProxy == "" {
+		return nil, nil
+	}
+	pick := env.ProxyFunc()
+	u, err := url.Parse(b.target)
+	if err != nil {
+		return nil, nil // the target was checked before: not reached
+	}
+	p, err := pick(u)
+	if err != nil {
+		return nil, fmt.Errorf("HTTP_PROXY or HTTPS_PROXY: %s; want a proxy URL such as http://proxy.example:3128, or unset it", redact.URLs(err.Error()))
+	}
+	if p != nil {
+		b.proxyUsed = redact.URL(p.String())
+		fmt.Fprintf(b.opt.Log, "proxy: the requests to %s go through %s (HTTP_PROXY/HTTPS_PROXY); a proxy adds its own latency to every figure (set NO_PROXY to bypass it)\n", redact.URL(b.target), b.proxyUsed)
+	}
+	return func(r *http.Request) (*url.URL, error) { return pick(r.URL) }, nil
+}
+
+// proxyWarnings says when the requests went through a proxy.
+func (b *Benchmark) proxyWarnings() []metrics.Warning {
+	if b.proxyUsed == "" {
+		return nil
+	}
+	return []metrics.Warning{{Code: WarnProxy, Level: -1, Message: fmt.Sprintf("the requests went through the proxy %s (HTTP_PROXY/HTTPS_PROXY): its own latency is in every figure", b.proxyUsed)}}
+}
