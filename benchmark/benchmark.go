@@ -278,6 +278,22 @@ func (b *Benchmark) parse() error {
 	} else {
 		lengths = d
 	}
+	if s.Dataset != "" && s.Given["sequence-distribution"] {
+		bad(errors.New("--sequence-distribution with --dataset: the dataset's prompts are sent, so the distribution would be ignored; drop one of them"))
+	}
+	if s.Dataset != "" && s.Given["data"] {
+		// Only output_tokens is read: the length of the entries that
+		// give none.
+		var ignored []string
+		for _, kv := range strings.Split(s.Data, ",") {
+			if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) != "output_tokens" && strings.TrimSpace(k) != "" {
+				ignored = append(ignored, strings.TrimSpace(k))
+			}
+		}
+		if len(ignored) > 0 {
+			bad(fmt.Errorf("--data %s with --dataset: the dataset's prompts are sent as they are, so %s would be ignored; with --dataset, --data takes only output_tokens (the output length of entries that give none), e.g. --data output_tokens=256", s.Data, strings.Join(ignored, ", ")))
+		}
+	}
 	if s.Dataset != "" && s.PrefixCache != "" {
 		bad(fmt.Errorf("--prefix-cache %s with --dataset: the dataset's prompts are sent as they are, so their prefix-cache state is the dataset's; drop --prefix-cache, or use --data for synthetic prompts whose prefix sharing gollm-bench controls", s.PrefixCache))
 	}
@@ -365,7 +381,17 @@ func (b *Benchmark) parse() error {
 }
 
 // dataSpec is Settings.Data, or its default.
-func (b *Benchmark) dataSpec() string { return cmp.Or(b.s.Data, DefaultData) }
+//
+// With --dataset only output_tokens is read (the output length of entries
+// that give none), so a --data without prompt_tokens is accepted: a
+// placeholder prompt length, never used, completes it.
+func (b *Benchmark) dataSpec() string {
+	d := cmp.Or(b.s.Data, DefaultData)
+	if b.s.Dataset != "" && !strings.Contains(d, "prompt_tokens=") {
+		d = "prompt_tokens=1," + d
+	}
+	return d
+}
 
 // prefixCacheSpec is Settings.PrefixCache, or its default, cold.
 func (b *Benchmark) prefixCacheSpec() string {
@@ -476,6 +502,10 @@ func (b *Benchmark) setup(ctx context.Context) error {
 	// disk. A disk too full for it is refused before anything is sent.
 	free, ferr := b.folder().FileSystem().FreeSpace(dir)
 	if b.reserve, err = b.folder().Reserve(reserveSize(free, ferr)); err != nil {
+		// Nothing was run: the folder goes too (it is empty), so that a
+		// rerun with the same --run-id is not refused.
+		_ = b.folder().FileSystem().Remove(dir)
+		b.dir = ""
 		return fmt.Errorf("%w: free some space, or choose another --output-dir", err)
 	}
 	name := results.RequestsJSONL
@@ -938,6 +968,9 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 		run.Config.Data = ""
 	}
 	run.Config.Proxy = b.proxyUsed
+	if s.Dataset != "" && s.Data != "" && !strings.Contains(s.Data, "prompt_tokens=") {
+		run.Config.Data = s.Data // not dataSpec's placeholder prompt length
+	}
 	b.arr.describe(&run.Config)
 	b.recordWarmup(&run)
 	if b.mock != nil {

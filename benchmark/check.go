@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gollm-bench/gollm-bench/cost"
 	"github.com/gollm-bench/gollm-bench/energy"
@@ -44,6 +45,7 @@ func (b *Benchmark) validateFlags() []error {
 		msg string
 	}{
 		{!finite(s.MaxSeconds) || s.MaxSeconds < 0, fmt.Sprintf("--max-seconds %v: want a level length in seconds, e.g. 30 (0: 30 unless --max-requests is given)", s.MaxSeconds)},
+		{finite(s.MaxSeconds) && s.MaxSeconds > maxLevelSeconds, fmt.Sprintf("--max-seconds %v: longer than the longest level gollm-bench can time, %.0f s (about 292 years); want a level length in seconds, e.g. 30", s.MaxSeconds, maxLevelSeconds)},
 		{s.MaxRequests < 0, fmt.Sprintf("--max-requests %d: want a number of requests per level, e.g. 1000 (0: no limit)", s.MaxRequests)},
 		{s.MaxErrors < 0, fmt.Sprintf("--max-errors %d: want a number of failed requests, e.g. 50 (0: never stop on errors)", s.MaxErrors)},
 		{s.UnreachableAfter < 0, fmt.Sprintf("--unreachable-after %d: want a number of requests, e.g. %d (0: never stop)", s.UnreachableAfter, DefaultUnreachableAfter)},
@@ -319,3 +321,8 @@ func CheckMinSamples(v string) error {
 	}
 	return nil
 }
+
+// maxLevelSeconds is the longest --max-seconds, s: the longest
+// time.Duration, about 292 years. A longer one would overflow to a
+// negative duration.
+const maxLevelSeconds = float64(math.MaxInt64 / int64(time.Second))

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -375,5 +376,29 @@ func TestFullDiskOnALongRunKeepsRunJSON(t *testing.T) {
 	}
 	if code, _, errs := cli(t, context.Background(), "report", dir, "--format", "console"); code != exitcode.OK && code != exitcode.Partial {
 		t.Errorf("report: exit %d\n%s", code, errs)
+	}
+}
+
+// TestFailedReserveLeavesNoFolder: a disk too full for the reserve is
+// refused before anything is sent, and the run folder it had created goes
+// too, so that a rerun with the same --run-id once there is space is not
+// refused as taken (issue 25 item 10).
+func TestFailedReserveLeavesNoFolder(t *testing.T) {
+	t.Parallel()
+	url, received := countingPresetMock(t, "instant")
+	parent := t.TempDir()
+	args := []string{"run", "--target", url, "--profile", "synchronous", "--max-requests", "2",
+		"--data", "prompt_tokens=4,output_tokens=2", "--energy", "none", "--max-lag", lenientLag, "--output-dir", parent, "--run-id", "again"}
+	var stdout, stderr bytes.Buffer
+	code := runEnv(context.Background(), env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }, fs: quota.New(1 << 10)}, args)
+	if code == exitcode.OK || received.Load() != 0 {
+		t.Fatalf("exit %d with %d requests received on a 1 KiB disk, want a refusal before sending\n%s", code, received.Load(), stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(parent, "again")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the run folder is left behind (%v)", err)
+	}
+	stderr.Reset()
+	if code := runEnv(context.Background(), env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}, args); code != exitcode.OK {
+		t.Errorf("rerun with the same --run-id: exit %d\n%s", code, stderr.String())
 	}
 }
