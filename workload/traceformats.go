@@ -11,6 +11,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"slices"
 	"strings"
 	"time"
 )
@@ -168,6 +169,9 @@ func readTraceCSV(br *bufio.Reader, name string, c traceColumns) ([]TraceEntry, 
 	if err != nil {
 		return nil, csvError(name, err, c)
 	}
+	// ReuseRecord: the next Read overwrites this slice, and the messages
+	// below quote the header.
+	header = slices.Clone(header)
 	idx := map[string]int{}
 	for i, h := range header {
 		h = strings.TrimSpace(strings.TrimPrefix(h, "\uFEFF"))
