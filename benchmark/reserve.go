@@ -30,8 +30,8 @@ func (b *Benchmark) levelContext(ctx context.Context) context.Context {
 // there (a failed write, as when the records fill the disk), so that the
 // results so far still fit, marked partial.
 func (b *Benchmark) growReserve(ev sweep.Event) {
-	if b.reserve == nil || b.reserveErr != nil {
-		return
+	if b.reserve == nil || b.reserveErr != nil || (ev.Outcome != nil && ev.Outcome.Partial) {
+		return // a level cut short (a failed write, an interruption) ends the run anyway
 	}
 	add := int64(minLevelBytes)
 	if ev.Outcome != nil {
