@@ -55,6 +55,13 @@ const (
 	// or than its budget for all streams had left: a server that never
 	// ends a line. The connection is closed; the run goes on.
 	ErrorLineTooLong ErrorKind = "line_too_long"
+	// ErrorNotSent: the request was never written whole, so the server
+	// never processed it: the reused keep-alive connection it was written
+	// on was closed under the write (the server's idle close racing it;
+	// not the run's cancellation). It is not the server's failure: the
+	// summary counts it apart (metrics.RequestCounts.NotSent), not in the
+	// error rate, and warns.
+	ErrorNotSent ErrorKind = "not_sent"
 )
 
 // Phase is the part of a run a request belongs to (Record.Phase).

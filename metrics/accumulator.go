@@ -272,6 +272,8 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 		a.counts.OK++
 	case rec.ErrorKind == loadgen.ErrorClientResource:
 		a.counts.ClientResource++ // the client's failure, not the server's
+	case rec.ErrorKind == loadgen.ErrorNotSent:
+		a.counts.NotSent++ // never reached the server
 	case failed(rec.Status):
 		a.counts.Failed++
 		kind := string(rec.ErrorKind)

@@ -643,3 +643,15 @@ func TestServerIgnoringMaxTokens(t *testing.T) {
 		t.Errorf("warnings %q lack %s", codes(s.Warnings), WarnFailedTokens)
 	}
 }
+
+// TestNotSentIsNotAFailure: requests that never reached the server whole
+// (loadgen.ErrorNotSent) are counted apart, not in the error rate, and
+// warned about (issue 25 item 12).
+func TestNotSentIsNotAFailure(t *testing.T) {
+	t.Parallel()
+	recs := append(paced(10, ms(1), ms(50)), failure(100, 500, loadgen.ErrorNotSent))
+	s := summarize(Config{Window: tenSeconds}, recs...)
+	if s.Requests.NotSent != 1 || s.Requests.Failed != 0 || s.ErrorRate != 0 || !strings.Contains(codes(s.Warnings), string(WarnNotSent)) {
+		t.Errorf("not_sent %d failed %d error rate %v warnings %q: want 1 apart, no failure, %s", s.Requests.NotSent, s.Requests.Failed, s.ErrorRate, codes(s.Warnings), WarnNotSent)
+	}
+}

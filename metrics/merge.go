@@ -66,6 +66,7 @@ func MergeSummaries(parts ...Summary) (Summary, error) {
 		r.OSLExceeded += q.OSLExceeded
 		r.UsageRejected += q.UsageRejected
 		r.ClientResource += q.ClientResource
+		r.NotSent += q.NotSent
 		for k, v := range q.ErrorKinds {
 			r.ErrorKinds[k] += v
 		}

@@ -165,6 +165,7 @@ func PoolRepeats(parts ...Summary) (Summary, error) {
 		r.OSLExceeded += q.OSLExceeded
 		r.UsageRejected += q.UsageRejected
 		r.ClientResource += q.ClientResource
+		r.NotSent += q.NotSent
 		for _, m := range s.distributions(&p) {
 			d, err := Merge(*m.dst, m.src)
 			if err != nil {

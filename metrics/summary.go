@@ -197,6 +197,10 @@ type RequestCounts struct {
 	// nor Failed: not the server's failures, so not in ErrorRate; they
 	// make the level client limited (ClientHealth).
 	ClientResource int64 `json:"client_resource,omitempty"`
+	// NotSent counts requests sent in the window that never reached the
+	// server whole (loadgen.ErrorNotSent: a reused keep-alive connection
+	// closed under the write). Neither OK nor Failed.
+	NotSent int64 `json:"not_sent,omitempty"`
 }
 
 // Goodput is request-level goodput (DistServe, vLLM, AIPerf): the

@@ -32,6 +32,10 @@ const (
 	// WarnFailedTokens: a share of the output tokens came from requests
 	// that failed (FailedOutputTokensPerSecond).
 	WarnFailedTokens WarningCode = "failed_request_tokens"
+	// WarnNotSent: requests never reached the server whole (a reused
+	// keep-alive connection closed under the write); not counted as
+	// failures.
+	WarnNotSent WarningCode = "requests_not_sent"
 	// WarnHighErrorRate: the error rate exceeds HighErrorRate.
 	WarnHighErrorRate WarningCode = "high_error_rate"
 	// WarnShardWindowsDiffer: MergeSummaries added rates of shards whose
@@ -57,7 +61,7 @@ const FailedTokensShare = 0.5
 func isDerived(code WarningCode) bool {
 	switch code {
 	case WarnEmptyWindow, WarnNoRequests, WarnTooShort, WarnClientLimited, WarnCapped,
-		WarnTokenCountMismatch, WarnOSLShort, WarnOSLExceeded, WarnFailedTokens, WarnHighErrorRate, WarnUsageRejected:
+		WarnTokenCountMismatch, WarnOSLShort, WarnOSLExceeded, WarnFailedTokens, WarnNotSent, WarnHighErrorRate, WarnUsageRejected:
 		return true
 	}
 	return false
@@ -126,6 +130,9 @@ func deriveWarnings(s *Summary) []Warning {
 	if r.TokenCountMismatches > 0 {
 		add(WarnTokenCountMismatch, "level %d: server and local tokenizer output counts differ by more than %.0f %% on %d of %d requests; the tokenizer may not match the served model",
 			s.Level, 100*TokenMismatchTolerance, r.TokenCountMismatches, r.TokenCountsCompared)
+	}
+	if r.NotSent > 0 {
+		add(WarnNotSent, "level %d: %d requests never reached the server whole: the reused keep-alive connection each was written on was closed under the write (the server's idle close racing it); they are not counted as failures", s.Level, r.NotSent)
 	}
 	if r.OSLExceeded > 0 {
 		add(WarnOSLExceeded, "level %d: %d of %d ok requests returned more output tokens than their max_tokens allowed: the server ignores max_tokens, and every per-token figure counts the extra", s.Level, r.OSLExceeded, r.OK)

@@ -697,6 +697,14 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	resp, err := c.hc.Do(hreq)
 	rec.ConnReused = st.reused
 	if err != nil {
+		if st.reused && wrote.Load() == 0 && rctx.Err() == nil && closedUnderWrite(err) {
+			// Not our cancellation (rctx is live): the server closed the
+			// idle keep-alive connection as we wrote on it, and the
+			// transport closed its side. The request was never written
+			// whole, so the server never processed it.
+			c.fail(rec, loadgen.StatusError, loadgen.ErrorNotSent, "the reused keep-alive connection was closed under the request before it was written whole (the server's idle close racing the write); it never reached the server: "+unwrapURL(err).Error())
+			return
+		}
 		c.failErr(ctx, rctx, rec, err, true)
 		return
 	}
@@ -1098,6 +1106,27 @@ func (c *Client) failErr(ctx, rctx context.Context, rec *loadgen.Record, err err
 		return
 	}
 	c.fail(rec, loadgen.StatusError, loadgen.ErrorDisconnect, err.Error())
+}
+
+// closedUnderWrite reports a write that failed because the connection was
+// closed: locally (net.ErrClosed, "use of closed network connection"), or
+// by the peer (EPIPE, ECONNRESET).
+func closedUnderWrite(err error) bool {
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "write" {
+		return false
+	}
+	return errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
+}
+
+// unwrapURL returns err without the *url.Error around it, whose message
+// repeats the URL.
+func unwrapURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }
 
 // isClientResourceError reports a failure of the client's own resources:

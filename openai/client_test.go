@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"os"
 	"strings"
 	"sync"
@@ -631,5 +632,54 @@ func TestEndlessLineIsBounded(t *testing.T) {
 	}
 	if _, err := New(url, WithMaxLineBytes(10)); err == nil || !strings.Contains(err.Error(), "at least 1024") {
 		t.Errorf("WithMaxLineBytes(10): %v, want a refusal", err)
+	}
+}
+
+// closingTransport stands in for a reused keep-alive connection that is
+// closed under the request's write: it reports the connection (reused or
+// not) to the request's trace, then fails the write as package net does.
+type closingTransport struct {
+	reused bool
+	err    error
+}
+
+func (tr closingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if trace := httptrace.ContextClientTrace(r.Context()); trace != nil && trace.GotConn != nil {
+		c1, c2 := net.Pipe()
+		defer c1.Close()
+		defer c2.Close()
+		trace.GotConn(httptrace.GotConnInfo{Conn: c1, Reused: tr.reused})
+	}
+	return nil, tr.err
+}
+
+// TestClosedUnderWriteIsNotSent: a request whose reused keep-alive
+// connection is closed under its write never reached the server: it is
+// not_sent, not the server's disconnect (issue 25 item 12: "write tcp
+// ...: use of closed network connection" after 1.75 s at 512 in flight
+// against llama.cpp, counted among the server's failures). On a fresh
+// connection the same error stays a disconnect.
+func TestClosedUnderWriteIsNotSent(t *testing.T) {
+	t.Parallel()
+	closed := &net.OpError{Op: "write", Net: "tcp", Err: net.ErrClosed}
+	pipe := &net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", syscall.EPIPE)}
+	for _, tc := range []struct {
+		name   string
+		tr     closingTransport
+		kind   loadgen.ErrorKind
+		reason string
+	}{
+		{"reused, closed locally", closingTransport{reused: true, err: closed}, loadgen.ErrorNotSent, "never reached the server"},
+		{"reused, broken pipe", closingTransport{reused: true, err: pipe}, loadgen.ErrorNotSent, "never reached the server"},
+		{"fresh connection", closingTransport{reused: false, err: closed}, loadgen.ErrorDisconnect, ""},
+	} {
+		c, err := New("http://127.0.0.1:9", WithHTTPClient(&http.Client{Transport: tc.tr}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := do(t, context.Background(), c)
+		if rec.ErrorKind != tc.kind || !strings.Contains(rec.ErrorMessage, tc.reason) {
+			t.Errorf("%s: %s %q, want %s saying %q", tc.name, rec.ErrorKind, rec.ErrorMessage, tc.kind, tc.reason)
+		}
 	}
 }
