@@ -317,11 +317,18 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 	recordTokens(a.isl, int64(rec.PromptTokens))
 	recordTokens(a.osl, int64(rec.OutputTokens))
 
-	if rec.ServerOutputTokens > 0 && rec.LocalOutputTokens > 0 {
+	if rec.ServerPromptTokens > 0 && rec.LocalPromptTokens > 0 && !rec.PromptTemplated {
+		// The tokenizer is judged on the prompt, text we sent whole.
 		a.counts.TokenCountsCompared++
-		diff := math.Abs(float64(rec.ServerOutputTokens - rec.LocalOutputTokens))
-		if diff > TokenMismatchTolerance*float64(rec.ServerOutputTokens) {
+		if tokenCountsDiffer(rec.ServerPromptTokens, rec.LocalPromptTokens) {
 			a.counts.TokenCountMismatches++
+		}
+	}
+	if rec.ServerOutputTokens > 0 && rec.LocalOutputTokens > 0 {
+		// Re-tokenizing generated text is not an identity: a note.
+		a.counts.OutputRetokenized++
+		if tokenCountsDiffer(rec.ServerOutputTokens, rec.LocalOutputTokens) {
+			a.counts.OutputRetokenDiffers++
 		}
 	}
 	if rec.RequestedOutputTokens > 0 && rec.OutputTokens < rec.RequestedOutputTokens {
@@ -614,4 +621,12 @@ func (a *Accumulator) receiveClock() (clock, note string) {
 		}
 	}
 	return clock, note
+}
+
+// tokenCountsDiffer reports whether a local count differs from the
+// server's by more than TokenMismatchTolerance of it, and by more than one
+// token (a beginning-of-sequence token the server adds).
+func tokenCountsDiffer(server, local int) bool {
+	diff := math.Abs(float64(server - local))
+	return diff > 1 && diff > TokenMismatchTolerance*float64(server)
 }

@@ -67,6 +67,8 @@ func MergeSummaries(parts ...Summary) (Summary, error) {
 		r.UsageRejected += q.UsageRejected
 		r.ClientResource += q.ClientResource
 		r.NotSent += q.NotSent
+		r.OutputRetokenized += q.OutputRetokenized
+		r.OutputRetokenDiffers += q.OutputRetokenDiffers
 		for k, v := range q.ErrorKinds {
 			r.ErrorKinds[k] += v
 		}

@@ -166,6 +166,8 @@ func PoolRepeats(parts ...Summary) (Summary, error) {
 		r.UsageRejected += q.UsageRejected
 		r.ClientResource += q.ClientResource
 		r.NotSent += q.NotSent
+		r.OutputRetokenized += q.OutputRetokenized
+		r.OutputRetokenDiffers += q.OutputRetokenDiffers
 		for _, m := range s.distributions(&p) {
 			d, err := Merge(*m.dst, m.src)
 			if err != nil {

@@ -176,14 +176,23 @@ type RequestCounts struct {
 	// window, whenever they were sent: the numerator of RequestsPerSecond.
 	Completed int64 `json:"completed_in_window"`
 	// TokenCountsCompared counts ok requests sent in the window that carry
-	// both a server and a local output token count; TokenCountMismatches
-	// those whose two counts differ by more than 1 %
-	// (docs/metrics.md#isl-and-osl).
+	// both a server and a local prompt token count for a prompt sent
+	// without a chat template; TokenCountMismatches those whose two counts
+	// differ by more than 1 % and more than one token: the tokenizer does
+	// not match the served model (docs/metrics.md#isl-and-osl).
 	TokenCountsCompared  int64 `json:"token_counts_compared"`
 	TokenCountMismatches int64 `json:"token_count_mismatches"`
 	// OSLShort counts ok requests sent in the window whose OutputTokens fell
 	// short of RequestedOutputTokens (ignore_eos not honoured, or a stop).
 	OSLShort int64 `json:"osl_short"`
+	// OutputRetokenized counts ok requests sent in the window that carry
+	// both a server and a local output count (the generated text
+	// re-tokenized); OutputRetokenDiffers those whose counts differ as
+	// TokenCountMismatches says. Re-tokenizing generated text is not an
+	// identity (a model may emit token sequences the tokenizer would
+	// merge otherwise), so this is a note, not a verdict on the tokenizer.
+	OutputRetokenized    int64 `json:"output_retokenized,omitempty"`
+	OutputRetokenDiffers int64 `json:"output_retokenization_differs,omitempty"`
 	// OSLExceeded counts ok requests sent in the window whose OutputTokens
 	// exceeded RequestedOutputTokens: a server that ignores max_tokens.
 	OSLExceeded int64 `json:"osl_exceeded,omitempty"`

@@ -22,8 +22,12 @@ const (
 	// WarnCapped: the shortfall came from MaxConcurrency
 	// (docs/metrics.md#client-health).
 	WarnCapped WarningCode = "capped"
-	// WarnTokenCountMismatch: server and local output counts differ by > 1 %.
+	// WarnTokenCountMismatch: server and local prompt counts differ by
+	// > 1 % (and > 1 token): the tokenizer does not match the model.
 	WarnTokenCountMismatch WarningCode = "token_count_mismatch"
+	// WarnOutputRetokenization: re-tokenizing the generated text gave a
+	// count other than the server's; a note, not a tokenizer verdict.
+	WarnOutputRetokenization WarningCode = "output_retokenization_differs"
 	// WarnOSLShort: ok requests returned fewer tokens than requested.
 	WarnOSLShort WarningCode = "osl_short"
 	// WarnOSLExceeded: ok requests returned more tokens than their
@@ -61,7 +65,7 @@ const FailedTokensShare = 0.5
 func isDerived(code WarningCode) bool {
 	switch code {
 	case WarnEmptyWindow, WarnNoRequests, WarnTooShort, WarnClientLimited, WarnCapped,
-		WarnTokenCountMismatch, WarnOSLShort, WarnOSLExceeded, WarnFailedTokens, WarnNotSent, WarnHighErrorRate, WarnUsageRejected:
+		WarnTokenCountMismatch, WarnOutputRetokenization, WarnOSLShort, WarnOSLExceeded, WarnFailedTokens, WarnNotSent, WarnHighErrorRate, WarnUsageRejected:
 		return true
 	}
 	return false
@@ -128,8 +132,12 @@ func deriveWarnings(s *Summary) []Warning {
 		add(WarnCapped, "level %d is capped by Profile.MaxConcurrency: %s; queue time is counted as scheduling lag", s.Level, s.Client.Reason)
 	}
 	if r.TokenCountMismatches > 0 {
-		add(WarnTokenCountMismatch, "level %d: server and local tokenizer output counts differ by more than %.0f %% on %d of %d requests; the tokenizer may not match the served model",
+		add(WarnTokenCountMismatch, "level %d: server and local tokenizer prompt counts differ by more than %.0f %% on %d of %d requests; the tokenizer may not match the served model",
 			s.Level, 100*TokenMismatchTolerance, r.TokenCountMismatches, r.TokenCountsCompared)
+	}
+	if r.OutputRetokenDiffers > 0 {
+		add(WarnOutputRetokenization, "level %d: note: re-tokenizing the generated text gives a count other than the server's on %d of %d requests; generated text need not re-tokenize to the tokens the model emitted, so this does not indict the tokenizer (the prompt counts do); OSL is the server's count",
+			s.Level, r.OutputRetokenDiffers, r.OutputRetokenized)
 	}
 	if r.NotSent > 0 {
 		add(WarnNotSent, "level %d: %d requests never reached the server whole: the reused keep-alive connection each was written on was closed under the write (the server's idle close racing it); they are not counted as failures", s.Level, r.NotSent)

@@ -1003,6 +1003,7 @@ func (c *Client) finish(req *loadgen.Request, rec *loadgen.Record, st *streamSta
 	if req.PromptTokensSource == loadgen.SourceTokenizer {
 		rec.LocalPromptTokens = req.PromptTokens
 	}
+	rec.PromptTemplated = c.cfg.endpoint == Chat || req.Chat != nil
 	switch {
 	case outOK && st.delivered > 0:
 		rec.OutputTokens, rec.OutputTokensSource = out, loadgen.SourceServer
