@@ -493,6 +493,11 @@ func (b *Benchmark) setup(ctx context.Context) error {
 	if err := b.describeHost(ctx); err != nil {
 		return err
 	}
+	if b.opt.FS == nil {
+		for _, p := range results.RemoveStaleReserves(s.OutputDir) {
+			fmt.Fprintf(b.opt.Log, "removed %s: the disk reserve of a run killed before it could give it back\n", p)
+		}
+	}
 	dir, err := b.createDir()
 	if err != nil {
 		return badInput(err)

@@ -146,6 +146,10 @@ type Reserve struct {
 	fsys FS
 	path string
 	size int64 // bytes held
+	// lock holds an advisory lock on the reserve while the run lives
+	// (nil where none could be taken), so that RemoveStaleReserves can
+	// tell the reserve of a killed run from that of a running one.
+	lock *os.File
 }
 
 // Reserve sets size bytes aside in d for the files a run writes at its
@@ -164,7 +168,33 @@ func (d Folder) Reserve(size int64) (*Reserve, error) {
 		_ = fsys.Remove(path)
 		return nil, NewWriteError(fsys, path, err)
 	}
-	return &Reserve{fsys: fsys, path: path, size: size}, nil
+	r := &Reserve{fsys: fsys, path: path, size: size}
+	if _, real := fsys.(OSFS); real {
+		r.lock, _ = lockFile(path)
+	}
+	return r, nil
+}
+
+// RemoveStaleReserves removes the reserves (ReserveFile) that runs killed
+// before they could give them back (kill -9, a power cut) left in the run
+// folders under outputDir, and returns their paths. A reserve is stale
+// when no process holds its lock: a run holds it from Folder.Reserve to
+// Release, and the system drops it when the process dies. Where locks are
+// not available nothing is removed.
+func RemoveStaleReserves(outputDir string) []string {
+	paths, _ := filepath.Glob(filepath.Join(outputDir, "*", ReserveFile))
+	var removed []string
+	for _, p := range paths {
+		f, ok := lockFile(p)
+		if !ok {
+			continue // a live run's, or no way to tell
+		}
+		if os.Remove(p) == nil {
+			removed = append(removed, p)
+		}
+		f.Close()
+	}
+	return removed
 }
 
 // appendReserve writes n random bytes to f, syncs and closes it, and
@@ -228,6 +258,10 @@ func (r *Reserve) Release() error {
 	}
 	err := r.fsys.Remove(r.path)
 	r.path = ""
+	if r.lock != nil {
+		r.lock.Close()
+		r.lock = nil
+	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("results: %w", err)
 	}
