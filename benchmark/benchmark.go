@@ -585,6 +585,11 @@ func (b *Benchmark) newClient(ctx context.Context) error {
 		openai.WithMaxConcurrency(b.maxInFlight()),
 		openai.WithMaxLineBytes(s.MaxLineBytes),
 	}
+	if b.fdBound > 0 {
+		// The open-file bound holds for connections too, idle ones
+		// included, not only for requests in flight.
+		opts = append(opts, openai.WithMaxConnections(b.fdBound))
+	}
 	if s.MinTokens > 0 {
 		opts = append(opts, openai.WithMinTokens(s.MinTokens))
 	}

@@ -125,6 +125,11 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if c.hc == nil {
 		t := newTransport(cfg.maxConcurrency, cfg.tls, c.cfg.receiveClock)
 		t.Proxy = cfg.proxy
+		if cfg.maxConns > 0 {
+			t.MaxConnsPerHost = cfg.maxConns
+			t.MaxIdleConns = min(t.MaxIdleConns, cfg.maxConns)
+			t.MaxIdleConnsPerHost = min(t.MaxIdleConnsPerHost, cfg.maxConns)
+		}
 		c.hc = &http.Client{Transport: t}
 	}
 	c.header = cfg.header.Clone()

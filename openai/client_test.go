@@ -683,3 +683,47 @@ func TestClosedUnderWriteIsNotSent(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxConnectionsBoundsTheConnections: with WithMaxConnections(2),
+// eight concurrent requests share at most two connections, idle ones
+// included (issue 25 item 1: with the open-file limit at 512 and 384
+// requests in flight, 1,916 dials still failed with EMFILE: the pool held
+// idle connections beyond the requests in flight).
+func TestMaxConnectionsBoundsTheConnections(t *testing.T) {
+	t.Parallel()
+	var open, peak atomic.Int64
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		time.Sleep(20 * time.Millisecond)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, roleChunk+`data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"length"}]}`+"\n\n"+doneFrame)
+	}))
+	ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		switch s {
+		case http.StateNew:
+			n := open.Add(1)
+			for m := peak.Load(); n > m && !peak.CompareAndSwap(m, n); m = peak.Load() {
+			}
+		case http.StateClosed, http.StateHijacked:
+			open.Add(-1)
+		}
+	}
+	ts.Start()
+	t.Cleanup(ts.Close)
+	c, err := New(ts.URL, WithMaxConnections(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if rec := do(t, context.Background(), c); rec.Status != loadgen.StatusOK {
+				t.Errorf("%s %s", rec.Status, rec.ErrorMessage)
+			}
+		})
+	}
+	wg.Wait()
+	if p := peak.Load(); p > 2 {
+		t.Errorf("%d connections open at once, want at most 2", p)
+	}
+}

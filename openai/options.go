@@ -67,6 +67,7 @@ type config struct {
 	maxLineBytes   int
 	lineBudget     int64
 	proxy          func(*http.Request) (*url.URL, error)
+	maxConns       int
 }
 
 // WithEndpoint selects completions (the default) or chat.
@@ -245,6 +246,22 @@ func WithLineBudget(n int64) Option {
 // every figure. Ignored with WithHTTPClient.
 func WithProxy(proxy func(*http.Request) (*url.URL, error)) Option {
 	return func(c *config) error { c.proxy = proxy; return nil }
+}
+
+// WithMaxConnections bounds the connections the Client holds to the
+// target, in use and idle together, to n (default: no bound): a process
+// whose open files are limited must not dial beyond them, and an idle
+// connection held in the pool counts as much as a busy one. A request
+// finding every connection in use waits for one. Ignored with
+// WithHTTPClient.
+func WithMaxConnections(n int) Option {
+	return func(c *config) error {
+		if n < 1 {
+			return fmt.Errorf("max connections %d: want >= 1", n)
+		}
+		c.maxConns = n
+		return nil
+	}
 }
 
 // WithHTTPClient injects the HTTP client (tests, proxies, TLS settings).
