@@ -1,9 +1,13 @@
 package benchmark
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
+
+	"golang.org/x/net/http/httpproxy"
 
 	"github.com/gollm-bench/gollm-bench/internal/redact"
 	"github.com/gollm-bench/gollm-bench/metrics"
@@ -45,4 +49,14 @@ func (b *Benchmark) proxyWarnings() []metrics.Warning {
 		return nil
 	}
 	return []metrics.Warning{{Code: WarnProxy, Level: -1, Message: fmt.Sprintf("the requests went through the proxy %s (HTTP_PROXY/HTTPS_PROXY): its own latency is in every figure", b.proxyUsed)}}
+}
+
+// ProxyEnv reads the proxy settings as Go's http.ProxyFromEnvironment does
+// (httpproxy.FromEnvironment), from getenv rather than the process's
+// environment: HTTP_PROXY, HTTPS_PROXY and NO_PROXY, or their lowercase
+// forms, and REQUEST_METHOD (set under CGI, where HTTP_PROXY is a request
+// header and is then ignored). It is Settings.ProxyEnv.
+func ProxyEnv(getenv func(string) string) httpproxy.Config {
+	either := func(k string) string { return cmp.Or(getenv(k), getenv(strings.ToLower(k))) }
+	return httpproxy.Config{HTTPProxy: either("HTTP_PROXY"), HTTPSProxy: either("HTTPS_PROXY"), NoProxy: either("NO_PROXY"), CGI: getenv("REQUEST_METHOD") != ""}
 }

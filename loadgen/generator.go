@@ -137,6 +137,14 @@ func (g *Generator) Clock() Clock { return g.clock }
 // between levels, not during Run.
 func (g *Generator) NextSeq() int64 { return g.nextSeq }
 
+// MaxLateness is how late an open-loop scheduler may still send the
+// arrivals its plan put before Limits.MaxDuration: a scheduler this far
+// behind (a rate faster than the client can send) stops there, so that
+// MaxDuration + MaxLateness bounds every level whatever its rate. A
+// scheduler only a little late (a trace replay's dense last arrivals on a
+// busy machine) still sends its whole plan.
+const MaxLateness = time.Second
+
 // errStop is the cancellation cause of a level stopped by a limit, a sink
 // or a workload failure (not by the caller).
 var errStop = errors.New("loadgen: level stopped")
@@ -153,9 +161,10 @@ var errStop = errors.New("loadgen: level stopped")
 // With Profile.MaxConcurrency set, arrivals beyond the cap wait in a FIFO
 // queue; the wait shows as lag (SentAt − ScheduledAt). A scheduler that falls
 // behind still fires every arrival, late, and counts it (Late), until the
-// clock reads MaxDuration: whatever the rate, MaxDuration bounds the level,
-// and the arrivals it had not reached by then are not sent (the achieved
-// rate falls short of the plan's, which the summary reports). Closed-loop
+// clock reads MaxDuration + MaxLateness: whatever the rate, that bounds the
+// level, and the arrivals it had not reached by then are not sent (the
+// achieved rate falls short of the plan's, which the summary reports).
+// Closed-loop
 // modes run N workers (1 for synchronous, Profile.Concurrency for concurrent,
 // MaxConcurrency or DefaultThroughputConcurrency for throughput), each
 // sending request after request; ScheduledAt is the moment the worker became
@@ -633,10 +642,10 @@ func (l *level) openLoop(pacer Pacer) {
 		if !wake.until(l.schedCtx, at) {
 			return
 		}
-		if d := l.lim.MaxDuration; d > 0 && clock.Now()-l.start >= d {
-			// The scheduler fell behind its plan (a rate faster than it
-			// can send): MaxDuration bounds the level all the same, and
-			// the arrivals left are not sent.
+		if d := l.lim.MaxDuration; d > 0 && clock.Now()-l.start >= d+MaxLateness {
+			// The scheduler fell far behind its plan (a rate faster than
+			// it can send): MaxDuration bounds the level all the same,
+			// and the arrivals left are not sent.
 			l.stop(StopMaxDuration, l.g.drain == 0)
 			return
 		}

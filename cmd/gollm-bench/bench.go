@@ -1,14 +1,11 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/pflag"
-	"golang.org/x/net/http/httpproxy"
 
 	"github.com/gollm-bench/gollm-bench/benchmark"
 	"github.com/gollm-bench/gollm-bench/cmdline"
@@ -59,7 +56,7 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 	}
 	b.s.Given = p.Given()
 	b.s.EnvAPIKey = e.getenv("OPENAI_API_KEY")
-	b.s.ProxyEnv = proxyEnv(e.getenv)
+	b.s.ProxyEnv = benchmark.ProxyEnv(e.getenv)
 	opt := benchmark.Options{
 		Stdout:   e.stdout,
 		Log:      e.stderr,
@@ -87,13 +84,4 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 		return withCode(out.Code, nil)
 	}
 	return nil
-}
-
-// proxyEnv reads the proxy settings as Go's http.ProxyFromEnvironment does
-// (httpproxy.FromEnvironment), from getenv: HTTP_PROXY, HTTPS_PROXY and
-// NO_PROXY, or their lowercase forms, and REQUEST_METHOD (set under CGI,
-// where HTTP_PROXY is a request header and is then ignored).
-func proxyEnv(getenv func(string) string) httpproxy.Config {
-	either := func(k string) string { return cmp.Or(getenv(k), getenv(strings.ToLower(k))) }
-	return httpproxy.Config{HTTPProxy: either("HTTP_PROXY"), HTTPSProxy: either("HTTPS_PROXY"), NoProxy: either("NO_PROXY"), CGI: getenv("REQUEST_METHOD") != ""}
 }
