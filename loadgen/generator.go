@@ -380,6 +380,8 @@ type level struct {
 type slot struct {
 	k  int64
 	at time.Duration
+	// queued is set when the arrival waited for a MaxConcurrency slot.
+	queued bool
 }
 
 func (g *Generator) newLevel(ctx context.Context, num int, p Profile, lim Limits) *level {
@@ -667,6 +669,7 @@ func (l *level) arrive(s slot) {
 	l.notePlanned(s.k, s.at)
 	l.noteScheduled()
 	if c := l.share.MaxConcurrency; c > 0 && l.inflight >= c {
+		s.queued = true
 		l.queue = append(l.queue, s)
 		l.queued++
 		depth := int64(len(l.queue) - l.head)
@@ -775,14 +778,15 @@ func (l *level) execute(s slot) {
 		l.stop(StopWorkloadError, true)
 		return
 	}
-	l.send(s.k, &req, rec, &sent)
+	l.send(s, &req, rec, &sent)
 }
 
 // send sends req, request k of the level, and fills rec. It sets *sent
 // once the request is handed to the Requester (before it is, so that a
 // panic in the Requester still counts it as sent); a request cut off
 // before that is recorded as cancelled.
-func (l *level) send(k int64, req *Request, rec *Record, sent *bool) {
+func (l *level) send(s slot, req *Request, rec *Record, sent *bool) {
+	k := s.k
 	g := l.g
 	req.Seq, req.Level = rec.Seq, l.num
 	rec.RequestedOutputTokens, rec.RequestedPromptTokens = req.MaxTokens, req.RequestedPromptTokens
@@ -790,7 +794,7 @@ func (l *level) send(k int64, req *Request, rec *Record, sent *bool) {
 	if req.PromptTokensSource == SourceTokenizer {
 		rec.LocalPromptTokens = req.PromptTokens
 	}
-	if d := l.lim.MaxDuration; l.reqCtx.Err() != nil || (d > 0 && g.clock.Now()-l.start >= d) {
+	if d := l.lim.MaxDuration; l.reqCtx.Err() != nil || (s.queued && d > 0 && g.clock.Now()-l.start >= d) {
 		// Cut off before it was sent (in the queue, or at the stop). The
 		// drain after MaxDuration is for requests in flight: an arrival
 		// still queued for a MaxConcurrency slot is not sent then.
