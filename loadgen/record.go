@@ -207,15 +207,15 @@ type Record struct {
 	ServerOutputTokens    int `json:"server_output_tokens,omitempty"`    // usage.completion_tokens, 0 if absent
 	LocalPromptTokens     int `json:"local_prompt_tokens,omitempty"`     // our tokenizer's count of the prompt
 	LocalOutputTokens     int `json:"local_output_tokens,omitempty"`     // our tokenizer's count of the output text
+	RequestedOutputTokens int `json:"requested_output_tokens,omitempty"` // max_tokens sent
+	// RequestedPromptTokens is the prompt length the workload aimed at
+	// (Request.RequestedPromptTokens), tokens; 0 when it stated none.
+	RequestedPromptTokens int `json:"requested_prompt_tokens,omitempty"`
 	// PromptTemplated is set when the server wrapped the prompt in its
 	// chat template (the chat endpoint, or a multi-turn conversation), so
 	// that ServerPromptTokens counts template tokens LocalPromptTokens
 	// does not.
 	PromptTemplated bool `json:"prompt_templated,omitempty"`
-	RequestedOutputTokens int `json:"requested_output_tokens,omitempty"` // max_tokens sent
-	// RequestedPromptTokens is the prompt length the workload aimed at
-	// (Request.RequestedPromptTokens), tokens; 0 when it stated none.
-	RequestedPromptTokens int `json:"requested_prompt_tokens,omitempty"`
 	// ResponseCost is the cost a LiteLLM proxy gave for this response in
 	// its x-litellm-response-cost header, in the currency of its prices;
 	// nil without the header (or with a value that is not a number >= 0).
