@@ -22,6 +22,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/internal/fieldname"
 	"github.com/gollm-bench/gollm-bench/internal/redact"
+	"github.com/gollm-bench/gollm-bench/internal/termtext"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/machine"
 	"github.com/gollm-bench/gollm-bench/metrics"
@@ -140,6 +141,21 @@ type Benchmark struct {
 	// nil: the ISL counts the prompt alone (chatNote says why).
 	chat     *tokenize.ChatTemplate
 	chatNote *metrics.Warning
+
+	// fdLimit is the open-file limit (openFileLimit) and fdBound the most
+	// requests in flight it allows (inFlightBound; 0: no bound); fdNote
+	// says how a level was bounded by it (WarnOpenFiles).
+	fdLimit, fdBound int
+	fdNote           string
+
+	// stopLevels ends the levels when the reserve could not grow
+	// (growReserve), reserveErr saying why; runJSONBytes is the estimate
+	// of run.json's size so far.
+	stopLevels   context.CancelCauseFunc
+	reserveErr   *results.WriteError
+	runJSONBytes int64
+
+	proxyUsed string // the target's proxy, credentials redacted; "" for none
 }
 
 // New checks the settings, reporting every bad one at once as an
@@ -285,6 +301,22 @@ func (b *Benchmark) parse() error {
 	} else {
 		lengths = d
 	}
+	if s.Dataset != "" && s.Given["sequence-distribution"] {
+		bad(errors.New("--sequence-distribution with --dataset: the dataset's prompts are sent, so the distribution would be ignored; drop one of them"))
+	}
+	if s.Dataset != "" && s.Given["data"] {
+		// Only output_tokens is read: the length of the entries that
+		// give none.
+		var ignored []string
+		for _, kv := range strings.Split(s.Data, ",") {
+			if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) != "output_tokens" && strings.TrimSpace(k) != "" {
+				ignored = append(ignored, strings.TrimSpace(k))
+			}
+		}
+		if len(ignored) > 0 {
+			bad(fmt.Errorf("--data %s with --dataset: the dataset's prompts are sent as they are, so %s would be ignored; with --dataset, --data takes only output_tokens (the output length of entries that give none), e.g. --data output_tokens=256", s.Data, strings.Join(ignored, ", ")))
+		}
+	}
 	if s.Dataset != "" && s.PrefixCache != "" {
 		bad(fmt.Errorf("--prefix-cache %s with --dataset: the dataset's prompts are sent as they are, so their prefix-cache state is the dataset's; drop --prefix-cache, or use --data for synthetic prompts whose prefix sharing gollm-bench controls", s.PrefixCache))
 	}
@@ -316,6 +348,8 @@ func (b *Benchmark) parse() error {
 			bad(fmt.Errorf("--format %q: want console, json, csv or html", fm))
 		}
 	}
+	b.fdLimit = openFileLimit()
+	b.fdBound = inFlightBound(b.fdLimit, s.Target == "")
 	errs = append(errs, b.parseSessions()...)
 	errs = append(errs, b.validateFlags()...)
 	if len(errs) > 0 {
@@ -370,7 +404,17 @@ func (b *Benchmark) parse() error {
 }
 
 // dataSpec is Settings.Data, or its default.
-func (b *Benchmark) dataSpec() string { return cmp.Or(b.s.Data, DefaultData) }
+//
+// With --dataset only output_tokens is read (the output length of entries
+// that give none), so a --data without prompt_tokens is accepted: a
+// placeholder prompt length, never used, completes it.
+func (b *Benchmark) dataSpec() string {
+	d := cmp.Or(b.s.Data, DefaultData)
+	if b.s.Dataset != "" && !strings.Contains(d, "prompt_tokens=") {
+		d = "prompt_tokens=1," + d
+	}
+	return d
+}
 
 // prefixCacheSpec is Settings.PrefixCache, or its default, cold.
 func (b *Benchmark) prefixCacheSpec() string {
@@ -490,6 +534,11 @@ func (b *Benchmark) setup(ctx context.Context) error {
 	if err := b.describeHost(ctx); err != nil {
 		return err
 	}
+	if b.opt.FS == nil {
+		for _, p := range results.RemoveStaleReserves(s.OutputDir) {
+			fmt.Fprintf(b.opt.Log, "removed %s: the disk reserve of a run killed before it could give it back\n", p)
+		}
+	}
 	dir, err := b.createDir()
 	if err != nil {
 		return badInput(err)
@@ -499,6 +548,10 @@ func (b *Benchmark) setup(ctx context.Context) error {
 	// disk. A disk too full for it is refused before anything is sent.
 	free, ferr := b.folder().FileSystem().FreeSpace(dir)
 	if b.reserve, err = b.folder().Reserve(reserveSize(free, ferr)); err != nil {
+		// Nothing was run: the folder goes too (it is empty), so that a
+		// rerun with the same --run-id is not refused.
+		_ = b.folder().FileSystem().Remove(dir)
+		b.dir = ""
 		return fmt.Errorf("%w: free some space, or choose another --output-dir", err)
 	}
 	name := results.RequestsJSONL
@@ -571,14 +624,20 @@ func (b *Benchmark) newClient(ctx context.Context) error {
 		openai.WithRequestTimeout(s.RequestTimeout),
 		openai.WithIdleTimeout(s.IdleTimeout),
 		openai.WithMaxConcurrency(b.maxInFlight()),
+		openai.WithMaxLineBytes(s.MaxLineBytes),
+	}
+	if b.fdBound > 0 {
+		// The open-file bound holds for connections too, idle ones
+		// included, not only for requests in flight.
+		opts = append(opts, openai.WithMaxConnections(b.fdBound))
 	}
 	if s.MinTokens > 0 {
 		opts = append(opts, openai.WithMinTokens(s.MinTokens))
 	}
-	if s.APIKey != "" {
-		opts = append(opts, openai.WithAPIKey(s.APIKey))
-	}
 	headers, _ := parseKV("header", s.Headers)
+	if key := b.credential(headers); key != "" {
+		opts = append(opts, openai.WithAPIKey(key))
+	}
 	for k, v := range headers {
 		opts = append(opts, openai.WithHeader(k, v))
 	}
@@ -590,6 +649,11 @@ func (b *Benchmark) newClient(ctx context.Context) error {
 	}
 	if b.tls != nil {
 		opts = append(opts, openai.WithTLSConfig(b.tls))
+	}
+	if proxy, err := b.proxy(); err != nil {
+		return badInput(err)
+	} else if proxy != nil {
+		opts = append(opts, openai.WithProxy(proxy))
 	}
 	if m, err := openai.ParseReceiveClock(cmp.Or(s.ReceiveClock, "auto")); err == nil {
 		opts = append(opts, openai.WithReceiveClock(m))
@@ -763,7 +827,7 @@ func parsePrefixCache(s string) (workload.PrefixCache, int, error) {
 // profiles returns the levels of a `run`.
 func (b *Benchmark) profiles() []loadgen.Profile {
 	s := &b.s
-	base := loadgen.Profile{Mode: loadgen.Mode(s.Profile), MaxConcurrency: s.MaxConcurrency, Seed: s.Seed}
+	base := loadgen.Profile{Mode: loadgen.Mode(s.Profile), MaxConcurrency: b.rateCap(), Seed: s.Seed}
 	switch base.Mode {
 	case loadgen.ModeSynchronous:
 		base.Concurrency = 1
@@ -778,9 +842,9 @@ func (b *Benchmark) profiles() []loadgen.Profile {
 		p := base
 		switch p.Mode {
 		case loadgen.ModeConcurrent:
-			p.Concurrency = int(l)
+			p.Concurrency = b.bounded(int(l), fmt.Sprintf("--rate %d (requests in flight)", int(l)))
 		case loadgen.ModeThroughput:
-			p.MaxConcurrency = int(l)
+			p.MaxConcurrency = b.bounded(int(l), fmt.Sprintf("--rate %d (requests in flight)", int(l)))
 		default:
 			p.Rate = l
 			p.Seed = s.Seed + uint64(i)
@@ -845,9 +909,12 @@ func (b *Benchmark) Run(ctx context.Context) (Outcome, error) {
 			res.Kind = b.plan().Kind
 		}
 	case b.isSweep():
-		res, runErr = sweep.Run(ctx, b.plan(), b.runner, b.sweepOptions()...)
+		res, runErr = sweep.Run(b.levelContext(ctx), b.plan(), b.runner, b.sweepOptions()...)
 	default:
-		res, runErr = b.runLevels(ctx)
+		res, runErr = b.runLevels(b.levelContext(ctx))
+	}
+	if b.reserveErr != nil {
+		runErr = b.reserveErr // the disk filled: stopped to keep room for run.json
 	}
 	var writeErr *results.WriteError
 	failedWrite := errors.As(runErr, &writeErr)
@@ -912,7 +979,7 @@ func (b *Benchmark) plan() sweep.Plan {
 		Kind:           sweep.KindRate,
 		RateMode:       loadgen.ModeConstant,
 		N:              s.GridLevels,
-		MaxConcurrency: s.MaxConcurrency,
+		MaxConcurrency: b.rateCap(),
 		Seed:           s.Seed,
 		Objective:      b.obj,
 		KneeTolerance:  s.KneeTolerance,
@@ -939,12 +1006,17 @@ func (b *Benchmark) runLevels(ctx context.Context) (sweep.Result, error) {
 	return sweep.Run(ctx, sweep.Plan{Kind: sweep.KindLevels, Levels: b.profiles(), Objective: b.obj, Decide: !b.precision.IsZero()}, b.runner, b.sweepOptions()...)
 }
 
-// sweepOptions passes Options.SweepProgress on to the sweep.
+// sweepOptions passes Options.SweepProgress on to the sweep, and grows
+// the disk reserve at the end of each level (growReserve).
 func (b *Benchmark) sweepOptions() []sweep.Option {
-	if b.opt.SweepProgress == nil {
-		return nil
-	}
-	return []sweep.Option{sweep.WithProgress(b.opt.SweepProgress)}
+	return []sweep.Option{sweep.WithProgress(func(ev sweep.Event) {
+		if ev.Type == sweep.LevelEnd {
+			b.growReserve(ev)
+		}
+		if b.opt.SweepProgress != nil {
+			b.opt.SweepProgress(ev)
+		}
+	})}
 }
 
 // result assembles run.json.
@@ -956,6 +1028,8 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 		res.Warnings = append(res.Warnings, *b.chatNote)
 	}
 	res.Warnings = append(res.Warnings, b.nonceWarnings()...)
+	res.Warnings = append(res.Warnings, b.openFilesWarnings()...)
+	res.Warnings = append(res.Warnings, b.proxyWarnings()...)
 	redactWarnings(&res)
 	labels, _ := parseKV("label", s.Labels)
 	run := results.Run{
@@ -983,6 +1057,10 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 	}
 	if s.SequenceDistribution != "" {
 		run.Config.Data = ""
+	}
+	run.Config.Proxy = b.proxyUsed
+	if s.Dataset != "" && s.Data != "" && !strings.Contains(s.Data, "prompt_tokens=") {
+		run.Config.Data = s.Data // not dataSpec's placeholder prompt length
 	}
 	b.arr.describe(&run.Config)
 	b.recordWarmup(&run)
@@ -1130,7 +1208,7 @@ func (b *Benchmark) printUnreachable(res sweep.Result) {
 	for _, lv := range res.Levels {
 		for _, w := range lv.Summary.Warnings {
 			if w.Code == harness.WarnUnreachable {
-				fmt.Fprintf(b.opt.Log, "warning: %s\n", redact.URLs(w.Message))
+				fmt.Fprintf(b.opt.Log, "warning: %s\n", termtext.Escape(redact.URLs(w.Message)))
 			}
 		}
 	}

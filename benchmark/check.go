@@ -11,12 +11,14 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gollm-bench/gollm-bench/cost"
 	"github.com/gollm-bench/gollm-bench/energy"
 	"github.com/gollm-bench/gollm-bench/internal/fieldname"
 	"github.com/gollm-bench/gollm-bench/internal/redact"
 	"github.com/gollm-bench/gollm-bench/litellm"
+	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/openai"
 	"github.com/gollm-bench/gollm-bench/scorecard"
 )
@@ -43,6 +45,7 @@ func (b *Benchmark) validateFlags() []error {
 		msg string
 	}{
 		{!finite(s.MaxSeconds) || s.MaxSeconds < 0, fmt.Sprintf("--max-seconds %v: want a level length in seconds, e.g. 30 (0: 30 unless --max-requests is given)", s.MaxSeconds)},
+		{finite(s.MaxSeconds) && s.MaxSeconds > maxLevelSeconds, fmt.Sprintf("--max-seconds %v: longer than the longest level gollm-bench can time, %.0f s (about 292 years); want a level length in seconds, e.g. 30", s.MaxSeconds, maxLevelSeconds)},
 		{s.MaxRequests < 0, fmt.Sprintf("--max-requests %d: want a number of requests per level, e.g. 1000 (0: no limit)", s.MaxRequests)},
 		{s.MaxErrors < 0, fmt.Sprintf("--max-errors %d: want a number of failed requests, e.g. 50 (0: never stop on errors)", s.MaxErrors)},
 		{s.UnreachableAfter < 0, fmt.Sprintf("--unreachable-after %d: want a number of requests, e.g. %d (0: never stop)", s.UnreachableAfter, DefaultUnreachableAfter)},
@@ -51,6 +54,7 @@ func (b *Benchmark) validateFlags() []error {
 		{s.MaxConcurrency < 0, fmt.Sprintf("--max-concurrency %d: want 0 for no cap, or a positive number of requests in flight", s.MaxConcurrency)},
 		{s.RequestTimeout < 0, fmt.Sprintf("--request-timeout %v: want a duration, e.g. 5m, or 0 for none", s.RequestTimeout)},
 		{s.IdleTimeout < 0, fmt.Sprintf("--idle-timeout %v: want a duration, e.g. 60s, or 0 for none", s.IdleTimeout)},
+		{s.MaxLineBytes < 1<<10, fmt.Sprintf("--max-line-bytes %d: want at least 1024 bytes; the default is %d (4 MiB)", s.MaxLineBytes, openai.DefaultMaxLineBytes)},
 		{s.DrainTimeout < 0, fmt.Sprintf("--drain-timeout %v: want a duration, e.g. 30s, or 0 to cut requests off at the level's end", s.DrainTimeout)},
 		{s.MaxLag < 0, fmt.Sprintf("--max-lag %v: want a duration, e.g. 20ms, or 0 for the default (5 %% of the tightest TTFT, TTFOT or E2E threshold, else 10ms)", s.MaxLag)},
 		{s.PUE != 0 && (!finite(s.PUE) || s.PUE < 1), fmt.Sprintf("--pue %v: a PUE is facility power over IT power, so at least 1, e.g. 1.4; leave it out when unknown", s.PUE)},
@@ -82,6 +86,14 @@ func (b *Benchmark) validateFlags() []error {
 	case "synchronous":
 		if len(s.Rates) > 0 {
 			bad("--rate %s with --profile synchronous: synchronous runs one request at a time and takes no rate; drop --rate, or use --profile concurrent --rate N (N in flight) or --profile constant --rate R (R req/s)", strings.Join(s.Rates, ","))
+		}
+	case "constant", "poisson":
+		for _, r := range s.Rates {
+			v, err := strconv.ParseFloat(strings.TrimSpace(r), 64)
+			if err != nil || math.IsInf(v, 0) || !(v > loadgen.MaxRate) {
+				continue // parse reports the others
+			}
+			bad("--rate %q with --profile %s: arrivals less than 1 µs apart cannot be sent apart, and the level would never run out of them; the largest usable rate is %g req/s, e.g. --rate 1000", r, s.Profile, float64(loadgen.MaxRate))
 		}
 	case "concurrent", "throughput":
 		what := "requests in flight"
@@ -311,3 +323,8 @@ func CheckMinSamples(v string) error {
 	}
 	return nil
 }
+
+// maxLevelSeconds is the longest --max-seconds, s: the longest
+// time.Duration, about 292 years. A longer one would overflow to a
+// negative duration.
+const maxLevelSeconds = float64(math.MaxInt64 / int64(time.Second))

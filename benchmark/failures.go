@@ -12,6 +12,7 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/internal/redact"
+	"github.com/gollm-bench/gollm-bench/internal/termtext"
 	"github.com/gollm-bench/gollm-bench/openai"
 )
 
@@ -76,7 +77,7 @@ func (t failureTally) print(w io.Writer, target string, hint bool) {
 			fmt.Fprintf(w, "  ... and %d more kinds\n", len(kinds)-i)
 			break
 		}
-		fmt.Fprintf(w, "  %-16s %8d  %s\n", k, t.kinds[k], oneLine(redact.URLs(t.examples[k])))
+		fmt.Fprintf(w, "  %-16s %8d  %s\n", k, t.kinds[k], termtext.Escape(oneLine(redact.URLs(t.examples[k]))))
 	}
 	if h := connectHint(t.examples[kinds[0]], target); hint && h != "" {
 		fmt.Fprintf(w, "hint: %s\n", h)

@@ -1,6 +1,12 @@
 package benchmark
 
-import "time"
+import (
+	"time"
+
+	"golang.org/x/net/http/httpproxy"
+
+	"github.com/gollm-bench/gollm-bench/openai"
+)
 
 // Command is what a benchmark does with its levels.
 type Command string
@@ -40,10 +46,19 @@ type Settings struct {
 	Command Command
 
 	// Target and requests.
-	Target      string   // target: base URL; "" starts the built-in mock in-process
-	Model       string   // model: "" asks GET /v1/models for its first id
-	Endpoint    string   // endpoint: completions or chat
-	APIKey      string   // api-key: bearer token, never written to an output
+	Target   string // target: base URL; "" starts the built-in mock in-process
+	Model    string // model: "" asks GET /v1/models for its first id
+	Endpoint string // endpoint: completions or chat
+	APIKey   string // api-key: bearer token, never written to an output
+	// ProxyEnv is the environment's proxy settings (HTTP_PROXY,
+	// HTTPS_PROXY, NO_PROXY, read as Go's http.ProxyFromEnvironment does);
+	// the zero value uses no proxy. Credentials in it are never written.
+	ProxyEnv httpproxy.Config
+	// EnvAPIKey is the key the environment offers ($OPENAI_API_KEY): sent
+	// only when no more explicit credential is given (an Authorization
+	// --header, credentials in --target, --api-key), and then said once
+	// on the log. Never written to an output.
+	EnvAPIKey   string
 	Headers     []string // header: extra HTTP headers, each NAME=VALUE
 	ExtraBody   string   // extra-body: a JSON object merged into every request body
 	NoStream    bool     // no-stream: non-streaming requests (no TTFT, no ITL)
@@ -100,6 +115,7 @@ type Settings struct {
 	UnreachableAfter int64         // unreachable-after: stop a level whose first N requests fail to connect (0: never)
 	RequestTimeout   time.Duration // request-timeout: limit on one request (0: none)
 	IdleTimeout      time.Duration // idle-timeout: longest gap between stream bytes (0: none)
+	MaxLineBytes     int           // max-line-bytes: longest stream line, bytes (openai.WithMaxLineBytes)
 	DrainTimeout     time.Duration // drain-timeout: how long requests sent in the window may finish after it
 	MaxLag           time.Duration // max-lag: scheduling-lag p99 above which a level is client-limited (0: from the SLO)
 
@@ -174,6 +190,7 @@ func DefaultSettings(command Command) Settings {
 		UnreachableAfter: DefaultUnreachableAfter,
 		RequestTimeout:   5 * time.Minute,
 		IdleTimeout:      60 * time.Second,
+		MaxLineBytes:     openai.DefaultMaxLineBytes,
 		DrainTimeout:     30 * time.Second,
 		Repeat:           1,
 		Energy:           "auto",

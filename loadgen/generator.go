@@ -154,6 +154,14 @@ func (g *Generator) missing(sink Sink) error {
 	return errors.Join(errs...)
 }
 
+// MaxLateness is how late an open-loop scheduler may still send the
+// arrivals its plan put before Limits.MaxDuration: a scheduler this far
+// behind (a rate faster than the client can send) stops there, so that
+// MaxDuration + MaxLateness bounds every level whatever its rate. A
+// scheduler only a little late (a trace replay's dense last arrivals on a
+// busy machine) still sends its whole plan.
+const MaxLateness = time.Second
+
 // errStop is the cancellation cause of a level stopped by a limit, a sink
 // or a workload failure (not by the caller).
 var errStop = errors.New("loadgen: level stopped")
@@ -169,7 +177,11 @@ var errStop = errors.New("loadgen: level stopped")
 // request runs in its own goroutine and ScheduledAt is the intended time.
 // With Profile.MaxConcurrency set, arrivals beyond the cap wait in a FIFO
 // queue; the wait shows as lag (SentAt − ScheduledAt). A scheduler that falls
-// behind still fires every arrival, late, and counts it (Late). Closed-loop
+// behind still fires every arrival, late, and counts it (Late), until the
+// clock reads MaxDuration + MaxLateness: whatever the rate, that bounds the
+// level, and the arrivals it had not reached by then are not sent (the
+// achieved rate falls short of the plan's, which the summary reports).
+// Closed-loop
 // modes run N workers (1 for synchronous, Profile.Concurrency for concurrent,
 // MaxConcurrency or DefaultThroughputConcurrency for throughput), each
 // sending request after request; ScheduledAt is the moment the worker became
@@ -393,6 +405,8 @@ type level struct {
 type slot struct {
 	k  int64
 	at time.Duration
+	// queued is set when the arrival waited for a MaxConcurrency slot.
+	queued bool
 }
 
 func (g *Generator) newLevel(ctx context.Context, num int, p Profile, lim Limits) *level {
@@ -676,6 +690,13 @@ func (l *level) openLoop(pacer Pacer) {
 		if !wake.until(l.schedCtx, at) {
 			return
 		}
+		if d := l.lim.MaxDuration; d > 0 && clock.Now()-l.start >= d+MaxLateness {
+			// The scheduler fell far behind its plan (a rate faster than
+			// it can send): MaxDuration bounds the level all the same,
+			// and the arrivals left are not sent.
+			l.stop(StopMaxDuration, l.g.drain == 0)
+			return
+		}
 		if clock.Now()-at > l.g.lateTolerance {
 			l.late++
 		}
@@ -706,6 +727,7 @@ func (l *level) arrive(s slot) {
 	l.notePlanned(s.k, s.at)
 	l.noteScheduled()
 	if c := l.share.MaxConcurrency; c > 0 && l.inflight >= c {
+		s.queued = true
 		l.queue = append(l.queue, s)
 		l.queued++
 		depth := int64(len(l.queue) - l.head)
@@ -814,14 +836,15 @@ func (l *level) execute(s slot) {
 		l.stop(StopWorkloadError, true)
 		return
 	}
-	l.send(s.k, &req, rec, &sent)
+	l.send(s, &req, rec, &sent)
 }
 
 // send sends req, request k of the level, and fills rec. It sets *sent
 // once the request is handed to the Requester (before it is, so that a
 // panic in the Requester still counts it as sent); a request cut off
 // before that is recorded as cancelled.
-func (l *level) send(k int64, req *Request, rec *Record, sent *bool) {
+func (l *level) send(s slot, req *Request, rec *Record, sent *bool) {
+	k := s.k
 	g := l.g
 	req.Seq, req.Level = rec.Seq, l.num
 	rec.RequestedOutputTokens, rec.RequestedPromptTokens = req.MaxTokens, req.RequestedPromptTokens
@@ -829,8 +852,10 @@ func (l *level) send(k int64, req *Request, rec *Record, sent *bool) {
 	if req.PromptTokensSource == SourceTokenizer {
 		rec.LocalPromptTokens = req.PromptTokens
 	}
-	if l.reqCtx.Err() != nil {
-		// Cut off before it was sent (in the queue, or at the stop).
+	if d := l.lim.MaxDuration; l.reqCtx.Err() != nil || (s.queued && d > 0 && g.clock.Now()-l.start >= d) {
+		// Cut off before it was sent (in the queue, or at the stop). The
+		// drain after MaxDuration is for requests in flight: an arrival
+		// still queued for a MaxConcurrency slot is not sent then.
 		rec.Status, rec.ErrorKind = StatusCancelled, ErrorCancelled
 		rec.ErrorMessage = "level stopped before the request was sent"
 		return

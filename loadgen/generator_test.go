@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -807,6 +808,88 @@ func TestWithPacer(t *testing.T) {
 		}
 		if res.PlannedInWindow != 4 {
 			t.Errorf("planned in window %d, want 4", res.PlannedInWindow)
+		}
+	})
+}
+
+// laggingPacer plans an arrival every millisecond but takes Delay of the
+// clock to compute each one: a scheduler that cannot keep up with its
+// plan, as at a rate far above what the client can send.
+type laggingPacer struct{ Delay time.Duration }
+
+func (p laggingPacer) Arrival(i int64, _ time.Duration) time.Duration {
+	time.Sleep(p.Delay)
+	return time.Duration(i) * time.Millisecond
+}
+
+// TestMaxDurationBoundsALaggingScheduler: Limits.MaxDuration (plus
+// MaxLateness) ends an open-loop level on the clock, not when the plan's
+// offsets reach it. A plan of 1,000 arrivals in 1 s that the scheduler
+// reaches 100 ms apart sends about 20 requests and stops at 2 s (issue 25:
+// --rate 1e10 --max-seconds 1 was still sending after 45 s, with a long
+// drain).
+func TestMaxDurationBoundsALaggingScheduler(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newBubbled(newFake(time.Millisecond), okWorkload, WithPacer(laggingPacer{Delay: 100 * time.Millisecond}), WithDrainTimeout(time.Hour))
+		var sink MemorySink
+		res, err := g.Run(t.Context(), 0, Profile{Mode: ModeConstant, Rate: 1000}, Limits{MaxDuration: time.Second}, &sink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.StopReason != StopMaxDuration {
+			t.Errorf("stop reason %q, want %q", res.StopReason, StopMaxDuration)
+		}
+		recs := sink.Records()
+		if len(recs) == 0 || len(recs) > 20 {
+			t.Errorf("%d requests sent, want 1..20 (one per 100 ms until 2 s)", len(recs))
+		}
+		for _, r := range recs {
+			if r.SentAt >= time.Second+MaxLateness {
+				t.Errorf("request %d sent at %v, after MaxDuration 1s + MaxLateness", r.Seq, r.SentAt)
+			}
+		}
+	})
+}
+
+// TestProfileRefusesRunawayRates: a rate above MaxRate is refused, the
+// error naming the largest usable rate.
+func TestProfileRefusesRunawayRates(t *testing.T) {
+	for _, p := range []Profile{{Mode: ModeConstant, Rate: 1e10}, {Mode: ModePoisson, Rate: 1e308}} {
+		err := p.Validate()
+		if err == nil || !strings.Contains(err.Error(), "largest usable rate is 1e+06 req/s") {
+			t.Errorf("%+v: err %v, want a refusal naming the largest usable rate", p, err)
+		}
+	}
+	if err := (Profile{Mode: ModePoisson, Rate: MaxRate}).Validate(); err != nil {
+		t.Errorf("rate MaxRate refused: %v", err)
+	}
+}
+
+// TestQueuedArrivalsNotSentInTheDrain: arrivals still queued for a
+// MaxConcurrency slot when MaxDuration ends are not sent during the drain,
+// which is for the requests in flight; they are recorded as cancelled
+// (issue 25: --rate 1e6 with 384 slots queued about a million arrivals
+// and kept sending them for the whole drain).
+func TestQueuedArrivalsNotSentInTheDrain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newBubbled(newFake(300*time.Millisecond), okWorkload, WithDrainTimeout(time.Hour))
+		var sink MemorySink
+		res, err := g.Run(t.Context(), 0, Profile{Mode: ModeConstant, Rate: 100, MaxConcurrency: 1}, Limits{MaxDuration: time.Second}, &sink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkComplete(t, res, sink.Records())
+		var sent int
+		for _, r := range sink.Records() {
+			if r.SentAt >= time.Second {
+				t.Errorf("request %d sent at %v, in the drain", r.Seq, r.SentAt)
+			}
+			if r.SentAt > 0 || r.Seq == 0 {
+				sent++
+			}
+		}
+		if sent > 4 {
+			t.Errorf("%d requests sent, want at most 4 (one slot, 300 ms each, 1 s)", sent)
 		}
 	})
 }

@@ -22,6 +22,16 @@ type Pacer interface {
 	Arrival(i int64, prev time.Duration) time.Duration
 }
 
+// MaxRate is the highest open-loop rate, requests/s: one arrival per
+// microsecond. Profile.Validate refuses a Rate above it. The pacers
+// compute arrival times in whole nanoseconds, so above 1e9 req/s the gaps
+// truncate to 0 and the plan never advances; well before that, the
+// scheduler's timers resolve microseconds at best (fineSlack), so arrivals
+// closer than 1 µs cannot be sent apart, and counting a level's plan for
+// its achieved ratio (LevelResult.PlannedInWindow) would cost a second of
+// CPU for every second of level.
+const MaxRate = 1e6
+
 // ConstantPacer places arrivals every 1/Rate s: arrival i is at i/Rate s,
 // computed from i (not by summing gaps), so rounding never accumulates.
 // Rate is in requests/s and must be > 0.

@@ -91,6 +91,8 @@ func (p Profile) Validate() error {
 	case ModeConstant, ModePoisson:
 		if !(p.Rate > 0) || math.IsInf(p.Rate, 0) {
 			errs = append(errs, fmt.Errorf("Profile.Mode %q needs a finite Profile.Rate > 0 req/s, got %v", p.Mode, p.Rate))
+		} else if p.Rate > MaxRate {
+			errs = append(errs, fmt.Errorf("Profile.Rate %v req/s: arrivals less than 1 µs apart cannot be sent apart (above 1e9 req/s they round to the same nanosecond); the largest usable rate is %g req/s", p.Rate, float64(MaxRate)))
 		}
 	case "":
 		errs = append(errs, errors.New("Profile.Mode is empty; set it to synchronous, concurrent, throughput, constant or poisson"))

@@ -42,6 +42,26 @@ const (
 	// or a non-streaming body without generated text. A response with no
 	// tokens is never a success.
 	ErrorEmptyResponse ErrorKind = "empty_response"
+	// ErrorClientResource: the client ran out of one of its own resources
+	// before the request reached the server: open files (EMFILE, ENFILE),
+	// ephemeral ports or local addresses (EADDRNOTAVAIL), or socket
+	// buffers (ENOBUFS). It is the client's failure, not the server's:
+	// the summary counts it apart from the failed requests
+	// (metrics.RequestCounts.ClientResource) and calls the level client
+	// limited.
+	ErrorClientResource ErrorKind = "client_resource"
+	// ErrorLineTooLong: a line of the event stream, or the data of one
+	// event, was longer than the client's limit (openai.WithMaxLineBytes),
+	// or than its budget for all streams had left: a server that never
+	// ends a line. The connection is closed; the run goes on.
+	ErrorLineTooLong ErrorKind = "line_too_long"
+	// ErrorNotSent: the request was never written whole, so the server
+	// never processed it: the reused keep-alive connection it was written
+	// on was closed under the write (the server's idle close racing it;
+	// not the run's cancellation). It is not the server's failure: the
+	// summary counts it apart (metrics.RequestCounts.NotSent), not in the
+	// error rate, and warns.
+	ErrorNotSent ErrorKind = "not_sent"
 )
 
 // Phase is the part of a run a request belongs to (Record.Phase).
@@ -191,6 +211,11 @@ type Record struct {
 	// RequestedPromptTokens is the prompt length the workload aimed at
 	// (Request.RequestedPromptTokens), tokens; 0 when it stated none.
 	RequestedPromptTokens int `json:"requested_prompt_tokens,omitempty"`
+	// PromptTemplated is set when the server wrapped the prompt in its
+	// chat template (the chat endpoint, or a multi-turn conversation), so
+	// that ServerPromptTokens counts template tokens LocalPromptTokens
+	// does not.
+	PromptTemplated bool `json:"prompt_templated,omitempty"`
 	// ResponseCost is the cost a LiteLLM proxy gave for this response in
 	// its x-litellm-response-cost header, in the currency of its prices;
 	// nil without the header (or with a value that is not a number >= 0).

@@ -123,7 +123,7 @@ func (l *level) session(s slot, sw SessionWorkload) {
 		}
 		rec.SessionTurns = n
 		req.KeepReply = n > 1
-		l.send(s.k, &req, rec, sent)
+		l.send(s, &req, rec, sent)
 	})
 	var wake *waker
 	defer func() {
@@ -161,7 +161,7 @@ func (l *level) session(s slot, sw SessionWorkload) {
 				return
 			}
 			req.KeepReply = t < n-1
-			l.send(s.k, &req, rec, sent)
+			l.send(slot{k: s.k, at: s.at}, &req, rec, sent) // a later turn: its session was not queued
 		})
 	}
 }

@@ -138,6 +138,7 @@ type Accumulator struct {
 	clockSteps           int64
 	largestStep          time.Duration
 	outTokens            float64 // output tokens arriving in the window (scaled to usage)
+	failedOutTokens      float64 // ... from requests that failed
 	inTokens             int64   // prompt tokens of prefilled requests sent in the window
 	cachedTokens         int64   // the cached part of inTokens (usage.prompt_tokens_details.cached_tokens)
 	busy                 time.Duration
@@ -249,6 +250,9 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 	good := ok && a.cfg.Good != nil && (rec.InWindow || in > 0) && a.cfg.Good(rec)
 	if a.validWindow {
 		a.outTokens += in
+		if failed(rec.Status) {
+			a.failedOutTokens += in
+		}
 		if good && in > 0 {
 			// Goodput counts the tokens of good requests that arrived in
 			// the window, whenever the request was sent: a request sent in
@@ -297,6 +301,10 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 	switch {
 	case ok:
 		a.counts.OK++
+	case rec.ErrorKind == loadgen.ErrorClientResource:
+		a.counts.ClientResource++ // the client's failure, not the server's
+	case rec.ErrorKind == loadgen.ErrorNotSent:
+		a.counts.NotSent++ // never reached the server
 	case failed(rec.Status):
 		a.counts.Failed++
 		kind := string(rec.ErrorKind)
@@ -341,15 +349,25 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 	recordTokens(a.isl, int64(rec.PromptTokens))
 	recordTokens(a.osl, int64(rec.OutputTokens))
 
-	if rec.ServerOutputTokens > 0 && rec.LocalOutputTokens > 0 {
+	if rec.ServerPromptTokens > 0 && rec.LocalPromptTokens > 0 && !rec.PromptTemplated {
+		// The tokenizer is judged on the prompt, text we sent whole.
 		a.counts.TokenCountsCompared++
-		diff := math.Abs(float64(rec.ServerOutputTokens - rec.LocalOutputTokens))
-		if diff > TokenMismatchTolerance*float64(rec.ServerOutputTokens) {
+		if tokenCountsDiffer(rec.ServerPromptTokens, rec.LocalPromptTokens) {
 			a.counts.TokenCountMismatches++
+		}
+	}
+	if rec.ServerOutputTokens > 0 && rec.LocalOutputTokens > 0 {
+		// Re-tokenizing generated text is not an identity: a note.
+		a.counts.OutputRetokenized++
+		if tokenCountsDiffer(rec.ServerOutputTokens, rec.LocalOutputTokens) {
+			a.counts.OutputRetokenDiffers++
 		}
 	}
 	if rec.RequestedOutputTokens > 0 && rec.OutputTokens < rec.RequestedOutputTokens {
 		a.counts.OSLShort++
+	}
+	if rec.RequestedOutputTokens > 0 && rec.OutputTokens > rec.RequestedOutputTokens {
+		a.counts.OSLExceeded++
 	}
 	if good {
 		a.goodReqs++
@@ -592,6 +610,7 @@ func (a *Accumulator) Summary() Summary {
 	if a.validWindow {
 		sec := a.windowLength.Seconds()
 		s.OutputTokensPerSecond = a.outTokens / sec
+		s.FailedOutputTokensPerSecond = a.failedOutTokens / sec
 		s.InputTokensPerSecond = float64(a.inTokens) / sec
 		s.CachedInputTokensPerSecond = float64(a.cachedTokens) / sec
 		s.TotalTokensPerSecond = s.OutputTokensPerSecond + s.InputTokensPerSecond
@@ -699,4 +718,12 @@ func (a *Accumulator) receiveClock() (clock, note string) {
 		}
 	}
 	return clock, note
+}
+
+// tokenCountsDiffer reports whether a local count differs from the
+// server's by more than TokenMismatchTolerance of it, and by more than one
+// token (a beginning-of-sequence token the server adds).
+func tokenCountsDiffer(server, local int) bool {
+	diff := math.Abs(float64(server - local))
+	return diff > 1 && diff > TokenMismatchTolerance*float64(server)
 }

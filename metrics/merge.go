@@ -64,7 +64,12 @@ func MergeSummaries(parts ...Summary) (Summary, error) {
 		r.TokenCountsCompared += q.TokenCountsCompared
 		r.TokenCountMismatches += q.TokenCountMismatches
 		r.OSLShort += q.OSLShort
+		r.OSLExceeded += q.OSLExceeded
 		r.UsageRejected += q.UsageRejected
+		r.ClientResource += q.ClientResource
+		r.NotSent += q.NotSent
+		r.OutputRetokenized += q.OutputRetokenized
+		r.OutputRetokenDiffers += q.OutputRetokenDiffers
 		for k, v := range q.ErrorKinds {
 			r.ErrorKinds[k] += v
 		}
@@ -84,6 +89,7 @@ func MergeSummaries(parts ...Summary) (Summary, error) {
 		}
 
 		s.OutputTokensPerSecond += p.OutputTokensPerSecond
+		s.FailedOutputTokensPerSecond += p.FailedOutputTokensPerSecond
 		s.InputTokensPerSecond += p.InputTokensPerSecond
 		s.CachedInputTokensPerSecond += p.CachedInputTokensPerSecond
 		s.TotalTokensPerSecond += p.TotalTokensPerSecond

@@ -114,7 +114,7 @@ func PoolRepeats(parts ...Summary) (Summary, error) {
 	s.Warnings = nil
 	var errs []error
 	var total float64
-	var outTok, inTok, cachedTok, req, busy, goodReq, goodTok float64
+	var outTok, failedTok, inTok, cachedTok, req, busy, goodReq, goodTok float64
 	var outRates, reqRates, goodTokRates, goodReqRates []float64
 	seen := map[Warning]bool{}
 	for i, p := range parts {
@@ -125,6 +125,7 @@ func PoolRepeats(parts ...Summary) (Summary, error) {
 		w := p.WindowSeconds
 		total += w
 		outTok += p.OutputTokensPerSecond * w
+		failedTok += p.FailedOutputTokensPerSecond * w
 		inTok += p.InputTokensPerSecond * w
 		cachedTok += p.CachedInputTokensPerSecond * w
 		req += p.RequestsPerSecond * w
@@ -162,7 +163,12 @@ func PoolRepeats(parts ...Summary) (Summary, error) {
 		r.TokenCountsCompared += q.TokenCountsCompared
 		r.TokenCountMismatches += q.TokenCountMismatches
 		r.OSLShort += q.OSLShort
+		r.OSLExceeded += q.OSLExceeded
 		r.UsageRejected += q.UsageRejected
+		r.ClientResource += q.ClientResource
+		r.NotSent += q.NotSent
+		r.OutputRetokenized += q.OutputRetokenized
+		r.OutputRetokenDiffers += q.OutputRetokenDiffers
 		for _, m := range s.distributions(&p) {
 			d, err := Merge(*m.dst, m.src)
 			if err != nil {
@@ -194,6 +200,7 @@ func PoolRepeats(parts ...Summary) (Summary, error) {
 	s.WindowSeconds = total
 	if total > 0 {
 		s.OutputTokensPerSecond = outTok / total
+		s.FailedOutputTokensPerSecond = failedTok / total
 		s.InputTokensPerSecond = inTok / total
 		s.CachedInputTokensPerSecond = cachedTok / total
 		s.TotalTokensPerSecond = s.OutputTokensPerSecond + s.InputTokensPerSecond

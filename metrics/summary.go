@@ -130,7 +130,12 @@ type Summary struct {
 
 	// Throughputs over the window (docs/metrics.md#throughputs).
 	OutputTokensPerSecond float64 `json:"output_tok_s"` // output tokens whose chunk arrived in the window (any request, scaled to OutputTokens) / window
-	InputTokensPerSecond  float64 `json:"input_tok_s"`  // prompt tokens of requests sent in the window and prefilled (ok, or a token arrived) / window
+	// FailedOutputTokensPerSecond is the part of OutputTokensPerSecond
+	// whose requests failed (error or timeout), tokens/s: shown apart,
+	// since a server that streams without end until the request timeout
+	// fires delivers tokens but no completed request.
+	FailedOutputTokensPerSecond float64 `json:"failed_output_tok_s,omitempty"`
+	InputTokensPerSecond        float64 `json:"input_tok_s"` // prompt tokens of requests sent in the window and prefilled (ok, or a token arrived) / window
 	// CachedInputTokensPerSecond is the part of InputTokensPerSecond the
 	// server reported served from its prefix cache
 	// (usage.prompt_tokens_details.cached_tokens), tokens/s; 0 when it
@@ -239,18 +244,40 @@ type RequestCounts struct {
 	// window, whenever they were sent: the numerator of RequestsPerSecond.
 	Completed int64 `json:"completed_in_window"`
 	// TokenCountsCompared counts ok requests sent in the window that carry
-	// both a server and a local output token count; TokenCountMismatches
-	// those whose two counts differ by more than 1 %
-	// (docs/metrics.md#isl-and-osl).
+	// both a server and a local prompt token count for a prompt sent
+	// without a chat template; TokenCountMismatches those whose two counts
+	// differ by more than 1 % and more than one token: the tokenizer does
+	// not match the served model (docs/metrics.md#isl-and-osl).
 	TokenCountsCompared  int64 `json:"token_counts_compared"`
 	TokenCountMismatches int64 `json:"token_count_mismatches"`
 	// OSLShort counts ok requests sent in the window whose OutputTokens fell
 	// short of RequestedOutputTokens (ignore_eos not honoured, or a stop).
 	OSLShort int64 `json:"osl_short"`
+	// OutputRetokenized counts ok requests sent in the window that carry
+	// both a server and a local output count (the generated text
+	// re-tokenized); OutputRetokenDiffers those whose counts differ as
+	// TokenCountMismatches says. Re-tokenizing generated text is not an
+	// identity (a model may emit token sequences the tokenizer would
+	// merge otherwise), so this is a note, not a verdict on the tokenizer.
+	OutputRetokenized    int64 `json:"output_retokenized,omitempty"`
+	OutputRetokenDiffers int64 `json:"output_retokenization_differs,omitempty"`
+	// OSLExceeded counts ok requests sent in the window whose OutputTokens
+	// exceeded RequestedOutputTokens: a server that ignores max_tokens.
+	OSLExceeded int64 `json:"osl_exceeded,omitempty"`
 	// UsageRejected counts requests sent in the window, whatever their
 	// outcome, whose server usage held an impossible count that the client
 	// rejected (loadgen.Record.UsageRejected).
 	UsageRejected int64 `json:"usage_rejected,omitempty"`
+	// ClientResource counts requests sent in the window that failed on the
+	// client's own resources (loadgen.ErrorClientResource: open files,
+	// ephemeral ports) before reaching the server. They are neither OK
+	// nor Failed: not the server's failures, so not in ErrorRate; they
+	// make the level client limited (ClientHealth).
+	ClientResource int64 `json:"client_resource,omitempty"`
+	// NotSent counts requests sent in the window that never reached the
+	// server whole (loadgen.ErrorNotSent: a reused keep-alive connection
+	// closed under the write). Neither OK nor Failed.
+	NotSent int64 `json:"not_sent,omitempty"`
 }
 
 // Goodput is request-level goodput (DistServe, vLLM, AIPerf): the
@@ -283,7 +310,7 @@ type ClientHealth struct {
 	MaxLag        float64 `json:"max_lag_ms"`       // the lag p99 threshold used, ms
 	CPUSeconds    float64 `json:"cpu_s"`            // client process CPU time (user+sys) during the level, s
 	CPUPercent    float64 `json:"cpu_percent"`      // CPUSeconds / wall seconds × 100 (can exceed 100 on several cores)
-	ClientLimited bool    `json:"client_limited"`   // achieved < 98 % of target, or lag p99 > MaxLag
+	ClientLimited bool    `json:"client_limited"`   // achieved < 98 % of target, lag p99 > MaxLag, or requests failed on the client's own resources
 	Capped        bool    `json:"capped"`           // the shortfall came from MaxConcurrency, not the client
 	Reason        string  `json:"reason,omitempty"` // why ClientLimited or Capped is set
 	// PeakInFlight is the most requests in flight ([SentAt, DoneAt]) at

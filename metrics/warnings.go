@@ -22,10 +22,24 @@ const (
 	// WarnCapped: the shortfall came from MaxConcurrency
 	// (docs/metrics.md#client-health).
 	WarnCapped WarningCode = "capped"
-	// WarnTokenCountMismatch: server and local output counts differ by > 1 %.
+	// WarnTokenCountMismatch: server and local prompt counts differ by
+	// > 1 % (and > 1 token): the tokenizer does not match the model.
 	WarnTokenCountMismatch WarningCode = "token_count_mismatch"
+	// WarnOutputRetokenization: re-tokenizing the generated text gave a
+	// count other than the server's; a note, not a tokenizer verdict.
+	WarnOutputRetokenization WarningCode = "output_retokenization_differs"
 	// WarnOSLShort: ok requests returned fewer tokens than requested.
 	WarnOSLShort WarningCode = "osl_short"
+	// WarnOSLExceeded: ok requests returned more tokens than their
+	// max_tokens allowed (the server ignores it).
+	WarnOSLExceeded WarningCode = "osl_exceeded"
+	// WarnFailedTokens: a share of the output tokens came from requests
+	// that failed (FailedOutputTokensPerSecond).
+	WarnFailedTokens WarningCode = "failed_request_tokens"
+	// WarnNotSent: requests never reached the server whole (a reused
+	// keep-alive connection closed under the write); not counted as
+	// failures.
+	WarnNotSent WarningCode = "requests_not_sent"
 	// WarnHighErrorRate: the error rate exceeds HighErrorRate.
 	WarnHighErrorRate WarningCode = "high_error_rate"
 	// WarnShardWindowsDiffer: MergeSummaries added rates of shards whose
@@ -41,12 +55,17 @@ const (
 	WarnClockStep WarningCode = "wall_clock_step"
 )
 
+// FailedTokensShare is the share of a level's output tokens/s from
+// failed requests at and above which it warns WarnFailedTokens (0.5: half
+// the tokens came from requests that did not complete).
+const FailedTokensShare = 0.5
+
 // isDerived reports whether code is computed from a Summary's own fields,
 // so that MergeSummaries recomputes it rather than copies it.
 func isDerived(code WarningCode) bool {
 	switch code {
 	case WarnEmptyWindow, WarnNoRequests, WarnTooShort, WarnClientLimited, WarnCapped,
-		WarnTokenCountMismatch, WarnOSLShort, WarnHighErrorRate, WarnUsageRejected:
+		WarnTokenCountMismatch, WarnOutputRetokenization, WarnOSLShort, WarnOSLExceeded, WarnFailedTokens, WarnNotSent, WarnHighErrorRate, WarnUsageRejected:
 		return true
 	}
 	return false
@@ -73,11 +92,15 @@ func assessClient(s *Summary, capReached bool) {
 	if s.Lag.Count > 0 && s.Lag.P99 > c.MaxLag {
 		reasons = append(reasons, fmt.Sprintf("scheduling lag p99 %.4g ms > max lag %.4g ms", s.Lag.P99, c.MaxLag))
 	}
+	resource := s.Requests.ClientResource > 0
+	if resource {
+		reasons = append(reasons, fmt.Sprintf("%d requests failed on the client's own resources (open files, ephemeral ports) before reaching the server", s.Requests.ClientResource))
+	}
 	if len(reasons) == 0 {
 		return
 	}
 	limit := int64(s.Profile.MaxConcurrency)
-	if s.Profile.Mode.OpenLoop() && limit > 0 && (capReached || c.PeakInFlight >= limit) {
+	if !resource && s.Profile.Mode.OpenLoop() && limit > 0 && (capReached || c.PeakInFlight >= limit) {
 		c.Capped = true
 		c.Reason = fmt.Sprintf("max concurrency %d reached: %s", limit, strings.Join(reasons, "; "))
 		return
@@ -109,8 +132,21 @@ func deriveWarnings(s *Summary) []Warning {
 		add(WarnCapped, "level %d is capped by Profile.MaxConcurrency: %s; queue time is counted as scheduling lag", s.Level, s.Client.Reason)
 	}
 	if r.TokenCountMismatches > 0 {
-		add(WarnTokenCountMismatch, "level %d: server and local tokenizer output counts differ by more than %.0f %% on %d of %d requests; the tokenizer may not match the served model",
+		add(WarnTokenCountMismatch, "level %d: server and local tokenizer prompt counts differ by more than %.0f %% on %d of %d requests; the tokenizer may not match the served model",
 			s.Level, 100*TokenMismatchTolerance, r.TokenCountMismatches, r.TokenCountsCompared)
+	}
+	if r.OutputRetokenDiffers > 0 {
+		add(WarnOutputRetokenization, "level %d: note: re-tokenizing the generated text gives a count other than the server's on %d of %d requests; generated text need not re-tokenize to the tokens the model emitted, so this does not indict the tokenizer (the prompt counts do); OSL is the server's count",
+			s.Level, r.OutputRetokenDiffers, r.OutputRetokenized)
+	}
+	if r.NotSent > 0 {
+		add(WarnNotSent, "level %d: %d requests never reached the server whole: the reused keep-alive connection each was written on was closed under the write (the server's idle close racing it); they are not counted as failures", s.Level, r.NotSent)
+	}
+	if r.OSLExceeded > 0 {
+		add(WarnOSLExceeded, "level %d: %d of %d ok requests returned more output tokens than their max_tokens allowed: the server ignores max_tokens, and every per-token figure counts the extra", s.Level, r.OSLExceeded, r.OK)
+	}
+	if f := s.FailedOutputTokensPerSecond; f > 0 && f >= FailedTokensShare*s.OutputTokensPerSecond {
+		add(WarnFailedTokens, "level %d: %.4g of the %.4g output tok/s came from requests that failed (%d failed, %d ok): the server delivered tokens but not completed requests", s.Level, f, s.OutputTokensPerSecond, r.Failed, r.OK)
 	}
 	if r.OSLShort > 0 {
 		add(WarnOSLShort, "level %d: %d of %d ok requests returned fewer output tokens than requested (ignore_eos not honoured?)", s.Level, r.OSLShort, r.OK)

@@ -14,6 +14,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,7 +26,9 @@ import (
 	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/gollm-bench/gollm-bench/internal/jsonstring"
+	"github.com/gollm-bench/gollm-bench/internal/redact"
 	"github.com/gollm-bench/gollm-bench/internal/rxstamp"
+	"github.com/gollm-bench/gollm-bench/internal/termtext"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 )
 
@@ -47,6 +50,12 @@ type Client struct {
 	sendPrompt, sendMaxTokens, sendMaxCompletion, sendMinTokens bool
 
 	streams sync.Pool // *streamState, reused between requests
+	// lineBudget bounds the SSE buffers of all streams together
+	// (WithLineBudget).
+	lineBudget *lineBudget
+	// secrets are the credential values the Client sends (knownSecrets),
+	// scrubbed from every error text a server echoes them in.
+	secrets []string
 
 	// stamping is set when the Client dials its connections with kernel
 	// receive stamps (see ReceiveClockMode); userNote says why not
@@ -93,6 +102,8 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		stream:         true,
 		maxConcurrency: DefaultMaxConcurrency,
 		receiveClock:   ReceiveAuto,
+		maxLineBytes:   DefaultMaxLineBytes,
+		lineBudget:     DefaultLineBudget,
 	}
 	var errs []error
 	for _, o := range opts {
@@ -107,12 +118,19 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	c := &Client{cfg: cfg, base: base, url: base + "/v1/" + string(cfg.endpoint), hc: cfg.httpClient}
+	c := &Client{cfg: cfg, base: base, url: base + "/v1/" + string(cfg.endpoint), hc: cfg.httpClient, lineBudget: newLineBudget(cfg.lineBudget)}
 	if err := c.chooseClock(); err != nil {
 		return nil, err
 	}
 	if c.hc == nil {
-		c.hc = &http.Client{Transport: newTransport(cfg.maxConcurrency, cfg.tls, c.cfg.receiveClock)}
+		t := newTransport(cfg.maxConcurrency, cfg.tls, c.cfg.receiveClock)
+		t.Proxy = cfg.proxy
+		if cfg.maxConns > 0 {
+			t.MaxConnsPerHost = cfg.maxConns
+			t.MaxIdleConns = min(t.MaxIdleConns, cfg.maxConns)
+			t.MaxIdleConnsPerHost = min(t.MaxIdleConnsPerHost, cfg.maxConns)
+		}
+		c.hc = &http.Client{Transport: t}
 	}
 	c.header = cfg.header.Clone()
 	c.header.Set("Content-Type", "application/json")
@@ -130,9 +148,10 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	} else {
 		c.header.Set("Accept", "application/json")
 	}
-	if cfg.apiKey != "" {
+	if cfg.apiKey != "" && c.header.Get("Authorization") == "" && !hasUserinfo(base) {
 		c.header.Set("Authorization", "Bearer "+cfg.apiKey)
 	}
+	c.secrets = knownSecrets(c.header, cfg.apiKey, base)
 	if err := c.buildPrefix(); err != nil {
 		return nil, err
 	}
@@ -141,6 +160,43 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 
 // normalizeBase checks a base URL and strips a trailing "/" and "/v1".
 // Its errors quote the URL without credentials.
+// knownSecrets lists the credential values a Client sends: every header
+// value but the harmless ones (redact.HarmlessHeader), each also without
+// its scheme ("Bearer KEY" gives KEY too), the API key, and the base
+// URL's user and password.
+func knownSecrets(h http.Header, apiKey, base string) []string {
+	out := []string{apiKey}
+	for k, vs := range h {
+		if redact.HarmlessHeader(k) {
+			continue
+		}
+		for _, v := range vs {
+			out = append(out, v)
+			if _, tok, ok := strings.Cut(v, " "); ok {
+				out = append(out, strings.TrimSpace(tok))
+			}
+		}
+	}
+	if u, err := url.Parse(base); err == nil && u.User != nil {
+		out = append(out, u.User.Username())
+		if pw, ok := u.User.Password(); ok {
+			out = append(out, pw)
+		}
+	}
+	// Longest first, so that a key inside a longer value is not left
+	// half-redacted.
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
+}
+
+// hasUserinfo reports whether base, a normalized base URL, carries
+// credentials (user:password@), which net/http sends as Basic
+// authorization when no Authorization header is set.
+func hasUserinfo(base string) bool {
+	u, err := url.Parse(base)
+	return err == nil && u.User != nil
+}
+
 func normalizeBase(raw string) (string, error) {
 	shown := redactUserinfo(raw)
 	if !strings.Contains(raw, "://") {
@@ -667,6 +723,14 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	}
 	rec.ConnReused = st.reused
 	if err != nil {
+		if st.reused && wrote.Load() == 0 && rctx.Err() == nil && closedUnderWrite(err) {
+			// Not our cancellation (rctx is live): the server closed the
+			// idle keep-alive connection as we wrote on it, and the
+			// transport closed its side. The request was never written
+			// whole, so the server never processed it.
+			c.fail(rec, loadgen.StatusError, loadgen.ErrorNotSent, "the reused keep-alive connection was closed under the request before it was written whole (the server's idle close racing the write); it never reached the server: "+unwrapURL(err).Error())
+			return
+		}
 		c.failErr(ctx, rctx, rec, err, true)
 		return
 	}
@@ -722,6 +786,7 @@ func (c *Client) readStream(ctx, rctx context.Context, clock loadgen.Clock, r io
 	rec.ChunkTimes, rec.ChunkTokens, rec.ChunkUserTimes = rec.ChunkTimes[:0], rec.ChunkTokens[:0], rec.ChunkUserTimes[:0]
 	st.sse.reset(r)
 	st.sse.src = st.src
+	st.sse.limit, st.sse.budget = c.cfg.maxLineBytes, c.lineBudget
 	defer st.sse.reset(nil)
 	events, end := 0, "EOF"
 	for {
@@ -733,6 +798,14 @@ func (c *Client) readStream(ctx, rctx context.Context, clock loadgen.Clock, r io
 		if err == errNotSSE {
 			c.fail(rec, loadgen.StatusError, loadgen.ErrorNotSSE, fmt.Sprintf("HTTP %d body is not an event stream (Content-Type %q): %s",
 				rec.HTTPStatus, ctype, quoteBody(st.sse.notSSE())))
+			return
+		}
+		if err == errSSELineTooLong || err == errSSELineBudget {
+			why := fmt.Sprintf("longer than the %d-byte limit", st.sse.maxLine())
+			if err == errSSELineBudget {
+				why = "longer than the SSE buffer budget shared by all streams had left"
+			}
+			c.fail(rec, loadgen.StatusError, loadgen.ErrorLineTooLong, fmt.Sprintf("a stream line (or event) %s, after %d events; the connection is closed", why, events))
 			return
 		}
 		if err != nil {
@@ -957,6 +1030,7 @@ func (c *Client) finish(req *loadgen.Request, rec *loadgen.Record, st *streamSta
 	if req.PromptTokensSource == loadgen.SourceTokenizer {
 		rec.LocalPromptTokens = req.PromptTokens
 	}
+	rec.PromptTemplated = c.cfg.endpoint == Chat || req.Chat != nil
 	switch {
 	case outOK && st.delivered > 0:
 		rec.OutputTokens, rec.OutputTokensSource = out, loadgen.SourceServer
@@ -1023,7 +1097,9 @@ func (c *Client) fail(rec *loadgen.Record, s loadgen.Status, k loadgen.ErrorKind
 	if rec.ErrorKind != loadgen.ErrorNone {
 		return
 	}
-	rec.Status, rec.ErrorKind, rec.ErrorMessage = s, k, truncate(msg)
+	// The message quotes the server: no terminal control in it reaches
+	// requests.jsonl, the reports or the console.
+	rec.Status, rec.ErrorKind, rec.ErrorMessage = s, k, termtext.Escape(truncate(redact.Scrub(msg, c.secrets)))
 }
 
 // failErr classifies a transport or read error. ctx is the run's context,
@@ -1044,6 +1120,10 @@ func (c *Client) failErr(ctx, rctx context.Context, rec *loadgen.Record, err err
 		c.fail(rec, loadgen.StatusTimeout, loadgen.ErrorTimeout, fmt.Sprintf("request took longer than %v", c.cfg.requestTimeout))
 		return
 	}
+	if isClientResourceError(err) {
+		c.fail(rec, loadgen.StatusError, loadgen.ErrorClientResource, "client out of resources, nothing reached the server: "+err.Error())
+		return
+	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
 		c.fail(rec, loadgen.StatusTimeout, loadgen.ErrorTimeout, err.Error())
@@ -1054,6 +1134,36 @@ func (c *Client) failErr(ctx, rctx context.Context, rec *loadgen.Record, err err
 		return
 	}
 	c.fail(rec, loadgen.StatusError, loadgen.ErrorDisconnect, err.Error())
+}
+
+// closedUnderWrite reports a write that failed because the connection was
+// closed: locally (net.ErrClosed, "use of closed network connection"), or
+// by the peer (EPIPE, ECONNRESET).
+func closedUnderWrite(err error) bool {
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "write" {
+		return false
+	}
+	return errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
+}
+
+// unwrapURL returns err without the *url.Error around it, whose message
+// repeats the URL.
+func unwrapURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// isClientResourceError reports a failure of the client's own resources:
+// too many open files in the process (EMFILE) or the system (ENFILE), no
+// free ephemeral port or local address (EADDRNOTAVAIL), no socket buffer
+// (ENOBUFS). The dial or socket call failed here, so nothing was sent.
+func isClientResourceError(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) ||
+		errors.Is(err, syscall.EADDRNOTAVAIL) || errors.Is(err, syscall.ENOBUFS)
 }
 
 // isConnectError reports a dial, DNS or TLS failure: nothing was sent.

@@ -8,8 +8,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
+	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -480,5 +484,246 @@ func TestStaleKeepAliveConnRetried(t *testing.T) {
 		if i > 0 && rec.ConnReused {
 			t.Errorf("request %d: conn_reused true, want false (it was answered on a fresh connection)", i)
 		}
+	}
+}
+
+// TestDoClientResourceError: a dial that fails for lack of the client's
+// own resources (the process out of file descriptors, no ephemeral port)
+// is the client's failure, ErrorClientResource, not the server's connect
+// error (issue 25: at --rate 1e6, 16,368 "too many open files" counted as
+// the server's connect errors). The errors are built as package net
+// returns them from a failed socket(2) or connect(2).
+func TestDoClientResourceError(t *testing.T) {
+	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.EADDRNOTAVAIL} {
+		t.Run(errno.Error(), func(t *testing.T) {
+			var dials atomic.Int64
+			hc := &http.Client{Transport: &http.Transport{DialContext: func(context.Context, string, string) (net.Conn, error) {
+				dials.Add(1)
+				return nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("socket", errno)}
+			}}}
+			c, err := New("http://127.0.0.1:9", WithHTTPClient(hc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := do(t, context.Background(), c)
+			if rec.Status != loadgen.StatusError || rec.ErrorKind != loadgen.ErrorClientResource {
+				t.Errorf("status %q kind %q (%s), want error/%s", rec.Status, rec.ErrorKind, rec.ErrorMessage, loadgen.ErrorClientResource)
+			}
+			if !strings.Contains(rec.ErrorMessage, "nothing reached the server") {
+				t.Errorf("message %q does not say the server was not reached", rec.ErrorMessage)
+			}
+			if dials.Load() == 0 {
+				t.Error("the client never dialled")
+			}
+		})
+	}
+}
+
+// TestExplicitCredentialsWin: an Authorization header beats credentials
+// in the URL, which beat the API key; the key is sent only when neither
+// is given, and two credentials are never merged (issue 25: an
+// $OPENAI_API_KEY replaced an explicit --header Authorization and the
+// URL's user:password, sending a user's OpenAI key to the benchmarked
+// server).
+func TestExplicitCredentialsWin(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var got []string
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, strings.Join(r.Header.Values("Authorization"), " | "))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, roleChunk+`data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"length"}]}`+"\n\n"+doneFrame)
+	}))
+	t.Cleanup(ts.Close)
+	withCreds := strings.Replace(ts.URL, "http://", "http://user:URLPASS@", 1)
+	for _, tc := range []struct {
+		name string
+		base string
+		opts []Option
+		want string
+	}{
+		{"header beats key", ts.URL, []Option{WithHeader("Authorization", "Bearer HEADERKEY"), WithAPIKey("ENVKEY")}, "Bearer HEADERKEY"},
+		{"header beats URL", withCreds, []Option{WithHeader("authorization", "Bearer HEADERKEY"), WithAPIKey("ENVKEY")}, "Bearer HEADERKEY"},
+		{"URL beats key", withCreds, []Option{WithAPIKey("ENVKEY")}, "Basic dXNlcjpVUkxQQVNT"},
+		{"key alone", ts.URL, []Option{WithAPIKey("ENVKEY")}, "Bearer ENVKEY"},
+	} {
+		mu.Lock()
+		got = nil
+		mu.Unlock()
+		c, err := New(tc.base, tc.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := do(t, context.Background(), c)
+		if rec.Status != loadgen.StatusOK {
+			t.Fatalf("%s: %s %s", tc.name, rec.Status, rec.ErrorMessage)
+		}
+		mu.Lock()
+		if len(got) != 1 || got[0] != tc.want {
+			t.Errorf("%s: Authorization %q, want exactly %q", tc.name, got, tc.want)
+		}
+		mu.Unlock()
+	}
+}
+
+// endlessLine serves, for a request whose prompt is "endless", an event
+// stream whose second line never ends (the server writes until the
+// client hangs up), and a normal short stream otherwise.
+func endlessLine(t *testing.T) string {
+	t.Helper()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		if !strings.Contains(string(body), "endless") {
+			io.WriteString(w, roleChunk+`data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"length"}]}`+"\n\n"+doneFrame)
+			return
+		}
+		io.WriteString(w, roleChunk+`data: {"choices":[{"index":0,"delta":{"content":"`)
+		block := []byte(strings.Repeat("x", 32<<10))
+		for {
+			if _, err := w.Write(block); err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// TestEndlessLineIsBounded: a stream line that never ends fails the
+// request as line_too_long once it passes the line limit, or what the
+// budget shared by all streams has left; the budget is given back when
+// the stream ends, and the next request on the same client succeeds
+// (issue 25: one endless line cost about 137 MB per stream, and the
+// request failed as a disconnect).
+func TestEndlessLineIsBounded(t *testing.T) {
+	t.Parallel()
+	url := endlessLine(t)
+	for _, tc := range []struct {
+		name string
+		opts []Option
+		msg  string
+	}{
+		{"line limit", []Option{WithMaxLineBytes(256 << 10)}, "longer than the 262144-byte limit"},
+		{"budget", []Option{WithLineBudget(64 << 10)}, "budget shared by all streams"},
+	} {
+		c, err := New(url, tc.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock := loadgen.NewClock(time.Now())
+		rec := &loadgen.Record{}
+		c.Do(context.Background(), clock, &loadgen.Request{Prompt: "endless", MaxTokens: 16}, rec)
+		if rec.Status != loadgen.StatusError || rec.ErrorKind != loadgen.ErrorLineTooLong || !strings.Contains(rec.ErrorMessage, tc.msg) {
+			t.Errorf("%s: %s/%s %q, want error/%s saying %q", tc.name, rec.Status, rec.ErrorKind, rec.ErrorMessage, loadgen.ErrorLineTooLong, tc.msg)
+		}
+		want := int64(DefaultLineBudget)
+		if tc.name == "budget" {
+			want = 64 << 10
+		}
+		if left := c.lineBudget.left.Load(); left != want {
+			t.Errorf("%s: budget left %d after the stream, want %d (all given back)", tc.name, left, want)
+		}
+		if rec := do(t, context.Background(), c); rec.Status != loadgen.StatusOK {
+			t.Errorf("%s: the next request %s/%s %s, want ok", tc.name, rec.Status, rec.ErrorKind, rec.ErrorMessage)
+		}
+	}
+	if _, err := New(url, WithMaxLineBytes(10)); err == nil || !strings.Contains(err.Error(), "at least 1024") {
+		t.Errorf("WithMaxLineBytes(10): %v, want a refusal", err)
+	}
+}
+
+// closingTransport stands in for a reused keep-alive connection that is
+// closed under the request's write: it reports the connection (reused or
+// not) to the request's trace, then fails the write as package net does.
+type closingTransport struct {
+	reused bool
+	err    error
+}
+
+func (tr closingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if trace := httptrace.ContextClientTrace(r.Context()); trace != nil && trace.GotConn != nil {
+		c1, c2 := net.Pipe()
+		defer c1.Close()
+		defer c2.Close()
+		trace.GotConn(httptrace.GotConnInfo{Conn: c1, Reused: tr.reused})
+	}
+	return nil, tr.err
+}
+
+// TestClosedUnderWriteIsNotSent: a request whose reused keep-alive
+// connection is closed under its write never reached the server: it is
+// not_sent, not the server's disconnect (issue 25 item 12: "write tcp
+// ...: use of closed network connection" after 1.75 s at 512 in flight
+// against llama.cpp, counted among the server's failures). On a fresh
+// connection the same error stays a disconnect.
+func TestClosedUnderWriteIsNotSent(t *testing.T) {
+	t.Parallel()
+	closed := &net.OpError{Op: "write", Net: "tcp", Err: net.ErrClosed}
+	pipe := &net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", syscall.EPIPE)}
+	for _, tc := range []struct {
+		name   string
+		tr     closingTransport
+		kind   loadgen.ErrorKind
+		reason string
+	}{
+		{"reused, closed locally", closingTransport{reused: true, err: closed}, loadgen.ErrorNotSent, "never reached the server"},
+		{"reused, broken pipe", closingTransport{reused: true, err: pipe}, loadgen.ErrorNotSent, "never reached the server"},
+		{"fresh connection", closingTransport{reused: false, err: closed}, loadgen.ErrorDisconnect, ""},
+	} {
+		c, err := New("http://127.0.0.1:9", WithHTTPClient(&http.Client{Transport: tc.tr}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := do(t, context.Background(), c)
+		if rec.ErrorKind != tc.kind || !strings.Contains(rec.ErrorMessage, tc.reason) {
+			t.Errorf("%s: %s %q, want %s saying %q", tc.name, rec.ErrorKind, rec.ErrorMessage, tc.kind, tc.reason)
+		}
+	}
+}
+
+// TestMaxConnectionsBoundsTheConnections: with WithMaxConnections(2),
+// eight concurrent requests share at most two connections, idle ones
+// included (issue 25 item 1: with the open-file limit at 512 and 384
+// requests in flight, 1,916 dials still failed with EMFILE: the pool held
+// idle connections beyond the requests in flight).
+func TestMaxConnectionsBoundsTheConnections(t *testing.T) {
+	t.Parallel()
+	var open, peak atomic.Int64
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		time.Sleep(20 * time.Millisecond)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, roleChunk+`data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"length"}]}`+"\n\n"+doneFrame)
+	}))
+	ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		switch s {
+		case http.StateNew:
+			n := open.Add(1)
+			for m := peak.Load(); n > m && !peak.CompareAndSwap(m, n); m = peak.Load() {
+			}
+		case http.StateClosed, http.StateHijacked:
+			open.Add(-1)
+		}
+	}
+	ts.Start()
+	t.Cleanup(ts.Close)
+	c, err := New(ts.URL, WithMaxConnections(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if rec := do(t, context.Background(), c); rec.Status != loadgen.StatusOK {
+				t.Errorf("%s %s", rec.Status, rec.ErrorMessage)
+			}
+		})
+	}
+	wg.Wait()
+	if p := peak.Load(); p > 2 {
+		t.Errorf("%d connections open at once, want at most 2", p)
 	}
 }

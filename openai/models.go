@@ -10,6 +10,9 @@ import (
 	neturl "net/url"
 
 	goopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/gollm-bench/gollm-bench/internal/redact"
+	"github.com/gollm-bench/gollm-bench/internal/termtext"
 )
 
 // Models lists the ids the server serves (GET /v1/models), in the server's
@@ -86,7 +89,7 @@ func (c *Client) get(ctx context.Context, url string) ([]byte, error) {
 		return nil, fmt.Errorf("GET %s: %w", shown, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, &StatusError{URL: shown, Status: resp.StatusCode, Message: httpErrorMessage(resp.StatusCode, b)}
+		return nil, &StatusError{URL: shown, Status: resp.StatusCode, Message: termtext.Escape(redact.Scrub(httpErrorMessage(resp.StatusCode, b), c.secrets))}
 	}
 	return b, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"runtime"
 	"time"
 
@@ -63,6 +64,10 @@ type config struct {
 	countTokens    func(text []byte) int // the text is valid only during the call
 	tls            *tls.Config
 	receiveClock   ReceiveClockMode
+	maxLineBytes   int
+	lineBudget     int64
+	proxy          func(*http.Request) (*url.URL, error)
+	maxConns       int
 }
 
 // WithEndpoint selects completions (the default) or chat.
@@ -83,8 +88,11 @@ func WithModel(name string) Option {
 	return func(c *config) error { c.model = name; return nil }
 }
 
-// WithAPIKey sends "Authorization: Bearer key". The key is never logged,
-// written to a record or included in an error.
+// WithAPIKey sends "Authorization: Bearer key", unless a more explicit
+// credential is given: an Authorization header (WithHeader) or
+// credentials in the base URL (user:password@, sent as Basic), which are
+// then sent instead and the key is not sent at all. The key is never
+// logged, written to a record or included in an error.
 func WithAPIKey(key string) Option {
 	return func(c *config) error { c.apiKey = key; return nil }
 }
@@ -197,6 +205,61 @@ func WithMaxConcurrency(n int) Option {
 			return fmt.Errorf("max concurrency %d: want >= 1", n)
 		}
 		c.maxConcurrency = n
+		return nil
+	}
+}
+
+// WithMaxLineBytes bounds one line of an event stream, and the data of
+// one event, to n bytes (default DefaultMaxLineBytes). A longer one fails
+// the request as loadgen.ErrorLineTooLong and closes its connection; the
+// run goes on. n must be at least 1 KiB.
+func WithMaxLineBytes(n int) Option {
+	return func(c *config) error {
+		if n < 1<<10 {
+			return fmt.Errorf("max line bytes %d: want at least 1024 (1 KiB); the default is %d (4 MiB)", n, DefaultMaxLineBytes)
+		}
+		c.maxLineBytes = n
+		return nil
+	}
+}
+
+// WithLineBudget bounds, to n bytes, the buffers that all the Client's
+// streams together may hold beyond 4 KiB each for long lines (default
+// DefaultLineBudget). A stream whose line needs more than is left fails
+// as loadgen.ErrorLineTooLong, so the Client's memory stays bounded
+// whatever the number of streams. n must be >= 0.
+func WithLineBudget(n int64) Option {
+	return func(c *config) error {
+		if n < 0 {
+			return fmt.Errorf("line budget %d: want >= 0 bytes; the default is %d (256 MiB)", n, DefaultLineBudget)
+		}
+		c.lineBudget = n
+		return nil
+	}
+}
+
+// WithProxy sends every request through the proxy that proxy returns for
+// it (nil URL: none), as http.Transport.Proxy does; for the environment's
+// HTTP_PROXY, HTTPS_PROXY and NO_PROXY, pass http.ProxyFromEnvironment, or
+// golang.org/x/net/http/httpproxy's Config.ProxyFunc for an environment of
+// one's own. Without it no proxy is used. A proxy adds its own latency to
+// every figure. Ignored with WithHTTPClient.
+func WithProxy(proxy func(*http.Request) (*url.URL, error)) Option {
+	return func(c *config) error { c.proxy = proxy; return nil }
+}
+
+// WithMaxConnections bounds the connections the Client holds to the
+// target, in use and idle together, to n (default: no bound): a process
+// whose open files are limited must not dial beyond them, and an idle
+// connection held in the pool counts as much as a busy one. A request
+// finding every connection in use waits for one. Ignored with
+// WithHTTPClient.
+func WithMaxConnections(n int) Option {
+	return func(c *config) error {
+		if n < 1 {
+			return fmt.Errorf("max connections %d: want >= 1", n)
+		}
+		c.maxConns = n
 		return nil
 	}
 }

@@ -4,21 +4,69 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync/atomic"
 
 	"github.com/gollm-bench/gollm-bench/internal/rxstamp"
 )
 
 // sseInitialBuf is the starting size of an sseReader's read buffer, in
-// bytes. It grows (doubling) to hold the longest line seen, so lines longer
-// than bufio.Scanner's 64 KiB default are accepted.
+// bytes. It grows (doubling) to hold the longest line seen, up to the
+// reader's line limit, so lines longer than bufio.Scanner's 64 KiB
+// default are accepted.
 const sseInitialBuf = 4 << 10
 
-// sseMaxLine bounds one SSE line, in bytes, so a server that never sends a
-// line end cannot make the client grow its buffer without limit.
-const sseMaxLine = 64 << 20
+// DefaultMaxLineBytes is the default limit on one SSE line, and on the
+// data of one event, in bytes (WithMaxLineBytes): 4 MiB, hundreds of times
+// the longest chunk line of a real server, so that a server that never
+// ends a line costs a bounded amount of memory per stream.
+const DefaultMaxLineBytes = 4 << 20
 
-// errSSELineTooLong is returned by sseReader.next for a line over sseMaxLine.
-var errSSELineTooLong = errors.New("sse: line longer than 64 MiB")
+// DefaultLineBudget is the default total, in bytes, that all the streams
+// of one Client may hold in SSE buffers beyond their first sseInitialBuf
+// bytes (WithLineBudget): 256 MiB. A stream whose line needs more than the
+// budget has left fails like a line over the limit, so memory stays
+// bounded whatever the number of streams.
+const DefaultLineBudget = 256 << 20
+
+// errSSELineTooLong is returned by sseReader.next for a line, or the data
+// of an event, longer than the reader's limit.
+var errSSELineTooLong = errors.New("sse: line too long")
+
+// errSSELineBudget is returned by sseReader.next when a line needs more
+// buffer than the Client's budget for all its streams has left.
+var errSSELineBudget = errors.New("sse: line buffer budget spent")
+
+// lineBudget is the bytes that all the sseReaders of one Client may hold
+// beyond their initial buffers. It is safe for concurrent use.
+type lineBudget struct {
+	left atomic.Int64
+}
+
+func newLineBudget(n int64) *lineBudget {
+	b := &lineBudget{}
+	b.left.Store(n)
+	return b
+}
+
+// take reserves n bytes, and reports false, reserving nothing, when fewer
+// are left. A nil budget grants everything.
+func (b *lineBudget) take(n int64) bool {
+	if b == nil {
+		return true
+	}
+	if b.left.Add(-n) < 0 {
+		b.left.Add(n)
+		return false
+	}
+	return true
+}
+
+// give returns n bytes taken before.
+func (b *lineBudget) give(n int64) {
+	if b != nil {
+		b.left.Add(n)
+	}
+}
 
 // errNotSSE is returned by sseReader.next when the first non-blank line of
 // the stream is neither a comment nor one of the fields data, event, id and
@@ -61,10 +109,24 @@ type sseReader struct {
 	// layers below buffered bytes across reads.
 	src   rxstamp.Source
 	stamp int64
+	// limit bounds one line and the data of one event, bytes (0:
+	// DefaultMaxLineBytes); budget, shared by the Client's readers, is
+	// charged for buf beyond sseInitialBuf and for data, held bytes so
+	// far, given back (and the buffers dropped) at the next reset.
+	limit  int
+	budget *lineBudget
+	held   int64
 }
 
-// reset points s at a new stream, keeping its buffers.
+// reset points s at a new stream, keeping its buffers unless they grew
+// beyond what the budget granted for free: those are dropped and their
+// bytes given back, so a reader left in a pool holds no long line.
 func (s *sseReader) reset(r io.Reader) {
+	if s.held > 0 {
+		s.budget.give(s.held)
+		s.held = 0
+		s.buf, s.data = nil, nil
+	}
 	if s.buf == nil {
 		s.buf = make([]byte, sseInitialBuf)
 	}
@@ -151,14 +213,53 @@ func (s *sseReader) next() ([]byte, error) {
 		if string(field) != "data" { // event, id, retry and unknown fields
 			continue
 		}
+		sep := s.has // multi-line data is joined with "\n"
 		if !s.has {
 			s.data = s.data[:0]
 			s.has = true
-		} else {
-			s.data = append(s.data, '\n')
 		}
-		s.data = append(s.data, value...)
+		if err := s.appendData(sep, value); err != nil {
+			s.err = err
+			return nil, err
+		}
 	}
+}
+
+// maxLine is the reader's line limit, bytes.
+func (s *sseReader) maxLine() int {
+	if s.limit > 0 {
+		return s.limit
+	}
+	return DefaultMaxLineBytes
+}
+
+// appendData appends value to the event's data, after a "\n" if sep,
+// within the line limit and the budget.
+func (s *sseReader) appendData(sep bool, value []byte) error {
+	n := len(s.data) + len(value)
+	if sep {
+		n++
+	}
+	if n > s.maxLine() {
+		return errSSELineTooLong
+	}
+	if n > cap(s.data) {
+		c := min(max(2*cap(s.data), n, 256), s.maxLine())
+		if c > sseInitialBuf || s.held > 0 {
+			if !s.budget.take(int64(c - cap(s.data))) {
+				return errSSELineBudget
+			}
+			s.held += int64(c - cap(s.data))
+		}
+		nd := make([]byte, len(s.data), c)
+		copy(nd, s.data)
+		s.data = nd
+	}
+	if sep {
+		s.data = append(s.data, '\n')
+	}
+	s.data = append(s.data, value...)
+	return nil
 }
 
 // line returns the next complete line without its line end. ok is false
@@ -221,11 +322,18 @@ func (s *sseReader) fill() {
 		s.st = 0
 	}
 	if s.end == len(s.buf) {
-		if len(s.buf) >= sseMaxLine {
+		// A line end may still come: read up to one byte past the limit.
+		if len(s.buf) > s.maxLine() {
 			s.err = errSSELineTooLong
 			return
 		}
-		nb := make([]byte, 2*len(s.buf))
+		n := min(2*len(s.buf), s.maxLine()+1)
+		if !s.budget.take(int64(n - len(s.buf))) {
+			s.err = errSSELineBudget
+			return
+		}
+		s.held += int64(n - len(s.buf))
+		nb := make([]byte, n)
 		copy(nb, s.buf[:s.end])
 		s.buf = nb
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/compare"
 	"github.com/gollm-bench/gollm-bench/exitcode"
+	"github.com/gollm-bench/gollm-bench/internal/termtext"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/peer"
 	"github.com/gollm-bench/gollm-bench/stats"
@@ -688,15 +689,15 @@ func writeCompareCSV(w io.Writer, c Comparison) error {
 			}
 		}
 		for _, m := range res.Mismatches {
-			_ = cw.Write([]string{strconv.Itoa(i + 1), res.A.File, res.B.File, "workload", "", m.Field, "", m.A, "", "", m.B,
-				"", "", "", "", "", "", "", "", "", "", "", "", "", "", "true", "", ""})
+			_ = cw.Write(termtext.CSVRow([]string{strconv.Itoa(i + 1), res.A.File, res.B.File, "workload", "", m.Field, "", m.A, "", "", m.B,
+				"", "", "", "", "", "", "", "", "", "", "", "", "", "", "true", "", ""}))
 		}
 		emit := func(section, level, where string, r compare.Row) {
-			_ = cw.Write([]string{strconv.Itoa(i + 1), res.A.File, res.B.File, section, level, r.Metric.Key, r.Metric.Unit,
+			_ = cw.Write(termtext.CSVRow([]string{strconv.Itoa(i + 1), res.A.File, res.B.File, section, level, r.Metric.Key, r.Metric.Unit,
 				val(r.A), lo(r.ACI), hi(r.ACI), val(r.B), lo(r.BCI), hi(r.BCI),
 				val(r.Diff), lo(r.DiffCI), hi(r.DiffCI), val(r.Rel), lo(r.RelCI), hi(r.RelCI),
 				string(r.Verdict), string(r.Method), pval(r.P), cnt(r.NA), cnt(r.NB),
-				strconv.FormatBool(r.Unlike), strconv.FormatBool(r.Mismatch), strconv.FormatBool(failed[where+"|"+r.Metric.Key]), gate[where+"|"+r.Metric.Key]})
+				strconv.FormatBool(r.Unlike), strconv.FormatBool(r.Mismatch), strconv.FormatBool(failed[where+"|"+r.Metric.Key]), gate[where+"|"+r.Metric.Key]}))
 		}
 		for _, r := range res.Summary {
 			emit("summary", r.Level, "the summary", r)
@@ -708,8 +709,8 @@ func writeCompareCSV(w io.Writer, c Comparison) error {
 			for _, u := range c.Unchecked[i] {
 				// The reason stands in the method column; regression is
 				// "unchecked".
-				_ = cw.Write([]string{strconv.Itoa(i + 1), res.A.File, res.B.File, "unchecked gate", "", u.Threshold.Metric.Key, u.Threshold.Metric.Unit,
-					"", "", "", "", "", "", "", "", "", "", "", "", string(compare.VerdictUnknown), u.String(), "", "", "", "", "", "unchecked", "unchecked"})
+				_ = cw.Write(termtext.CSVRow([]string{strconv.Itoa(i + 1), res.A.File, res.B.File, "unchecked gate", "", u.Threshold.Metric.Key, u.Threshold.Metric.Unit,
+					"", "", "", "", "", "", "", "", "", "", "", "", string(compare.VerdictUnknown), u.String(), "", "", "", "", "", "unchecked", "unchecked"}))
 			}
 		}
 	}

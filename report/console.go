@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/gollm-bench/gollm-bench/internal/termtext"
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/slo"
@@ -62,7 +63,9 @@ func WriteConsole(w io.Writer, run results.Run) error {
 	if p := partialLine(run); p != "" {
 		b.WriteString("\n" + p + "\n")
 	}
-	_, err := io.WriteString(w, b.String())
+	// Model names, error texts and warnings quote what servers sent:
+	// nothing in them may act on the terminal.
+	_, err := io.WriteString(w, termtext.EscapeLines(b.String()))
 	return err
 }
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gollm-bench/gollm-bench/internal/termtext"
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/slo"
@@ -87,7 +88,7 @@ func WriteLevelsCSV(w io.Writer, run results.Run) error {
 			}
 			row = append(row, num(m.Value), bound(m.Interval.Lo), bound(m.Interval.Hi))
 		}
-		if err := cw.Write(row); err != nil {
+		if err := cw.Write(termtext.CSVRow(row)); err != nil {
 			return fmt.Errorf("report: levels.csv: %w", err)
 		}
 	}

@@ -106,14 +106,18 @@ func verdictLine(run results.Run) (string, string) {
 	case k != nil:
 		return fmt.Sprintf("Knee not reached: every level passed up to %s under %s; safe capacity unknown (raise the load).",
 			fmtLoad(k.OfferedLoad, k.Unit), obj), "inconclusive"
+	case res.Partial && len(completePasses(res)) > 0:
+		passed := completePasses(res)
+		return fmt.Sprintf("INCONCLUSIVE: the sweep stopped early, before it could bracket a knee; %s %s passed %s.",
+			plural(len(passed), "level", "levels"), levelList(passed), obj), "inconclusive"
 	case len(res.Undecided) > 0:
-		return fmt.Sprintf("INCONCLUSIVE: no level passed %s and %s %s undecided; longer levels would decide.", obj,
+		return fmt.Sprintf("INCONCLUSIVE: no complete level passed %s%s and %s %s undecided; longer levels would decide.", obj, partialPasses(res),
 			plural(len(res.Undecided), "level", "levels"), levelList(res.Undecided)), "inconclusive"
 	}
 	if w, ok := findWarning(res.Warnings, sweep.WarnKneeBelowRange); ok {
 		return "FAIL: the knee lies below the tested range: " + w.Message, "fail"
 	}
-	return "FAIL: no complete level passed " + obj + ".", "fail"
+	return "FAIL: no complete level passed " + obj + partialPasses(res) + ".", "fail"
 }
 
 // kneeCard is the knee with its bracket.

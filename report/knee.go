@@ -90,10 +90,19 @@ func kneeVerdictLines(res sweep.Result) []string {
 		if res.Kind == sweep.KindLevels {
 			return []string{"knee: not searched (gollm-bench run judges each level; gollm-bench sweep finds the knee); see the verdicts"}
 		}
-		if undecided != "" {
-			return []string{fmt.Sprintf("knee: undecided: no level passed %s, and %s: their intervals straddle a threshold; longer levels (a longer level length, or a precision target) would decide them", obj, undecided)}
+		if passed := completePasses(res); res.Partial && len(passed) > 0 {
+			// Not "no level passed": some did, and the sweep stopped
+			// before it could bracket a knee above them.
+			also := ""
+			if undecided != "" {
+				also = "; " + undecided
+			}
+			return []string{fmt.Sprintf("knee: none found: the sweep stopped early (partial) before it could bracket one; %s %s passed %s%s", plural(len(passed), "level", "levels"), levelList(passed), obj, also)}
 		}
-		return []string{"knee: none: no complete level passed " + obj}
+		if undecided != "" {
+			return []string{fmt.Sprintf("knee: undecided: no complete level passed %s%s, and %s: their intervals straddle a threshold; longer levels (a longer level length, or a precision target) would decide them", obj, partialPasses(res), undecided)}
+		}
+		return []string{"knee: none: no complete level passed " + obj + partialPasses(res)}
 	}
 	bracket := ""
 	if undecided != "" {
@@ -289,4 +298,35 @@ func levelFlags(l sweep.LevelOutcome) string {
 		f = append(f, fmt.Sprintf("continues %d", c.Level))
 	}
 	return strings.Join(f, ",")
+}
+
+// partialPasses names the levels that passed but were cut short (partial),
+// which cannot be a knee: ", though level 3 passed before it was cut
+// short (partial), so it cannot be the knee"; "" when none did.
+func partialPasses(res sweep.Result) string {
+	var idx []int
+	for _, l := range res.Levels {
+		if l.Partial && l.Verdict.Pass {
+			idx = append(idx, l.Index)
+		}
+	}
+	if len(idx) == 0 {
+		return ""
+	}
+	what, verb := "level", "it"
+	if len(idx) > 1 {
+		what, verb = "levels", "they"
+	}
+	return fmt.Sprintf(" (%s %s passed but %s cut short, partial, so %s cannot be the knee)", what, levelList(idx), map[bool]string{true: "were", false: "was"}[len(idx) > 1], verb)
+}
+
+// completePasses lists the levels that passed and were not cut short.
+func completePasses(res sweep.Result) []int {
+	var idx []int
+	for _, l := range res.Levels {
+		if !l.Partial && l.Verdict.Pass {
+			idx = append(idx, l.Index)
+		}
+	}
+	return idx
 }

@@ -108,8 +108,11 @@ func TestConsoleKneeLines(t *testing.T) {
 			r.Result.Warnings = append(r.Result.Warnings, warn("knee_below_range", "the first level already fails"))
 		}, "knee: below the tested range: the first level already fails", ""},
 		{"not searched", func(r *results.Run) { r.Result.Knee, r.Result.Kind = nil, sweep.KindLevels }, "knee: not searched", ""},
-		{"none", func(r *results.Run) { r.Result.Knee, r.Result.Undecided = nil, nil }, "knee: none: no complete level passed", ""},
-		{"undecided", func(r *results.Run) { r.Result.Knee = nil }, "knee: undecided: no level passed ttft_p99<=500ms,itl_p95<=50ms, and levels 0, 2 undecided", ""},
+		{"none", func(r *results.Run) { r.Result.Knee, r.Result.Undecided = nil, nil; noPass(r) }, "knee: none: no complete level passed", ""},
+		{"undecided", func(r *results.Run) { r.Result.Knee = nil; noPass(r) }, "knee: undecided: no complete level passed ttft_p99<=500ms,itl_p95<=50ms, and levels 0, 2 undecided", ""},
+		// Issue 25: a partial sweep said "no level passed" beside levels
+		// that showed PASS.
+		{"partial with passes", func(r *results.Run) { r.Result.Knee = nil }, "knee: none found: the sweep stopped early (partial) before it could bracket one; levels 3, 5, 6 passed ttft_p99<=500ms,itl_p95<=50ms; levels 0, 2 undecided", "no level passed"},
 		{"not reached", notReached, "knee not reached: safe capacity unknown", "at the knee"},
 		{"not reached level", notReached, "\n  at the highest passing level (level 6): goodput ", "at the knee"},
 		{"partial", func(*results.Run) {}, "PARTIAL: interrupted; results cover 8 level(s)\n", ""},
@@ -457,5 +460,14 @@ func TestConsoleWarningsOnePerCode(t *testing.T) {
 	groups := groupWarnings(run.Result.Warnings)
 	if len(groups) != 5 || groups[0].Levels != "levels 0–13" || groups[0].Count != 14 {
 		t.Errorf("report.html groups %+v", groups)
+	}
+}
+
+// noPass makes every level of r fail its SLO and the sweep complete: a
+// sweep with no knee because no level passed.
+func noPass(r *results.Run) {
+	r.Partial, r.Result.Partial = false, false
+	for i := range r.Result.Levels {
+		r.Result.Levels[i].Verdict.Pass = false
 	}
 }

@@ -145,6 +145,11 @@ const ReserveFile = ".gollm-bench-reserve"
 type Reserve struct {
 	fsys FS
 	path string
+	size int64 // bytes held
+	// lock holds an advisory lock on the reserve while the run lives
+	// (nil where none could be taken), so that RemoveStaleReserves can
+	// tell the reserve of a killed run from that of a running one.
+	lock *os.File
 }
 
 // Reserve sets size bytes aside in d for the files a run writes at its
@@ -159,12 +164,48 @@ func (d Folder) Reserve(size int64) (*Reserve, error) {
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
-	data := make([]byte, size)
+	if _, err := appendReserve(f, size); err != nil {
+		_ = fsys.Remove(path)
+		return nil, NewWriteError(fsys, path, err)
+	}
+	r := &Reserve{fsys: fsys, path: path, size: size}
+	if _, real := fsys.(OSFS); real {
+		r.lock, _ = lockFile(path)
+	}
+	return r, nil
+}
+
+// RemoveStaleReserves removes the reserves (ReserveFile) that runs killed
+// before they could give them back (kill -9, a power cut) left in the run
+// folders under outputDir, and returns their paths. A reserve is stale
+// when no process holds its lock: a run holds it from Folder.Reserve to
+// Release, and the system drops it when the process dies. Where locks are
+// not available nothing is removed.
+func RemoveStaleReserves(outputDir string) []string {
+	paths, _ := filepath.Glob(filepath.Join(outputDir, "*", ReserveFile))
+	var removed []string
+	for _, p := range paths {
+		f, ok := lockFile(p)
+		if !ok {
+			continue // a live run's, or no way to tell
+		}
+		if os.Remove(p) == nil {
+			removed = append(removed, p)
+		}
+		f.Close()
+	}
+	return removed
+}
+
+// appendReserve writes n random bytes to f, syncs and closes it, and
+// returns the bytes written even when it fails.
+func appendReserve(f File, n int64) (int64, error) {
+	data := make([]byte, n)
 	var seed [32]byte
 	seed[0] = 1
 	_, _ = rand.NewChaCha8(seed).Read(data)
-	n, err := f.Write(data)
-	if err == nil && n < len(data) {
+	w, err := f.Write(data)
+	if err == nil && w < len(data) {
 		err = io.ErrShortWrite
 	}
 	if err == nil {
@@ -173,11 +214,40 @@ func (d Folder) Reserve(size int64) (*Reserve, error) {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		_ = fsys.Remove(path)
-		return nil, NewWriteError(fsys, path, err)
+	return int64(w), err
+}
+
+// Size returns the bytes the reserve holds (0 once released).
+func (r *Reserve) Size() int64 {
+	if r == nil || r.path == "" {
+		return 0
 	}
-	return &Reserve{fsys: fsys, path: path}, nil
+	return r.size
+}
+
+// Grow makes the reserve hold at least size bytes, so that the outputs of
+// a run that grew (run.json takes tens of KiB a level) still fit when the
+// disk fills. The bytes written before a failure stay reserved; the error
+// is then a *WriteError naming the reserve and the space left. A nil or
+// released Reserve grows nothing.
+func (r *Reserve) Grow(size int64) error {
+	if r == nil || r.path == "" || size <= r.size {
+		return nil
+	}
+	f, err := r.fsys.OpenFile(r.path, os.O_WRONLY, 0o644)
+	if err != nil {
+		return NewWriteError(r.fsys, r.path, err)
+	}
+	if _, err := f.Seek(r.size, io.SeekStart); err != nil {
+		_ = f.Close()
+		return NewWriteError(r.fsys, r.path, err)
+	}
+	n, err := appendReserve(f, size-r.size)
+	r.size += n
+	if err != nil {
+		return NewWriteError(r.fsys, r.path, err)
+	}
+	return nil
 }
 
 // Release removes the reserve, giving its space back. A nil Reserve, or
@@ -188,6 +258,10 @@ func (r *Reserve) Release() error {
 	}
 	err := r.fsys.Remove(r.path)
 	r.path = ""
+	if r.lock != nil {
+		r.lock.Close()
+		r.lock = nil
+	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("results: %w", err)
 	}

@@ -183,6 +183,9 @@ type Config struct {
 	// ReceiveClock is the --receive-clock mode: auto, kernel or user.
 	// Each level's summary says which clock its latencies used.
 	ReceiveClock string `json:"receive_clock,omitempty"`
+	// Proxy is the proxy the requests to the target went through (from
+	// HTTP_PROXY or HTTPS_PROXY), credentials redacted; "" for none.
+	Proxy string `json:"proxy,omitempty"`
 }
 
 // sessionSpec is c.Sessions spelt out ("" without sessions).

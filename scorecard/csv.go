@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/internal/termtext"
 	"github.com/gollm-bench/gollm-bench/stats"
 )
 
@@ -280,7 +281,7 @@ func WriteCSV(w io.Writer, cards []Scorecard, opts ...Option) error {
 		for j, k := range keys {
 			rec[len(cols)+j] = sc.Metadata.Labels[k]
 		}
-		if err := cw.Write(rec); err != nil {
+		if err := cw.Write(termtext.CSVRow(rec)); err != nil {
 			return fmt.Errorf("scorecard: csv: %w", err)
 		}
 	}

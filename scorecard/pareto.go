@@ -62,7 +62,7 @@ type Term struct {
 func CheckTerms(terms ...Term) SLOCheck {
 	terms = slices.Clone(terms)
 	return func(sc Scorecard) (bool, string) {
-		var reasons []string
+		var reasons, violated []string
 		for _, t := range terms {
 			v, ok := Figure(sc, t.Key)
 			if !ok {
@@ -84,8 +84,12 @@ func CheckTerms(terms ...Term) SLOCheck {
 				continue
 			}
 			if !pass {
-				reasons = append(reasons, fmt.Sprintf("SLO violated: %s %s %s %s", t.Key, fmtFloat(v), negate(t.Op), fmtFloat(t.Limit)))
+				violated = append(violated, fmt.Sprintf("%s %s %s %s", t.Key, fmtFloat(v), negate(t.Op), fmtFloat(t.Limit)))
 			}
+		}
+		if len(violated) > 0 {
+			// Said once, before the terms it applies to.
+			reasons = append([]string{"SLO violated: " + strings.Join(violated, ", ")}, reasons...)
 		}
 		return len(reasons) == 0, strings.Join(reasons, "; ")
 	}
@@ -174,7 +178,8 @@ type Dropped struct {
 	// Reason is e.g. "SLO violated: ttft_p99_ms 812 > 500", "no energy
 	// figure (wh_per_token)" or "dominated by <run id>".
 	Reason string
-	// DominatedBy is the run id of a frontier row that dominates this one;
+	// DominatedBy is the run id of a frontier row that dominates this one
+	// (Reason names every run that does, this one first);
 	// "" when dropped for another reason.
 	DominatedBy string
 	// Rejected is true when the row failed the SLO check; Missing lists
@@ -274,7 +279,15 @@ func Pareto(cards []Scorecard, check SLOCheck, opts ...Option) (frontier []Score
 		// A finite set's dominated point is dominated by some frontier point.
 		by := front[slices.IndexFunc(front, func(f cand) bool { return dominates(f, c) })]
 		id := runLabel(cards[by.idx])
-		reasons[c.idx] = Dropped{Scorecard: cards[c.idx], Reason: "dominated by " + id, DominatedBy: id}
+		// Every run that dominates it is named, the frontier's first.
+		var others []string
+		for _, o := range cands {
+			if o.idx != by.idx && dominates(o, c) {
+				others = append(others, runLabel(cards[o.idx]))
+			}
+		}
+		slices.Sort(others)
+		reasons[c.idx] = Dropped{Scorecard: cards[c.idx], Reason: "dominated by " + strings.Join(append([]string{id}, others...), ", "), DominatedBy: id}
 	}
 	for _, c := range front {
 		frontier = append(frontier, cards[c.idx])

@@ -101,7 +101,7 @@ func TestPareto(t *testing.T) {
 				card("c", 1, 0.001, 301, true),
 			},
 			frontier: []string{"a", "b"},
-			dropped:  []drop{{"c", "dominated by a"}},
+			dropped:  []drop{{"c", "dominated by a, b"}},
 		},
 		{
 			name: "no verdict fails the default check",
@@ -111,14 +111,16 @@ func TestPareto(t *testing.T) {
 			dropped: []drop{{"nv", "no SLO verdict (run without an SLO): give an SLOCheck to judge its figures"}},
 		},
 		{
-			name: "dominated row names a frontier row, not another dominated one",
+			// Issue 25: "worst: dominated by best" while middle dominates
+			// it too.
+			name: "dominated row names a frontier row first, then every other row that dominates it",
 			cards: []Scorecard{
 				card("worst", 3, 0.003, 300, true),
 				card("middle", 2, 0.002, 300, true),
 				card("best", 1, 0.001, 300, true),
 			},
 			frontier: []string{"best"},
-			dropped:  []drop{{"worst", "dominated by best"}, {"middle", "dominated by best"}},
+			dropped:  []drop{{"worst", "dominated by best, middle"}, {"middle", "dominated by best"}},
 		},
 		{name: "empty"},
 	}
@@ -167,6 +169,8 @@ func TestCheckTerms(t *testing.T) {
 		{[]Term{{"ttft_p99_ms", "==", 100}}, false, `cannot judge ttft_p99_ms: unknown operator "==" (want <=, <, >=, >)`},
 		{[]Term{{"error_rate", ">", 0.01}, {"e2e_p99_ms", "<=", 1}}, false,
 			"SLO violated: error_rate 0.001 <= 0.01; cannot judge e2e_p99_ms: not in the scorecard"},
+		// Issue 25: "SLO violated:" was said once per term, twice on a line.
+		{[]Term{{"ttft_p99_ms", "<", 300}, {"itl_p95_ms", "<=", 50}}, false, "SLO violated: ttft_p99_ms 300 >= 300, itl_p95_ms 62 > 50"},
 	}
 	for _, tt := range tests {
 		ok, reason := CheckTerms(tt.terms...)(c)

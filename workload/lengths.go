@@ -72,6 +72,14 @@ func (d Data) Validate() error {
 		if hi > 0 && lo > hi {
 			errs = append(errs, fmt.Errorf("token lengths: %s_min (%d) is above %s_max (%d)", name, lo, name, hi))
 		}
+		// A mean outside [min, max] would be clamped to the bound: every
+		// request would get the bound, not the length asked for.
+		if lo > 0 && mean > 0 && mean < lo {
+			errs = append(errs, fmt.Errorf("token lengths: %s=%d is below %s_min=%d; every request would get %d; raise %s or lower %s_min", name, mean, name, lo, lo, name, name))
+		}
+		if hi > 0 && mean > hi {
+			errs = append(errs, fmt.Errorf("token lengths: %s=%d is above %s_max=%d; every request would get %d; lower %s or raise %s_max", name, mean, name, hi, hi, name, name))
+		}
 	}
 	check("prompt_tokens", d.PromptTokens, d.PromptTokensStdev, d.PromptTokensMin, d.PromptTokensMax)
 	check("output_tokens", d.OutputTokens, d.OutputTokensStdev, d.OutputTokensMin, d.OutputTokensMax)

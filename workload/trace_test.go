@@ -91,7 +91,8 @@ func TestReadTraceErrors(t *testing.T) {
 		// mooncakeLine.timestamp of type float64".
 		{"mooncake string timestamp", `{"timestamp": "x"}` + "\n", "", 1, `invalid JSON: "timestamp" holds a JSON string where a number is wanted`},
 		{"azure bad time", az + "yesterday,10,2\n", "", 3, `TIMESTAMP "yesterday" is not a date and time`},
-		{"azure short row", az + "2023-11-16 18:15:47.0,10\n", "", 3, "2 fields, but the header has 3"},
+		// Seen: the message quoted the short row as the header (issue 25).
+		{"azure short row", az + "2023-11-16 18:15:47.0,10\n", "", 3, "2 fields, but the header has 3 (TIMESTAMP,ContextTokens,GeneratedTokens)"},
 		{"azure bad tokens", az + "2023-11-16 18:15:47.0,ten,2\n", "", 3, `ContextTokens "ten" is not a whole number`},
 		{"azure missing column", "TIMESTAMP,ContextTokens\n2023-11-16 18:15:46,1\n", TraceAzure, 1, "lacks the column(s) GeneratedTokens"},
 		{"azure out of order", az + "2023-11-16 18:15:45.0,10,2\n", "", 3, "before the first line) is earlier than the line before's"},

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -169,6 +170,9 @@ func readTraceCSV(br *bufio.Reader, name string, c traceColumns, failed FailedRo
 	if err != nil {
 		return nil, csvError(name, err, c)
 	}
+	// ReuseRecord: the next Read overwrites this slice, and the messages
+	// below quote the header.
+	header = slices.Clone(header)
 	idx := map[string]int{}
 	for i, h := range header {
 		h = strings.TrimSpace(strings.TrimPrefix(h, "\uFEFF"))

@@ -55,9 +55,8 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 		return usageErr(err)
 	}
 	b.s.Given = p.Given()
-	if b.s.APIKey == "" {
-		b.s.APIKey = e.getenv("OPENAI_API_KEY")
-	}
+	b.s.EnvAPIKey = e.getenv("OPENAI_API_KEY")
+	b.s.ProxyEnv = benchmark.ProxyEnv(e.getenv)
 	opt := benchmark.Options{
 		Stdout:   e.stdout,
 		Log:      e.stderr,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/internal/redact"
+	"github.com/gollm-bench/gollm-bench/internal/termtext"
 )
 
 // exitError carries an exit code on an error. Errors without one are
@@ -48,6 +49,6 @@ func exitCode(stderr io.Writer, cmd string, err error) int {
 			return code
 		}
 	}
-	fmt.Fprintf(stderr, "gollm-bench %s: %s\n", cmd, redact.URLs(err.Error()))
+	fmt.Fprintf(stderr, "gollm-bench %s: %s\n", cmd, termtext.EscapeLines(redact.URLs(err.Error())))
 	return code
 }

@@ -19,7 +19,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.StringVar(&s.Target, "target", s.Target, "base URL of the server, e.g. http://127.0.0.1:8000 (default: start the built-in mock in-process)")
 	fs.StringVar(&s.Model, "model", s.Model, "model name (default: the first id of GET /v1/models)")
 	fs.StringVar(&s.Endpoint, "endpoint", s.Endpoint, "API: completions|chat (/v1/completions or /v1/chat/completions)")
-	fs.StringVar(&s.APIKey, "api-key", s.APIKey, "bearer token (default $OPENAI_API_KEY); never written to outputs")
+	fs.StringVar(&s.APIKey, "api-key", s.APIKey, "bearer token (default $OPENAI_API_KEY); an Authorization --header or --target credentials win over both; never written to outputs")
 	fs.StringArrayVar(&s.Headers, "header", s.Headers, "extra HTTP header K=V (repeatable)")
 	fs.StringVar(&s.ExtraBody, "extra-body", s.ExtraBody, "JSON object merged into every request body; it wins over every default")
 	fs.BoolVar(&s.NoStream, "no-stream", s.NoStream, "send non-streaming requests (TTFT is then not reported)")
@@ -68,6 +68,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.Int64Var(&s.UnreachableAfter, "unreachable-after", s.UnreachableAfter, "stop a level when its first N requests all fail to connect (refused, unknown host, TLS failure); 0: never")
 	fs.DurationVar(&s.RequestTimeout, "request-timeout", s.RequestTimeout, "limit on one whole request")
 	fs.DurationVar(&s.IdleTimeout, "idle-timeout", s.IdleTimeout, "longest gap allowed between stream bytes")
+	fs.IntVar(&s.MaxLineBytes, "max-line-bytes", s.MaxLineBytes, "longest stream line (or event) in bytes; a longer one fails the request as line_too_long")
 	fs.DurationVar(&s.DrainTimeout, "drain-timeout", s.DrainTimeout, "after a level's --max-seconds, let requests in flight finish for up to this long, so those sent in the window are measured to their end (0: cut them off as incomplete)")
 	fs.DurationVar(&s.MaxLag, "max-lag", s.MaxLag, "scheduling-lag p99 above which a level is client-limited (default 5% of the tightest TTFT, TTFOT or E2E threshold, or 10ms)")
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -339,5 +340,65 @@ func strictRecords(t *testing.T, path string) []loadgen.Record {
 			t.Fatalf("%s: %v", path, err)
 		}
 		out = append(out, rec)
+	}
+}
+
+// TestFullDiskOnALongRunKeepsRunJSON: run.json grows by tens of KiB a
+// level, so a reserve sized at the start stopped holding it after a few
+// levels, and a disk that filled then left no run.json ("nothing more
+// fitted"). The reserve now grows with each level; when the disk has no
+// room for that, the levels stop there, and run.json is written, marked
+// partial, and `report` re-renders it (issue 25 item 4).
+func TestFullDiskOnALongRunKeepsRunJSON(t *testing.T) {
+	t.Parallel()
+	url, _ := countingPresetMock(t, "instant")
+	parent := t.TempDir()
+	fsys := quota.New(200 << 10)
+	rates := strings.TrimSuffix(strings.Repeat("1,", 30), ",")
+	var stdout, stderr bytes.Buffer
+	code := runEnv(context.Background(), env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }, fs: fsys},
+		[]string{"run", "--target", url, "--profile", "concurrent", "--rate", rates, "--max-requests", "4",
+			"--data", "prompt_tokens=16,output_tokens=8", "--warmup", "0", "--cooldown", "0", "--max-lag", lenientLag,
+			"--energy", "none", "--output-dir", parent, "--run-id", "long", "--receive-clock", "user"})
+	dir := filepath.Join(parent, "long")
+	if code != exitcode.Failure {
+		t.Fatalf("exit %d, want 1 (a failed write)\n%s", code, stderr.String())
+	}
+	run, err := results.Read(dir)
+	if err != nil {
+		t.Fatalf("run.json: %v\n%s", err, stderr.String())
+	}
+	if !run.Partial || len(run.Result.Levels) == 0 || len(run.Result.Levels) >= 30 {
+		t.Errorf("run.json partial %v with %d levels: want partial, with the levels before the disk filled", run.Partial, len(run.Result.Levels))
+	}
+	if strings.Contains(stderr.String(), "no run.json") {
+		t.Errorf("stderr says run.json was lost:\n%s", stderr.String())
+	}
+	if code, _, errs := cli(t, context.Background(), "report", dir, "--format", "console"); code != exitcode.OK && code != exitcode.Partial {
+		t.Errorf("report: exit %d\n%s", code, errs)
+	}
+}
+
+// TestFailedReserveLeavesNoFolder: a disk too full for the reserve is
+// refused before anything is sent, and the run folder it had created goes
+// too, so that a rerun with the same --run-id once there is space is not
+// refused as taken (issue 25 item 10).
+func TestFailedReserveLeavesNoFolder(t *testing.T) {
+	t.Parallel()
+	url, received := countingPresetMock(t, "instant")
+	parent := t.TempDir()
+	args := []string{"run", "--target", url, "--profile", "synchronous", "--max-requests", "2",
+		"--data", "prompt_tokens=4,output_tokens=2", "--energy", "none", "--max-lag", lenientLag, "--output-dir", parent, "--run-id", "again"}
+	var stdout, stderr bytes.Buffer
+	code := runEnv(context.Background(), env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }, fs: quota.New(1 << 10)}, args)
+	if code == exitcode.OK || received.Load() != 0 {
+		t.Fatalf("exit %d with %d requests received on a 1 KiB disk, want a refusal before sending\n%s", code, received.Load(), stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(parent, "again")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the run folder is left behind (%v)", err)
+	}
+	stderr.Reset()
+	if code := runEnv(context.Background(), env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}, args); code != exitcode.OK {
+		t.Errorf("rerun with the same --run-id: exit %d\n%s", code, stderr.String())
 	}
 }

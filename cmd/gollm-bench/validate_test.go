@@ -32,6 +32,7 @@ func badInputFixtures(t *testing.T, dir string) {
 	}
 	bin := []byte{0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xfe, '\n', 0, 0, 0x01, 0x02, 'x', '\n'}
 	write("model.bin", bin)
+	write("prompts.txt", []byte("hello there\nsecond prompt\n"))
 	if err := os.MkdirAll(filepath.Join(dir, "empty-results"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,15 @@ func TestBadInputRefusedBeforeSending(t *testing.T) {
 	}{
 		{"rate NaN", run("--profile", "constant", "--rate", "NaN"), []string{`--rate "NaN"`, "positive"}},
 		{"rate Inf", run("--profile", "constant", "--rate", "Inf"), []string{`--rate "Inf"`, "positive"}},
+		{"rate runaway constant", run("--profile", "constant", "--rate", "1e10", "--max-seconds", "1"), []string{`--rate "1e10"`, "largest usable rate is 1e+06 req/s"}},
+		{"rate runaway poisson", run("--profile", "poisson", "--rate", "1e308", "--max-seconds", "1"), []string{`--rate "1e308"`, "largest usable rate is 1e+06 req/s"}},
 		{"max-seconds NaN", run("--profile", "synchronous", "--max-seconds", "NaN"), []string{"--max-seconds NaN", "e.g. 30"}},
+		// Issue 25 item 10: an overflowed duration was printed; a mean
+		// outside its bounds was silently clamped; --data beside
+		// --dataset was silently ignored.
+		{"max-seconds 1e300", run("--profile", "synchronous", "--max-seconds", "1e300"), []string{"--max-seconds 1e+300", "292 years", "e.g. 30"}},
+		{"data mean outside its bounds", run("--profile", "synchronous", "--max-seconds", "1", "--data", "prompt_tokens=10,prompt_tokens_min=20,output_tokens=10,output_tokens_max=5"), []string{"prompt_tokens=10 is below prompt_tokens_min=20", "output_tokens=10 is above output_tokens_max=5"}},
+		{"data with dataset", constant("--dataset", filepath.Join(fx, "prompts.txt")), []string{"--data prompt_tokens=4,output_tokens=2 with --dataset", "only output_tokens"}},
 		{"knee-tolerance negative", sweep("--knee-tolerance", "-1"), []string{"--knee-tolerance -1", "e.g. 0.05"}},
 		{"knee-tolerance 2", sweep("--knee-tolerance", "2"), []string{"--knee-tolerance 2", "e.g. 0.05"}},
 		{"levels 1", sweep("--levels", "1"), []string{"--levels 1", "at least 2"}},
@@ -98,7 +107,7 @@ func TestBadInputRefusedBeforeSending(t *testing.T) {
 		{"rate with synchronous", run("--profile", "synchronous", "--rate", "5", "--max-seconds", "1"), []string{"--rate", "--profile synchronous", "drop --rate"}},
 		{"duplicate SLO term", constant("--slo", "ttft_p99<=1s,ttft_p99<=2s"), []string{"--slo", "ttft_p99", "once"}},
 		{"sequence weights sum to 90", run("--profile", "synchronous", "--max-seconds", "1", "--data", "", "--sequence-distribution", "64|10,32|8:50;256|40,128|20:40"), []string{"--sequence-distribution", "sum to 90", "100"}},
-		{"binary dataset", constant("--dataset", filepath.Join(fx, "model.bin")), []string{"--dataset", "model.bin", "not a text file"}},
+		{"binary dataset", constant("--data", "output_tokens=2", "--dataset", filepath.Join(fx, "model.bin")), []string{"--dataset", "model.bin", "not a text file"}},
 		{"pue negative", constant("--pue", "-1"), []string{"--pue -1", "at least 1"}},
 		{"pue below 1", constant("--pue", "0.5"), []string{"--pue 0.5", "at least 1"}},
 		{"gpu cost negative", constant("--gpu-cost-eur-h", "-3"), []string{"--gpu-cost-eur-h -3", ">= 0"}},

@@ -11,8 +11,8 @@ import (
 
 // Secrets never reach an output or a message: run.json's command line and
 // config, the scorecard, report.html and stderr show REDACTED in place of
-// the value of --api-key, the value of every --header whose name suggests a
-// credential (SecretName), the credentials of every URL (user:password@)
+// the value of --api-key, the value of every --header but a few harmless
+// ones (HarmlessHeader), the credentials of every URL (user:password@)
 // and the values of URL query parameters named like a credential.
 
 // Redacted replaces a secret.
@@ -45,14 +45,40 @@ func Args(args []string) []string {
 	return out
 }
 
-// Header redacts the value of a --header K=V whose name suggests a
-// credential (SecretName).
+// Header redacts the value of a --header K=V unless its name is on the
+// short list of harmless headers (HarmlessHeader): a header a user adds
+// is as likely a credential under a name of its own (X-Custom-Creds,
+// OpenAI-Organization) as anything else.
 func Header(kv string) string {
 	k, _, ok := strings.Cut(kv, "=")
-	if ok && SecretName(k) {
+	if ok && !HarmlessHeader(k) {
 		return k + "=" + Redacted
 	}
 	return kv
+}
+
+// HarmlessHeader reports whether a header's value may be written in
+// clear: Content-Type, Accept, Accept-Encoding, Accept-Language,
+// User-Agent, Cache-Control, X-Mock-Fault (the built-in mock's fault
+// script) and X-Request-Id, in any case. Every other value is redacted.
+func HarmlessHeader(name string) bool {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "content-type", "accept", "accept-encoding", "accept-language", "user-agent", "cache-control", "x-mock-fault", "x-request-id":
+		return true
+	}
+	return false
+}
+
+// Scrub replaces every occurrence in s of each known secret value (of at
+// least 4 bytes: shorter ones would blank ordinary text) with REDACTED:
+// for a server's error text that echoes the key it was sent.
+func Scrub(s string, secrets []string) string {
+	for _, v := range secrets {
+		if len(v) >= 4 && strings.Contains(s, v) {
+			s = strings.ReplaceAll(s, v, Redacted)
+		}
+	}
+	return s
 }
 
 // SecretName reports whether a header (or query parameter) name

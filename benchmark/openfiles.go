@@ -1,0 +1,78 @@
+package benchmark
+
+import (
+	"fmt"
+
+	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/metrics"
+)
+
+// WarnOpenFiles: a level asked for more requests in flight than the
+// process's open-file limit allows, and was bounded to what fits.
+const WarnOpenFiles metrics.WarningCode = "open_files_bound"
+
+// openFilesKept is the number of open files kept out of the bound on
+// requests in flight: the records log, the results folder, telemetry
+// scrapes, the tokenizer and the runtime's own.
+const openFilesKept = 128
+
+// inFlightBound returns the most requests the run may have in flight
+// given limit, the process's open-file limit (openFileLimit): one
+// connection each, two with the built-in mock, whose server side is in
+// the same process; at least 1. 0 means no bound (limit unknown).
+func inFlightBound(limit int, mockInProcess bool) int {
+	if limit <= 0 {
+		return 0
+	}
+	n := limit - openFilesKept
+	if mockInProcess {
+		n /= 2
+	}
+	return max(n, 1)
+}
+
+// bounded returns want bounded by b.fdBound (0: want unchanged; want 0
+// means no cap), noting the first bound for WarnOpenFiles. what names the
+// setting and its value.
+func (b *Benchmark) bounded(want int, what string) int {
+	if b.fdBound <= 0 || (want > 0 && want <= b.fdBound) {
+		return want
+	}
+	if b.fdNote == "" {
+		b.fdNote = fmt.Sprintf("%s: bounded to %d requests in flight; the process may open %d files (its open-file limit, raised to the hard limit at start) and each request in flight holds a connection; raise the hard limit (ulimit -Hn) for more", what, b.fdBound, b.fdLimit)
+	}
+	return b.fdBound
+}
+
+// openFilesWarnings says when a level was bounded by the open-file limit.
+func (b *Benchmark) openFilesWarnings() []metrics.Warning {
+	if b.fdNote == "" {
+		return nil
+	}
+	return []metrics.Warning{{Code: WarnOpenFiles, Level: -1, Message: b.fdNote}}
+}
+
+// rateCap is the MaxConcurrency of the run's open-loop and throughput
+// levels: --max-concurrency, bounded by the open-file limit. An open-loop
+// `run` level with no cap gets the bound as its cap when it could exceed
+// it (its rate × --request-timeout, the most requests it can have in
+// flight, is above the bound, or there is no request timeout), since each
+// arrival beyond it would fail on the client's own resources. A sweep's
+// levels keep no cap: their rates come from the throughput the server
+// sustained, and its throughput level's default cap
+// (loadgen.DefaultThroughputConcurrency) must stay the default.
+func (b *Benchmark) rateCap() int {
+	s := &b.s
+	if s.MaxConcurrency > 0 {
+		return b.bounded(s.MaxConcurrency, fmt.Sprintf("--max-concurrency %d", s.MaxConcurrency))
+	}
+	if b.isSweep() || b.fdBound <= 0 || !loadgen.Mode(s.Profile).OpenLoop() {
+		return 0
+	}
+	for _, r := range b.levels {
+		if s.RequestTimeout <= 0 || r*s.RequestTimeout.Seconds() > float64(b.fdBound) {
+			return b.bounded(0, fmt.Sprintf("--rate %g with no --max-concurrency", r))
+		}
+	}
+	return 0
+}
