@@ -127,7 +127,7 @@ type Summary struct {
 	// since a server that streams without end until the request timeout
 	// fires delivers tokens but no completed request.
 	FailedOutputTokensPerSecond float64 `json:"failed_output_tok_s,omitempty"`
-	InputTokensPerSecond  float64 `json:"input_tok_s"`  // prompt tokens of requests sent in the window and prefilled (ok, or a token arrived) / window
+	InputTokensPerSecond        float64 `json:"input_tok_s"` // prompt tokens of requests sent in the window and prefilled (ok, or a token arrived) / window
 	// CachedInputTokensPerSecond is the part of InputTokensPerSecond the
 	// server reported served from its prefix cache
 	// (usage.prompt_tokens_details.cached_tokens), tokens/s; 0 when it

@@ -10,8 +10,8 @@ import (
 	"io"
 	"math"
 	"reflect"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
