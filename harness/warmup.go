@@ -143,8 +143,11 @@ func ParseWarmupPhase(s string) (WarmupPhase, error) {
 		w.Profile = loadgen.Profile{Mode: m, Concurrency: n}
 	case loadgen.ModeConstant, loadgen.ModePoisson:
 		r, err := strconv.ParseFloat(level, 64)
-		if err != nil || !(r > 0) || math.IsInf(r, 0) {
+		switch {
+		case err != nil || !(r > 0) || math.IsInf(r, 0):
 			errs = append(errs, fmt.Errorf("%q: %s takes a rate in requests/s > 0, e.g. %s:2:60s, not %q", s, m, m, level))
+		case r > loadgen.MaxRate:
+			errs = append(errs, fmt.Errorf("%q: a rate of %s req/s: the largest usable rate is %g req/s (arrivals closer than 1 µs cannot be sent apart)", s, level, float64(loadgen.MaxRate)))
 		}
 		w.Profile = loadgen.Profile{Mode: m, Rate: r}
 	default:
