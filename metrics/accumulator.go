@@ -234,9 +234,15 @@ func failed(s loadgen.Status) bool { return s == loadgen.StatusError || s == loa
 func (a *Accumulator) Add(rec *loadgen.Record) {
 	w := a.cfg.Window
 	a.counts.Scheduled++
-	if a.cfg.InWindow != nil {
+	switch {
+	case rec.SentAt == 0 && rec.Status == loadgen.StatusCancelled:
+		// Cut off before it was sent (queued for a MaxConcurrency slot
+		// when the level ended): never the window's, whatever its
+		// bounds, and no censored observation of the server.
+		rec.InWindow = false
+	case a.cfg.InWindow != nil:
 		rec.InWindow = a.cfg.InWindow(rec)
-	} else {
+	default:
 		rec.InWindow = w.Contains(rec.SentAt)
 	}
 	a.sessions.add(rec)

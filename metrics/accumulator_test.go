@@ -667,3 +667,17 @@ func TestNotSentIsNotAFailure(t *testing.T) {
 		t.Errorf("not_sent %d failed %d error rate %v warnings %q: want 1 apart, no failure, %s", s.Requests.NotSent, s.Requests.Failed, s.ErrorRate, codes(s.Warnings), WarnNotSent)
 	}
 }
+
+// TestNeverSentIsNotCensored: arrivals still queued for a MaxConcurrency
+// slot when a level ends are cancelled unsent, with sent_at 0; when the
+// window starts at 0 they read as sent in it, and as censored requests
+// they would claim a wait of the whole level. They are the window's
+// neither way.
+func TestNeverSentIsNotCensored(t *testing.T) {
+	a := NewAccumulator(Config{Window: loadgen.Window{Start: 0, End: 10 * time.Second}})
+	a.Add(&loadgen.Record{ScheduledAt: time.Second, DoneAt: 10 * time.Second, Status: loadgen.StatusCancelled, ErrorKind: loadgen.ErrorCancelled})
+	s := a.Summary()
+	if s.Requests.Sent != 0 || s.Requests.Incomplete != 0 || s.Censored.Requests != 0 {
+		t.Errorf("requests %+v, censored %d: an unsent request counted", s.Requests, s.Censored.Requests)
+	}
+}
