@@ -404,7 +404,16 @@ func (a *Accumulator) addCensored(rec *loadgen.Record) {
 		recordLatency(a.censTTFOT, waited)
 	}
 	recordLatency(a.censE2E, waited)
-	recordLatency(a.censITL, 0) // no lower bound above 0: see Censored.ITL
+	if rec.FirstTokenAt != 0 {
+		// Decoding had begun: ITL ≥ (cut − first token)/(max_tokens − 1)
+		// for a server that keeps to max_tokens (osl_exceeded warns when
+		// one does not); 0 without a max_tokens of 2 or more.
+		bound := time.Duration(0)
+		if m := rec.RequestedOutputTokens; m >= 2 {
+			bound = max(rec.DoneAt-rec.FirstTokenAt, 0) / time.Duration(m-1)
+		}
+		recordLatency(a.censITL, bound)
+	}
 	for i := 1; i < len(rec.ChunkTimes); i++ {
 		recordLatency(a.cutICL, rec.ChunkTimes[i]-rec.ChunkTimes[i-1])
 	}

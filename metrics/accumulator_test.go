@@ -681,3 +681,17 @@ func TestNeverSentIsNotCensored(t *testing.T) {
 		t.Errorf("requests %+v, censored %d: an unsent request counted", s.Requests, s.Censored.Requests)
 	}
 }
+
+// TestCensoredITLBound: a request cut off 6.3 s after its first token,
+// asked for 64 tokens, has an ITL of at least 6.3 s / 63 = 100 ms; one cut
+// off before its first token is in no ITL.
+func TestCensoredITLBound(t *testing.T) {
+	a := NewAccumulator(Config{Window: loadgen.Window{Start: 0, End: 10 * time.Second}})
+	a.Add(&loadgen.Record{SentAt: time.Second, FirstTokenAt: 2 * time.Second, DoneAt: 8300 * time.Millisecond,
+		RequestedOutputTokens: 64, Status: loadgen.StatusCancelled, ErrorKind: loadgen.ErrorCancelled})
+	a.Add(&loadgen.Record{SentAt: time.Second, DoneAt: 9 * time.Second, RequestedOutputTokens: 64, Status: loadgen.StatusCancelled, ErrorKind: loadgen.ErrorCancelled})
+	s := a.Summary()
+	if c := s.Censored.ITL.AtLeast; c.Count != 1 || c.Min < 99.9 || c.Min > 100.1 {
+		t.Errorf("censored ITL %d values, min %v ms; want one at 100 ms", c.Count, c.Min)
+	}
+}

@@ -199,10 +199,12 @@ type Censored struct {
 	TTFTCorrected CensoredLatency `json:"ttft_corrected,omitzero"`
 	TTFOT         CensoredLatency `json:"ttfot,omitzero"`
 	E2E           CensoredLatency `json:"e2e,omitzero"`
-	// ITL: a cut-off request's ITL, (E2E − TTFT)/(OSL − 1), is unknown:
-	// its remaining tokens may come at any pace, and its OSL is not known
-	// either (a server may ignore max_tokens). Each counts with the lower
-	// bound 0 (its AtLeast is 0).
+	// ITL: a cut-off request that had begun decoding (its first token
+	// came) has an ITL, (E2E − TTFT)/(OSL − 1), of at least (done_at −
+	// first_token_at)/(max_tokens − 1) when the server keeps to max_tokens
+	// (the level's osl_exceeded count says when one does not). One cut
+	// off before its first token is in no ITL: it has not decoded, and
+	// counts in TTFT.
 	ITL CensoredLatency `json:"itl,omitzero"`
 	// ICL pools chunk gaps: a cut-off request's gaps between the chunks
 	// that came are exact (Reached), and the gap it was waiting in when
