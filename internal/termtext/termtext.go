@@ -94,13 +94,19 @@ func unsafeRune(r rune) bool {
 // CSVCell returns s safe as a spreadsheet cell: Escape, and a cell that
 // starts with "=", "+", "-" or "@" (a formula to Excel, LibreOffice and
 // Google Sheets) is prefixed with "'", unless it is a number ("-3.5") or
-// that one character alone. CSVRow applies it to every cell of a row.
+// a lone "+" or "-" (the reports' "no value"); a lone "=" or "@" is
+// prefixed too. CSVRow applies it to every cell of a row.
 func CSVCell(s string) string {
 	s = Escape(s)
-	if len(s) < 2 || !strings.ContainsRune("=+-@", rune(s[0])) || isNumber(s) {
+	switch {
+	case s == "":
 		return s
+	case s[0] == '=' || s[0] == '@':
+		return "'" + s // a formula or a function call, even alone
+	case (s[0] == '+' || s[0] == '-') && len(s) >= 2 && !isNumber(s):
+		return "'" + s // a lone "-" is the reports' "no value", not a formula
 	}
-	return "'" + s
+	return s
 }
 
 // isNumber reports whether s is a plain decimal number, as the reports
