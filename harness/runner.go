@@ -522,35 +522,17 @@ func (r *Runner) watchPrecision(ctx context.Context, gen *loadgen.Generator, m *
 	if m == nil {
 		return func() bool { return false }
 	}
-	done := make(chan struct{})
-	var cut bool
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(r.cfg.ProgressEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if st := m.check(r.cfg.Clock.Now(), gen.InFlight()); st.Met {
-					if st.Failing {
-						cut = gen.CutOff()
-					} else {
-						gen.Stop()
-					}
-					return
-				}
-			}
+	return tickUntil(ctx, r.cfg.ProgressEvery, func() (done, cut bool) {
+		st := m.check(r.cfg.Clock.Now(), gen.InFlight())
+		switch {
+		case !st.Met:
+			return false, false
+		case st.Failing:
+			return true, gen.CutOff()
 		}
+		gen.Stop()
+		return true, false
 	})
-	return func() bool {
-		close(done)
-		wg.Wait()
-		return cut
-	}
 }
 
 // watchFailing watches a level with an SLO once its schedule is over
@@ -565,38 +547,47 @@ func (r *Runner) watchFailing(ctx context.Context, gen *loadgen.Generator, m *pr
 	if m == nil || precise || r.cfg.Drain <= 0 {
 		return func() bool { return false }
 	}
-	done := make(chan struct{})
+	return tickUntil(ctx, min(r.cfg.ProgressEvery, 500*time.Millisecond), func() (done, cut bool) {
+		now := r.cfg.Clock.Now()
+		over := lim.MaxDuration > 0 && now-m.start >= lim.MaxDuration ||
+			lim.MaxRequests > 0 && gen.Progress().Scheduled >= lim.MaxRequests
+		if !over {
+			return false, false
+		}
+		inFlight := gen.InFlight()
+		if len(inFlight) == 0 || !m.check(now, inFlight).Failing {
+			return false, false
+		}
+		return true, gen.CutOff()
+	})
+}
+
+// tickUntil calls step every period on a goroutine of its own until step
+// reports done or ctx ends. The returned function stops it, waits for it,
+// and reports whether a step cut the level off.
+func tickUntil(ctx context.Context, period time.Duration, step func() (done, cut bool)) (stop func() bool) {
+	quit := make(chan struct{})
 	var cut bool
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		t := time.NewTicker(min(r.cfg.ProgressEvery, 500*time.Millisecond))
+		t := time.NewTicker(period)
 		defer t.Stop()
 		for {
 			select {
-			case <-done:
+			case <-quit:
 				return
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				now := r.cfg.Clock.Now()
-				over := lim.MaxDuration > 0 && now-m.start >= lim.MaxDuration ||
-					lim.MaxRequests > 0 && gen.Progress().Scheduled >= lim.MaxRequests
-				if !over {
-					continue
-				}
-				inFlight := gen.InFlight()
-				if len(inFlight) == 0 {
-					continue
-				}
-				if m.check(now, inFlight).Failing {
-					cut = gen.CutOff()
+				var done bool
+				if done, cut = step(); done {
 					return
 				}
 			}
 		}
 	})
 	return func() bool {
-		close(done)
+		close(quit)
 		wg.Wait()
 		return cut
 	}

@@ -693,14 +693,21 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 		c.fail(rec, loadgen.StatusError, loadgen.ErrorDecode, "encode request: "+err.Error())
 		return
 	}
-	hreq, err := http.NewRequestWithContext(rctx, http.MethodPost, c.url, newBodyReader(body))
+	newRequest := func() (*http.Request, error) {
+		hreq, err := http.NewRequestWithContext(rctx, http.MethodPost, c.url, newBodyReader(body))
+		if err != nil {
+			return nil, err
+		}
+		hreq.ContentLength = int64(len(body))
+		hreq.GetBody = func() (io.ReadCloser, error) { return newBodyReader(body), nil }
+		hreq.Header = c.header
+		return hreq, nil
+	}
+	hreq, err := newRequest()
 	if err != nil {
 		c.fail(rec, loadgen.StatusError, loadgen.ErrorConnect, err.Error())
 		return
 	}
-	hreq.ContentLength = int64(len(body))
-	hreq.GetBody = func() (io.ReadCloser, error) { return newBodyReader(body), nil }
-	hreq.Header = c.header
 	if rec.SentAt == 0 {
 		rec.SentAt = clock.Now()
 	}
@@ -713,11 +720,7 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 		rec.ConnRetried = true
 		wire.Store(0)
 		lastWire.Store(0)
-		hreq, err = http.NewRequestWithContext(rctx, http.MethodPost, c.url, newBodyReader(body))
-		if err == nil {
-			hreq.ContentLength = int64(len(body))
-			hreq.GetBody = func() (io.ReadCloser, error) { return newBodyReader(body), nil }
-			hreq.Header = c.header
+		if hreq, err = newRequest(); err == nil {
 			resp, err = c.hc.Do(hreq)
 		}
 	}
