@@ -44,11 +44,17 @@ build() {
   [ -x "$BENCH_WORK/$1" ] || (cd "$REPO" && CGO_ENABLED=0 go build -trimpath -o "$BENCH_WORK/$1" "$2")
 }
 
-# wait_http URL: wait up to 10 s for URL to answer.
+# wait_http URL: wait up to 10 s for URL to answer (without curl, for
+# its http://HOST:PORT to accept a connection).
 wait_http() {
-  local i
+  local i hostport
   for i in $(seq 100); do
-    curl -sf -o /dev/null "$1" && return 0
+    if command -v curl >/dev/null 2>&1; then
+      curl -sf -o /dev/null "$1" && return 0
+    else
+      hostport=${1#http://}; hostport=${hostport%%/*}
+      (exec 3<>"/dev/tcp/${hostport%:*}/${hostport##*:}") 2>/dev/null && return 0
+    fi
     sleep 0.1
   done
   log "no answer from $1"; return 1

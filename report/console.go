@@ -18,7 +18,8 @@ import (
 // percentiles in ms with the 95 % intervals of TTFT p99 and ITL p95,
 // output and goodput tokens/s with theirs, req/s, scheduling-lag p99,
 // client flags and the SLO verdict with its deciding terms), the knee
-// line, the receive clock of the latencies and the client's receive
+// line, the energy, cost and carbon of the scorecard's level (telemetryLines),
+// the receive clock of the latencies and the client's receive
 // queueing, the warnings grouped by code, and "PARTIAL: interrupted" for an
 // interrupted run.
 // An error-adjusted TTFT p99 column (docs/metrics.md#error-rate-and-error-adjusted-percentiles: each failure counts as +Inf,
@@ -48,13 +49,17 @@ func WriteConsole(w io.Writer, run results.Run) error {
 	for _, l := range kneeLines(run.Result) {
 		b.WriteString(l + "\n")
 	}
+	sc := run.Scorecard()
+	for _, l := range telemetryLines(run, sc) {
+		b.WriteString(l + "\n")
+	}
 	for _, l := range clockLines(run.Result) {
 		b.WriteString(l + "\n")
 	}
 	for _, l := range repeatLines(run.Result) {
 		b.WriteString(l + "\n")
 	}
-	if ws := withScorecardWarnings(run.Result.Warnings, run.Scorecard()); len(ws) > 0 {
+	if ws := withScorecardWarnings(run.Result.Warnings, sc); len(ws) > 0 {
 		fmt.Fprintf(&b, "\nwarnings (%d):\n", len(ws))
 		for _, line := range groupedWarningLines(ws) {
 			b.WriteString("  " + line + "\n")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -90,6 +91,20 @@ func TestConsoleInfinity(t *testing.T) {
 	}
 }
 
+// TestTelemetryLinesAbsent: no energy source and no cost give no lines; a
+// source without a valid reading says so instead of a figure.
+func TestTelemetryLinesAbsent(t *testing.T) {
+	run := fixtureRun(t)
+	if got := telemetryLines(run, scorecard.Scorecard{Energy: scorecard.Energy{Source: "none"}}); len(got) != 0 {
+		t.Errorf("no source, no cost: got %q, want no lines", got)
+	}
+	got := telemetryLines(run, scorecard.Scorecard{Energy: scorecard.Energy{Source: "nvml", GPUCount: 1, GPUName: "NVIDIA H200"}})
+	want := []string{"energy at the knee (level 6): no valid reading (nvml, 1 × NVIDIA H200): per-token figures withheld"}
+	if !slices.Equal(got, want) {
+		t.Errorf("invalid reading: got %q, want %q", got, want)
+	}
+}
+
 func TestConsoleKneeLines(t *testing.T) {
 	skipUnderRace(t)
 	notReached := func(r *results.Run) { r.Result.Knee.Reached = false; r.Result.Knee.BracketHi = 0 }
@@ -119,6 +134,11 @@ func TestConsoleKneeLines(t *testing.T) {
 		{"partial with a reason", func(r *results.Run) { r.PartialReason = "interrupted by SIGHUP (hangup)" },
 			"PARTIAL: interrupted by SIGHUP (hangup); results cover 8 level(s)\n", ""},
 		{"complete", func(r *results.Run) { r.Partial, r.Result.Partial = false, false }, "warnings (4)", "PARTIAL"},
+		// The round-3 GPU check: a run with --energy nvml on an H200 put
+		// its energy in scorecard.json and said nothing of it on the console.
+		{"energy", func(*results.Run) {}, "\nenergy at the knee (level 6): 0.0676 [0.0650, 0.0704] mWh per output token; 7.69 Wh over 60.0 s, 461 W mean (nvml, 1 × NVIDIA H100 80GB HBM3)\n", ""},
+		{"cost", func(*results.Run) {}, "\ncost at the knee (level 6): 0.439 [0.422, 0.457] EUR per 1M output tokens at goodput, from 2.9 EUR/h (flag)\n", ""},
+		{"energy not reached", notReached, "\nenergy at level 6 (", "energy at the knee"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
