@@ -57,7 +57,7 @@ for step in $STEPS; do
   energy)
     say "step 2: gollm-bench run --energy nvml, mock, GPU load: $has_torch"
     [ "$has_torch" = 1 ] && { gpu_load 40 & lp=$!; sleep 5; }
-    timeout 90 "$BIN/gollm-bench" run --profile constant --rate 20 --max-seconds 15 --energy nvml \
+    timeout 90 "$BIN/gollm-bench" run --profile constant --rate 20 --max-seconds 15 --energy nvml --gpu-cost-eur-h 3.5 --grid-gco2-kwh 350 \
       --stabilize=5s,10W,20s --output-dir "$OUT/energy" >"$OUT/energy-run.txt" 2>&1
     echo "exit $?" >>"$OUT/energy-run.txt"
     [ "$has_torch" = 1 ] && wait "$lp"
