@@ -117,18 +117,18 @@ type Benchmark struct {
 	prices             *scorecard.TokenPrices // Settings.Price parsed
 	reference          *scorecard.Reference   // Settings.Reference parsed
 
-	clock      loadgen.Clock
-	target     string
-	mock       *embeddedMock
-	client     *openai.Client
-	model      string
-	tok        *tokenize.Tokenizer
+	clock  loadgen.Clock
+	target string
+	mock   *embeddedMock
+	client *openai.Client
+	model  string
+	tok    *tokenize.Tokenizer
 	// counter is the server's tokenize endpoint when it sizes the
 	// prompts (--tokenizer auto or server); tokSource is run.json's
 	// tokenizer_source: tokenize's file, cache or hub, or server or
 	// words.
-	counter   *openai.TokenCounter
-	tokSource string
+	counter    *openai.TokenCounter
+	tokSource  string
 	lengths    workload.Data // Settings.Data, when lengths come from it
 	work       loadgen.Workload
 	dir        string
