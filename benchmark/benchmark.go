@@ -1078,6 +1078,9 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 	} else if b.counter != nil {
 		run.Config.Tokenizer, run.Config.TokenizerSource, run.Config.TokenizerEndpoint = SourceServerCount, SourceServerCount, b.tokenizerAPI()
 		run.Config.ISLMeaning = "prompt tokens as the server's tokenize endpoint counts them (" + b.tokenizerAPI() + "), special tokens it adds included, without any chat template"
+		if b.counter.API().Chat {
+			run.Config.ISLMeaning = "prompt tokens as the server's tokenize endpoint counts them (" + b.tokenizerAPI() + "), including the server's chat template and its generation prompt"
+		}
 	} else {
 		run.Config.TokenizerSource = b.tokSource
 		run.Config.ISLMeaning = "the server's usage.prompt_tokens (no tokenizer: prompts sized in whitespace words)"

@@ -140,7 +140,7 @@ func (b *Benchmark) chooseTokenizer(ctx context.Context) error {
 		return nil
 	}
 	pctx, cancel := context.WithTimeout(ctx, tokenizeProbeTimeout)
-	counter, err := b.client.TokenCounter(pctx)
+	counter, err := b.findCounter(pctx)
 	cancel()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -174,6 +174,25 @@ func (b *Benchmark) chooseTokenizer(ctx context.Context) error {
 	b.tokSource = SourceServerCount
 	fmt.Fprintf(b.opt.Log, "tokenizer: server (%s): prompts fitted to the ISL with the server's own counts before the first level\n", counter.API())
 	return nil
+}
+
+// findCounter finds the server's tokenize endpoint. On /chat/completions
+// it first asks for one that counts the chat template too
+// (ChatTokenCounter); a server without one counts the message alone, and
+// the log says that the server adds its template to that.
+func (b *Benchmark) findCounter(ctx context.Context) (*openai.TokenCounter, error) {
+	if b.s.Endpoint != "chat" {
+		return b.client.TokenCounter(ctx)
+	}
+	counter, err := b.client.ChatTokenCounter(ctx)
+	if err == nil || ctx.Err() != nil {
+		return counter, err
+	}
+	counter, perr := b.client.TokenCounter(ctx)
+	if perr == nil {
+		fmt.Fprintf(b.opt.Log, "warning: tokenizer: the server cannot count a chat conversation (%v): the ISL counts the message alone, and the server adds its chat template's tokens to usage.prompt_tokens\n", err)
+	}
+	return counter, perr
 }
 
 // serverCountUnfit says why the server's counts cannot size this run's

@@ -32,6 +32,20 @@ type TokenizeAPI struct {
 	Name string
 	// Path is the endpoint's path below the base URL, e.g. "/tokenize".
 	Path string
+	// Chat: the text is counted as the single user message of a chat
+	// conversation, rendered with the server's chat template and its
+	// generation prompt, as /v1/chat/completions counts it.
+	Chat bool
+}
+
+// ChatTokenizeAPIs are the shapes ChatTokenCounter tries, in its order:
+// vLLM's POST /tokenize {"model", "messages", "add_generation_prompt":
+// true}, which renders the template and answers {"count"}, and llama.cpp's
+// POST /apply-template {"messages"}, answered {"prompt"}, whose text its
+// POST /tokenize then counts with special tokens parsed.
+var ChatTokenizeAPIs = []TokenizeAPI{
+	{Name: "vllm", Path: "/tokenize", Chat: true},
+	{Name: "llama.cpp", Path: "/apply-template", Chat: true},
 }
 
 // TokenizeAPIs are the shapes TokenCounter tries, in its order: vLLM's
@@ -46,10 +60,40 @@ var TokenizeAPIs = []TokenizeAPI{
 
 // String is the API's name and path, e.g. "llama.cpp POST /tokenize", as
 // run.json records it.
-func (a TokenizeAPI) String() string { return a.Name + " POST " + a.Path }
+func (a TokenizeAPI) String() string {
+	switch {
+	case a.Chat && a.Name == "llama.cpp":
+		return "llama.cpp POST /apply-template, POST /tokenize"
+	case a.Chat:
+		return a.Name + " POST " + a.Path + " (messages)"
+	}
+	return a.Name + " POST " + a.Path
+}
+
+// chatMessages is text as a chat conversation's single user message.
+type chatMessages []struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+func userMessage(text string) chatMessages {
+	return chatMessages{{Role: "user", Content: text}}
+}
 
 // requestBody encodes the request that asks a of text's count.
 func (a TokenizeAPI) requestBody(model, text string) ([]byte, error) {
+	if a.Chat && a.Name == "llama.cpp" {
+		return json.Marshal(struct {
+			Messages chatMessages `json:"messages"`
+		}{userMessage(text)})
+	}
+	if a.Chat {
+		return json.Marshal(struct {
+			Model               string       `json:"model"`
+			Messages            chatMessages `json:"messages"`
+			AddGenerationPrompt bool         `json:"add_generation_prompt"`
+		}{model, userMessage(text), true})
+	}
 	switch a.Name {
 	case "llama.cpp":
 		return json.Marshal(struct {
@@ -124,9 +168,20 @@ type TokenCounter struct {
 // client's model (WithModel) is named in the shapes that take one. The
 // error wraps ErrNoTokenize and says what each shape answered.
 func (c *Client) TokenCounter(ctx context.Context) (*TokenCounter, error) {
+	return c.findCounter(ctx, TokenizeAPIs)
+}
+
+// ChatTokenCounter is TokenCounter for /v1/chat/completions: it tries
+// ChatTokenizeAPIs, whose counts are of the text as the single user
+// message rendered with the server's chat template and generation prompt.
+func (c *Client) ChatTokenCounter(ctx context.Context) (*TokenCounter, error) {
+	return c.findCounter(ctx, ChatTokenizeAPIs)
+}
+
+func (c *Client) findCounter(ctx context.Context, apis []TokenizeAPI) (*TokenCounter, error) {
 	const probe = "Two households, both alike in dignity"
 	var errs []error
-	for _, api := range TokenizeAPIs {
+	for _, api := range apis {
 		t := &TokenCounter{c: c, api: api, model: c.cfg.model}
 		n, err := t.Count(ctx, probe)
 		if err == nil && n < 1 {
@@ -157,6 +212,26 @@ func (t *TokenCounter) Count(ctx context.Context, text string) (int, error) {
 	b, err := t.c.exchange(ctx, http.MethodPost, t.c.base+t.api.Path, body)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", t.api.Name, err)
+	}
+	if t.api.Chat && t.api.Name == "llama.cpp" {
+		// The rendered conversation, counted with its special tokens.
+		var v struct {
+			Prompt *string `json:"prompt"`
+		}
+		if err := json.Unmarshal(b, &v); err != nil || v.Prompt == nil {
+			return 0, fmt.Errorf("%s: POST %s: the answer has no \"prompt\" string", t.api.Name, t.api.Path)
+		}
+		body, err := json.Marshal(struct {
+			Content      string `json:"content"`
+			AddSpecial   bool   `json:"add_special"`
+			ParseSpecial bool   `json:"parse_special"`
+		}{*v.Prompt, true, true})
+		if err != nil {
+			return 0, err
+		}
+		if b, err = t.c.exchange(ctx, http.MethodPost, t.c.base+"/tokenize", body); err != nil {
+			return 0, fmt.Errorf("%s: %w", t.api.Name, err)
+		}
 	}
 	n, err := ParseTokenizeResponse(b)
 	if err != nil {

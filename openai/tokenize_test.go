@@ -191,3 +191,61 @@ func FuzzParseTokenizeResponse(f *testing.F) {
 		}
 	})
 }
+
+// TestChatTokenCounter: on the mock (vLLM's messages shape, its stand-in
+// template adding tokens per message) and on a llama.cpp-shaped server
+// (/apply-template, then /tokenize with special tokens parsed), the chat
+// count includes the template.
+func TestChatTokenCounter(t *testing.T) {
+	t.Parallel()
+	c := startTokenizeMock(t, mockserver.Config{ChatTemplateTokens: 7})
+	tc, err := c.ChatTokenCounter(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := tc.Count(t.Context(), "one two three"); err != nil || n != 10 || tc.API().String() != "vllm POST /tokenize (messages)" {
+		t.Errorf("mock: %d, %v via %s; want 10 (3 words and 7 template tokens) via vllm messages", n, err, tc.API())
+	}
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /apply-template", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Messages []struct{ Role, Content string } `json:"messages"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		json.NewEncoder(w).Encode(map[string]string{"prompt": "<|im_start|>user\n" + req.Messages[0].Content + "<|im_end|>\n<|im_start|>assistant\n"})
+	})
+	mux.HandleFunc("POST /tokenize", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Content      *string `json:"content"`
+			ParseSpecial bool    `json:"parse_special"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		if req.Content == nil {
+			json.NewEncoder(w).Encode(map[string]any{"tokens": []int{}}) // llama.cpp's answer to vLLM's body
+			return
+		}
+		text := *req.Content
+		n := 0
+		if req.ParseSpecial {
+			n = strings.Count(text, "<|im_start|>") + strings.Count(text, "<|im_end|>")
+			text = strings.NewReplacer("<|im_start|>", " ", "<|im_end|>", " ").Replace(text)
+		}
+		n += len(strings.Fields(text))
+		json.NewEncoder(w).Encode(map[string]any{"tokens": make([]int, n)})
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	lc, err := New(srv.URL, WithModel("m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, err = lc.ChatTokenCounter(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 words, 3 special tokens, "user" and "assistant".
+	if n, err := tc.Count(t.Context(), "one two three"); err != nil || n != 8 || tc.API().String() != "llama.cpp POST /apply-template, POST /tokenize" {
+		t.Errorf("llama.cpp: %d, %v via %s; want 8 via /apply-template", n, err, tc.API())
+	}
+}

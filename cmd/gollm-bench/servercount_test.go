@@ -169,3 +169,33 @@ func TestTokenizerServerRefused(t *testing.T) {
 		t.Errorf("run.json tokenizer_source %q, want words", run.Config.TokenizerSource)
 	}
 }
+
+// TestTokenizerOmittedChatCountsTemplate: on /chat/completions the server
+// is asked to count the conversation with its chat template (the mock's
+// stand-in adds 9 tokens a message), so usage.prompt_tokens is the ISL.
+func TestTokenizerOmittedChatCountsTemplate(t *testing.T) {
+	t.Parallel()
+	cfg, _ := mockserver.Preset("fast")
+	cfg.ChatTemplateTokens = 9
+	url, _ := qwenCountingMock(t, cfg)
+	home, dir := t.TempDir(), t.TempDir()
+	code, stderr := runTokenizer(t, url, home, dir, "chat", "--endpoint", "chat", "--data", "prompt_tokens=128,output_tokens=4")
+	if code != exitcode.OK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "tokenizer: server (vllm POST /tokenize (messages))") {
+		t.Errorf("the console does not name the chat count:\n%s", stderr)
+	}
+	for _, r := range readRecords(t, filepath.Join(dir, "chat", results.RequestsJSONL)) {
+		if r.ServerPromptTokens != 128 {
+			t.Fatalf("the server counted %d prompt tokens, want 128", r.ServerPromptTokens)
+		}
+	}
+	run, err := results.Read(filepath.Join(dir, "chat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(run.Config.ISLMeaning, "including the server's chat template") {
+		t.Errorf("isl_meaning %q", run.Config.ISLMeaning)
+	}
+}
