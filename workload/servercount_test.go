@@ -30,6 +30,7 @@ func (c *tokenizerCounter) Count(_ context.Context, text string) (int, error) {
 // with a BOS (Mistral), fixed and drawn lengths, in a bounded number of
 // count requests made before any request is built.
 func TestServerCountedPromptsAreExact(t *testing.T) {
+	skipUnderRace(t) // tokenizing 2,000-token prompts; no concurrency to check
 	t.Parallel()
 	for _, name := range []string{"qwen3", "gpt-oss", "mistral-7b"} {
 		tok, err := tokenize.Load(filepath.Join("..", "testdata", "tokenizers", "files", name))
