@@ -199,3 +199,51 @@ func TestTokenizerOmittedChatCountsTemplate(t *testing.T) {
 		t.Errorf("isl_meaning %q", run.Config.ISLMeaning)
 	}
 }
+
+// TestTokenizerOmittedDownloads: with --tokenizer omitted, a served model
+// id the cache lacks is downloaded from the (fake) Hub; a gated one is not
+// an error under auto, which says why and asks the server to count.
+func TestTokenizerOmittedDownloads(t *testing.T) {
+	t.Parallel()
+	tokJSON, err := readGz(filepath.Join("..", "..", "testdata", "tokenizers", "files", "qwen3", "tokenizer.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hubURL := miniHub(t, tokJSON)
+	for _, tc := range []struct {
+		model, want, source string
+	}{
+		{"Qwen/Qwen3-4B", "tokenizer: auto: the served model Qwen/Qwen3-4B's tokenizer (hub)", tokenize.SourceHub},
+		{"gated/Model", "401", "server"},
+	} {
+		cfg, _ := mockserver.Preset("fast")
+		cfg.Model = tc.model
+		url, _ := qwenCountingMock(t, cfg)
+		home, dir := t.TempDir(), t.TempDir()
+		getenv := func(k string) string {
+			return map[string]string{"HF_HOME": home, "HF_ENDPOINT": hubURL}[k]
+		}
+		var stdout, stderr bytes.Buffer
+		code := runEnv(context.Background(), env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: getenv}, []string{
+			"run", "--target", url, "--profile", "concurrent", "--rate", "2", "--max-requests", "4", "--data", "prompt_tokens=96,output_tokens=4",
+			"--energy", "none", "--max-lag", lenientLag, "--output-dir", dir, "--run-id", "r", "--format", "json"})
+		if code != exitcode.OK {
+			t.Fatalf("%s: exit %d\n%s", tc.model, code, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%s: the console does not say %q:\n%s", tc.model, tc.want, stderr.String())
+		}
+		run, err := results.Read(filepath.Join(dir, "r"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Config.TokenizerSource != tc.source {
+			t.Errorf("%s: tokenizer_source %q, want %q", tc.model, run.Config.TokenizerSource, tc.source)
+		}
+		for _, r := range readRecords(t, filepath.Join(dir, "r", results.RequestsJSONL)) {
+			if r.ServerPromptTokens != 96 {
+				t.Fatalf("%s: the server counted %d prompt tokens, want 96", tc.model, r.ServerPromptTokens)
+			}
+		}
+	}
+}
