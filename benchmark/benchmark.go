@@ -117,12 +117,18 @@ type Benchmark struct {
 	prices             *scorecard.TokenPrices // Settings.Price parsed
 	reference          *scorecard.Reference   // Settings.Reference parsed
 
-	clock      loadgen.Clock
-	target     string
-	mock       *embeddedMock
-	client     *openai.Client
-	model      string
-	tok        *tokenize.Tokenizer
+	clock  loadgen.Clock
+	target string
+	mock   *embeddedMock
+	client *openai.Client
+	model  string
+	tok    *tokenize.Tokenizer
+	// counter is the server's tokenize endpoint when it sizes the
+	// prompts (--tokenizer auto or server); tokSource is run.json's
+	// tokenizer_source: tokenize's file, cache or hub, or server or
+	// words.
+	counter    *openai.TokenCounter
+	tokSource  string
 	lengths    workload.Data // Settings.Data, when lengths come from it
 	work       loadgen.Workload
 	dir        string
@@ -476,27 +482,12 @@ func (b *Benchmark) setup(ctx context.Context) error {
 	b.started = time.Now()
 	b.clock = loadgen.NewClock(b.started)
 	b.target = s.Target
-	if s.Tokenizer != "" {
-		var opts []tokenize.Option
-		if b.opt.Hub == nil && b.opt.Getenv != nil {
-			hub := tokenize.HubConfigFromEnv(b.opt.Getenv)
-			b.opt.Hub = &hub
-		}
-		if b.opt.Hub != nil {
-			hub := *b.opt.Hub
-			if hub.Progress == nil {
-				hub.Progress = b.opt.Log
-			}
-			opts = append(opts, tokenize.WithHub(hub))
-		}
-		tok, err := tokenize.LoadContext(ctx, s.Tokenizer, opts...)
+	if s.Tokenizer != "" && tokenizerChoice(s.Tokenizer) == "" {
+		tok, err := b.loadTokenizer(ctx, s.Tokenizer)
 		if err != nil {
 			return badInput(fmt.Errorf("--tokenizer: %w", err))
 		}
-		b.tok = tok
-		if tok.Source() != tokenize.SourceFile {
-			fmt.Fprintf(b.opt.Log, "tokenizer: %s at commit %s (%s, sha256 %s)\n", tok.Name(), tok.Commit(), tok.Path(), tok.SHA256()[:12])
-		}
+		b.tok, b.tokSource = tok, tok.Source()
 	}
 	// The workload (a --dataset is read here) is checked before the
 	// client sends anything, even GET /v1/models.
@@ -529,6 +520,9 @@ func (b *Benchmark) setup(ctx context.Context) error {
 	}
 	b.suggestWarmupPhase()
 	if err := b.newClient(ctx); err != nil {
+		return err
+	}
+	if err := b.chooseTokenizer(ctx); err != nil {
 		return err
 	}
 	if err := b.describeHost(ctx); err != nil {
@@ -658,7 +652,9 @@ func (b *Benchmark) newClient(ctx context.Context) error {
 	if m, err := openai.ParseReceiveClock(cmp.Or(s.ReceiveClock, "auto")); err == nil {
 		opts = append(opts, openai.WithReceiveClock(m))
 	}
-	b.model = s.Model
+	if b.model == "" {
+		b.model = s.Model
+	}
 	if b.model == "" {
 		probe, err := openai.New(b.target, opts...)
 		if err != nil {
@@ -742,7 +738,7 @@ func (b *Benchmark) newWorkload() error {
 	}
 	cfg := workload.SyntheticConfig{
 		Lengths: lengths, Seed: s.Seed, Nonce: b.nonce(), Tokenizer: tok,
-		PrefixCache: pc, WarmPrefixTokens: warmN,
+		PrefixCache: pc, WarmPrefixTokens: warmN, Counter: b.counterOrNil(),
 	}
 	// The built-in mock (no target) counts messages without any chat
 	// template, so prompts for it are sized without one.
@@ -1079,8 +1075,15 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 			run.Config.ISLMeaning = "prompt tokens counted with the served tokenizer, including the chat template and its generation prompt (" + b.chat.Path() + ")"
 			run.Config.ChatTemplate = b.chat.Path()
 		}
+	} else if b.counter != nil {
+		run.Config.Tokenizer, run.Config.TokenizerSource, run.Config.TokenizerEndpoint = SourceServerCount, SourceServerCount, b.tokenizerAPI()
+		run.Config.ISLMeaning = "prompt tokens as the server's tokenize endpoint counts them (" + b.tokenizerAPI() + "), special tokens it adds included, without any chat template"
+		if b.counter.API().Chat {
+			run.Config.ISLMeaning = "prompt tokens as the server's tokenize endpoint counts them (" + b.tokenizerAPI() + "), including the server's chat template and its generation prompt"
+		}
 	} else {
-		run.Config.ISLMeaning = "the server's usage.prompt_tokens (no --tokenizer given)"
+		run.Config.TokenizerSource = b.tokSource
+		run.Config.ISLMeaning = "the server's usage.prompt_tokens (no tokenizer: prompts sized in whitespace words)"
 	}
 	for _, lv := range b.runner.Levels() {
 		tl := lv.Timeline
@@ -1187,7 +1190,7 @@ func writeFailedWarning(err *results.WriteError, recs harness.Records) string {
 // tokens.
 func (b *Benchmark) islWarnings(res sweep.Result) []metrics.Warning {
 	want := b.lengths.PromptTokens
-	if b.tok != nil || want == 0 || b.s.Dataset != "" || b.s.SequenceDistribution != "" {
+	if b.tok != nil || b.counter != nil || want == 0 || b.s.Dataset != "" || b.s.SequenceDistribution != "" {
 		return nil
 	}
 	for _, lv := range res.Levels {

@@ -60,6 +60,13 @@ func (b *Benchmark) withScorecardInputs(ctx context.Context, run results.Run) re
 	// exactly; without it, the mean the server's usage reported (which
 	// includes the chat template on /chat/completions).
 	switch {
+	case b.counter != nil && s.SequenceDistribution == "" && b.lengths.PromptTokens > 0:
+		// Fitted with the server's own counts.
+		meta.Tokenizer, meta.ISLBasis = "server: "+b.tokenizerAPI(), "prompt"
+		if b.counter.API().Chat {
+			meta.ISLBasis = "chat_template"
+		}
+		meta.ISLTokens, meta.OSLTokens = b.lengths.PromptTokens, b.lengths.OutputTokens
 	case b.tok != nil && s.Dataset == "" && s.SequenceDistribution == "" && b.lengths.PromptTokens > 0:
 		meta.Tokenizer, meta.TokenizerSHA256, meta.ISLBasis = b.tok.Path(), b.tok.SHA256(), "prompt"
 		if b.chat != nil {

@@ -91,7 +91,7 @@ type Settings struct {
 	Data                 string  // data: synthetic lengths, e.g. prompt_tokens=256,output_tokens=64 ("": that default)
 	SequenceDistribution string  // sequence-distribution: an ISL/OSL mix
 	Dataset              string  // dataset: a prompts file (JSONL or ShareGPT JSON)
-	Tokenizer            string  // tokenizer: the served model's tokenizer.json, its folder, or a cached model id
+	Tokenizer            string  // tokenizer: the served model's tokenizer.json, its folder, a model id (cache, else Hub), or TokenizerAuto ("" too), TokenizerServer, TokenizerWords
 	PrefixCache          string  // prefix-cache: cold or warm:N ("": cold)
 	Turns                string  // turns: multi-turn chat sessions: N, uniform:MIN:MAX or dataset ("": none)
 	ThinkTime            string  // think-time: with Turns, the pause before each next turn: a duration, uniform:MIN:MAX or exponential:MEAN ("": 0)

@@ -78,6 +78,9 @@ type Config struct {
 	// ChatTemplateTokens is added to usage.prompt_tokens per chat message,
 	// standing in for the chat template (0 = none).
 	ChatTemplateTokens int
+	// NoTokenize turns off POST /tokenize, as on a server that has no
+	// tokenize endpoint (it then answers 404).
+	NoTokenize bool
 
 	// PrefixCacheBlockTokens, when positive, turns on the prefix cache:
 	// prompts are cut into blocks of this many tokens (vLLM's default

@@ -116,6 +116,9 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 	mux.HandleFunc("GET /v1/models", s.serveModels)
 	mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) { s.serveGenerate(w, r, false) })
 	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { s.serveGenerate(w, r, true) })
+	if !cfg.NoTokenize {
+		mux.HandleFunc("POST /tokenize", s.serveTokenize)
+	}
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
 	mux.HandleFunc("GET /metrics", s.serveMetrics)
 	s.handler = mux
@@ -237,6 +240,35 @@ func (s *Server) serveModels(w http.ResponseWriter, r *http.Request) {
 	b = append(b, `,"parent":null}]}`...)
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(b)
+}
+
+// serveTokenize answers POST /tokenize in vLLM's shape: {"model",
+// "prompt"} or {"model", "messages"} counted as usage.prompt_tokens counts
+// them, answered {"count": N}. The mock has no token ids, so it sends the
+// count alone. add_special_tokens is accepted and changes nothing: the
+// mock adds no special tokens.
+func (s *Server) serveTokenize(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, false, "mockserver: reading body: "+err.Error())
+		return
+	}
+	var req apiRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeError(w, http.StatusBadRequest, false, "mockserver: body is not valid JSON: "+err.Error())
+		return
+	}
+	if req.Model != "" && req.Model != s.model {
+		writeError(w, http.StatusNotFound, false, fmt.Sprintf("The model `%s` does not exist.", req.Model))
+		return
+	}
+	_, n, err := s.promptOf(&req, len(req.Messages) > 0)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, false, "mockserver: "+err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(append(appendInt([]byte(`{"count":`), int64(n)), '}'))
 }
 
 func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -43,10 +44,11 @@ func (c *Client) Models(ctx context.Context) ([]string, error) {
 // but its list holds no model id, or is not an OpenAI model list.
 var ErrNoModels = errors.New("the server lists no model")
 
-// StatusError is a non-2xx answer to one of the Client's own GET requests
-// (Models, Health). Callers tell it from a transport failure (no answer at
-// all) with errors.As.
+// StatusError is a non-2xx answer to one of the Client's own requests
+// (Models, Health, the TokenCounter's). Callers tell it from a transport
+// failure (no answer at all) with errors.As.
 type StatusError struct {
+	Method string // the HTTP method; "" reads as GET
 	URL    string // the URL requested, without credentials
 	Status int    // the HTTP status code
 	// Message is "HTTP NNN: " and the body's error message (an OpenAI
@@ -55,7 +57,13 @@ type StatusError struct {
 }
 
 // Error implements error.
-func (e *StatusError) Error() string { return "GET " + e.URL + ": " + e.Message }
+func (e *StatusError) Error() string {
+	m := e.Method
+	if m == "" {
+		m = http.MethodGet
+	}
+	return m + " " + e.URL + ": " + e.Message
+}
 
 // Health checks GET /health (vLLM, SGLang, llama.cpp): nil when it answers
 // 2xx. It is safe for concurrent use.
@@ -67,12 +75,27 @@ func (c *Client) Health(ctx context.Context) error {
 // get fetches url with the client's headers and returns the body of a 2xx
 // response.
 func (c *Client) get(ctx context.Context, url string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	return c.exchange(ctx, http.MethodGet, url, nil)
+}
+
+// exchange sends method to url with the client's headers (and body, JSON,
+// when not nil) and returns the body of a 2xx response; any other status
+// is a *StatusError.
+func (c *Client) exchange(ctx context.Context, method, url string, body []byte) ([]byte, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
 	if err != nil {
 		return nil, err
 	}
 	req.Header = c.header.Clone()
-	req.Header.Del("Content-Type")
+	if body == nil {
+		req.Header.Del("Content-Type")
+	} else {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	req.Header.Set("Accept", "application/json")
 	shown := redactUserinfo(url)
 	resp, err := c.hc.Do(req)
@@ -81,15 +104,15 @@ func (c *Client) get(ctx context.Context, url string) ([]byte, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err // the message without the URL, which may hold credentials
 		}
-		return nil, fmt.Errorf("GET %s: %w", shown, err)
+		return nil, fmt.Errorf("%s %s: %w", method, shown, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", shown, err)
+		return nil, fmt.Errorf("%s %s: %w", method, shown, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, &StatusError{URL: shown, Status: resp.StatusCode, Message: termtext.Escape(redact.Scrub(httpErrorMessage(resp.StatusCode, b), c.secrets))}
+		return nil, &StatusError{Method: method, URL: shown, Status: resp.StatusCode, Message: termtext.Escape(redact.Scrub(httpErrorMessage(resp.StatusCode, b), c.secrets))}
 	}
 	return b, nil
 }

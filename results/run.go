@@ -111,7 +111,10 @@ type Config struct {
 	TokenizerSHA256      string    `json:"tokenizer_sha256,omitempty"`
 	// TokenizerSource says where the tokenizer.json came from: "file" (a
 	// path), "cache" (a model id in the local Hugging Face cache) or "hub"
-	// (a model id downloaded from the Hub for this run).
+	// (a model id downloaded from the Hub for this run); or, with no
+	// tokenizer.json, "server" (prompts sized with the server's tokenize
+	// endpoint, TokenizerEndpoint) or "words" (sized in whitespace words,
+	// the ISL left to the server's usage). Empty in runs before these.
 	TokenizerSource string `json:"tokenizer_source,omitempty"`
 	// TokenizerModel is the model id (ORG/NAME) the tokenizer was looked
 	// up by, for sources "cache" and "hub".
@@ -119,6 +122,10 @@ type Config struct {
 	// TokenizerCommit is the Hub commit (40 hex digits) of the cache
 	// snapshot the tokenizer.json was read from.
 	TokenizerCommit string `json:"tokenizer_commit,omitempty"`
+	// TokenizerEndpoint is the server's tokenize endpoint that sized the
+	// prompts when TokenizerSource is "server", e.g. "llama.cpp POST
+	// /tokenize" (openai.TokenizeAPI).
+	TokenizerEndpoint string `json:"tokenizer_endpoint,omitempty"`
 	// ChatTemplate is the tokenizer_config.json whose chat template was
 	// rendered around each /chat/completions prompt, so that the ISL
 	// includes it; empty when none was.

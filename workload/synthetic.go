@@ -78,6 +78,11 @@ type SyntheticConfig struct {
 	// server's usage.prompt_tokens equals it; an error is returned as the
 	// request's. nil: the ISL counts the prompt alone.
 	ChatTemplate func(prompt string) (string, error)
+	// Counter, when there is no Tokenizer, sizes prompts with the
+	// server's own counts (Prepare, which must be called before Request):
+	// prompts are built of words and hit the drawn ISL exactly in the
+	// server's count of a /v1/completions prompt. Cold prefixes only.
+	Counter Counter
 }
 
 // Validate reports every problem at once. A warm prefix must be shorter
@@ -101,6 +106,9 @@ func (c SyntheticConfig) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("SyntheticConfig.PrefixCache %q is neither cold nor warm", c.PrefixCache))
 	}
+	if c.Counter != nil && c.Tokenizer == nil && c.PrefixCache == PrefixWarm {
+		errs = append(errs, errors.New("SyntheticConfig.Counter: server-counted prompts have cold prefixes only; give a Tokenizer for a warm prefix"))
+	}
 	return errors.Join(errs...)
 }
 
@@ -108,9 +116,10 @@ func (c SyntheticConfig) Validate() error {
 // concurrent use; Request is a pure function of (config, seq).
 type Synthetic struct {
 	cfg       SyntheticConfig
-	sourceIDs []int    // the source in tokens (with a tokenizer)
-	words     []string // the source in words (without)
-	shared    string   // the warm prefix text
+	sourceIDs []int      // the source in tokens (with a tokenizer)
+	words     []string   // the source in words (without)
+	shared    string     // the warm prefix text
+	fit       *serverFit // Prepare's fit with the Counter; nil before
 }
 
 // NewSynthetic validates cfg and prepares the source text.
@@ -162,6 +171,14 @@ func (s *Synthetic) Request(seq int64) (loadgen.Request, error) {
 	offset := r.IntN(max(len(s.sourceIDs), len(s.words)))
 	marker := s.marker(seq)
 	req := loadgen.Request{Seq: seq, MaxTokens: osl, RequestedPromptTokens: isl}
+	if s.cfg.Tokenizer == nil && s.cfg.Counter != nil {
+		if s.fit == nil {
+			return loadgen.Request{}, fmt.Errorf("workload: request %d: SyntheticConfig.Counter is set but Prepare was not called", seq)
+		}
+		req.Prompt, req.PromptTokens = s.serverPrompt(seq, isl)
+		req.PromptTokensSource = loadgen.SourceDataset
+		return req, nil
+	}
 	if s.cfg.Tokenizer == nil {
 		req.Prompt = s.wordPrompt(isl, offset, marker)
 		return req, nil

@@ -714,7 +714,9 @@ func TestSweepScorecardWithDCGM(t *testing.T) {
 	if sc.Cost.CPMEUR1M == nil || sc.Carbon.GCO2Per1MTokens == nil {
 		t.Errorf("cost %+v carbon %+v", sc.Cost, sc.Carbon)
 	}
-	// Without the metadata flags: an anecdote that says what is missing.
+	// Without the metadata flags: an anecdote that says what is missing
+	// (the prompts were sized with the mock's /tokenize counts, which
+	// name a tokenizer but no tokenizer.json to hash).
 	anec := append(slices.Clone(common), "--output-dir", dir, "--run-id", "anecdote")
 	if code, stdout, stderr := cli(t, context.Background(), anec...); code != exitcode.OK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -723,7 +725,7 @@ func TestSweepScorecardWithDCGM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"engine", "model_revision", "precision", "tokenizer"} {
+	for _, want := range []string{"engine", "model_revision", "precision", "tokenizer_sha256"} {
 		if sc.Status != scorecard.StatusAnecdote || !slices.Contains(sc.Missing, want) {
 			t.Errorf("status %s missing %v; want anecdote listing %s", sc.Status, sc.Missing, want)
 		}

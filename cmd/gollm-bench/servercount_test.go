@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/gollm-bench/gollm-bench/exitcode"
+	"github.com/gollm-bench/gollm-bench/mockserver"
+	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/tokenize"
+)
+
+// qwenCountingMock serves the fast mock on loopback, counting prompts with
+// the Qwen3 fixture tokenizer (so word-sized prompts miss the ISL), and
+// counts the generation requests it receives.
+func qwenCountingMock(t *testing.T, cfg mockserver.Config) (url string, generated *atomic.Int64) {
+	t.Helper()
+	tok, err := tokenize.Load(filepath.Join("..", "..", "testdata", "tokenizers", "files", "qwen3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := mockserver.New(cfg, mockserver.WithTokenCounter(tok.Count))
+	if err != nil {
+		t.Fatal(err)
+	}
+	generated = new(atomic.Int64)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "completions") {
+			generated.Add(1)
+		}
+		s.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { ts.Close(); s.Close() })
+	return ts.URL, generated
+}
+
+// runTokenizer runs a short level against url with HF_HOME set to home,
+// offline, and extra arguments; it returns the exit code and stderr.
+func runTokenizer(t *testing.T, url, home, dir, runID string, extra ...string) (int, string) {
+	t.Helper()
+	getenv := func(k string) string {
+		return map[string]string{"HF_HOME": home, "HF_HUB_OFFLINE": "1"}[k]
+	}
+	var stdout, stderr bytes.Buffer
+	args := append([]string{"run", "--target", url, "--profile", "concurrent", "--rate", "2", "--max-requests", "4",
+		"--energy", "none", "--max-lag", lenientLag, "--output-dir", dir, "--run-id", runID, "--format", "json"}, extra...)
+	code := runEnv(context.Background(), env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: getenv}, args)
+	return code, stderr.String()
+}
+
+// TestTokenizerOmittedAsksServer: with --tokenizer omitted, a served model
+// id absent from the (offline) Hugging Face cache, and a server that
+// counts in real tokens, prompts are fitted with the server's /tokenize
+// and every request's usage.prompt_tokens is the ISL asked; run.json and
+// the console say so.
+func TestTokenizerOmittedAsksServer(t *testing.T) {
+	t.Parallel()
+	cfg, _ := mockserver.Preset("fast")
+	cfg.Model = "Qwen/Qwen3-4B"
+	url, _ := qwenCountingMock(t, cfg)
+	home, dir := t.TempDir(), t.TempDir()
+	for _, n := range []int{32, 128, 512, 2000} {
+		runID := fmt.Sprint("isl", n)
+		code, stderr := runTokenizer(t, url, home, dir, runID, "--data", fmt.Sprintf("prompt_tokens=%d,output_tokens=4", n))
+		if code != exitcode.OK {
+			t.Fatalf("ISL %d: exit %d\n%s", n, code, stderr)
+		}
+		for _, want := range []string{"no tokenizer for the served model Qwen/Qwen3-4B", "tokenizer: server (vllm POST /tokenize)"} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("ISL %d: the console does not say %q:\n%s", n, want, stderr)
+			}
+		}
+		for _, r := range readRecords(t, filepath.Join(dir, runID, results.RequestsJSONL)) {
+			if r.ServerPromptTokens != n {
+				t.Fatalf("ISL %d: the server counted %d prompt tokens", n, r.ServerPromptTokens)
+			}
+		}
+		run, err := results.Read(filepath.Join(dir, runID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := run.Config; c.TokenizerSource != "server" || c.TokenizerEndpoint != "vllm POST /tokenize" || !strings.Contains(c.ISLMeaning, "tokenize endpoint") {
+			t.Errorf("run.json: tokenizer_source %q, tokenizer_endpoint %q, isl_meaning %q", c.TokenizerSource, c.TokenizerEndpoint, c.ISLMeaning)
+		}
+	}
+}
+
+// TestTokenizerOmittedUsesCache: with --tokenizer omitted and the served
+// model id in the local cache, its tokenizer sizes the prompts and the
+// server is not asked to count.
+func TestTokenizerOmittedUsesCache(t *testing.T) {
+	t.Parallel()
+	cfg, _ := mockserver.Preset("fast")
+	cfg.Model = "Qwen/Qwen3-4B"
+	cfg.NoTokenize = true
+	url, _ := qwenCountingMock(t, cfg)
+	home, dir := t.TempDir(), t.TempDir()
+	tokJSON, err := readGz(filepath.Join("..", "..", "testdata", "tokenizers", "files", "qwen3", "tokenizer.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := filepath.Join(home, "hub", "models--Qwen--Qwen3-4B")
+	snap := filepath.Join(repo, "snapshots", hubCommit)
+	if err := os.MkdirAll(snap, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(repo, "refs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(repo, "refs", "main"), []byte(hubCommit), 0o644)
+	os.WriteFile(filepath.Join(snap, "tokenizer.json"), tokJSON, 0o644)
+	code, stderr := runTokenizer(t, url, home, dir, "cached", "--data", "prompt_tokens=100,output_tokens=4")
+	if code != exitcode.OK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "tokenizer: auto: the served model Qwen/Qwen3-4B's tokenizer (cache)") {
+		t.Errorf("the console does not say the cached tokenizer was used:\n%s", stderr)
+	}
+	run, err := results.Read(filepath.Join(dir, "cached"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := run.Config; c.TokenizerSource != tokenize.SourceCache || c.TokenizerModel != "Qwen/Qwen3-4B" || c.TokenizerCommit != hubCommit {
+		t.Errorf("run.json: source %q model %q commit %q", c.TokenizerSource, c.TokenizerModel, c.TokenizerCommit)
+	}
+	for _, r := range readRecords(t, filepath.Join(dir, "cached", results.RequestsJSONL)) {
+		if r.ServerPromptTokens != 100 {
+			t.Fatalf("the server counted %d prompt tokens, want 100", r.ServerPromptTokens)
+		}
+	}
+}
+
+// TestTokenizerServerRefused: --tokenizer server against a server without
+// a tokenize endpoint exits 2 before any prompt is sent; omitted, the run
+// falls back to words with a warning and run.json says so.
+func TestTokenizerServerRefused(t *testing.T) {
+	t.Parallel()
+	cfg, _ := mockserver.Preset("fast")
+	cfg.NoTokenize = true
+	url, generated := qwenCountingMock(t, cfg)
+	home, dir := t.TempDir(), t.TempDir()
+	code, stderr := runTokenizer(t, url, home, dir, "server", "--data", "prompt_tokens=64,output_tokens=4", "--tokenizer", "server")
+	if code != exitcode.Usage || !strings.Contains(stderr, "--tokenizer server") || !strings.Contains(stderr, "404") {
+		t.Fatalf("exit %d, want 2 naming --tokenizer server and the 404:\n%s", code, stderr)
+	}
+	if n := generated.Load(); n != 0 {
+		t.Fatalf("%d prompts were sent before --tokenizer server was refused", n)
+	}
+	code, stderr = runTokenizer(t, url, home, dir, "words", "--data", "prompt_tokens=64,output_tokens=4")
+	if code != exitcode.OK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "warning: tokenizer: words: the server has no tokenize endpoint") {
+		t.Errorf("no fallback warning:\n%s", stderr)
+	}
+	run, err := results.Read(filepath.Join(dir, "words"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Config.TokenizerSource != "words" {
+		t.Errorf("run.json tokenizer_source %q, want words", run.Config.TokenizerSource)
+	}
+}
+
+// TestTokenizerOmittedChatCountsTemplate: on /chat/completions the server
+// is asked to count the conversation with its chat template (the mock's
+// stand-in adds 9 tokens a message), so usage.prompt_tokens is the ISL.
+func TestTokenizerOmittedChatCountsTemplate(t *testing.T) {
+	t.Parallel()
+	cfg, _ := mockserver.Preset("fast")
+	cfg.ChatTemplateTokens = 9
+	url, _ := qwenCountingMock(t, cfg)
+	home, dir := t.TempDir(), t.TempDir()
+	code, stderr := runTokenizer(t, url, home, dir, "chat", "--endpoint", "chat", "--data", "prompt_tokens=128,output_tokens=4")
+	if code != exitcode.OK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "tokenizer: server (vllm POST /tokenize (messages))") {
+		t.Errorf("the console does not name the chat count:\n%s", stderr)
+	}
+	for _, r := range readRecords(t, filepath.Join(dir, "chat", results.RequestsJSONL)) {
+		if r.ServerPromptTokens != 128 {
+			t.Fatalf("the server counted %d prompt tokens, want 128", r.ServerPromptTokens)
+		}
+	}
+	run, err := results.Read(filepath.Join(dir, "chat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(run.Config.ISLMeaning, "including the server's chat template") {
+		t.Errorf("isl_meaning %q", run.Config.ISLMeaning)
+	}
+}
+
+// TestTokenizerOmittedDownloads: with --tokenizer omitted, a served model
+// id the cache lacks is downloaded from the (fake) Hub; a gated one is not
+// an error under auto, which says why and asks the server to count.
+func TestTokenizerOmittedDownloads(t *testing.T) {
+	t.Parallel()
+	tokJSON, err := readGz(filepath.Join("..", "..", "testdata", "tokenizers", "files", "qwen3", "tokenizer.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hubURL := miniHub(t, tokJSON)
+	for _, tc := range []struct {
+		model, want, source string
+	}{
+		{"Qwen/Qwen3-4B", "tokenizer: auto: the served model Qwen/Qwen3-4B's tokenizer (hub)", tokenize.SourceHub},
+		{"gated/Model", "401", "server"},
+	} {
+		cfg, _ := mockserver.Preset("fast")
+		cfg.Model = tc.model
+		url, _ := qwenCountingMock(t, cfg)
+		home, dir := t.TempDir(), t.TempDir()
+		getenv := func(k string) string {
+			return map[string]string{"HF_HOME": home, "HF_ENDPOINT": hubURL}[k]
+		}
+		var stdout, stderr bytes.Buffer
+		code := runEnv(context.Background(), env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: getenv}, []string{
+			"run", "--target", url, "--profile", "concurrent", "--rate", "2", "--max-requests", "4", "--data", "prompt_tokens=96,output_tokens=4",
+			"--energy", "none", "--max-lag", lenientLag, "--output-dir", dir, "--run-id", "r", "--format", "json"})
+		if code != exitcode.OK {
+			t.Fatalf("%s: exit %d\n%s", tc.model, code, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%s: the console does not say %q:\n%s", tc.model, tc.want, stderr.String())
+		}
+		run, err := results.Read(filepath.Join(dir, "r"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Config.TokenizerSource != tc.source {
+			t.Errorf("%s: tokenizer_source %q, want %q", tc.model, run.Config.TokenizerSource, tc.source)
+		}
+		for _, r := range readRecords(t, filepath.Join(dir, "r", results.RequestsJSONL)) {
+			if r.ServerPromptTokens != 96 {
+				t.Fatalf("%s: the server counted %d prompt tokens, want 96", tc.model, r.ServerPromptTokens)
+			}
+		}
+	}
+}
