@@ -85,6 +85,7 @@ json=$W/runs/soak/run.json
 done_n=$(jq -r '.result.levels[0].summary.requests.scheduled' "$json" 2>/dev/null || echo -)
 failed=$(jq -r '.result.levels[0].summary.requests.failed' "$json" 2>/dev/null || echo -)
 lag=$(jq -r '.result.levels[0].summary.scheduling_lag_ms.p99 // "-"' "$json" 2>/dev/null || echo -)
+peak_inflight=$(jq -r '.result.levels[0].summary.client.peak_in_flight // "-"' "$json" 2>/dev/null || echo -)
 
 # level SHARE: the first level sample at or past SHARE of the level's
 # samples: "elapsed requests rss".
@@ -106,7 +107,7 @@ out=$(
   echo "### Soak run, $(date -u +%Y-%m-%d) (issue 25)"
   echo
   echo "$header_machine"
-  echo "- The machine is 2 shared cores (other work ran beside it). Server: bench/sseserver (TTFT 20 ms, ITL 5 ms, 16 tokens) on CPU $SERVER_CPU; gollm-bench on CPU $CLIENT_CPU; one Poisson level at $RATE req/s for $SOAK_SECONDS s, --gzip, every output format; exit $code; $done_n requests scheduled, $failed failed, scheduling lag p99 $lag ms."
+  echo "- The machine is 2 shared cores (other work ran beside it). Server: bench/sseserver (TTFT 20 ms, ITL 5 ms, 16 tokens) on CPU $SERVER_CPU; gollm-bench on CPU $CLIENT_CPU; one Poisson level at $RATE req/s for $SOAK_SECONDS s, --gzip, every output format; exit $code; $done_n requests scheduled, $failed failed, scheduling lag p99 $lag ms, at most $peak_inflight requests in flight."
   echo "- Command: \`SOAK_SECONDS=$SOAK_SECONDS RATE=$RATE bench/soak.sh\`"
   echo
   echo "| point | elapsed (s) | requests done | RSS (MB) |"
