@@ -90,7 +90,13 @@ func TestRunawayRateBoundedForMemory(t *testing.T) {
 			if reached := tc.want == DefaultMaxInFlight; reached != (len(ws) == 1) || (reached && (ws[0].Code != WarnInFlightBound || !strings.Contains(ws[0].Message, "--max-concurrency"))) {
 				t.Errorf("warnings %+v; want one %s exactly when the default bound was reached", ws, WarnInFlightBound)
 			}
-			res.Levels[0].Summary.Client.PeakInFlight = 10 // not reached
+			res.Levels[0].Summary.Client.PeakInFlight = int64(p.MaxConcurrency) - 7 // arrivals waited: the accumulator says capped
+			res.Levels[0].Summary.Client.Capped = p.MaxConcurrency > 0
+			if reached := tc.want == DefaultMaxInFlight; reached != (len(b.inFlightWarnings(res)) == 1) {
+				t.Errorf("a capped level a few short of the peak: warned %v, want %v", !reached, reached)
+			}
+			res.Levels[0].Summary.Client.Capped = false
+			res.Levels[0].Summary.Client.PeakInFlight = 10 // not reached, not capped
 			if ws := b.inFlightWarnings(res); len(ws) != 0 {
 				t.Errorf("warned %+v for a level far from the bound", ws)
 			}
