@@ -171,8 +171,12 @@ func Recover(dir string) (Run, Recovery, error) {
 		if r.Phase == loadgen.PhaseWarmup {
 			return
 		}
+		acc := accs[r.Level]
+		if acc == nil {
+			return // a level that appeared between the passes (a run still writing)
+		}
 		rec.Records++
-		accs[r.Level].Add(r)
+		acc.Add(r)
 	}); err != nil {
 		return Run{}, rec, err
 	}
