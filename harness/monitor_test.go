@@ -75,3 +75,4 @@ func TestMonitorMemoryBounded(t *testing.T) {
 		t.Error("sampled() is false with a stride above 1")
 	}
 }
+

@@ -136,19 +136,21 @@ func (m *precisionMonitor) Add(rec *loadgen.Record) {
 	if len(m.rows) > maxMonitorRows {
 		// Keep the rows at even positions: every (2×stride)-th request.
 		// The sample stays spread over the whole level, and a quantile's
-		// interval from it is still valid, only wider.
-		j := 0
+		// interval from it is still valid, only wider. They go to a new
+		// array: check reads the old one without the lock, and rows it
+		// has seen are never written again.
+		kept := make([]precisionRow, 0, maxMonitorRows+1)
 		for i := 0; i < len(m.rows); i += 2 {
-			m.rows[j] = m.rows[i]
-			j++
+			kept = append(kept, m.rows[i])
 		}
-		m.rows = m.rows[:j]
+		m.rows = kept
 		m.stride *= 2
 	}
 }
 
 // maxMonitorRows bounds the rows a precisionMonitor keeps (64 bytes each:
-// 4 MiB, twice that while its slice grows). Up to it, every finished
+// 4 MiB, twice that while its slice first grows and while a check still
+// reads the array it replaced). Up to it, every finished
 // request is judged; past it, a systematic sample of at least half as
 // many, whose intervals are wider: a long level may then stop later than
 // it could, never sooner.

@@ -15,10 +15,11 @@ import (
 // prompt and output lengths. Reports draw it; it holds no statistic that
 // a Summary does not already give.
 type RequestDigest struct {
-	// Points are requests in send order: every failed one, and of the
-	// others at most the maxPerLevel given to DigestBuilder.Digest per
-	// level (evenly thinned); Thinned counts, per level, the requests left
-	// out by the thinning.
+	// Points are requests in send order: every failed one (of a bounded
+	// builder, DigestBuilder.Bound, at most 2×Bound per level, evenly
+	// thinned), and of the others at most the maxPerLevel given to
+	// DigestBuilder.Digest per level (evenly thinned); Thinned counts, per
+	// level, the requests left out by the thinning.
 	Points  []RequestPoint
 	Thinned map[int]int
 	// ISL and OSL count the requests that succeeded in their level's
