@@ -75,4 +75,3 @@ func TestMonitorMemoryBounded(t *testing.T) {
 		t.Error("sampled() is false with a stride above 1")
 	}
 }
-
