@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http/httptest"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/gollm-bench/gollm-bench/harness"
@@ -16,17 +17,21 @@ import (
 // TestLevelMemoryFlat: while a level runs, the memory the client holds
 // does not grow with its requests (issue 25 item 13: a 10-minute soak grew
 // RSS about 12 bytes per request). The live heap after a GC is read from
-// OnRecord at the n-th and the 4n-th record of one level against the mock
-// on loopback, records spooled to disk as in a real run: what the level
-// keeps per request (records, in-flight sets, tallies, queues, buffers)
-// shows as bytes per request between the two. Deterministic up to the
-// runtime's own noise and the few requests in flight, hence the loose
-// bound; bench/soak.sh measures RSS over minutes. The SLO monitor's rows,
-// kept only with an SLO, are bounded past 65,536 requests
-// (TestMonitorMemoryBounded).
+// OnRecord about the 8,000th and the 32,000th record of one level against
+// the mock on loopback, records spooled to disk as in a real run: what the
+// level keeps per request (records, in-flight sets, tallies, queues,
+// buffers) shows as bytes per request between the two. The measure is
+// deterministic up to what is in flight at each reading (the mock's copy
+// buffers, the records batch being filled): about ±50 bytes per request
+// over this span on a busy machine, most often negative, so the bound is a
+// coarse guard against a leak of tens of bytes per request. The parts
+// known to have kept memory per request have exact tests:
+// TestMonitorMemoryBounded (the SLO monitor), TestQueueKeepsOnlyWaiting
+// (loadgen) and TestDigestBuilderBoundedMemory (metrics); bench/soak.sh
+// measures RSS over minutes.
 func TestLevelMemoryFlat(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs 16,000 requests")
+		t.Skip("runs 32,000 requests")
 	}
 	if raceEnabled {
 		t.Skip("the race detector keeps its own shadow memory per access")
@@ -50,18 +55,29 @@ func TestLevelMemoryFlat(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { log.Close() })
-	const n = 4000
+	// The live heap moves by a few hundred KB with what is in flight and
+	// the records batch being filled: take the median of three readings
+	// 50 records apart at each end.
+	const n = 8000
 	var seen int
-	var heap [2]uint64
+	var early, late []float64
 	r, err := harness.New(harness.Config{Requester: client, Workload: w, Limits: loadgen.Limits{MaxRequests: 4 * n}, Log: log,
 		OnRecord: func(*loadgen.Record) {
 			seen++
-			if seen == n || seen == 4*n-8 {
-				var ms runtime.MemStats
-				runtime.GC()
-				runtime.ReadMemStats(&ms)
-				heap[min(seen/n-1, 1)] = ms.HeapAlloc
+			var at *[]float64
+			switch seen {
+			case n, n + 50, n + 100:
+				at = &early
+			case 4*n - 108, 4*n - 58, 4*n - 8:
+				at = &late
+			default:
+				return
 			}
+			var ms runtime.MemStats
+			runtime.GC()
+			runtime.GC() // a second cycle empties the sync.Pools' victim caches too
+			runtime.ReadMemStats(&ms)
+			*at = append(*at, float64(ms.HeapAlloc))
 		}})
 	if err != nil {
 		t.Fatal(err)
@@ -73,9 +89,11 @@ func TestLevelMemoryFlat(t *testing.T) {
 	if s.Requests.OK != 4*n {
 		t.Fatalf("%d ok of %d", s.Requests.OK, 4*n)
 	}
-	per := (float64(heap[1]) - float64(heap[0])) / float64(3*n-8)
-	t.Logf("live heap %d B at record %d, %d B at record %d: %.2f bytes per request", heap[0], n, heap[1], 4*n-8, per)
-	if per > 8 {
-		t.Errorf("the level holds %.1f more bytes per request as it runs, want none (< 8)", per)
+	median := func(v []float64) float64 { slices.Sort(v); return v[1] }
+	a, b := median(early), median(late)
+	per := (b - a) / float64(3*n-108)
+	t.Logf("live heap %.0f B about record %d, %.0f B about record %d: %.2f bytes per request", a, n, b, 4*n, per)
+	if per > 40 {
+		t.Errorf("the level holds %.1f more bytes per request as it runs, want none (< 40)", per)
 	}
 }
