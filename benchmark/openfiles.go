@@ -55,14 +55,18 @@ func (b *Benchmark) openFilesWarnings() []metrics.Warning {
 
 // DefaultMaxInFlight bounds the requests in flight of an open-loop `run`
 // level given no --max-concurrency, for the client's memory: each request
-// in flight costs it about 60 KB (the request's goroutine and the
-// connection's two, their stacks, the connection's read and write buffers,
-// the stream's line buffer; measured on loopback: 4,089 in flight, 261 MB
-// peak RSS; --rate 1e6 with no cap held 19,900 in flight and 834 MB), so
-// 2048 hold about 150 MB. Arrivals beyond it queue, counted as scheduling
-// lag, and a level that reached it says so (WarnInFlightBound). An
-// explicit --max-concurrency is bounded by the open-file limit only.
-const DefaultMaxInFlight = 2048
+// in flight costs it about 60 KB live (the request's goroutine and the
+// connection's two with their stacks, the connection's read and write
+// buffers, the stream's line buffer, the prompt), and the garbage
+// collector lets the heap grow to twice what is live; on loopback, 2048 in
+// flight peaked at 130–254 MB RSS on a busy 2-core machine, 4,089 at
+// 261 MB, and --rate 1e6 with no cap held 19,900 in flight at 834 MB.
+// 1024 keep a runaway rate well under 300 MB; a server with more requests
+// than that in flight is queueing them anyway. Arrivals beyond it queue,
+// counted as scheduling lag, and a level that reached it says so
+// (WarnInFlightBound). An explicit --max-concurrency is bounded by the
+// open-file limit only.
+const DefaultMaxInFlight = 1024
 
 // WarnInFlightBound: an open-loop level given no --max-concurrency reached
 // DefaultMaxInFlight requests in flight.
