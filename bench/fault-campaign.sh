@@ -14,6 +14,7 @@
 #   6  a server that ignores max_tokens; an endless stream cut by the
 #      request timeout
 #   7  (low) a server that echoes the key it was sent in its 401 text
+#   9  (low) kill -9 mid-run, then `report` on the folder without run.json
 #
 # Usage: bench/fault-campaign.sh
 # Env: BENCH_WORK, DOC, NO_DOC=1 (print only).
@@ -63,7 +64,7 @@ row "1 --rate 1e10 --max-seconds 1" "exit $CODE in $WALL s" "$(grep -o 'largest 
 bench rate-1e4 60 --target "$OK" --profile constant --rate 1e4 --max-seconds 2 --request-timeout 10s --format json
 row "1 --rate 1e4 --max-seconds 2" "exit $CODE in $WALL s, peak RSS $PEAK MB" "sent $(level0 rate-1e4 .requests.sent), failed $(level0 rate-1e4 .requests.failed), client_resource $(level0 rate-1e4 '.requests.client_resource // 0'), client limited $(level0 rate-1e4 .client.client_limited)"
 bench rate-1e6 60 --target "$OK" --profile constant --rate 1e6 --max-seconds 1 --request-timeout 10s --format json
-row "1 --rate 1e6 --max-seconds 1" "exit $CODE in $WALL s, peak RSS $PEAK MB" "sent $(level0 rate-1e6 .requests.sent), failed $(level0 rate-1e6 .requests.failed), client_resource $(level0 rate-1e6 '.requests.client_resource // 0'), errors $(level0 rate-1e6 '.requests.error_kinds // {} | tostring'); warnings $(warned rate-1e6)"
+row "1 --rate 1e6 --max-seconds 1" "exit $CODE in $WALL s, peak RSS $PEAK MB (goal < 300)" "max_concurrency $(jq -r '.result.levels[0].profile.max_concurrency' "$W/runs/rate-1e6/run.json" 2>/dev/null), peak in flight $(level0 rate-1e6 .client.peak_in_flight); sent $(level0 rate-1e6 .requests.sent), failed $(level0 rate-1e6 .requests.failed), client_resource $(level0 rate-1e6 '.requests.client_resource // 0'), errors $(level0 rate-1e6 '.requests.error_kinds // {} | tostring'); warnings $(warned rate-1e6)"
 (
   ulimit -Sn 512 -Hn 512
   bench rate-1e5-512fd 60 --target "$OK" --profile constant --rate 1e5 --max-seconds 1 --request-timeout 10s --format json
@@ -71,6 +72,24 @@ row "1 --rate 1e6 --max-seconds 1" "exit $CODE in $WALL s, peak RSS $PEAK MB" "s
 )
 read -r CODE WALL PEAK <"$W/rate-1e5-512fd.res"
 row "1 --rate 1e5 --max-seconds 1, open files 512" "exit $CODE in $WALL s, peak RSS $PEAK MB" "max_concurrency $(jq -r '.result.levels[0].profile.max_concurrency' "$W/runs/rate-1e5-512fd/run.json" 2>/dev/null), client_resource $(level0 rate-1e5-512fd '.requests.client_resource // 0'), connect $(level0 rate-1e5-512fd '.requests.error_kinds.connect // 0'); warnings $(warned rate-1e5-512fd)"
+
+# 9 (low). kill -9 in the second level, then `report` on the folder left
+# without run.json.
+set +e
+"$GB" run --energy none --target "$OK" --profile constant --rate 40,20 --max-seconds 3 --data prompt_tokens=16,output_tokens=8 \
+  --output-dir "$W/runs" --run-id killed --quiet >"$W/killed.out" 2>&1 &
+kpid=$!
+for _ in $(seq 300); do
+  s=$(compgen -G "$W/runs/killed/requests-level-1-*.jsonl.spool" | head -1 || true)
+  [ -n "$s" ] && [ -s "$s" ] && break
+  sleep 0.05
+done
+kill -9 "$kpid"
+wait "$kpid" 2>/dev/null
+"$GB" report "$W/runs/killed" --format console,csv >"$W/killed-report.out" 2>"$W/killed-report.err"
+rcode=$?
+set -e
+row "9 kill -9 in level 1, then report" "run.json: $( [ -f "$W/runs/killed/run.json" ] && echo present || echo absent); report exit $rcode, levels.csv rows $(($(wc -l <"$W/runs/killed/levels.csv" 2>/dev/null || echo 1) - 1))" "$(grep -o 'PARTIAL: no run.json[^(]*' "$W/killed-report.out" | head -1); $(grep -o '[0-9]* records from [^(]*' "$W/killed-report.err" | head -1)"
 
 # 2. The environment's key beside an explicit header (a server of its own,
 # so that /seen lists only these requests).

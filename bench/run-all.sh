@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every client-performance bench of issue 7 in order and appends their
 # tables to docs/performance.md: micro-benchmarks, timing truth, memory,
-# then the client ceiling against a vllm-style asyncio client (which also
-# shows the client-health flag). About 25 minutes with the defaults on a
+# the soak (issue 25: RSS over a 2-minute level), then the client ceiling
+# against a vllm-style asyncio client (which also shows the client-health
+# flag). About 30 minutes with the defaults on a
 # 2-core machine. Needs go, curl, taskset; installs jq, wrk and
 # python3-aiohttp with apt-get when missing.
 #
@@ -14,7 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 export BENCH_WORK=${BENCH_WORK:-$(mktemp -d /tmp/gollm-bench-bench.XXXXXX)}
 echo "raw outputs in $BENCH_WORK" >&2
 start=$SECONDS
-for s in micro pacing trace-replay timing-truth memory client-ceiling; do
+for s in micro pacing trace-replay timing-truth memory soak client-ceiling; do
   echo "== bench/$s.sh ($(( (SECONDS - start) / 60 )) min so far)" >&2
   bash "$here/$s.sh"
 done

@@ -153,6 +153,9 @@ type Benchmark struct {
 	// says how a level was bounded by it (WarnOpenFiles).
 	fdLimit, fdBound int
 	fdNote           string
+	// memCap is set when the open-loop levels were capped at
+	// DefaultMaxInFlight (WarnInFlightBound).
+	memCap bool
 
 	// stopLevels ends the levels when the reserve could not grow
 	// (growReserve), reserveErr saying why; runJSONBytes is the estimate
@@ -1025,6 +1028,7 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 	}
 	res.Warnings = append(res.Warnings, b.nonceWarnings()...)
 	res.Warnings = append(res.Warnings, b.openFilesWarnings()...)
+	res.Warnings = append(res.Warnings, b.inFlightWarnings(res)...)
 	res.Warnings = append(res.Warnings, b.proxyWarnings()...)
 	redactWarnings(&res)
 	labels, _ := parseKV("label", s.Labels)

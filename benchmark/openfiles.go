@@ -5,6 +5,7 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/sweep"
 )
 
 // WarnOpenFiles: a level asked for more requests in flight than the
@@ -52,27 +53,74 @@ func (b *Benchmark) openFilesWarnings() []metrics.Warning {
 	return []metrics.Warning{{Code: WarnOpenFiles, Level: -1, Message: b.fdNote}}
 }
 
+// DefaultMaxInFlight bounds the requests in flight of an open-loop `run`
+// level given no --max-concurrency, for the client's memory: each request
+// in flight costs it about 60 KB live (the request's goroutine and the
+// connection's two with their stacks, the connection's read and write
+// buffers, the stream's line buffer, the prompt), and the garbage
+// collector lets the heap grow to twice what is live; on loopback, 2048 in
+// flight peaked at 130–254 MB RSS on a busy 2-core machine, 4,089 at
+// 261 MB, and --rate 1e6 with no cap held 19,900 in flight at 834 MB.
+// 1024 keep a runaway rate well under 300 MB; a server with more requests
+// than that in flight is queueing them anyway. Arrivals beyond it queue,
+// counted as scheduling lag, and a level that reached it says so
+// (WarnInFlightBound). An explicit --max-concurrency is bounded by the
+// open-file limit only.
+const DefaultMaxInFlight = 1024
+
+// WarnInFlightBound: an open-loop level given no --max-concurrency reached
+// DefaultMaxInFlight requests in flight.
+const WarnInFlightBound metrics.WarningCode = "in_flight_bound"
+
 // rateCap is the MaxConcurrency of the run's open-loop and throughput
 // levels: --max-concurrency, bounded by the open-file limit. An open-loop
-// `run` level with no cap gets the bound as its cap when it could exceed
-// it (its rate × --request-timeout, the most requests it can have in
-// flight, is above the bound, or there is no request timeout), since each
-// arrival beyond it would fail on the client's own resources. A sweep's
-// levels keep no cap: their rates come from the throughput the server
-// sustained, and its throughput level's default cap
+// `run` level with no cap gets one when it could exceed it (its rate ×
+// --request-timeout, the most requests it can have in flight, is above
+// the cap, or there is no request timeout): the open-file bound, since
+// each arrival beyond it would fail on the client's own resources, or
+// DefaultMaxInFlight when that is lower, for the client's memory. A
+// sweep's levels keep no cap: their rates come from the throughput the
+// server sustained, and its throughput level's default cap
 // (loadgen.DefaultThroughputConcurrency) must stay the default.
 func (b *Benchmark) rateCap() int {
 	s := &b.s
 	if s.MaxConcurrency > 0 {
 		return b.bounded(s.MaxConcurrency, fmt.Sprintf("--max-concurrency %d", s.MaxConcurrency))
 	}
-	if b.isSweep() || b.fdBound <= 0 || !loadgen.Mode(s.Profile).OpenLoop() {
+	if b.isSweep() || !loadgen.Mode(s.Profile).OpenLoop() {
 		return 0
 	}
+	memory := b.fdBound <= 0 || DefaultMaxInFlight < b.fdBound
+	bound := b.fdBound
+	if memory {
+		bound = DefaultMaxInFlight
+	}
 	for _, r := range b.levels {
-		if s.RequestTimeout <= 0 || r*s.RequestTimeout.Seconds() > float64(b.fdBound) {
+		if s.RequestTimeout <= 0 || r*s.RequestTimeout.Seconds() > float64(bound) {
+			if memory {
+				b.memCap = true
+				return DefaultMaxInFlight
+			}
 			return b.bounded(0, fmt.Sprintf("--rate %g with no --max-concurrency", r))
 		}
 	}
 	return 0
+}
+
+// inFlightWarnings says which levels reached DefaultMaxInFlight, when the
+// run's open-loop levels were given it as their cap.
+func (b *Benchmark) inFlightWarnings(res sweep.Result) []metrics.Warning {
+	if !b.memCap {
+		return nil
+	}
+	var ws []metrics.Warning
+	for _, lv := range res.Levels {
+		c := lv.Summary.Client
+		if lv.Profile.MaxConcurrency == DefaultMaxInFlight && (c.Capped || c.PeakInFlight >= DefaultMaxInFlight) {
+			ws = append(ws, metrics.Warning{Code: WarnInFlightBound, Level: lv.Index, Message: fmt.Sprintf(
+				"level %d reached %d requests in flight, the bound of a level given no --max-concurrency (each request in flight costs the client about 60 KB of memory); later arrivals queued, counted as scheduling lag; give --max-concurrency N to set another bound (at most the open-file limit allows)",
+				lv.Index, DefaultMaxInFlight)})
+		}
+	}
+	return ws
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/sweep"
 )
 
 // TestLevelsBoundedByOpenFiles: a level that could hold more requests in
@@ -49,5 +50,56 @@ func TestLevelsBoundedByOpenFiles(t *testing.T) {
 	}
 	if got := inFlightBound(228, true); got != 50 {
 		t.Errorf("bound with the mock in process %d, want 50: two connections a request", got)
+	}
+}
+
+// TestRunawayRateBoundedForMemory: issue 25, --rate 1e6 under a 20,000-file
+// limit held 19,900 requests in flight and peaked at 834 MB. An open-loop
+// level given no --max-concurrency is capped at DefaultMaxInFlight when
+// the open-file bound is higher (no open_files_bound warning: the files
+// were not the limit), and a level that reached the cap is warned
+// in_flight_bound; an explicit --max-concurrency is bounded by the files
+// only, and a rate that cannot reach the cap is left alone.
+func TestRunawayRateBoundedForMemory(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		rate    float64
+		maxConc int
+		want    int
+	}{
+		{"runaway rate", 1e6, 0, DefaultMaxInFlight},
+		{"explicit cap above it", 1e6, 10_000, 10_000},
+		{"rate that cannot reach it", 1, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := DefaultSettings(CommandRun)
+			s.Profile, s.MaxConcurrency = "constant", tc.maxConc
+			b := &Benchmark{s: s, levels: []float64{tc.rate}, fdLimit: 20_000, fdBound: inFlightBound(20_000, false)}
+			p := b.profiles()[0]
+			if p.MaxConcurrency != tc.want {
+				t.Fatalf("max concurrency %d, want %d", p.MaxConcurrency, tc.want)
+			}
+			if ws := b.openFilesWarnings(); len(ws) != 0 {
+				t.Errorf("warned %q: the open-file limit did not bound this level", ws[0].Message)
+			}
+			var res sweep.Result
+			res.Levels = []sweep.LevelOutcome{{Index: 0, Profile: p}}
+			res.Levels[0].Summary.Client.PeakInFlight = int64(p.MaxConcurrency)
+			ws := b.inFlightWarnings(res)
+			if reached := tc.want == DefaultMaxInFlight; reached != (len(ws) == 1) || (reached && (ws[0].Code != WarnInFlightBound || !strings.Contains(ws[0].Message, "--max-concurrency"))) {
+				t.Errorf("warnings %+v; want one %s exactly when the default bound was reached", ws, WarnInFlightBound)
+			}
+			res.Levels[0].Summary.Client.PeakInFlight = int64(p.MaxConcurrency) - 7 // arrivals waited: the accumulator says capped
+			res.Levels[0].Summary.Client.Capped = p.MaxConcurrency > 0
+			if reached := tc.want == DefaultMaxInFlight; reached != (len(b.inFlightWarnings(res)) == 1) {
+				t.Errorf("a capped level a few short of the peak: warned %v, want %v", !reached, reached)
+			}
+			res.Levels[0].Summary.Client.Capped = false
+			res.Levels[0].Summary.Client.PeakInFlight = 10 // not reached, not capped
+			if ws := b.inFlightWarnings(res); len(ws) != 0 {
+				t.Errorf("warned %+v for a level far from the bound", ws)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sync"
@@ -15,7 +16,9 @@ import (
 // Precision-driven levels (Config.Precision). While such a level runs, a
 // monitor keeps, for every finished request, its send time and the
 // latencies that the precision targets and the SLO's latency terms name
-// (48 bytes a request: the memory --precision costs), and every
+// (64 bytes a request), up to maxMonitorRows of them; past that it keeps
+// a systematic sample (see precisionMonitor.Add), so its memory is
+// bounded whatever the level's length. Every
 // Config.ProgressEvery rebuilds the level's provisional summary over the
 // window as it stands (warmup and cooldown trimmed from the time so far).
 // The level stops (loadgen.Generator.Stop) once every SLO term that can be
@@ -60,7 +63,10 @@ type precisionMonitor struct {
 	firstSeq int64
 	seqSet   bool
 	rows     []precisionRow
-	last     PrecisionProgress
+	// stride: rows holds every stride-th finished request (in the order
+	// they were added); offered counts those added.
+	stride, offered int64
+	last            PrecisionProgress
 	// carried are the finished requests of the level this one continues
 	// (continuation.go): in its window by construction.
 	carried []precisionRow
@@ -119,7 +125,43 @@ func (m *precisionMonitor) Add(rec *loadgen.Record) {
 		m.firstSeq, m.seqSet = rec.Seq, true
 	}
 	row.k = rec.Seq
+	if m.stride == 0 {
+		m.stride = 1
+	}
+	m.offered++
+	if (m.offered-1)%m.stride != 0 {
+		return
+	}
 	m.rows = append(m.rows, row)
+	if len(m.rows) > maxMonitorRows {
+		// Keep the rows at even positions: every (2×stride)-th request.
+		// The sample stays spread over the whole level, and a quantile's
+		// interval from it is still valid, only wider. They go to a new
+		// array: check reads the old one without the lock, and rows it
+		// has seen are never written again.
+		kept := make([]precisionRow, 0, maxMonitorRows+1)
+		for i := 0; i < len(m.rows); i += 2 {
+			kept = append(kept, m.rows[i])
+		}
+		m.rows = kept
+		m.stride *= 2
+	}
+}
+
+// maxMonitorRows bounds the rows a precisionMonitor keeps (64 bytes each:
+// 4 MiB, twice that while its slice first grows and while a check still
+// reads the array it replaced). Up to it, every finished
+// request is judged; past it, a systematic sample of at least half as
+// many, whose intervals are wider: a long level may then stop later than
+// it could, never sooner.
+const maxMonitorRows = 1 << 16
+
+// sampled reports whether the monitor keeps a sample rather than every
+// request.
+func (m *precisionMonitor) sampled() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.stride > 1
 }
 
 // precisionStopMargin is the share of a precision target a provisional
@@ -137,6 +179,7 @@ func (m *precisionMonitor) check(now time.Duration, inFlight []loadgen.InFlightR
 	rows := m.rows
 	first := m.firstSeq
 	carried := m.carried
+	stride := max(m.stride, 1)
 	m.mu.Unlock()
 
 	// The window as the level will measure it: after its schedule ends
@@ -210,6 +253,11 @@ func (m *precisionMonitor) check(now time.Duration, inFlight []loadgen.InFlightR
 		}
 	}
 	if !p.Failing {
+		if stride > 1 {
+			// The finished requests are a sample: weigh the requests in
+			// flight alike, or they would count stride times too much.
+			inFlight = thinInFlight(inFlight, stride)
+		}
 		p.Failing = m.failingWith(s, inFlight, ws, we, now)
 	}
 	n := s.Requests.OK + s.Requests.Failed
@@ -242,6 +290,17 @@ func (m *precisionMonitor) check(now time.Duration, inFlight []loadgen.InFlightR
 	m.last = p
 	m.mu.Unlock()
 	return p
+}
+
+// thinInFlight keeps every stride-th request in flight, in send order.
+func thinInFlight(in []loadgen.InFlightRequest, stride int64) []loadgen.InFlightRequest {
+	v := slices.Clone(in)
+	slices.SortFunc(v, func(a, b loadgen.InFlightRequest) int { return cmp.Compare(a.SentAt, b.SentAt) })
+	var out []loadgen.InFlightRequest
+	for i := int64(0); i < int64(len(v)); i += stride {
+		out = append(out, v[i])
+	}
+	return out
 }
 
 // failingWith reports whether some SLO term judged live fails once the

@@ -224,7 +224,7 @@ func (l *RecordLog) spool(level int) (spool, error) {
 	if l == nil {
 		return &memorySpool{}, nil
 	}
-	f, err := results.CreateTemp(l.fsys, l.dir, fmt.Sprintf("requests-level-%d-*.jsonl.spool", level))
+	f, err := results.CreateTemp(l.fsys, l.dir, results.LevelSpoolPattern(level))
 	if err != nil {
 		return nil, fmt.Errorf("records spool: %w", err)
 	}

@@ -484,7 +484,10 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 			lv.Summary = pooled
 		}
 	}
-	if repeat == 0 && r.cfg.Repeat <= 1 && runErr == nil && writeErr == nil && judge != nil {
+	// A level judged on a sample (a long one, precisionMonitor.Add) is
+	// not continued: the next level would mix its sample with every
+	// request of its own.
+	if repeat == 0 && r.cfg.Repeat <= 1 && runErr == nil && writeErr == nil && judge != nil && !judge.sampled() {
 		r.prev = &previousLevel{level: level, profile: p, summary: summary, result: res, rows: judge.windowRows(res.Window)}
 	}
 	r.mu.Lock()

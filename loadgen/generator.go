@@ -747,12 +747,8 @@ func (l *level) slot(s slot) {
 	for {
 		l.execute(s)
 		l.mu.Lock()
-		if l.head < len(l.queue) {
-			s = l.queue[l.head]
-			l.head++
-			if l.head == len(l.queue) {
-				l.queue, l.head = l.queue[:0], 0
-			}
+		if next, ok := l.dequeue(); ok {
+			s = next
 			l.g.progress.queued.Add(-1)
 			l.mu.Unlock()
 			continue
@@ -761,6 +757,26 @@ func (l *level) slot(s slot) {
 		l.mu.Unlock()
 		return
 	}
+}
+
+// dequeue takes the oldest queued arrival; l.mu must be held. The queue
+// keeps only the arrivals still waiting: one that never empties (a rate
+// above what the MaxConcurrency cap lets through, for a whole soak) would
+// otherwise hold every arrival it ever queued, 24 bytes each.
+func (l *level) dequeue() (slot, bool) {
+	if l.head >= len(l.queue) {
+		return slot{}, false
+	}
+	s := l.queue[l.head]
+	l.head++
+	switch {
+	case l.head == len(l.queue):
+		l.queue, l.head = l.queue[:0], 0
+	case l.head >= 1024 && l.head >= len(l.queue)/2:
+		n := copy(l.queue, l.queue[l.head:])
+		l.queue, l.head = l.queue[:n], 0
+	}
+	return s, true
 }
 
 // worker is a closed-loop slot: request after request until a stop.

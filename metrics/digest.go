@@ -15,10 +15,11 @@ import (
 // prompt and output lengths. Reports draw it; it holds no statistic that
 // a Summary does not already give.
 type RequestDigest struct {
-	// Points are requests in send order: every failed one, and of the
-	// others at most the maxPerLevel given to DigestBuilder.Digest per
-	// level (evenly thinned); Thinned counts, per level, the requests left
-	// out by the thinning.
+	// Points are requests in send order: every failed one (of a bounded
+	// builder, DigestBuilder.Bound, at most 2×Bound per level, evenly
+	// thinned), and of the others at most the maxPerLevel given to
+	// DigestBuilder.Digest per level (evenly thinned); Thinned counts, per
+	// level, the requests left out by the thinning.
 	Points  []RequestPoint
 	Thinned map[int]int
 	// ISL and OSL count the requests that succeeded in their level's
@@ -63,15 +64,62 @@ func (h LengthHistogram) HasRequested() bool {
 }
 
 // DigestBuilder accumulates records into a RequestDigest. Its zero value
-// is ready to use; it is not safe for concurrent use. It keeps a few
-// numbers per request (about 40 bytes), so a run of a million requests
-// needs some 40 MB.
+// is ready to use; it is not safe for concurrent use.
+//
+// With Bound zero it keeps a few numbers per request (about 40 bytes), so
+// a run of a million requests needs some 40 MB. With Bound > 0 its memory
+// is bounded whatever the run's length: of each level's successful
+// requests, and apart of its failed ones, it keeps an evenly spaced sample
+// in the order the records are added (every stride-th record; the stride
+// doubles, dropping every other kept point, whenever more than 2×Bound
+// are kept), so at most 2×Bound points of each kind per level, about
+// 160 bytes × Bound a level.
 type DigestBuilder struct {
-	points         []RequestPoint
+	// Bound is the most points per level Digest will be asked for (its
+	// maxPerLevel); 0 keeps every request.
+	Bound int
+
+	points         []RequestPoint             // Bound == 0
+	samples        map[sampleKey]*pointSample // Bound > 0
 	islReq, islGot map[int]int64
 	oslReq, oslGot map[int]int64
 	minLen, maxLen [2]int // ISL, OSL
 	seenLen        [2]bool
+}
+
+// sampleKey names one of a bounded builder's samples: a level's failed
+// requests or its others.
+type sampleKey struct {
+	level  int
+	failed bool
+}
+
+// pointSample keeps every stride-th of the points it is offered.
+type pointSample struct {
+	stride, seen int
+	kept         []RequestPoint
+}
+
+func (s *pointSample) offer(p RequestPoint, bound int) {
+	if s.stride == 0 {
+		s.stride = 1
+	}
+	if s.seen%s.stride == 0 {
+		s.kept = append(s.kept, p)
+		if len(s.kept) > 2*bound {
+			// Keep the points at even positions: the multiples of the
+			// doubled stride.
+			j := 0
+			for i := 0; i < len(s.kept); i += 2 {
+				s.kept[j] = s.kept[i]
+				j++
+			}
+			clear(s.kept[j:])
+			s.kept = s.kept[:j]
+			s.stride *= 2
+		}
+	}
+	s.seen++
 }
 
 // Add accounts one record. Requests never sent (cancelled in the queue)
@@ -89,7 +137,7 @@ func (b *DigestBuilder) Add(rec *loadgen.Record) {
 	if osl := rec.OutputTokens; osl >= 2 && rec.FirstTokenAt != 0 && rec.LastTokenAt != 0 {
 		p.ITLMs = durationMs(time.Duration(math.Round(float64(rec.LastTokenAt-rec.FirstTokenAt) / float64(osl-1))))
 	}
-	b.points = append(b.points, p)
+	b.keep(p)
 	if !rec.InWindow || rec.Status != loadgen.StatusOK {
 		return
 	}
@@ -100,6 +148,24 @@ func (b *DigestBuilder) Add(rec *loadgen.Record) {
 	b.count(0, b.islGot, rec.PromptTokens)
 	b.count(1, b.oslReq, rec.RequestedOutputTokens)
 	b.count(1, b.oslGot, rec.OutputTokens)
+}
+
+// keep adds p to the points, or offers it to its sample when bounded.
+func (b *DigestBuilder) keep(p RequestPoint) {
+	if b.Bound <= 0 {
+		b.points = append(b.points, p)
+		return
+	}
+	if b.samples == nil {
+		b.samples = map[sampleKey]*pointSample{}
+	}
+	k := sampleKey{level: p.Level, failed: p.Failed}
+	s := b.samples[k]
+	if s == nil {
+		s = &pointSample{}
+		b.samples[k] = s
+	}
+	s.offer(p, b.Bound)
 }
 
 func (b *DigestBuilder) count(k int, m map[int]int64, n int) {
@@ -120,15 +186,30 @@ func (b *DigestBuilder) count(k int, m map[int]int64, n int) {
 const MaxLengthBins = 40
 
 // Digest returns the digest, keeping at most maxPerLevel points per level
-// (0: all), evenly spread over the level's requests in send order.
+// (0: all), evenly spread over the level's requests in send order. A
+// bounded builder (Bound > 0) thins from its samples, and counts the
+// requests its samples left out in Thinned too; its failures, at most
+// 2×Bound per level, are all kept.
 func (b *DigestBuilder) Digest(maxPerLevel int) RequestDigest {
 	pts := slices.Clone(b.points)
+	sampledOut := map[int]int{}
+	for k, s := range b.samples {
+		pts = append(pts, s.kept...)
+		sampledOut[k.level] += s.seen - len(s.kept)
+	}
 	slices.SortStableFunc(pts, func(x, y RequestPoint) int {
 		switch {
 		case x.SentS < y.SentS:
 			return -1
 		case x.SentS > y.SentS:
 			return 1
+		case x.Level != y.Level: // samples come from a map: order them fully
+			return x.Level - y.Level
+		case x.Failed != y.Failed:
+			if x.Failed {
+				return 1
+			}
+			return -1
 		}
 		return 0
 	})
@@ -158,6 +239,11 @@ func (b *DigestBuilder) Digest(maxPerLevel int) RequestDigest {
 		}
 	} else {
 		d.Points = pts
+	}
+	for l, n := range sampledOut {
+		if n > 0 {
+			d.Thinned[l] += n
+		}
 	}
 	d.ISL = b.histogram(0, b.islReq, b.islGot)
 	d.OSL = b.histogram(1, b.oslReq, b.oslGot)

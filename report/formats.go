@@ -55,7 +55,8 @@ func WriteFormats(stdout io.Writer, dir results.Folder, run results.Run, formats
 // (requests.jsonl, or requests.jsonl.gz) into the digest report.html
 // draws, thinned for a run of levels levels (ScatterPointsPerLevel). It
 // returns nil and the reason when there are none or they cannot be read;
-// a torn last line (an interrupted run) is skipped.
+// a torn last line (an interrupted run) is skipped. Its memory is bounded
+// whatever the number of records (metrics.DigestBuilder.Bound).
 func ReadRequestDigest(dir string, levels int) (*metrics.RequestDigest, string) {
 	for _, name := range []string{results.RequestsJSONL, results.RequestsJSONLGz} {
 		f, err := os.Open(filepath.Join(dir, name))
@@ -66,7 +67,9 @@ func ReadRequestDigest(dir string, levels int) (*metrics.RequestDigest, string) 
 			return nil, name + " could not be opened: " + err.Error()
 		}
 		defer f.Close()
-		var b metrics.DigestBuilder
+		// Bounded: the records are read back at the end of a run, and a
+		// long run's digest must not need memory per request.
+		b := metrics.DigestBuilder{Bound: ScatterPointsPerLevel(levels)}
 		dec := loadgen.NewDecoder(f)
 		var pending error // a bad line, forgiven only if it is the last
 		for {

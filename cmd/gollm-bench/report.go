@@ -26,7 +26,7 @@ func runReport(_ context.Context, e env, args []string) error {
 	formats := fs.StringSlice("format", []string{"console", "csv", "html"}, "outputs: console (to standard output), csv (levels.csv), html (report.html), json (run.json to standard output); several folders: html only")
 	out := fs.StringP("output", "o", "", "with several folders: the page to write, e.g. cmp.html")
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: gollm-bench report DIR [--format console,csv,html,json]\n       gollm-bench report A B [C...] --format html -o FILE\n\nRe-renders a run's folder (OUTPUT-DIR/RUN-ID/) from its run.json, with no network and no tokenizer.\nWith several folders, writes one page with the runs side by side: their verdicts and headline\ncards, and their load curves overlaid, one colour per run; the first run is the baseline of\nthe workload check, and runs that measured another workload are flagged.\n\n%s", fs.FlagUsages())
+		fmt.Fprintf(e.stderr, "usage: gollm-bench report DIR [--format console,csv,html,json]\n       gollm-bench report A B [C...] --format html -o FILE\n\nRe-renders a run's folder (OUTPUT-DIR/RUN-ID/) from its run.json, with no network and no tokenizer;\na folder without run.json (a run killed before writing it) is re-rendered from its records, marked partial.\nWith several folders, writes one page with the runs side by side: their verdicts and headline\ncards, and their load curves overlaid, one colour per run; the first run is the baseline of\nthe workload check, and runs that measured another workload are flagged.\n\n%s", fs.FlagUsages())
 	}
 	if err := fs.Parse(args); err != nil {
 		return usageErr(err)
@@ -43,9 +43,12 @@ func runReport(_ context.Context, e env, args []string) error {
 			return usageErr(fmt.Errorf("--format %q: want console, csv, html or json", f))
 		}
 	}
-	run, dir, err := results.Open(fs.Arg(0))
+	run, dir, recovered, err := results.OpenOrRecover(fs.Arg(0))
 	if err != nil {
 		return usageErr(err)
+	}
+	if recovered != nil {
+		fmt.Fprintf(e.stderr, "report: %s has no run.json (the run was killed before it wrote it): re-rendered from its records alone, marked partial: %s\n", dir, recovered)
 	}
 	if slices.Contains(*formats, "json") {
 		if err := report.WriteJSON(e.stdout, run); err != nil {
