@@ -168,7 +168,8 @@ type Mismatch struct {
 type Result struct {
 	A, B peer.Result `json:"-"`
 	// Mismatches lists the workload facts the two sides state
-	// differently, in a fixed order; Unstated the facts only one side
+	// differently, in a fixed order; Unstated the facts only one side (or
+	// neither, for the load of two levels that state none)
 	// states ("tokenizer (not stated by B)").
 	Mismatches []Mismatch `json:"workload_mismatches,omitempty"`
 	Unstated   []string   `json:"unstated,omitempty"`

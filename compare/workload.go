@@ -59,9 +59,16 @@ func checkWorkload(a, b peer.Result, matches []peer.Match) ([]Mismatch, []string
 	eq := func(x, y string) bool { return strings.EqualFold(x, y) }
 	fact("profile", wa.Profile, wb.Profile, sameProfile)
 	for _, m := range matches {
-		if m.Key == peer.OnlyLevelKey {
-			mm = append(mm, Mismatch{Field: "load", A: loadOf(a.Levels[m.A]), B: loadOf(b.Levels[m.B])})
+		if m.Key != peer.OnlyLevelKey {
+			continue
 		}
+		la, lb := a.Levels[m.A], b.Levels[m.B]
+		if la.Mode == peer.ModeUnknown && lb.Mode == peer.ModeUnknown {
+			// Neither says its load: not a difference, an unknown.
+			unstated = append(unstated, "load (stated by neither)")
+			continue
+		}
+		mm = append(mm, Mismatch{Field: "load", A: loadOf(la), B: loadOf(lb)})
 	}
 	// Levels are matched by load (peer.Compare), so matched levels ran
 	// the same offered load; when none matches, the two ran different
