@@ -1,9 +1,13 @@
 package compare
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gollm-bench/gollm-bench/peer"
 )
 
 // TestLoadStatedByNeither: the review of issue 28 saw "workload
@@ -46,5 +50,57 @@ func TestParseFailOnRefusesOddLimits(t *testing.T) {
 	}
 	if _, err := ParseFailOn("ttft_p99:+.5%,e2e_p99:+2.5s"); err != nil {
 		t.Errorf("plain decimals refused: %v", err)
+	}
+}
+
+// guideLLMSessions is the GuideLLM 0.7 layout fixture with its data
+// replaced by 2 turns and 4 shared prefixes of 16 tokens, as GuideLLM 0.8
+// writes them: a test input derived from the real file.
+func guideLLMSessions(t *testing.T) peer.Result {
+	t.Helper()
+	data, err := os.ReadFile(peers + "guidellm-v0.7-layout-derived-concurrent4-qwen3-4b-4req.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const old = `"kind": "huggingface", "source": "/root/aime_2024_v2.jsonl"`
+	if !strings.Contains(string(data), old) {
+		t.Fatal("fixture changed")
+	}
+	s := strings.Replace(string(data), old, `"kind": "synthetic_text", "prompt_tokens": 128, "output_tokens": 64, "turns": 2, "prefix_buckets": [{"bucket_weight": 100, "prefix_count": 4, "prefix_tokens": 16}]`, 1)
+	r, err := peer.Read(strings.NewReader(s), "guidellm-0.8.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestWorkloadTurnsAndSharedPrefixes: the review of issue 28 compared a
+// GuideLLM 0.8 file of 2 turns with a run of single requests and saw no
+// mismatch, and "prefix cache (not stated by A)" although the file has 4
+// prefixes of 16 tokens and the run was shared:4x16.
+func TestWorkloadTurnsAndSharedPrefixes(t *testing.T) {
+	g := guideLLMSessions(t)
+	run := read(t, simulatedRun(t, 1, 20*time.Millisecond))
+	run.Workload.PrefixCache = "shared:4x16"
+	res := Runs(g, run, Options{})
+	if !slices.Contains(res.Mismatches, Mismatch{Field: "turns", A: "2", B: "1"}) {
+		t.Errorf("mismatches %v, want turns 2 vs 1", res.Mismatches)
+	}
+	for _, m := range res.Mismatches {
+		if m.Field == "prefix cache" {
+			t.Errorf("prefix cache %v: both ran 4 prefixes of 16 tokens", m)
+		}
+	}
+	if slices.ContainsFunc(res.Unstated, func(u string) bool { return strings.HasPrefix(u, "prefix cache") }) {
+		t.Errorf("unstated %v: the file states its prefixes", res.Unstated)
+	}
+	run.Workload.PrefixCache = "shared:8x16"
+	if res := Runs(g, run, Options{}); !slices.Contains(res.Mismatches, Mismatch{Field: "prefix cache", A: "shared:4x16", B: "shared:8x16"}) {
+		t.Errorf("mismatches %v, want shared:4x16 vs shared:8x16", res.Mismatches)
+	}
+	// Two runs of single requests say nothing of turns.
+	if res := Runs(run, run, Options{}); slices.ContainsFunc(res.Mismatches, func(m Mismatch) bool { return m.Field == "turns" }) ||
+		slices.ContainsFunc(res.Unstated, func(u string) bool { return strings.HasPrefix(u, "turns") }) {
+		t.Errorf("single requests: %v %v", res.Mismatches, res.Unstated)
 	}
 }
