@@ -32,7 +32,18 @@ type MismatchError struct {
 }
 
 // Error implements error: "not a <Format> (<Reason>)".
-func (e *MismatchError) Error() string { return fmt.Sprintf("not a %s (%s)", e.Format, e.Reason) }
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("not %s %s (%s)", article(e.Format), e.Format, e.Reason)
+}
+
+// article is "an" before a name spoken with a vowel first ("an AIPerf
+// result", "an inference-perf one"), "a" otherwise.
+func article(name string) string {
+	if name != "" && strings.ContainsRune("AEIOUaeiou", rune(name[0])) {
+		return "an"
+	}
+	return "a"
+}
 
 // UnknownFormatError is returned by Read when no Reader recognised the file.
 // Its message names the file and what each Reader expected.

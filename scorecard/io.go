@@ -193,7 +193,7 @@ func ReadDirs(paths ...string) ([]Row, error) {
 			}
 			cards, err := readAny(root)
 			if errors.Is(err, errNotScorecard) {
-				err = fmt.Errorf("scorecard: %s is neither a scorecard nor a GuideLLM, AIPerf, GenAI-Perf or vLLM result", root)
+				err = fmt.Errorf("scorecard: %s is neither a scorecard nor a GuideLLM, AIPerf, GenAI-Perf, vLLM or inference-perf result", root)
 			}
 			if err != nil {
 				errs = append(errs, err)

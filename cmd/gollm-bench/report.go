@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gollm-bench/gollm-bench/harness"
+	"github.com/gollm-bench/gollm-bench/peer"
 	"github.com/gollm-bench/gollm-bench/report"
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/scorecard"
@@ -45,7 +46,7 @@ func runReport(_ context.Context, e env, args []string) error {
 	}
 	run, dir, err := results.Open(fs.Arg(0))
 	if err != nil {
-		return usageErr(err)
+		return usageErr(peerNotRun(fs.Arg(0), err))
 	}
 	if slices.Contains(*formats, "json") {
 		if err := report.WriteJSON(e.stdout, run); err != nil {
@@ -102,4 +103,22 @@ func writeParetoHTML(path string, frontier []scorecard.Scorecard, dropped []scor
 		return err
 	}
 	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// peerNotRun turns report's refusal of a file that is not a run.json
+// into one that says what the file is, when it is a peer tool's result:
+// report renders gollm-bench runs; compare and pareto read peers.
+func peerNotRun(path string, err error) error {
+	if !errors.Is(err, results.ErrSchemaVersion) {
+		return err
+	}
+	st, serr := os.Stat(path)
+	if serr != nil || !st.Mode().IsRegular() {
+		return err
+	}
+	r, perr := peer.ReadFile(path)
+	if perr != nil {
+		return err
+	}
+	return fmt.Errorf("%s is a peer tool's result (%s, %s), not a gollm-bench run: report renders our runs; compare it with a run (gollm-bench compare %s RESULTS-DIR) or put it among scorecards (gollm-bench pareto, aggregate)", path, r.Tool, r.Layout, path)
 }
