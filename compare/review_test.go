@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/peer"
 )
 
@@ -102,5 +103,35 @@ func TestWorkloadTurnsAndSharedPrefixes(t *testing.T) {
 	if res := Runs(run, run, Options{}); slices.ContainsFunc(res.Mismatches, func(m Mismatch) bool { return m.Field == "turns" }) ||
 		slices.ContainsFunc(res.Unstated, func(u string) bool { return strings.HasPrefix(u, "turns") }) {
 		t.Errorf("single requests: %v %v", res.Mismatches, res.Unstated)
+	}
+}
+
+// TestSameInputWarned: `compare A A` (one folder twice) showed every
+// delta 0 with no remark. It warns that the inputs are one run.
+func TestSameInputWarned(t *testing.T) {
+	dir := simulatedRun(t, 1, 20*time.Millisecond)
+	a, b := read(t, dir), read(t, dir+"/")
+	res := Runs(a, b, Options{})
+	if !slices.ContainsFunc(res.B.Warnings, func(w metrics.Warning) bool { return w.Code == WarnSameInput }) {
+		t.Errorf("no same-input warning: %v", res.B.Warnings)
+	}
+	other := read(t, simulatedRun(t, 2, 20*time.Millisecond))
+	if res := Runs(a, other, Options{}); slices.ContainsFunc(res.B.Warnings, func(w metrics.Warning) bool { return w.Code == WarnSameInput }) {
+		t.Errorf("two runs warned as one: %v", res.B.Warnings)
+	}
+}
+
+// TestBetweenRunsClippedAtMinus100: with few, widely spread runs the t
+// interval of a latency's change reached below −100 % (a latency below
+// 0). It is clipped at −A.
+func TestBetweenRunsClippedAtMinus100(t *testing.T) {
+	m, _ := LookupMetric("ttft_p99")
+	o := Options{}.withDefaults()
+	r := levelRow(m, repeated(10, 200), repeated(5, 100), o, 1)
+	if r.Method != MethodBetweenRuns {
+		t.Fatalf("row %+v, want between runs", r)
+	}
+	if r.DiffCI.Lo != -r.A.V || !(r.DiffCI.Hi > 0) {
+		t.Errorf("change %v with A %v: want its low end clipped at -A (-100 %%)", r.DiffCI, r.A)
 	}
 }
