@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gollm-bench/gollm-bench/harness"
-	"github.com/gollm-bench/gollm-bench/peer"
 	"github.com/gollm-bench/gollm-bench/report"
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/scorecard"
@@ -44,9 +43,9 @@ func runReport(_ context.Context, e env, args []string) error {
 			return usageErr(fmt.Errorf("--format %q: want console, csv, html or json", f))
 		}
 	}
-	run, dir, err := results.Open(fs.Arg(0))
+	run, dir, err := report.OpenRun(fs.Arg(0))
 	if err != nil {
-		return usageErr(peerNotRun(fs.Arg(0), err))
+		return usageErr(err)
 	}
 	if slices.Contains(*formats, "json") {
 		if err := report.WriteJSON(e.stdout, run); err != nil {
@@ -103,22 +102,4 @@ func writeParetoHTML(path string, frontier []scorecard.Scorecard, dropped []scor
 		return err
 	}
 	return os.WriteFile(path, buf.Bytes(), 0o644)
-}
-
-// peerNotRun turns report's refusal of a file that is not a run.json
-// into one that says what the file is, when it is a peer tool's result:
-// report renders gollm-bench runs; compare and pareto read peers.
-func peerNotRun(path string, err error) error {
-	if !errors.Is(err, results.ErrSchemaVersion) {
-		return err
-	}
-	st, serr := os.Stat(path)
-	if serr != nil || !st.Mode().IsRegular() {
-		return err
-	}
-	r, perr := peer.ReadFile(path)
-	if perr != nil {
-		return err
-	}
-	return fmt.Errorf("%s is a peer tool's result (%s, %s), not a gollm-bench run: report renders our runs; compare it with a run (gollm-bench compare %s RESULTS-DIR) or put it among scorecards (gollm-bench pareto, aggregate)", path, r.Tool, r.Layout, path)
 }
