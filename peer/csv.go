@@ -84,8 +84,12 @@ func csvRows(data []byte) (rows [][]string, lines []int, err error) {
 // header: a file cut off inside the row, whose last figure may be cut
 // too ("26." for 26.77), so none of the row is read.
 func shortRow(line int, row []string, width int) error {
-	return &ParseError{Format: csvFormat, Line: line, Msg: fmt.Sprintf("row %q has %d fields where its header has %d: the file is cut short or damaged; export it again",
-		strings.TrimSpace(row[0]), len(row), width)}
+	fields := "fields"
+	if len(row) == 1 {
+		fields = "field"
+	}
+	return &ParseError{Format: csvFormat, Line: line, Msg: fmt.Sprintf("row %q has %d %s where its header has %d: the file is cut short or damaged; export it again",
+		strings.TrimSpace(row[0]), len(row), fields, width)}
 }
 
 // csvNumber parses a CSV figure, with or without thousands separators;

@@ -31,9 +31,9 @@ func TestReadCSVCutShort(t *testing.T) {
 		want []string
 	}{
 		{"inside the TTFT row", full[:ttft+cut+len(",25.60,26.")], []string{"x.csv", "line " + strconv.Itoa(ttftLine), `"Time to First Token (ms)"`, "10 fields where its header has 15", "cut short"}},
-		{"inside a row before the metrics", full[:600], []string{"x.csv", "has 1 fields where its header has 15"}},
+		{"inside a row before the metrics", full[:600], []string{"x.csv", "has 1 field where its header has 15"}},
 		{"before any metric row", full[:bytes.Index(full, []byte("\nHTTP Blocked"))+1], []string{"x.csv", "no metrics in the file"}},
-		{"a scalar row without its value", []byte("Metric,Value\nRequest Throughput (requests/sec)\n"), []string{"x.csv", "line 2", "1 fields where its header has 2"}},
+		{"a scalar row without its value", []byte("Metric,Value\nRequest Throughput (requests/sec)\n"), []string{"x.csv", "line 2", "1 field where its header has 2"}},
 		{"telemetry only", []byte("Metric,avg,p50\nHTTP Blocked (ms),0,0\n"), []string{"x.csv", "no metrics in the file"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
