@@ -670,6 +670,10 @@ func (b *Benchmark) newClient(ctx context.Context) error {
 			return modelLookupError(b.target, err)
 		}
 		b.model = models[0]
+	} else if s.ModelFromLike {
+		if err := b.checkLikeModel(ctx, opts); err != nil {
+			return err
+		}
 	}
 	c, err := openai.New(b.target, append(opts, openai.WithModel(b.model))...)
 	if err != nil {
@@ -677,6 +681,38 @@ func (b *Benchmark) newClient(ctx context.Context) error {
 	}
 	b.client = c
 	return nil
+}
+
+// checkLikeModel refuses a --like model the target does not serve,
+// before any request is sent: every request would be a 404. A server
+// whose GET /v1/models fails, or does not answer within 10 s, is not
+// refused (not every server lists its models); the run then says what
+// the requests met.
+func (b *Benchmark) checkLikeModel(ctx context.Context, opts []openai.Option) error {
+	probe, err := openai.New(b.target, opts...)
+	if err != nil {
+		return nil // New reports it below, with the model
+	}
+	mctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	models, err := probe.Models(mctx)
+	cancel()
+	if err != nil || slices.Contains(models, b.model) {
+		return nil
+	}
+	shown := models
+	if len(shown) > 5 {
+		shown = shown[:5]
+	}
+	list := make([]string, len(shown))
+	for i, m := range shown {
+		list[i] = strconv.Quote(termtext.Escape(m))
+	}
+	more := ""
+	if len(models) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(models)-len(shown))
+	}
+	return badInput(fmt.Errorf("--like %s: the file's model %q is not served by %s, which serves %s%s: give --model with one of those to rerun the file's load against this server",
+		b.s.Like, b.model, redact.URL(b.target), strings.Join(list, ", "), more))
 }
 
 // maxInFlight is the most requests the run can have in flight, which sizes

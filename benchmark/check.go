@@ -62,6 +62,7 @@ func (b *Benchmark) validateFlags() []error {
 		{!finite(s.GridGCO2KWh) || s.GridGCO2KWh < 0, fmt.Sprintf("--grid-gco2-kwh %v: want a carbon intensity >= 0 in gCO2 per kWh, e.g. 350", s.GridGCO2KWh)},
 		{!finite(s.IdleBaselineW) || s.IdleBaselineW < 0, fmt.Sprintf("--idle-baseline-w %v: want a power >= 0 in W, e.g. 60", s.IdleBaselineW)},
 		{s.MockPrefixCache < 0, fmt.Sprintf("--mock-prefix-cache %d: want a capacity in tokens, e.g. 2000000, or 0 for the preset's", s.MockPrefixCache)},
+		{s.MockPrefixCache > 0 && s.MockPrefixCache < mockCacheBlockTokens, fmt.Sprintf("--mock-prefix-cache %d: less than one cache block of %d tokens, so nothing could be cached; want at least %[2]d tokens, e.g. 2000000, or 0 for the preset's", s.MockPrefixCache, mockCacheBlockTokens)},
 		{s.MockPrefixCache > 0 && s.Target != "", fmt.Sprintf("--mock-prefix-cache %d with --target: it sizes the in-process mock, which runs only without --target; size the server's own cache (gollm-bench mock-server: --prefix-cache-blocks)", s.MockPrefixCache)},
 	} {
 		if c.bad {

@@ -165,6 +165,12 @@ type Settings struct {
 	// Distributed runs and peers.
 	Shard string // shard: I/N, this process's share of a distributed run (run only)
 	Like  string // like: the peer result whose load was reproduced (recorded)
+	// ModelFromLike is set when Model came from the Like file, not from
+	// the user: New then asks the target's GET /v1/models, and refuses
+	// the run (an *InputError naming the file's model, the served ones
+	// and --model) when the server lists models and not that one. A
+	// server that does not answer /v1/models is not refused.
+	ModelFromLike bool `json:"-"`
 
 	// Given holds the keys of the settings given explicitly (the flags on
 	// the command line). Settings that imply others (a trace sets the

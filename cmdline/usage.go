@@ -7,8 +7,9 @@ const CompareUsage = `usage: gollm-bench compare A B [C...] [flags]
 Is B better than A? Each input is a gollm-bench results folder (or its
 run.json), a GuideLLM benchmarks.json/.yaml, an AIPerf or GenAI-Perf export
 (JSON, CSV, or AIPerf's per-request profile_export.jsonl), a vLLM benchmark
-result, or a folder of peer results read as one run (AIPerf writes one folder
-per concurrency). The first is the baseline; every other is compared with it.
+result, an inference-perf lifecycle report (stage_N_ or
+summary_lifecycle_metrics.json), or a folder of peer results read as one run
+(AIPerf writes one folder per concurrency). The first is the baseline; every other is compared with it.
 Levels are matched by offered rate or concurrency. Every delta has a 95%
 interval; "~" means no significant difference.
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -168,7 +170,8 @@ type Mismatch struct {
 type Result struct {
 	A, B peer.Result `json:"-"`
 	// Mismatches lists the workload facts the two sides state
-	// differently, in a fixed order; Unstated the facts only one side
+	// differently, in a fixed order; Unstated the facts only one side (or
+	// neither, for the load of two levels that state none)
 	// states ("tokenizer (not stated by B)").
 	Mismatches []Mismatch `json:"workload_mismatches,omitempty"`
 	Unstated   []string   `json:"unstated,omitempty"`
@@ -199,6 +202,10 @@ func Runs(a, b peer.Result, opts Options) Result {
 		r.Notes = append(r.Notes, n.Text)
 	}
 	r.Mismatches, r.Unstated = checkWorkload(a, b, pc.Matches)
+	if sameInput(a.File, b.File) {
+		r.B.Warnings = append(slices.Clone(b.Warnings), metrics.Warning{Code: WarnSameInput, Level: -1,
+			Message: "A and B are the same input (" + a.File + "): every difference is zero by construction, which says nothing of run-to-run noise; give two runs"})
+	}
 	mismatch := len(r.Mismatches) > 0
 	chunksNoted := false
 	for mi, m := range pc.Matches {
@@ -240,6 +247,19 @@ func Runs(a, b peer.Result, opts Options) Result {
 		r.Notes = append(r.Notes, "CPM: a run without an SLO has no goodput, so its CPM is per output token; the other's is per good token (not judged)")
 	}
 	return r
+}
+
+// sameInput reports whether two inputs' files are one file (or folder).
+func sameInput(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	sa, ea := os.Stat(a)
+	sb, eb := os.Stat(b)
+	return ea == nil && eb == nil && os.SameFile(sa, sb)
 }
 
 // All compares each of others against the baseline base.
@@ -595,7 +615,9 @@ func repeatFigure(m Metric, l peer.Level) (metrics.RepeatFigure, bool) {
 // a side's level was run several times and holds the figure
 // (MethodBetweenRuns). Each side's figure is then the mean of its runs'
 // (a single run's is its own), with the between-run interval, and the
-// counts are runs. Rows the two tools define differently keep their mark.
+// counts are runs; the change's interval is clipped at −A (−100 %), as
+// no figure compared here goes below 0. Rows the two tools define
+// differently keep their mark.
 func betweenRuns(r *Row, la, lb peer.Level) {
 	fa, okA := repeatFigure(r.Metric, la)
 	fb, okB := repeatFigure(r.Metric, lb)
@@ -625,6 +647,13 @@ func betweenRuns(r *Row, la, lb peer.Level) {
 	}
 	if okB {
 		r.B, r.BCI, r.NB = peer.Some(fb.Mean), fb.Between, peer.Known(int64(len(fb.Values)))
+	}
+	// Every figure here (a latency, a rate) is at least 0, so B − A is
+	// at least −A: t's symmetric interval over few, spread runs can reach
+	// below, and is clipped there (−100 %).
+	if lo := -r.A.V; r.DiffCI.Lo < lo {
+		r.DiffCI.Lo = lo
+		r.DiffCI.Hi = max(r.DiffCI.Hi, lo)
 	}
 	r.Method, r.TooFew = MethodBetweenRuns, false
 }

@@ -50,8 +50,12 @@ func (e *FailOnError) Error() string {
 // error rate's percentage is in percentage points of the requests. Every
 // problem is reported at once.
 func ParseFailOn(s string) ([]Threshold, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, &FailOnError{Term: s, Column: 1, Msg: "empty: want comma-separated METRIC:LIMIT terms, e.g. ttft_p99:+5%, or leave the flag out"}
+	}
 	var out []Threshold
 	var errs []error
+	firstAt := map[string]int{} // metric key → column of its first term
 	col := 1
 	for _, raw := range strings.Split(s, ",") {
 		term := strings.TrimSpace(raw)
@@ -66,6 +70,11 @@ func ParseFailOn(s string) ([]Threshold, error) {
 			errs = append(errs, &FailOnError{Term: term, Column: at, Msg: err.Error()})
 			continue
 		}
+		if c, dup := firstAt[t.Metric.Key]; dup {
+			errs = append(errs, &FailOnError{Term: term, Column: at, Msg: fmt.Sprintf("%s has a limit already (column %d): give each metric one limit", t.Metric.Key, c)})
+			continue
+		}
+		firstAt[t.Metric.Key] = at
 		out = append(out, t)
 	}
 	return out, errors.Join(errs...)
@@ -102,7 +111,7 @@ func parseThreshold(term string) (Threshold, error) {
 	t := Threshold{Metric: m, Text: term}
 	num, unit := splitUnit(limit)
 	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || v < 0 || math.IsInf(v, 0) {
+	if err != nil || !plainDecimal(num) || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
 		return Threshold{}, fmt.Errorf("limit %q: want a non-negative number with %% (or ms/s for a latency), e.g. %s:%s5%%", limit, m.Key, signOf(want))
 	}
 	switch {
@@ -119,6 +128,24 @@ func parseThreshold(term string) (Threshold, error) {
 		return Threshold{}, fmt.Errorf("limit %q: want a percentage, e.g. %s:%s5%%%s", limit, m.Key, signOf(want), latencyHint(m))
 	}
 	return t, nil
+}
+
+// plainDecimal reports whether s is written with decimal digits and at
+// most one point ("5", "2.5", ".5"): strconv also takes "NaN", "Inf",
+// "1_0", "0x1p3" and exponents, none of which is a limit a person means.
+func plainDecimal(s string) bool {
+	digits, points := 0, 0
+	for _, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			digits++
+		case r == '.':
+			points++
+		default:
+			return false
+		}
+	}
+	return digits > 0 && points <= 1
 }
 
 func latencyHint(m Metric) string {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
@@ -313,6 +314,14 @@ func runWorkload(c results.Config) peer.Workload {
 	if c.MaxRequests > 0 {
 		w.MaxRequests = peer.Known(c.MaxRequests)
 	}
+	w.Turns = peer.Known(1) // single requests
+	if c.Sessions != nil {
+		w.Turns = peer.Count{} // a distribution ("uniform:2:6") is not one count
+		if n, err := strconv.ParseInt(c.Sessions.Turns, 10, 64); err == nil {
+			w.Turns = peer.Known(n)
+		}
+	}
+	w.From["turns"] = "config.sessions.turns"
 	for _, f := range []string{"profile", "endpoint", "stream", "model", "tokenizer", "prefix_cache", "ignore_eos", "slo", "warmup", "cooldown", "max_seconds", "max_requests", "data", "dataset", "seed"} {
 		w.From[f] = "config." + f
 	}

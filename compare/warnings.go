@@ -7,4 +7,7 @@ const (
 	// WarnPartialInput: a compared run is partial (interrupted): its
 	// levels are what was measured before it stopped.
 	WarnPartialInput metrics.WarningCode = "partial_input"
+	// WarnSameInput: A and B are one file or folder, so every delta is
+	// zero by construction.
+	WarnSameInput metrics.WarningCode = "same_input"
 )

@@ -39,8 +39,10 @@ func CheckWorkload(a, b peer.Result) (mismatches []Mismatch, unstated []string) 
 // order: load profile, the load of levels paired without a stated load
 // or of two results no level of which matches, the level length
 // (max seconds, max requests), achieved ISL and OSL (mean, then spread) over the matched levels,
-// endpoint, streaming, tokenizer, prefix-cache state, ignore_eos, SLO,
-// warmup and cooldown. Facts one side does not state are listed apart.
+// endpoint, streaming, tokenizer, turns per conversation (when either
+// side has more than one), prefix-cache state (a peer's shared prefixes
+// as "shared:GxS"), ignore_eos, SLO, warmup and cooldown. Facts one side
+// does not state are listed apart.
 func checkWorkload(a, b peer.Result, matches []peer.Match) ([]Mismatch, []string) {
 	wa, wb := a.Workload, b.Workload
 	var mm []Mismatch
@@ -59,9 +61,16 @@ func checkWorkload(a, b peer.Result, matches []peer.Match) ([]Mismatch, []string
 	eq := func(x, y string) bool { return strings.EqualFold(x, y) }
 	fact("profile", wa.Profile, wb.Profile, sameProfile)
 	for _, m := range matches {
-		if m.Key == peer.OnlyLevelKey {
-			mm = append(mm, Mismatch{Field: "load", A: loadOf(a.Levels[m.A]), B: loadOf(b.Levels[m.B])})
+		if m.Key != peer.OnlyLevelKey {
+			continue
 		}
+		la, lb := a.Levels[m.A], b.Levels[m.B]
+		if la.Mode == peer.ModeUnknown && lb.Mode == peer.ModeUnknown {
+			// Neither says its load: not a difference, an unknown.
+			unstated = append(unstated, "load (stated by neither)")
+			continue
+		}
+		mm = append(mm, Mismatch{Field: "load", A: loadOf(la), B: loadOf(lb)})
 	}
 	// Levels are matched by load (peer.Compare), so matched levels ran
 	// the same offered load; when none matches, the two ran different
@@ -110,12 +119,47 @@ func checkWorkload(a, b peer.Result, matches []peer.Match) ([]Mismatch, []string
 	fact("endpoint", wa.Endpoint, wb.Endpoint, eq)
 	fact("streaming", boolStr(wa.Stream), boolStr(wb.Stream), eq)
 	fact("tokenizer", wa.Tokenizer, wb.Tokenizer, sameTokenizer)
-	fact("prefix cache", wa.PrefixCache, wb.PrefixCache, eq)
+	// Turns: a run of single requests states 1; a file silent on turns
+	// is not flagged against one.
+	if ta, tb := turnsOf(wa), turnsOf(wb); !(single(ta) && single(tb)) {
+		fact("turns", ta, tb, eq)
+	}
+	fact("prefix cache", prefixState(wa), prefixState(wb), eq)
 	fact("ignore_eos", boolStr(wa.IgnoreEOS), boolStr(wb.IgnoreEOS), eq)
 	fact("SLO", wa.SLO, wb.SLO, sameSLO)
 	fact("warmup", trimText(wa.Warmup), trimText(wb.Warmup), sameTrim)
 	fact("cooldown", trimText(wa.Cooldown), trimText(wb.Cooldown), sameTrim)
 	return mm, unstated
+}
+
+// turnsOf spells a workload's turns per conversation; "" when not stated.
+func turnsOf(w peer.Workload) string {
+	if !w.Turns.OK {
+		return ""
+	}
+	return strconv.FormatInt(w.Turns.N, 10)
+}
+
+func single(turns string) bool { return turns == "" || turns == "1" }
+
+// prefixState is w's prefix-cache state; a peer's shared prefixes
+// (GuideLLM's prefix_buckets) stated as gollm-bench states a
+// shared-prefix run: "shared:GxS" for G prefixes of S tokens, buckets
+// joined by "+".
+func prefixState(w peer.Workload) string {
+	if w.PrefixCache != "" {
+		return w.PrefixCache
+	}
+	var parts []string
+	for _, b := range w.Prefixes {
+		if b.Count > 0 && b.Tokens > 0 {
+			parts = append(parts, fmt.Sprintf("%dx%d", b.Count, b.Tokens))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "shared:" + strings.Join(parts, "+")
 }
 
 func mean(xs []float64) float64 {

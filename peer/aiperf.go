@@ -37,7 +37,7 @@ func ReadAIPerf(data []byte) (Result, error) {
 	if err != nil {
 		return Result{}, &MismatchError{Format: aiperfFormat, Reason: err.Error()}
 	}
-	root := node{tree}
+	root := node{v: tree}
 	if !root.isObj() {
 		return Result{}, &MismatchError{Format: aiperfFormat, Reason: "top level is not an object"}
 	}

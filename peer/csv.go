@@ -56,27 +56,40 @@ func ReadProfileCSV(data []byte) (Result, error) {
 	return Result{}, &MismatchError{Format: csvFormat, Reason: "no `Metric,` or `Config Name,` header on the first line"}
 }
 
-// csvRows reads every record of a CSV file; blank lines are skipped by
-// encoding/csv, so callers find table boundaries by their header rows.
-func csvRows(data []byte) ([][]string, error) {
+// csvRows reads every record of a CSV file and the 1-based line each
+// starts on; blank lines are skipped by encoding/csv, so callers find
+// table boundaries by their header rows.
+func csvRows(data []byte) (rows [][]string, lines []int, err error) {
 	r := csv.NewReader(bytes.NewReader(data))
 	r.FieldsPerRecord = -1
 	r.ReuseRecord = false
-	var rows [][]string
 	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
-			return rows, nil
+			return rows, lines, nil
 		}
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
-				return nil, &ParseError{Format: csvFormat, Line: pe.Line, Msg: pe.Err.Error()}
+				return nil, nil, &ParseError{Format: csvFormat, Line: pe.Line, Msg: pe.Err.Error()}
 			}
-			return nil, err
+			return nil, nil, err
 		}
-		rows = append(rows, rec)
+		line, _ := r.FieldPos(0)
+		rows, lines = append(rows, rec), append(lines, line)
 	}
+}
+
+// shortRow is the error for a row with fewer fields than its table's
+// header: a file cut off inside the row, whose last figure may be cut
+// too ("26." for 26.77), so none of the row is read.
+func shortRow(line int, row []string, width int) error {
+	fields := "fields"
+	if len(row) == 1 {
+		fields = "field"
+	}
+	return &ParseError{Format: csvFormat, Line: line, Msg: fmt.Sprintf("row %q has %d %s where its header has %d: the file is cut short or damaged; export it again",
+		strings.TrimSpace(row[0]), len(row), fields, width)}
 }
 
 // csvNumber parses a CSV figure, with or without thousands separators;
@@ -104,7 +117,7 @@ func csvLabel(s string) (name, unit string) {
 }
 
 func readProfileTables(data []byte) (Result, error) {
-	rows, err := csvRows(data)
+	rows, lines, err := csvRows(data)
 	if err != nil {
 		return Result{}, err
 	}
@@ -112,6 +125,7 @@ func readProfileTables(data []byte) (Result, error) {
 	var lv Level
 	lv.Mode = ModeUnknown
 	var cols map[string]int // column name → index, in a distribution table
+	width := 0              // the distribution table header's field count
 	scalars := false
 	seen := 0
 	for i, row := range rows {
@@ -124,7 +138,7 @@ func readProfileTables(data []byte) (Result, error) {
 			cols, scalars = nil, true
 			continue
 		case first == "Metric":
-			cols, scalars = map[string]int{}, false
+			cols, scalars, width = map[string]int{}, false, len(row)
 			for j, c := range row {
 				cols[strings.ToLower(strings.TrimSpace(c))] = j
 			}
@@ -140,7 +154,11 @@ func readProfileTables(data []byte) (Result, error) {
 		}
 		name, unit := csvLabel(first)
 		switch {
-		case scalars && len(row) >= 2:
+		case scalars && len(row) < 2:
+			return Result{}, shortRow(lines[i], row, 2)
+		case cols != nil && len(row) < width:
+			return Result{}, shortRow(lines[i], row, width)
+		case scalars:
 			v := csvNumber(row[1])
 			switch {
 			case name == "output token throughput":
@@ -186,11 +204,11 @@ func readProfileTables(data []byte) (Result, error) {
 			}
 			seen++
 		default:
-			return Result{}, &ParseError{Format: csvFormat, Line: i + 1, Msg: fmt.Sprintf("row %q outside a Metric table", first)}
+			return Result{}, &ParseError{Format: csvFormat, Line: lines[i], Msg: fmt.Sprintf("row %q outside a Metric table", first)}
 		}
 	}
-	if seen == 0 {
-		return Result{}, &ParseError{Format: csvFormat, Line: 1, Msg: "no metric rows"}
+	if seen == 0 || lv.TTFT.Empty() && lv.ITL.Empty() && lv.ICL.Empty() && lv.E2E.Empty() && !lv.OutputTokPerSec.OK && !lv.ReqPerSec.OK {
+		return Result{}, errNoCSVMetrics
 	}
 	for _, st := range []*Stats{&lv.TTFT, &lv.ITL, &lv.E2E, &lv.ISL, &lv.OSL} {
 		if !st.Empty() {
@@ -203,6 +221,10 @@ func readProfileTables(data []byte) (Result, error) {
 		Message: "a CSV export holds no load settings (concurrency, rate, endpoint): read the run's JSON export for them"})
 	return res, nil
 }
+
+// errNoCSVMetrics refuses a profile export none of whose rows is a
+// metric compared (a file cut before them, or telemetry only).
+var errNoCSVMetrics = errors.New("no metrics in the file: no Time to First Token, Inter Token Latency, Inter Chunk Latency, Request Latency or throughput row; the file is cut short or not a profile export")
 
 // cell is row's j-th field, or "" where the row is shorter: CSV rows
 // need not be as wide as their header.
@@ -222,7 +244,7 @@ func countOf(v Value) Count {
 
 // readAnalyzeTable reads `genai-perf analyze`'s sweep table.
 func readAnalyzeTable(data []byte) (Result, error) {
-	rows, err := csvRows(data)
+	rows, lines, err := csvRows(data)
 	if err != nil {
 		return Result{}, err
 	}
@@ -238,6 +260,9 @@ func readAnalyzeTable(data []byte) (Result, error) {
 		if strings.TrimSpace(row[0]) == "Config Name" {
 			break // the GPU telemetry table
 		}
+		if len(row) < len(rows[0]) {
+			return Result{}, shortRow(lines[i+1], row, len(rows[0]))
+		}
 		get := func(col string) Value {
 			if j, ok := header[col]; ok && j < len(row) {
 				return csvNumber(row[j])
@@ -248,7 +273,7 @@ func readAnalyzeTable(data []byte) (Result, error) {
 		c := countOf(get("concurrency"))
 		switch {
 		case !c.OK || c.N < 1:
-			return Result{}, &ParseError{Format: csvFormat, Line: i + 2, Msg: fmt.Sprintf("concurrency %q is not a positive count", cell(row, header["concurrency"]))}
+			return Result{}, &ParseError{Format: csvFormat, Line: lines[i+1], Msg: fmt.Sprintf("concurrency %q is not a positive count", cell(row, header["concurrency"]))}
 		case c.N == 1:
 			lv.Mode, lv.Concurrency = loadgen.ModeSynchronous, 1
 		default:

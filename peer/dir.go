@@ -151,7 +151,7 @@ func Merge(parts ...Result) (Result, error) {
 	}
 	for _, p := range parts[1:] {
 		if p.Tool != out.Tool {
-			return Result{}, fmt.Errorf("%s is a %s result and %s a %s one: compare them, or give the files of one tool", parts[0].File, out.Tool, p.File, p.Tool)
+			return Result{}, fmt.Errorf("%s is %s %s result and %s %s %s one: compare them, or give the files of one tool", parts[0].File, article(out.Tool), out.Tool, p.File, article(p.Tool), p.Tool)
 		}
 		out.Levels = append(out.Levels, p.Levels...)
 		out.Warnings = append(out.Warnings, p.Warnings...)

@@ -35,7 +35,7 @@ func ReadGuideLLM(data []byte) (Result, error) {
 	if err != nil {
 		return Result{}, &MismatchError{Format: guideLLMFormat, Reason: err.Error()}
 	}
-	root := node{tree}
+	root := node{v: tree}
 	benches := root.get("benchmarks")
 	if !benches.isList() {
 		return Result{}, &MismatchError{Format: guideLLMFormat, Reason: "no `benchmarks` array"}
@@ -294,7 +294,7 @@ func guideLLMWorkload(root node, benches []node) Workload {
 		body := node{}
 		if raw := r.get("request_args").str(); raw != "" {
 			if t, err := decodeTree([]byte(raw)); err == nil {
-				body = node{t}.get("body")
+				body = node{v: t}.get("body")
 			}
 		}
 		if v, ok := body.get("stream").v.(bool); ok {
@@ -365,7 +365,7 @@ func guideLLMData(w *Workload, key string, d node) {
 			setStr(w, "data", key, guideLLMSessionKeys(w, key, s))
 		} else if strings.HasPrefix(s, "{") {
 			if t, err := decodeTree([]byte(s)); err == nil {
-				guideLLMData(w, key, node{t})
+				guideLLMData(w, key, node{v: t})
 			}
 		} else {
 			setStr(w, "dataset", key, s)
@@ -481,7 +481,7 @@ func guideLLMTrimObj(v node) string {
 		return strconv.FormatFloat(p*100, 'f', -1, 64) + "%"
 	}
 	if x, ok := v.get("value").num().Get(); ok && x > 0 {
-		return guideLLMTrim(node{x})
+		return guideLLMTrim(node{v: x})
 	}
 	return "0"
 }

@@ -79,7 +79,7 @@ func TestLikeKeepsSessionsAndPrefixes(t *testing.T) {
 
 	// The 0.4-0.6 string spelling.
 	var old Workload
-	guideLLMData(&old, "args.data", node{"prompt_tokens=256,output_tokens=32,turns=3,prefix_tokens=100,prefix_count=2"})
+	guideLLMData(&old, "args.data", node{v: "prompt_tokens=256,output_tokens=32,turns=3,prefix_tokens=100,prefix_count=2"})
 	if old.Data != "prompt_tokens=256,output_tokens=32" || old.Turns.N != 3 || len(old.Prefixes) != 1 || old.Prefixes[0].Count != 2 {
 		t.Errorf("string spec: %+v", old)
 	}

@@ -65,7 +65,8 @@ func ReadInferencePerf(data []byte) (Result, error) {
 	if err != nil {
 		return Result{}, &MismatchError{Format: inferencePerfFormat, Reason: err.Error()}
 	}
-	root := node{tree}
+	var check fieldCheck
+	root := strictNode(tree, &check)
 	succ := root.get("successes")
 	if !root.isObj() || !root.has("load_summary") || !succ.isObj() {
 		if l := root.list(); len(l) > 0 && l[0].has("start_time") && l[0].has("end_time") && l[0].has("request") && l[0].has("info") {
@@ -85,7 +86,11 @@ func ReadInferencePerf(data []byte) (Result, error) {
 	load := root.get("load_summary")
 	var lv Level
 	lv.Mode = ModeUnknown // constant or poisson arrivals: the report does not say
-	if r := load.get("requested_rate").num(); r.OK && r.V > 0 {
+	rate := load.get("requested_rate")
+	if r := rate.num(); r.OK && !(r.V > 0) {
+		check.add(rate.path, fmt.Sprintf("is %g; a requested rate is positive (req/s)", r.V))
+	}
+	if r := rate.num(); r.OK && r.V > 0 {
 		res.Layout = "stage_N_lifecycle_metrics.json (one load stage)"
 		lv.Rate = r
 		lv.Label = "stage at " + strconv.FormatFloat(r.V, 'g', 6, 64) + " req/s"
@@ -106,7 +111,7 @@ func ReadInferencePerf(data []byte) (Result, error) {
 		res.Warnings = append(res.Warnings, metrics.Warning{Code: WarnNoSuccessfulRequests,
 			Message: fmt.Sprintf("inference-perf %s: no successful request (failures: %s); its figures are not measurements and are left out", lv.Label, lv.Requests.Failed)})
 		res.Levels = []Level{lv}
-		return res, nil
+		return res, check.err()
 	}
 	lat := succ.get("latency")
 	seconds := func(key string, perRequest bool) Stats {
@@ -153,7 +158,7 @@ func ReadInferencePerf(data []byte) (Result, error) {
 	res.Workload.Warmup, res.Workload.Cooldown = "0", "0" // every request of a stage is reported
 	res.Workload.set("warmup", "load_summary.count")
 	res.Levels = []Level{lv}
-	return res, nil
+	return res, check.err()
 }
 
 // inferencePerfStats reads one of inference-perf's summaries (mean,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -31,7 +32,18 @@ type MismatchError struct {
 }
 
 // Error implements error: "not a <Format> (<Reason>)".
-func (e *MismatchError) Error() string { return fmt.Sprintf("not a %s (%s)", e.Format, e.Reason) }
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("not %s %s (%s)", article(e.Format), e.Format, e.Reason)
+}
+
+// article is "an" before a name spoken with a vowel first ("an AIPerf
+// result", "an inference-perf one"), "a" otherwise.
+func article(name string) string {
+	if name != "" && strings.ContainsRune("AEIOUaeiou", rune(name[0])) {
+		return "an"
+	}
+	return "a"
+}
 
 // UnknownFormatError is returned by Read when no Reader recognised the file.
 // Its message names the file and what each Reader expected.
@@ -112,6 +124,9 @@ func Read(r io.Reader, name string, opts ...Option) (Result, error) {
 			unknown.Mismatches = append(unknown.Mismatches, mm)
 			continue
 		}
+		if err == nil {
+			err = checkLevels(&res)
+		}
 		if err != nil {
 			return Result{}, fmt.Errorf("%s: %w", name, err)
 		}
@@ -172,22 +187,43 @@ func jsonErrPos(data []byte, err error) string {
 }
 
 // node is a read-only cursor into a decoded tree; every accessor tolerates
-// missing keys and wrong types, so readers never panic on odd input.
-type node struct{ v any }
+// missing keys and wrong types, so readers never panic on odd input. A
+// node made by strictNode also records, in its fieldCheck, each field
+// whose value cannot be what its name says (a string where a number is
+// expected, a negative count), so that the reader can refuse the file
+// naming the field; path is the field's dotted path for that message.
+type node struct {
+	v     any
+	path  string
+	check *fieldCheck
+}
+
+// strictNode is the root of a tree whose numbers and counts are checked
+// into c as they are read.
+func strictNode(tree any, c *fieldCheck) node { return node{v: tree, check: c} }
+
+// loose is n without checking: for a field that may hold a string in
+// place of a number (vLLM's request_rate "inf").
+func (n node) loose() node { return node{v: n.v, path: n.path} }
 
 func (n node) get(keys ...string) node {
 	cur := n.v
+	path := n.path
 	for _, k := range keys {
+		if path != "" {
+			path += "."
+		}
+		path += k
 		switch m := cur.(type) {
 		case map[string]any:
 			cur = m[k]
 		case map[any]any:
 			cur = m[k]
 		default:
-			return node{}
+			return node{path: path, check: n.check}
 		}
 	}
-	return node{cur}
+	return node{v: cur, path: path, check: n.check}
 }
 
 func (n node) has(key string) bool {
@@ -217,7 +253,7 @@ func (n node) list() []node {
 	}
 	out := make([]node, len(a))
 	for i, v := range a {
-		out[i] = node{v}
+		out[i] = node{v: v, path: n.path + "[" + strconv.Itoa(i) + "]", check: n.check}
 	}
 	return out
 }
@@ -234,6 +270,10 @@ func (n node) num() Value {
 		return Some(float64(x))
 	case uint64:
 		return Some(float64(x))
+	case string, bool:
+		if n.check != nil {
+			n.check.add(n.path, fmt.Sprintf("is %s where a number is expected", quoteValue(x)))
+		}
 	}
 	return Value{}
 }
@@ -241,6 +281,9 @@ func (n node) num() Value {
 func (n node) count() Count {
 	v := n.num()
 	if !v.OK || v.V < 0 || v.V > 1<<53 {
+		if v.OK && n.check != nil {
+			n.check.add(n.path, fmt.Sprintf("is %g; a count lies between 0 and 2^53", v.V))
+		}
 		return Count{}
 	}
 	return Known(int64(v.V))

@@ -191,7 +191,7 @@ func TestReadErrors(t *testing.T) {
 		{"empty", "  \n", []string{"x.json", "empty file"}, false},
 		{"corrupt JSON", "{\"benchmarks\": [\n  {\"metrics\": }\n]}", []string{"x.json", "not JSON", "line 2"}, false},
 		{"unknown object", `{"hello": 1}`, []string{"x.json", "not a GuideLLM benchmarks.json (no `benchmarks` array)",
-			"not a AIPerf/GenAI-Perf profile export (no `records` object and no `time_to_first_token`",
+			"not an AIPerf/GenAI-Perf profile export (no `records` object and no `time_to_first_token`",
 			"not a vLLM serving benchmark result (no `completed` count"}, true},
 		{"benchmarks without metrics", `{"benchmarks": [{"x": 1}]}`, []string{"no `benchmarks[0].metrics` object"}, true},
 		{"YAML scalar", "just some text", []string{"x.json", "neither JSON"}, false},

@@ -37,7 +37,8 @@ func ReadVLLM(data []byte) (Result, error) {
 	if err != nil {
 		return Result{}, &MismatchError{Format: vllmFormat, Reason: err.Error()}
 	}
-	root := node{tree}
+	var check fieldCheck
+	root := strictNode(tree, &check)
 	res := Result{Tool: "vLLM"}
 	var objs []node
 	switch {
@@ -71,7 +72,7 @@ func ReadVLLM(data []byte) (Result, error) {
 		}
 		res.Levels = append(res.Levels, lv)
 	}
-	return res, nil
+	return res, check.err()
 }
 
 func isVLLM(o node) bool {
@@ -80,7 +81,7 @@ func isVLLM(o node) bool {
 
 func vllmLevel(i int, o node) (Level, *metrics.Warning) {
 	var lv Level
-	rate := o.get("request_rate")
+	rate := o.get("request_rate").loose()
 	r := rate.num()
 	if s := strings.ToLower(rate.str()); s != "" {
 		if f, err := strconv.ParseFloat(s, 64); err == nil {
@@ -183,7 +184,8 @@ func vllmLevel(i int, o node) (Level, *metrics.Warning) {
 // vllmSpecDecode reads the spec_decode_* keys `vllm bench serve` writes
 // when the server runs speculative decoding: acceptance rate (%),
 // acceptance length (tokens per step) and the draft counts; nil when
-// none is present.
+// none is present. A rate outside [0, 100] % or a length below 1 token
+// is recorded in o's check.
 func vllmSpecDecode(o node) *SpecDecode {
 	sd := SpecDecode{
 		AcceptanceRate:   o.get("spec_decode_acceptance_rate").num(),
@@ -191,6 +193,12 @@ func vllmSpecDecode(o node) *SpecDecode {
 		Drafts:           o.get("spec_decode_num_drafts").count(),
 		DraftTokens:      o.get("spec_decode_draft_tokens").count(),
 		AcceptedTokens:   o.get("spec_decode_accepted_tokens").count(),
+	}
+	if r := sd.AcceptanceRate; r.OK && !(r.V >= 0 && r.V <= 100) && o.check != nil {
+		o.check.add(o.get("spec_decode_acceptance_rate").path, fmt.Sprintf("is %g; an acceptance rate lies in [0, 100] %%", r.V))
+	}
+	if l := sd.AcceptanceLength; l.OK && !(l.V >= 1 && l.V <= 1e6) && o.check != nil {
+		o.check.add(o.get("spec_decode_acceptance_length").path, fmt.Sprintf("is %g; a decode step yields at least 1 token", l.V))
 	}
 	if sd.AcceptanceRate.OK {
 		sd.AcceptanceRate.V /= 100

@@ -25,4 +25,8 @@ const (
 	// (Result.Load) does not reproduce; the message names it and the flag
 	// that overrides it.
 	WarnNotReproduced metrics.WarningCode = "like_not_reproduced"
+	// WarnPercentilesDecrease: a distribution's percentiles decrease
+	// (p99 below p50), which no set of measurements gives; the message
+	// names the field.
+	WarnPercentilesDecrease metrics.WarningCode = "percentiles_decrease"
 )

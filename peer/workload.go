@@ -141,12 +141,14 @@ type Load struct {
 // Unreproducible is a setting of a result that gollm-bench cannot run as
 // the tool did: Field is the file's key, Value its value, Reason why; the
 // setting is replaced when the user gives any of Flags, named as Load.Flags
-// names them (the run settings' keys, without dashes).
+// names them (the run settings' keys, without dashes). Fix, when set,
+// says what to give in place of the generic "give --flag instead".
 type Unreproducible struct {
 	Field  string
 	Value  string
 	Reason string
 	Flags  []string
+	Fix    string
 }
 
 // Error implements error: "args.data /root/x.jsonl: a dataset file that is
@@ -157,6 +159,9 @@ func (u Unreproducible) Error() string {
 		s += " " + strconv.Quote(u.Value)
 	}
 	s += ": " + u.Reason
+	if u.Fix != "" {
+		return s + "; " + u.Fix
+	}
 	if len(u.Flags) > 0 {
 		s += "; give " + strings.Join(u.Flags, " or ") + " instead"
 	}
@@ -179,14 +184,15 @@ func (r Result) Load() (Load, []Unreproducible) {
 	var modes []loadgen.Mode
 	for i, lv := range r.Levels {
 		if lv.Mode == ModeUnknown {
-			reason := "its load profile has no gollm-bench equivalent"
+			reason, fix := "its load profile has no gollm-bench equivalent", ""
 			if lv.Rate.OK {
 				// inference-perf's stage reports: the rate, not whether
 				// arrivals were constant or Poisson.
 				r := strconv.FormatFloat(lv.Rate.V, 'f', -1, 64)
-				reason = "the file states its rate, " + r + " req/s, but not its arrival process: give the profile, constant or poisson, and the rate " + r + " with it"
+				reason = "the file states its rate, " + r + " req/s, but not its arrival process (constant or poisson)"
+				fix = "give --profile constant --rate " + r + " or --profile poisson --rate " + r
 			}
-			bad = append(bad, Unreproducible{Field: fmt.Sprintf("level %d (%s)", i, lv.Label), Reason: reason, Flags: []string{"profile"}})
+			bad = append(bad, Unreproducible{Field: fmt.Sprintf("level %d (%s)", i, lv.Label), Reason: reason, Flags: []string{"profile"}, Fix: fix})
 			continue
 		}
 		if !slices.Contains(modes, lv.Mode) {

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gollm-bench/gollm-bench/peer"
@@ -193,7 +194,7 @@ func ReadDirs(paths ...string) ([]Row, error) {
 			}
 			cards, err := readAny(root)
 			if errors.Is(err, errNotScorecard) {
-				err = fmt.Errorf("scorecard: %s is neither a scorecard nor a GuideLLM, AIPerf, GenAI-Perf or vLLM result", root)
+				err = fmt.Errorf("scorecard: %s is neither a scorecard nor a GuideLLM, AIPerf, GenAI-Perf, vLLM or inference-perf result", root)
 			}
 			if err != nil {
 				errs = append(errs, err)
@@ -228,8 +229,18 @@ func ReadDirs(paths ...string) ([]Row, error) {
 				errs = append(errs, fmt.Errorf("scorecard: %w", err))
 				return nil
 			}
+			// inference-perf's summary pools the stages beside it: its
+			// row would count their requests twice (peer.ReadDir skips it
+			// too).
+			stages := slices.ContainsFunc(entries, func(e fs.DirEntry) bool {
+				n := e.Name()
+				return strings.HasPrefix(n, "stage_") && strings.HasSuffix(n, "_lifecycle_metrics.json")
+			})
 			for _, e := range entries {
 				name := e.Name()
+				if stages && name == "summary_lifecycle_metrics.json" {
+					continue
+				}
 				switch strings.ToLower(filepath.Ext(name)) {
 				case ".json", ".yaml", ".yml", ".csv", ".jsonl":
 				default:

@@ -211,3 +211,18 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestReadDirsSkipsPooledInferencePerfSummary: the review of issue 28
+// saw pareto count inference-perf's summary_lifecycle_metrics.json (every
+// stage pooled) beside the stage files it pools. It is skipped there.
+func TestReadDirsSkipsPooledInferencePerfSummary(t *testing.T) {
+	rows, _ := ReadDirs(filepath.Join("..", "testdata", "peers", "inference-perf"))
+	if len(rows) != 2 {
+		t.Errorf("%d rows, want the 2 stages", len(rows))
+	}
+	for _, r := range rows {
+		if strings.Contains(r.Dir, "summary_lifecycle_metrics.json") {
+			t.Errorf("row of the pooled summary: %s", r.Dir)
+		}
+	}
+}

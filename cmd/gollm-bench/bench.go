@@ -50,10 +50,12 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 	if err := cmdline.UnexpectedArgument(fs, args); err != nil {
 		return usageErr(err)
 	}
+	modelGiven := fs.Changed("model")
 	notes, err := benchmark.ApplyLike(e.stderr, b.s.Like, b.s.Target == "", fs.Changed, fs.Set)
 	if err != nil {
 		return usageErr(err)
 	}
+	b.s.ModelFromLike = !modelGiven && b.s.Like != "" && b.s.Model != ""
 	b.s.Given = p.Given()
 	b.s.EnvAPIKey = e.getenv("OPENAI_API_KEY")
 	b.s.ProxyEnv = benchmark.ProxyEnv(e.getenv)

@@ -43,7 +43,7 @@ func runReport(_ context.Context, e env, args []string) error {
 			return usageErr(fmt.Errorf("--format %q: want console, csv, html or json", f))
 		}
 	}
-	run, dir, recovered, err := results.OpenOrRecover(fs.Arg(0))
+	run, dir, recovered, err := report.OpenRun(fs.Arg(0))
 	if err != nil {
 		return usageErr(err)
 	}

@@ -24,7 +24,7 @@ func runAggregate(_ context.Context, e env, args []string) error {
 	out := fs.StringP("output", "o", "", "CSV file to write instead ('-' for standard output)")
 	basisFlag := fs.String("cost-basis", "", "add cost_basis and cpm_1m columns with the CPM of this basis: gpu_hour (EUR/h over goodput), tokens (--price) or litellm (the proxy's spend)")
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: gollm-bench aggregate DIR... [--output-dir DIR | -o FILE]\n\nOne CSV row per scorecard.json found in the results folders (and per level of\nthe GuideLLM, AIPerf, GenAI-Perf or vLLM results there, as anecdotes), written\nto OUTPUT-DIR/%s (default %[2]s/%[1]s) unless -o names a file.\n\n%[3]s", aggregateFile, benchmark.DefaultOutputDir, fs.FlagUsages())
+		fmt.Fprintf(e.stderr, "usage: gollm-bench aggregate DIR... [--output-dir DIR | -o FILE]\n\nOne CSV row per scorecard.json found in the results folders (and per level of\nthe GuideLLM, AIPerf, GenAI-Perf, vLLM or inference-perf results there, as\nanecdotes), written to OUTPUT-DIR/%s (default %[2]s/%[1]s) unless -o names a file.\n\n%[3]s", aggregateFile, benchmark.DefaultOutputDir, fs.FlagUsages())
 	}
 	if err := fs.Parse(args); err != nil {
 		return usageErr(err)
