@@ -32,6 +32,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/scorecard"
 	"github.com/gollm-bench/gollm-bench/slo"
 	"github.com/gollm-bench/gollm-bench/sweep"
+	"github.com/gollm-bench/gollm-bench/telemetry"
 	"github.com/gollm-bench/gollm-bench/tokenize"
 	"github.com/gollm-bench/gollm-bench/workload"
 )
@@ -129,7 +130,7 @@ type Benchmark struct {
 	log        *harness.RecordLog
 	reserve    *results.Reserve // disk space for the outputs, released when they are written
 	runner     *harness.Runner
-	sources    *harness.Sources
+	sources    *telemetry.Sources
 	meter      *energy.Meter        // Settings.Energy, opened before anything is sent
 	phase      harness.WarmupPhase  // Settings.WarmupPhase and Stabilize; zero: none
 	warmRecord *results.WarmupPhase // what the warm-up phase did
@@ -558,7 +559,7 @@ func (b *Benchmark) setup(ctx context.Context) error {
 	if s.Gzip {
 		name = results.RequestsJSONLGz
 	}
-	if b.log, err = harness.CreateRecordLogIn(b.folder(), name, s.Gzip); err != nil {
+	if b.log, err = harness.CreateRecordLogIn(b.folder().FileSystem(), b.folder().Path, name, s.Gzip); err != nil {
 		return err
 	}
 	if b.sources, err = b.telemetry(ctx); err != nil {
@@ -1086,7 +1087,7 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 		tl := lv.Timeline
 		tl.Repeat = lv.Repeat
 		run.Timelines = append(run.Timelines, tl)
-		if r := lv.Telemetry; r != nil && (r.Energy != nil || r.Engine != nil || r.Pod != nil || r.LiteLLM != nil) {
+		if r, _ := lv.Telemetry.(*telemetry.LevelReading); r != nil && (r.Energy != nil || r.Engine != nil || r.Pod != nil || r.LiteLLM != nil) {
 			run.Telemetry = append(run.Telemetry, results.LevelTelemetry{Level: lv.Result.Level, Repeat: lv.Repeat,
 				Energy: r.Energy, Engine: r.Engine, Pod: r.Pod, PodGap: r.PodGap, LiteLLM: r.LiteLLM})
 		}
