@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
-	"github.com/gollm-bench/gollm-bench/results/outputfs"
+	"github.com/gollm-bench/gollm-bench/outputfs"
 )
 
 // batchSize is the size, in bytes of JSON, of the batches of records a

@@ -12,7 +12,7 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/internal/quota"
 	"github.com/gollm-bench/gollm-bench/loadgen"
-	"github.com/gollm-bench/gollm-bench/results/outputfs"
+	"github.com/gollm-bench/gollm-bench/outputfs"
 )
 
 // TestRecordFileFull: a record file on a disk that fills up holds whole

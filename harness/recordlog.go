@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
-	"github.com/gollm-bench/gollm-bench/results/outputfs"
+	"github.com/gollm-bench/gollm-bench/outputfs"
 )
 
 // RecordLog is a run's records file, requests.jsonl (or .jsonl.gz), with one

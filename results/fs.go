@@ -3,7 +3,7 @@ package results
 import (
 	"errors"
 	"fmt"
-	"github.com/gollm-bench/gollm-bench/results/outputfs"
+	"github.com/gollm-bench/gollm-bench/outputfs"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -12,7 +12,7 @@ import (
 )
 
 // The file system a results folder is written through is defined in
-// package results/outputfs, which the level runner imports without this
+// package outputfs, which the level runner imports without this
 // package; these names keep it part of results' API.
 type (
 	// FS is the file system a results folder is written through (outputfs.FS).

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/gollm-bench/gollm-bench/results/outputfs"
+	"github.com/gollm-bench/gollm-bench/outputfs"
 )
 
 // FS is a outputfs.FS whose files may hold at most Limit bytes in all. It
