@@ -62,7 +62,6 @@ func (s Sample) Key() string {
 	return fmt.Sprintf("%s/%d", s.Host, s.Index)
 }
 
-
 // WarnPowerNotStable: the thermal gate (--stabilize) timed out before power
 // settled (metrics.Warning.Code).
 const WarnPowerNotStable metrics.WarningCode = "power_not_stable"
