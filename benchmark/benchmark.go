@@ -535,33 +535,10 @@ func (b *Benchmark) setup(ctx context.Context) error {
 	if err := b.describeHost(ctx); err != nil {
 		return err
 	}
-	if b.opt.FS == nil {
-		for _, p := range results.RemoveStaleReserves(s.OutputDir) {
-			fmt.Fprintf(b.opt.Log, "removed %s: the disk reserve of a run killed before it could give it back\n", p)
-		}
-	}
-	dir, err := b.createDir()
-	if err != nil {
-		return badInput(err)
-	}
-	b.dir = dir
-	// Space for run.json and the scorecard, should the records fill the
-	// disk. A disk too full for it is refused before anything is sent.
-	free, ferr := b.folder().FileSystem().FreeSpace(dir)
-	if b.reserve, err = b.folder().Reserve(reserveSize(free, ferr)); err != nil {
-		// Nothing was run: the folder goes too (it is empty), so that a
-		// rerun with the same --run-id is not refused.
-		_ = b.folder().FileSystem().Remove(dir)
-		b.dir = ""
-		return fmt.Errorf("%w: free some space, or choose another --output-dir", err)
-	}
-	name := results.RequestsJSONL
-	if s.Gzip {
-		name = results.RequestsJSONLGz
-	}
-	if b.log, err = harness.CreateRecordLogIn(b.folder().FileSystem(), b.folder().Path, name, s.Gzip); err != nil {
+	if err := b.openFolder(); err != nil {
 		return err
 	}
+	var err error
 	if b.sources, err = b.telemetry(ctx); err != nil {
 		return err
 	}
@@ -878,13 +855,60 @@ func interruptedBy(ctx context.Context) string {
 // folder is the run's results folder.
 func (b *Benchmark) folder() results.Folder { return results.Folder{Path: b.dir, FS: b.opt.FS} }
 
+// openFolder creates the run's results folder, sets its disk reserve
+// aside and opens its records log, unless Settings.OutputDir is empty:
+// then nothing is written, and the records and figures are only in Run's
+// Outcome (and on Options.Stdout as the console table).
+func (b *Benchmark) openFolder() error {
+	s := &b.s
+	if s.OutputDir == "" {
+		return nil
+	}
+	if b.opt.FS == nil {
+		for _, p := range results.RemoveStaleReserves(s.OutputDir) {
+			fmt.Fprintf(b.opt.Log, "removed %s: the disk reserve of a run killed before it could give it back\n", p)
+		}
+	}
+	dir, err := b.createDir()
+	if err != nil {
+		return badInput(err)
+	}
+	b.dir = dir
+	// Space for run.json and the scorecard, should the records fill the
+	// disk. A disk too full for it is refused before anything is sent.
+	free, ferr := b.folder().FileSystem().FreeSpace(dir)
+	if b.reserve, err = b.folder().Reserve(reserveSize(free, ferr)); err != nil {
+		// Nothing was run: the folder goes too (it is empty), so that a
+		// rerun with the same --run-id is not refused.
+		_ = b.folder().FileSystem().Remove(dir)
+		b.dir = ""
+		return fmt.Errorf("%w: free some space, or choose another --output-dir", err)
+	}
+	name := results.RequestsJSONL
+	if s.Gzip {
+		name = results.RequestsJSONLGz
+	}
+	b.log, err = harness.CreateRecordLogIn(b.folder().FileSystem(), b.folder().Path, name, s.Gzip)
+	return err
+}
+
+// where says where the results are: prefix and the folder, or, with no
+// output folder, that they were not written.
+func (b *Benchmark) where(prefix string) string {
+	if b.dir == "" {
+		return " not written (no output folder): they are in Run's Outcome only"
+	}
+	return prefix + b.dir
+}
+
 // Outcome is what Run did.
 type Outcome struct {
 	// Run is run.json as written.
 	Run results.Run
 	// Scorecard is scorecard.json as written.
 	Scorecard scorecard.Scorecard
-	// Dir is the results folder.
+	// Dir is the results folder; "" when Settings.OutputDir was empty
+	// and nothing was written.
 	Dir string
 	// Code is the exit code a CLI gives the outcome (package exitcode):
 	// OK, SLOFailed, Partial, Undecided, or Failure with Run's error.
@@ -950,16 +974,16 @@ func (b *Benchmark) Run(ctx context.Context) (Outcome, error) {
 	case outErr != nil:
 		return out, errors.Join(runErr, outErr)
 	case res.Partial:
-		fmt.Fprintf(b.opt.Log, "%s: partial results kept in %s\n", interruptedBy(ctx), b.dir)
+		fmt.Fprintf(b.opt.Log, "%s: partial results%s\n", interruptedBy(ctx), b.where(" kept in "))
 		out.Code = exitcode.Partial
 		return out, nil
 	case runErr != nil && errors.Is(runErr, sweep.ErrGridUndefined) && failures.noSuccess(b.target) != nil:
 		// Nothing answered: say so, rather than that the grid is undefined.
-		return out, fmt.Errorf("%w (results so far are in %s)", failures.noSuccess(b.target), b.dir)
+		return out, fmt.Errorf("%w (results so far%s)", failures.noSuccess(b.target), b.where(" are in "))
 	case runErr != nil:
-		return out, fmt.Errorf("%w (results so far are in %s)", fieldname.Replace(runErr, warningWords...), b.dir)
+		return out, fmt.Errorf("%w (results so far%s)", fieldname.Replace(runErr, warningWords...), b.where(" are in "))
 	}
-	fmt.Fprintf(b.opt.Log, "results: %s\n", b.dir)
+	fmt.Fprintf(b.opt.Log, "results%s\n", b.where(": "))
 	if err := failures.noSuccess(b.target); err != nil {
 		return out, err // a dead or refusing server is a runtime failure, not an SLO verdict
 	}
@@ -1121,8 +1145,13 @@ func (b *Benchmark) writeOutputs(ctx context.Context, run results.Run) (results.
 	sc := run.Scorecard()
 	run.Metadata = sc.Metadata
 	dir := b.folder()
-	errs = append(errs, dir.WriteRun(run), dir.WriteScorecard(sc), b.log.Close())
 	formats := slices.DeleteFunc(slices.Clone(b.s.Formats), func(f string) bool { return f == "json" })
+	if b.dir == "" {
+		// No folder: only the console table, which needs none.
+		formats = slices.DeleteFunc(formats, func(f string) bool { return f != "console" })
+	} else {
+		errs = append(errs, dir.WriteRun(run), dir.WriteScorecard(sc), b.log.Close())
+	}
 	errs = append(errs, report.WriteFormats(b.opt.Stdout, dir, run, formats))
 	if sc.Status == scorecard.StatusAnecdote {
 		fmt.Fprintf(b.opt.Log, "scorecard: anecdote, missing %s (give them as flags to make it auditable)\n", strings.Join(sc.Missing, ", "))

@@ -3,6 +3,7 @@ package benchmark
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -122,5 +123,34 @@ func TestSweepWithSLODecidesByDefault(t *testing.T) {
 		if got := b.precision.Decide; got != tt.decide {
 			t.Errorf("%s --slo %q --precision %q: decide %v, want %v", tt.command, tt.slo, tt.prec, got, tt.decide)
 		}
+	}
+}
+
+// Seen: Settings always wrote OUTPUT-DIR/RUN-ID/ (five files); an
+// embedder who wanted only the figures had to implement results.FS. Now
+// an empty OutputDir writes nothing, and the Outcome holds the run.
+func TestNoOutputDirWritesNothing(t *testing.T) {
+	t.Chdir(t.TempDir())
+	s := DefaultSettings(CommandRun)
+	s.MockPreset, s.Rates, s.MaxRequests, s.Energy = "instant", []string{"2"}, 10, "none"
+	s.MaxLag = 100 * time.Millisecond
+	s.OutputDir = ""
+	b, err := New(context.Background(), s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := b.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Dir != "" || len(out.Run.Result.Levels) != 1 || out.Run.Result.Levels[0].Summary.Requests.OK == 0 {
+		t.Errorf("outcome dir %q, levels %d: want no folder and the level in the Outcome", out.Dir, len(out.Run.Result.Levels))
+	}
+	left, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range left {
+		t.Errorf("%s was written; want nothing without an OutputDir", e.Name())
 	}
 }

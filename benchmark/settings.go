@@ -151,7 +151,13 @@ type Settings struct {
 	Labels         []string // label: K=V pairs
 
 	// Outputs.
-	OutputDir  string   // output-dir: parent of the run's folder
+	// OutputDir (output-dir) is the parent of the run's folder
+	// OUTPUT-DIR/RUN-ID/, where run.json, scorecard.json, the records and
+	// the reports are written. "" writes nothing: no folder, no records
+	// file; the run's figures are in Run's Outcome, and the console table
+	// on Options.Stdout when Formats has "console". DefaultSettings gives
+	// DefaultOutputDir, the command line's default.
+	OutputDir  string
 	Formats    []string // format: console, json, csv, html
 	Overwrite  bool     // overwrite: replace an existing results folder
 	Gzip       bool     // gzip: write requests.jsonl.gz
