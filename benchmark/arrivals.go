@@ -84,7 +84,7 @@ func (b *Benchmark) parseArrivals() []error {
 			bad("--ramp with --profile %s: a ramp paces arrivals by time; use --profile constant (evenly spaced) or poisson", f.Profile)
 		}
 		if err == nil {
-			f.Rates = []string{strconv.FormatFloat(r.To, 'g', -1, 64)} // names the level
+			f.Rates = []float64{r.To} // names the level
 		}
 	}
 	if f.SharedPrefix != "" {
@@ -160,14 +160,14 @@ func (b *Benchmark) readTrace() []error {
 	}
 	lim := plan.Limits()
 	f.Profile = "constant"
-	f.Rates = []string{strconv.FormatFloat(plan.Rate(), 'g', 4, 64)}
+	f.Rates = []float64{roundTo4(plan.Rate())}
 	f.MaxRequests = lim.MaxRequests
 	if !f.Given["max-seconds"] {
 		f.MaxSeconds = lim.MaxDuration.Seconds()
 	}
-	for name, v := range map[string]*string{"warmup": &f.Warmup, "cooldown": &f.Cooldown} {
+	for name, v := range map[string]*loadgen.Trim{"warmup": &f.Warmup, "cooldown": &f.Cooldown} {
 		if !f.Given[name] {
-			*v = "0"
+			*v = loadgen.Trim{}
 		}
 	}
 	return nil
@@ -271,4 +271,11 @@ func (a *arrivals) scorecardSpec(m *scorecard.Metadata) {
 	case a.shared != nil:
 		m.DataSpec = "shared-prefix=" + a.shared.String()
 	}
+}
+
+// roundTo4 rounds x to 4 significant digits: a trace's mean rate names its
+// level, and more digits would claim a precision the replay does not have.
+func roundTo4(x float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 4, 64), 64)
+	return v
 }

@@ -219,10 +219,8 @@ func (b *Benchmark) parse() error {
 	bad := func(err error) { errs = append(errs, err) }
 	errs = append(errs, b.parseArrivals()...)
 	var err error
-	if b.obj, err = slo.Parse(s.SLO); err != nil {
-		bad(fmt.Errorf("--slo: %w", err))
-	}
-	if s.Precision == "" && s.Command == CommandSweep && strings.TrimSpace(s.SLO) != "" {
+	b.obj = s.SLO
+	if s.Precision == "" && s.Command == CommandSweep && !s.SLO.IsZero() {
 		// A user who gives a sweep an SLO asks for the knee: decide it.
 		// `--precision quick` keeps the undecided grid of short levels.
 		b.precisionDefaulted = true
@@ -238,22 +236,22 @@ func (b *Benchmark) parse() error {
 	if s.Repeat < 1 {
 		bad(fmt.Errorf("--repeat %d: a level runs at least once; give 1 (the default) or more, e.g. --repeat 3", s.Repeat))
 	}
-	for _, r := range s.Rates {
+	for _, v := range s.Rates {
 		if b.arr.unread {
 			break
 		}
-		v, perr := strconv.ParseFloat(strings.TrimSpace(r), 64)
-		if perr != nil || !(v > 0) || math.IsInf(v, 0) {
-			bad(fmt.Errorf("--rate %q: want positive numbers, e.g. --rate 1,2,4", r))
+		if !(v > 0) || math.IsInf(v, 0) {
+			bad(fmt.Errorf("--rate %q: want positive numbers, e.g. --rate 1,2,4", formatRates([]float64{v})))
 			continue
 		}
 		b.levels = append(b.levels, v)
 	}
-	if b.warmup, err = trim("warmup", s.Warmup); err != nil {
-		bad(err)
+	b.warmup, b.cooldown = s.Warmup, s.Cooldown
+	if err := s.Warmup.Validate(); err != nil {
+		bad(fmt.Errorf("--warmup %v: %w", s.Warmup, err))
 	}
-	if b.cooldown, err = trim("cooldown", s.Cooldown); err != nil {
-		bad(err)
+	if err := s.Cooldown.Validate(); err != nil {
+		bad(fmt.Errorf("--cooldown %v: %w", s.Cooldown, err))
 	}
 	if err := b.parseWarmupPhase(); err != nil {
 		bad(err)
@@ -264,7 +262,8 @@ func (b *Benchmark) parse() error {
 			bad(fmt.Errorf("--profile %s: a sweep runs sweep (rate grid and knee search), constant, poisson, or concurrent with --rate levels; use `gollm-bench run --profile %s` for one %s level", s.Profile, s.Profile, s.Profile))
 		}
 	case "concurrent", "constant", "poisson":
-		if len(s.Rates) == 0 && !(b.isSweep() && s.Profile != "concurrent") && !b.arr.unread {
+		// Given: a --rate whose every value was refused is not also missing.
+		if len(s.Rates) == 0 && !s.Given["rate"] && !(b.isSweep() && s.Profile != "concurrent") && !b.arr.unread {
 			what := "req/s levels, e.g. --rate 5,10,20"
 			if s.Profile == "concurrent" {
 				what = "concurrency levels, e.g. --rate 8 or --rate 1,2,4,8"
@@ -278,7 +277,7 @@ func (b *Benchmark) parse() error {
 		if len(s.Rates) == 1 {
 			// GuideLLM's --profile (--rate-type) sweep --rate N means N
 			// benchmarks; ours would be a sweep from one N req/s level.
-			r := s.Rates[0]
+			r := strconv.FormatFloat(s.Rates[0], 'g', -1, 64)
 			bad(fmt.Errorf("--rate %[1]s with --profile sweep is ambiguous: in GuideLLM it means %[1]s benchmarks, which is --levels %[1]s here; here --rate gives the levels themselves: for one level at %[1]s req/s write --profile constant --rate %[1]s, for a sweep over rates of your choice give a list, e.g. --profile constant --rate 1,2,4,8", r))
 		}
 	default:
@@ -461,14 +460,6 @@ func (b *Benchmark) given() []string {
 
 // isSweep reports whether the benchmark searches for the knee.
 func (b *Benchmark) isSweep() bool { return b.s.Command == CommandSweep }
-
-func trim(flag, s string) (loadgen.Trim, error) {
-	t, err := loadgen.ParseTrim(s)
-	if err != nil {
-		return t, fmt.Errorf("--%s %w", flag, err)
-	}
-	return t, nil
-}
 
 // setup starts the target (or the mock), the client, the tokenizer, the
 // workload, the results folder and the level runner.
@@ -896,7 +887,7 @@ func (b *Benchmark) openFolder() error {
 // output folder, that they were not written.
 func (b *Benchmark) where(prefix string) string {
 	if b.dir == "" {
-		return " not written (no output folder): they are in Run's Outcome only"
+		return " not written: no output folder"
 	}
 	return prefix + b.dir
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/slo"
 )
 
 // Bad settings are all reported at once, as an *InputError naming each
@@ -18,7 +19,7 @@ func TestNewRefusesBadSettings(t *testing.T) {
 	dir := t.TempDir()
 	s := DefaultSettings(CommandSweep)
 	s.OutputDir = dir
-	s.SLO = "ttft_p99<=fast"
+	s.Rates = []float64{-1}
 	s.KneeTolerance = 2
 	s.Repeat = 0
 	_, err := New(context.Background(), s, Options{})
@@ -26,7 +27,7 @@ func TestNewRefusesBadSettings(t *testing.T) {
 	if !errors.As(err, &bad) {
 		t.Fatalf("err = %v, want an *InputError", err)
 	}
-	for _, want := range []string{"--slo", "--knee-tolerance", "--repeat"} {
+	for _, want := range []string{"--rate", "--knee-tolerance", "--repeat"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %s:\n%v", want, err)
 		}
@@ -39,11 +40,11 @@ func TestNewRefusesBadSettings(t *testing.T) {
 // sustained, an open-loop level's is its target rate.
 func TestRunAndSweepAgreeOnOfferedLoad(t *testing.T) {
 	t.Parallel()
-	levels := func(cmd Command, profile string, rates ...string) []float64 {
+	levels := func(cmd Command, profile string, rates ...float64) []float64 {
 		s := DefaultSettings(cmd)
 		s.MockPreset, s.Energy, s.Formats = "instant", "none", []string{"json"}
 		s.OutputDir, s.Profile, s.Rates = t.TempDir(), profile, rates
-		s.MaxRequests, s.Warmup, s.Cooldown = 8, "0", "0"
+		s.MaxRequests, s.Warmup, s.Cooldown = 8, loadgen.Trim{}, loadgen.Trim{}
 		s.MaxLag = time.Second
 		b, err := New(context.Background(), s, Options{})
 		if err != nil {
@@ -63,8 +64,8 @@ func TestRunAndSweepAgreeOnOfferedLoad(t *testing.T) {
 		return loads
 	}
 	levels(CommandRun, "synchronous")
-	run := levels(CommandRun, "constant", "20", "40")
-	sweep := levels(CommandSweep, "constant", "20", "40")
+	run := levels(CommandRun, "constant", 20, 40)
+	sweep := levels(CommandSweep, "constant", 20, 40)
 	if !slices.Equal(run, sweep) || !slices.Equal(run, []float64{20, 40}) {
 		t.Errorf("offered loads: run %v, sweep %v; want both [20 40]", run, sweep)
 	}
@@ -83,9 +84,9 @@ func TestProfilesAreWhatNewAccepts(t *testing.T) {
 			s.Profile = p
 			s.Rates = nil
 			if p == "concurrent" || p == "constant" || p == "poisson" {
-				s.Rates = []string{"1", "2"}
+				s.Rates = []float64{1, 2}
 			}
-			s.SLO = "ttft_p99<=fast" // a bad setting, so that New stops at its checks
+			s.Repeat = 0 // a bad setting, so that New stops at its checks
 			_, err := New(context.Background(), s, Options{})
 			refused := err != nil && strings.Contains(err.Error(), "--profile")
 			if listed := slices.Contains(cmd.Profiles(), p); listed == refused {
@@ -112,9 +113,13 @@ func TestSweepWithSLODecidesByDefault(t *testing.T) {
 		{CommandRun, "ttft_p99<=500ms", "", false},
 	} {
 		s := DefaultSettings(tt.command)
-		s.SLO, s.Precision = tt.slo, tt.prec
+		obj, err := slo.Parse(tt.slo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SLO, s.Precision = obj, tt.prec
 		if tt.command == CommandRun {
-			s.Rates = []string{"4"}
+			s.Rates = []float64{4}
 		}
 		b := &Benchmark{s: s}
 		if err := b.parse(); err != nil {
@@ -132,7 +137,7 @@ func TestSweepWithSLODecidesByDefault(t *testing.T) {
 func TestNoOutputDirWritesNothing(t *testing.T) {
 	t.Chdir(t.TempDir())
 	s := DefaultSettings(CommandRun)
-	s.MockPreset, s.Rates, s.MaxRequests, s.Energy = "instant", []string{"2"}, 10, "none"
+	s.MockPreset, s.Rates, s.MaxRequests, s.Energy = "instant", []float64{2}, 10, "none"
 	s.MaxLag = 100 * time.Millisecond
 	s.OutputDir = ""
 	b, err := New(context.Background(), s, Options{})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/benchmark"
 	"github.com/gollm-bench/gollm-bench/exitcode"
+	"github.com/gollm-bench/gollm-bench/slo"
 )
 
 // Example runs one short concurrent level against the built-in mock (no
@@ -15,9 +16,9 @@ import (
 func Example() {
 	s := benchmark.DefaultSettings(benchmark.CommandRun)
 	s.MockPreset = "instant"
-	s.Rates = []string{"2"}
+	s.Rates = []float64{2} // requests in flight
 	s.MaxRequests = 60
-	s.SLO = "e2e_p50<=2s"
+	s.SLO, _ = slo.Parse("e2e_p50<=2s")
 	s.MaxLag = 100 * time.Millisecond // the in-process mock shares the CPU
 	s.Energy = "none"
 	s.OutputDir = "" // write no results folder

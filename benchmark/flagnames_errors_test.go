@@ -83,7 +83,7 @@ func TestBadInputOneError(t *testing.T) {
 		s.OutputDir = t.TempDir()
 		s.Given = map[string]bool{}
 		if tc.flag != "--trace" && tc.flag != "--ramp" {
-			s.Rates = []string{"2"} // run's concurrent default needs levels
+			s.Rates = []float64{2} // run's concurrent default needs levels
 		}
 		tc.set(&s)
 		_, err := New(context.Background(), s, Options{})
