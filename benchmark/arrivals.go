@@ -63,16 +63,23 @@ func (b *Benchmark) parseArrivals() []error {
 			bad("--burstiness with --profile %s: gamma gaps replace a Poisson process's exponential ones; use --profile poisson (the default with --burstiness)", f.Profile)
 		}
 	}
-	if f.Ramp != "" {
-		r, err := loadgen.ParseRamp(f.Ramp)
+	if f.Ramp == nil && f.Given["ramp"] {
+		// A ramp the command line could not parse (cmdline.SettingsText):
+		// the profile and rate it would set are not checked.
+		a.unread = true
+		clash("ramp", "the ramp sets the level's rates", "rate")
+	}
+	if f.Ramp != nil {
+		r := *f.Ramp
+		err := r.Validate()
 		switch {
 		case err != nil:
-			bad("--%w", fieldname.Replace(err, rampFields...))
+			bad("--ramp %q: %w", r.String(), fieldname.Replace(err, rampFields...))
 			a.unread = true
 		case b.isSweep():
-			bad("--ramp with sweep: a ramp raises the rate within a level; use `gollm-bench run --ramp %s`", f.Ramp)
+			bad("--ramp with sweep: a ramp raises the rate within a level; use `gollm-bench run --ramp %s`", r)
 		case f.Given["max-seconds"] && time.Duration(f.MaxSeconds*float64(time.Second)) < r.Over:
-			bad("--max-seconds %v ends the level before --ramp %s reaches its end rate after %v: raise --max-seconds (the level holds the end rate after the ramp), or shorten the ramp", f.MaxSeconds, f.Ramp, r.Over)
+			bad("--max-seconds %v ends the level before --ramp %s reaches its end rate after %v: raise --max-seconds (the level holds the end rate after the ramp), or shorten the ramp", f.MaxSeconds, r, r.Over)
 		case !f.Given["max-seconds"] && !f.Given["max-requests"]:
 			f.MaxSeconds = r.Over.Seconds()
 		}

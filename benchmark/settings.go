@@ -37,7 +37,8 @@ func (c Command) Profiles() []string {
 // telemetry, cost, metadata and outputs.
 //
 // The levels (Rates, req/s or concurrencies), the SLO (an slo.Objective),
-// the trims (loadgen.Trim) and the durations are typed values; a command
+// the trims (loadgen.Trim), the ramp (loadgen.Ramp) and the durations are
+// typed values; a command
 // line parses its text into them (package cmdline's SettingsText). The
 // other text settings still use the flags' grammar (docs/cli.md) and are
 // parsed by New.
@@ -80,13 +81,13 @@ type Settings struct {
 	ReceiveClock string
 
 	// Load.
-	Profile        string   // profile: synchronous, concurrent, throughput, constant, poisson or sweep
+	Profile string // profile: synchronous, concurrent, throughput, constant, poisson or sweep
 	// Rates (rate) are the levels: concurrencies, whole numbers, for the
 	// concurrent and throughput profiles; req/s for constant and poisson.
 	// Each > 0.
 	Rates          []float64
-	MaxConcurrency int      // max-concurrency: requests in flight at most in rate modes (0: no cap)
-	Seed           uint64   // seed: of prompts, lengths and arrivals
+	MaxConcurrency int    // max-concurrency: requests in flight at most in rate modes (0: no cap)
+	Seed           uint64 // seed: of prompts, lengths and arrivals
 	// Nonce (nonce) makes the cold prefixes, the unique leading tokens of
 	// every prompt, the run's own: "" is the run id, so that no two runs
 	// share a cacheable prefix. A rerun that must send the same prompts
@@ -111,9 +112,11 @@ type Settings struct {
 	TraceSpeedup         float64 // trace-speedup: play the trace this many times faster (0: 1)
 	TraceWindow          string  // trace-window: START,END of the trace to replay (time since its first request)
 	TraceFailed          string  // trace-failed: lines describing failed requests (0 output tokens): replay, skip or refuse ("": replay)
-	Ramp                 string  // ramp: raise the rate within each level, e.g. linear:1->50:60s (run only)
-	Burstiness           float64 // burstiness: gamma shape K of the gaps (0: none; implies profile poisson)
-	SharedPrefix         string  // shared-prefix: groups=G,prompts=P,prefix=S,question=Q,output=O
+	// Ramp (ramp) raises the rate within each level, run only (nil: no
+	// ramp; loadgen.ParseRamp reads the flag's linear:1->50:60s).
+	Ramp         *loadgen.Ramp
+	Burstiness   float64 // burstiness: gamma shape K of the gaps (0: none; implies profile poisson)
+	SharedPrefix string  // shared-prefix: groups=G,prompts=P,prefix=S,question=Q,output=O
 
 	// Limits and windows.
 	// Warmup (warmup) is trimmed from each level's start, and Cooldown
@@ -135,7 +138,7 @@ type Settings struct {
 	// SLO (slo) is the service-level objective each level is judged
 	// against (slo.Parse reads the flag's ttft_p99<=500ms,itl_p95<=50ms);
 	// the zero Objective judges nothing.
-	SLO slo.Objective
+	SLO                 slo.Objective
 	Precision           string  // precision: "decide", interval targets levels run to (e.g. ttft_p99:5%), or "quick"; "": decide for a sweep with an SLO, else quick
 	PrecisionMaxSeconds float64 // precision-max-seconds: a sweep's bound on a level run to a decision, s (0: 10 × MaxSeconds)
 	Repeat              int     // repeat: runs of each level, pooled (0 or 1: once)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gollm-bench/gollm-bench/benchmark"
+	"github.com/gollm-bench/gollm-bench/internal/fieldname"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/slo"
 )
@@ -15,7 +16,8 @@ import (
 // SettingsText is the text, in the flags' grammar, of the benchmark
 // settings that benchmark.Settings holds as typed values: --rate (a list
 // of numbers), --slo (slo.Parse's grammar), --warmup and --cooldown
-// (loadgen.ParseTrim's: 30s, 100, 10%). The command binds those flags to
+// (loadgen.ParseTrim's: 30s, 100, 10%) and --ramp (loadgen.ParseRamp's:
+// linear:1->50:60s). The command binds those flags to
 // its fields, so that configuration files, peer aliases and --like set
 // them as they set any flag, and Apply parses them into the settings:
 // the library takes typed values, and the grammar is the command line's.
@@ -23,6 +25,7 @@ type SettingsText struct {
 	Rates            []string // --rate
 	SLO              string   // --slo
 	Warmup, Cooldown string   // --warmup, --cooldown
+	Ramp             string   // --ramp ("": none)
 }
 
 // NewSettingsText returns the text of s's typed settings, as the flags
@@ -36,10 +39,13 @@ func NewSettingsText(s benchmark.Settings) SettingsText {
 	if !s.SLO.IsZero() {
 		t.SLO = s.SLO.String()
 	}
+	if s.Ramp != nil {
+		t.Ramp = s.Ramp.String()
+	}
 	return t
 }
 
-// Apply parses t into s's Rates, SLO, Warmup and Cooldown. It reports
+// Apply parses t into s's Rates, SLO, Warmup, Cooldown and Ramp. It reports
 // every bad value at once (errors.Join), each starting with its flag, as
 // benchmark.New does for the others; the values that parse are set even
 // when others do not, so that checking s afterwards does not also
@@ -69,6 +75,19 @@ func (t SettingsText) Apply(s *benchmark.Settings) error {
 			errs = append(errs, fmt.Errorf("--%s %w", trim.flag, err))
 		}
 		*trim.to = v
+	}
+	s.Ramp = nil
+	if strings.TrimSpace(t.Ramp) != "" {
+		r, err := loadgen.ParseRamp(t.Ramp)
+		if err != nil {
+			// The ramp's words (the start rate, the end rate) are the
+			// user's; the Go fields after them are not.
+			errs = append(errs, fmt.Errorf("--%w", fieldname.Replace(err,
+				fieldname.Name{Field: " (Ramp.From)"}, fieldname.Name{Field: " (Ramp.To)"},
+				fieldname.Name{Field: " (Ramp.Over)"}, fieldname.Name{Field: " (Ramp.Shape)"})))
+		} else {
+			s.Ramp = &r
+		}
 	}
 	return errors.Join(errs...)
 }

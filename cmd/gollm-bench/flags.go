@@ -10,8 +10,9 @@ import (
 )
 
 // The flags of `run` and `sweep` set benchmark.Settings, one flag per
-// field, named as the field's comment says; --rate, --slo, --warmup and
-// --cooldown set its typed fields through their text (cmdline.SettingsText). Names follow GuideLLM and
+// field, named as the field's comment says; --rate, --slo, --warmup,
+// --cooldown and --ramp set its typed fields through their text
+// (cmdline.SettingsText). Names follow GuideLLM and
 // AIPerf where they have one.
 
 // register binds the flags of `run` (sweep false) or `sweep` to b's
@@ -57,7 +58,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.Float64Var(&s.TraceSpeedup, "trace-speedup", s.TraceSpeedup, "play --trace this many times faster (0.5: half speed)")
 	fs.StringVar(&s.TraceFailed, "trace-failed", s.TraceFailed, "--trace lines that describe requests that failed in the traced service (0 output tokens, as BurstGPT logs them): replay (send with 1 output token; the default), skip, or refuse")
 	fs.StringVar(&s.TraceWindow, "trace-window", s.TraceWindow, "replay only the requests of --trace arriving in START,END (time since its first request: 10m,20m or 600,1200; either may be empty)")
-	fs.StringVar(&s.Ramp, "ramp", s.Ramp, `raise the arrival rate within each level (run only), e.g. "linear:1->50:60s" or "exponential:2->64:2m" (req/s; constant arrivals, or Poisson with --profile poisson)`)
+	fs.StringVar(&b.text.Ramp, "ramp", b.text.Ramp, `raise the arrival rate within each level (run only), e.g. "linear:1->50:60s" or "exponential:2->64:2m" (req/s; constant arrivals, or Poisson with --profile poisson)`)
 	fs.Float64Var(&s.Burstiness, "burstiness", s.Burstiness, "gamma-distributed gaps of this shape K with the level's mean rate (implies --profile poisson): 1 is Poisson, below 1 burstier (0.5: CV 1.41), above 1 smoother")
 	fs.StringVar(&s.SharedPrefix, "shared-prefix", s.SharedPrefix, `groups of prompts sharing a prefix, e.g. "groups=8,prompts=64,prefix=2048,question=128,output=256" (tokens; prefix-cache state shared:GxS)`)
 	fs.StringVar(&s.PrefixCache, "prefix-cache", s.PrefixCache, "cold (the default: a unique leading token sequence per request) or warm:N (a shared N-token prefix; N below the ISL: prompt_tokens, or the smallest ISL of --sequence-distribution)")
