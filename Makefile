@@ -70,8 +70,8 @@ race: ## all tests under the race detector but deploy/kubernetes (wall-clock tim
 	$(GO) test -race -count=1 $(RACE_PKGS)
 
 # -p 1: one package at a time, so that no other test loads the machine.
-timing: ## the wall-clock tests (timing truth, the knee against the mock, the client's health on a full disk, a precision-driven stop), without the race detector
-	$(GO) test -p 1 -count=1 -run 'TestTimingTruth|TestSweepBracketsMockKnee|TestFullDiskKeepsPartial|TestPrecisionStopsALevelOnceMet' ./harness ./cmd/gollm-bench
+timing: ## the wall-clock tests (timing truth, the knee against the mock, loadtest's sweep example, the client's health on a full disk, a precision-driven stop), without the race detector
+	$(GO) test -p 1 -count=1 -run 'TestTimingTruth|TestSweepBracketsMockKnee|TestFullDiskKeepsPartial|TestPrecisionStopsALevelOnceMet|Example_sweep' ./harness ./cmd/gollm-bench ./loadtest
 
 # The packages with tests that call skipUnderRace: CPU-heavy checks that run
 # in one goroutine (tokenizer conformance, the statistics' coverage) or

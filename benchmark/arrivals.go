@@ -63,16 +63,23 @@ func (b *Benchmark) parseArrivals() []error {
 			bad("--burstiness with --profile %s: gamma gaps replace a Poisson process's exponential ones; use --profile poisson (the default with --burstiness)", f.Profile)
 		}
 	}
-	if f.Ramp != "" {
-		r, err := loadgen.ParseRamp(f.Ramp)
+	if f.Ramp == nil && f.Given["ramp"] {
+		// A ramp the command line could not parse (cmdline.SettingsText):
+		// the profile and rate it would set are not checked.
+		a.unread = true
+		clash("ramp", "the ramp sets the level's rates", "rate")
+	}
+	if f.Ramp != nil {
+		r := *f.Ramp
+		err := r.Validate()
 		switch {
 		case err != nil:
-			bad("--%w", fieldname.Replace(err, rampFields...))
+			bad("--ramp %q: %w", r.String(), fieldname.Replace(err, rampFields...))
 			a.unread = true
 		case b.isSweep():
-			bad("--ramp with sweep: a ramp raises the rate within a level; use `gollm-bench run --ramp %s`", f.Ramp)
+			bad("--ramp with sweep: a ramp raises the rate within a level; use `gollm-bench run --ramp %s`", r)
 		case f.Given["max-seconds"] && time.Duration(f.MaxSeconds*float64(time.Second)) < r.Over:
-			bad("--max-seconds %v ends the level before --ramp %s reaches its end rate after %v: raise --max-seconds (the level holds the end rate after the ramp), or shorten the ramp", f.MaxSeconds, f.Ramp, r.Over)
+			bad("--max-seconds %v ends the level before --ramp %s reaches its end rate after %v: raise --max-seconds (the level holds the end rate after the ramp), or shorten the ramp", f.MaxSeconds, r, r.Over)
 		case !f.Given["max-seconds"] && !f.Given["max-requests"]:
 			f.MaxSeconds = r.Over.Seconds()
 		}
@@ -84,7 +91,7 @@ func (b *Benchmark) parseArrivals() []error {
 			bad("--ramp with --profile %s: a ramp paces arrivals by time; use --profile constant (evenly spaced) or poisson", f.Profile)
 		}
 		if err == nil {
-			f.Rates = []string{strconv.FormatFloat(r.To, 'g', -1, 64)} // names the level
+			f.Rates = []float64{r.To} // names the level
 		}
 	}
 	if f.SharedPrefix != "" {
@@ -160,14 +167,14 @@ func (b *Benchmark) readTrace() []error {
 	}
 	lim := plan.Limits()
 	f.Profile = "constant"
-	f.Rates = []string{strconv.FormatFloat(plan.Rate(), 'g', 4, 64)}
+	f.Rates = []float64{roundTo4(plan.Rate())}
 	f.MaxRequests = lim.MaxRequests
 	if !f.Given["max-seconds"] {
 		f.MaxSeconds = lim.MaxDuration.Seconds()
 	}
-	for name, v := range map[string]*string{"warmup": &f.Warmup, "cooldown": &f.Cooldown} {
+	for name, v := range map[string]*loadgen.Trim{"warmup": &f.Warmup, "cooldown": &f.Cooldown} {
 		if !f.Given[name] {
-			*v = "0"
+			*v = loadgen.Trim{}
 		}
 	}
 	return nil
@@ -271,4 +278,11 @@ func (a *arrivals) scorecardSpec(m *scorecard.Metadata) {
 	case a.shared != nil:
 		m.DataSpec = "shared-prefix=" + a.shared.String()
 	}
+}
+
+// roundTo4 rounds x to 4 significant digits: a trace's mean rate names its
+// level, and more digits would claim a precision the replay does not have.
+func roundTo4(x float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 4, 64), 64)
+	return v
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/scorecard"
 	"github.com/gollm-bench/gollm-bench/slo"
 	"github.com/gollm-bench/gollm-bench/sweep"
+	"github.com/gollm-bench/gollm-bench/telemetry"
 	"github.com/gollm-bench/gollm-bench/tokenize"
 	"github.com/gollm-bench/gollm-bench/workload"
 )
@@ -135,7 +136,7 @@ type Benchmark struct {
 	log        *harness.RecordLog
 	reserve    *results.Reserve // disk space for the outputs, released when they are written
 	runner     *harness.Runner
-	sources    *harness.Sources
+	sources    *telemetry.Sources
 	meter      *energy.Meter        // Settings.Energy, opened before anything is sent
 	phase      harness.WarmupPhase  // Settings.WarmupPhase and Stabilize; zero: none
 	warmRecord *results.WarmupPhase // what the warm-up phase did
@@ -227,10 +228,8 @@ func (b *Benchmark) parse() error {
 	bad := func(err error) { errs = append(errs, err) }
 	errs = append(errs, b.parseArrivals()...)
 	var err error
-	if b.obj, err = slo.Parse(s.SLO); err != nil {
-		bad(fmt.Errorf("--slo: %w", err))
-	}
-	if s.Precision == "" && s.Command == CommandSweep && strings.TrimSpace(s.SLO) != "" {
+	b.obj = s.SLO
+	if s.Precision == "" && s.Command == CommandSweep && !s.SLO.IsZero() {
 		// A user who gives a sweep an SLO asks for the knee: decide it.
 		// `--precision quick` keeps the undecided grid of short levels.
 		b.precisionDefaulted = true
@@ -246,22 +245,22 @@ func (b *Benchmark) parse() error {
 	if s.Repeat < 1 {
 		bad(fmt.Errorf("--repeat %d: a level runs at least once; give 1 (the default) or more, e.g. --repeat 3", s.Repeat))
 	}
-	for _, r := range s.Rates {
+	for _, v := range s.Rates {
 		if b.arr.unread {
 			break
 		}
-		v, perr := strconv.ParseFloat(strings.TrimSpace(r), 64)
-		if perr != nil || !(v > 0) || math.IsInf(v, 0) {
-			bad(fmt.Errorf("--rate %q: want positive numbers, e.g. --rate 1,2,4", r))
+		if !(v > 0) || math.IsInf(v, 0) {
+			bad(fmt.Errorf("--rate %q: want positive numbers, e.g. --rate 1,2,4", formatRates([]float64{v})))
 			continue
 		}
 		b.levels = append(b.levels, v)
 	}
-	if b.warmup, err = trim("warmup", s.Warmup); err != nil {
-		bad(err)
+	b.warmup, b.cooldown = s.Warmup, s.Cooldown
+	if err := s.Warmup.Validate(); err != nil {
+		bad(fmt.Errorf("--warmup %v: %w", s.Warmup, err))
 	}
-	if b.cooldown, err = trim("cooldown", s.Cooldown); err != nil {
-		bad(err)
+	if err := s.Cooldown.Validate(); err != nil {
+		bad(fmt.Errorf("--cooldown %v: %w", s.Cooldown, err))
 	}
 	if err := b.parseWarmupPhase(); err != nil {
 		bad(err)
@@ -272,7 +271,8 @@ func (b *Benchmark) parse() error {
 			bad(fmt.Errorf("--profile %s: a sweep runs sweep (rate grid and knee search), constant, poisson, or concurrent with --rate levels; use `gollm-bench run --profile %s` for one %s level", s.Profile, s.Profile, s.Profile))
 		}
 	case "concurrent", "constant", "poisson":
-		if len(s.Rates) == 0 && !(b.isSweep() && s.Profile != "concurrent") && !b.arr.unread {
+		// Given: a --rate whose every value was refused is not also missing.
+		if len(s.Rates) == 0 && !s.Given["rate"] && !(b.isSweep() && s.Profile != "concurrent") && !b.arr.unread {
 			what := "req/s levels, e.g. --rate 5,10,20"
 			if s.Profile == "concurrent" {
 				what = "concurrency levels, e.g. --rate 8 or --rate 1,2,4,8"
@@ -286,7 +286,7 @@ func (b *Benchmark) parse() error {
 		if len(s.Rates) == 1 {
 			// GuideLLM's --profile (--rate-type) sweep --rate N means N
 			// benchmarks; ours would be a sweep from one N req/s level.
-			r := s.Rates[0]
+			r := strconv.FormatFloat(s.Rates[0], 'g', -1, 64)
 			bad(fmt.Errorf("--rate %[1]s with --profile sweep is ambiguous: in GuideLLM it means %[1]s benchmarks, which is --levels %[1]s here; here --rate gives the levels themselves: for one level at %[1]s req/s write --profile constant --rate %[1]s, for a sweep over rates of your choice give a list, e.g. --profile constant --rate 1,2,4,8", r))
 		}
 	default:
@@ -470,14 +470,6 @@ func (b *Benchmark) given() []string {
 // isSweep reports whether the benchmark searches for the knee.
 func (b *Benchmark) isSweep() bool { return b.s.Command == CommandSweep }
 
-func trim(flag, s string) (loadgen.Trim, error) {
-	t, err := loadgen.ParseTrim(s)
-	if err != nil {
-		return t, fmt.Errorf("--%s %w", flag, err)
-	}
-	return t, nil
-}
-
 // setup starts the target (or the mock), the client, the tokenizer, the
 // workload, the results folder and the level runner.
 func (b *Benchmark) setup(ctx context.Context) error {
@@ -531,33 +523,10 @@ func (b *Benchmark) setup(ctx context.Context) error {
 	if err := b.describeHost(ctx); err != nil {
 		return err
 	}
-	if b.opt.FS == nil {
-		for _, p := range results.RemoveStaleReserves(s.OutputDir) {
-			fmt.Fprintf(b.opt.Log, "removed %s: the disk reserve of a run killed before it could give it back\n", p)
-		}
-	}
-	dir, err := b.createDir()
-	if err != nil {
-		return badInput(err)
-	}
-	b.dir = dir
-	// Space for run.json and the scorecard, should the records fill the
-	// disk. A disk too full for it is refused before anything is sent.
-	free, ferr := b.folder().FileSystem().FreeSpace(dir)
-	if b.reserve, err = b.folder().Reserve(reserveSize(free, ferr)); err != nil {
-		// Nothing was run: the folder goes too (it is empty), so that a
-		// rerun with the same --run-id is not refused.
-		_ = b.folder().FileSystem().Remove(dir)
-		b.dir = ""
-		return fmt.Errorf("%w: free some space, or choose another --output-dir", err)
-	}
-	name := results.RequestsJSONL
-	if s.Gzip {
-		name = results.RequestsJSONLGz
-	}
-	if b.log, err = harness.CreateRecordLogIn(b.folder(), name, s.Gzip); err != nil {
+	if err := b.openFolder(); err != nil {
 		return err
 	}
+	var err error
 	if b.sources, err = b.telemetry(ctx); err != nil {
 		return err
 	}
@@ -912,13 +881,60 @@ func interruptedBy(ctx context.Context) string {
 // folder is the run's results folder.
 func (b *Benchmark) folder() results.Folder { return results.Folder{Path: b.dir, FS: b.opt.FS} }
 
+// openFolder creates the run's results folder, sets its disk reserve
+// aside and opens its records log, unless Settings.OutputDir is empty:
+// then nothing is written, and the records and figures are only in Run's
+// Outcome (and on Options.Stdout as the console table).
+func (b *Benchmark) openFolder() error {
+	s := &b.s
+	if s.OutputDir == "" {
+		return nil
+	}
+	if b.opt.FS == nil {
+		for _, p := range results.RemoveStaleReserves(s.OutputDir) {
+			fmt.Fprintf(b.opt.Log, "removed %s: the disk reserve of a run killed before it could give it back\n", p)
+		}
+	}
+	dir, err := b.createDir()
+	if err != nil {
+		return badInput(err)
+	}
+	b.dir = dir
+	// Space for run.json and the scorecard, should the records fill the
+	// disk. A disk too full for it is refused before anything is sent.
+	free, ferr := b.folder().FileSystem().FreeSpace(dir)
+	if b.reserve, err = b.folder().Reserve(reserveSize(free, ferr)); err != nil {
+		// Nothing was run: the folder goes too (it is empty), so that a
+		// rerun with the same --run-id is not refused.
+		_ = b.folder().FileSystem().Remove(dir)
+		b.dir = ""
+		return fmt.Errorf("%w: free some space, or choose another --output-dir", err)
+	}
+	name := results.RequestsJSONL
+	if s.Gzip {
+		name = results.RequestsJSONLGz
+	}
+	b.log, err = harness.CreateRecordLogIn(b.folder().FileSystem(), b.folder().Path, name, s.Gzip)
+	return err
+}
+
+// where says where the results are: prefix and the folder, or, with no
+// output folder, that they were not written.
+func (b *Benchmark) where(prefix string) string {
+	if b.dir == "" {
+		return " not written: no output folder"
+	}
+	return prefix + b.dir
+}
+
 // Outcome is what Run did.
 type Outcome struct {
 	// Run is run.json as written.
 	Run results.Run
 	// Scorecard is scorecard.json as written.
 	Scorecard scorecard.Scorecard
-	// Dir is the results folder.
+	// Dir is the results folder; "" when Settings.OutputDir was empty
+	// and nothing was written.
 	Dir string
 	// Code is the exit code a CLI gives the outcome (package exitcode):
 	// OK, SLOFailed, Partial, Undecided, or Failure with Run's error.
@@ -984,16 +1000,16 @@ func (b *Benchmark) Run(ctx context.Context) (Outcome, error) {
 	case outErr != nil:
 		return out, errors.Join(runErr, outErr)
 	case res.Partial:
-		fmt.Fprintf(b.opt.Log, "%s: partial results kept in %s\n", interruptedBy(ctx), b.dir)
+		fmt.Fprintf(b.opt.Log, "%s: partial results%s\n", interruptedBy(ctx), b.where(" kept in "))
 		out.Code = exitcode.Partial
 		return out, nil
 	case runErr != nil && errors.Is(runErr, sweep.ErrGridUndefined) && failures.noSuccess(b.target) != nil:
 		// Nothing answered: say so, rather than that the grid is undefined.
-		return out, fmt.Errorf("%w (results so far are in %s)", failures.noSuccess(b.target), b.dir)
+		return out, fmt.Errorf("%w (results so far%s)", failures.noSuccess(b.target), b.where(" are in "))
 	case runErr != nil:
-		return out, fmt.Errorf("%w (results so far are in %s)", fieldname.Replace(runErr, warningWords...), b.dir)
+		return out, fmt.Errorf("%w (results so far%s)", fieldname.Replace(runErr, warningWords...), b.where(" are in "))
 	}
-	fmt.Fprintf(b.opt.Log, "results: %s\n", b.dir)
+	fmt.Fprintf(b.opt.Log, "results%s\n", b.where(": "))
 	if err := failures.noSuccess(b.target); err != nil {
 		return out, err // a dead or refusing server is a runtime failure, not an SLO verdict
 	}
@@ -1129,7 +1145,7 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 		tl := lv.Timeline
 		tl.Repeat = lv.Repeat
 		run.Timelines = append(run.Timelines, tl)
-		if r := lv.Telemetry; r != nil && (r.Energy != nil || r.Engine != nil || r.Pod != nil || r.LiteLLM != nil) {
+		if r, _ := lv.Telemetry.(*telemetry.LevelReading); r != nil && (r.Energy != nil || r.Engine != nil || r.Pod != nil || r.LiteLLM != nil) {
 			run.Telemetry = append(run.Telemetry, results.LevelTelemetry{Level: lv.Result.Level, Repeat: lv.Repeat,
 				Energy: r.Energy, Engine: r.Engine, Pod: r.Pod, PodGap: r.PodGap, LiteLLM: r.LiteLLM})
 		}
@@ -1163,8 +1179,13 @@ func (b *Benchmark) writeOutputs(ctx context.Context, run results.Run) (results.
 	sc := run.Scorecard()
 	run.Metadata = sc.Metadata
 	dir := b.folder()
-	errs = append(errs, dir.WriteRun(run), dir.WriteScorecard(sc), b.log.Close())
 	formats := slices.DeleteFunc(slices.Clone(b.s.Formats), func(f string) bool { return f == "json" })
+	if b.dir == "" {
+		// No folder: only the console table, which needs none.
+		formats = slices.DeleteFunc(formats, func(f string) bool { return f != "console" })
+	} else {
+		errs = append(errs, dir.WriteRun(run), dir.WriteScorecard(sc), b.log.Close())
+	}
 	errs = append(errs, report.WriteFormats(b.opt.Stdout, dir, run, formats))
 	if sc.Status == scorecard.StatusAnecdote {
 		fmt.Fprintf(b.opt.Log, "scorecard: anecdote, missing %s (give them as flags to make it auditable)\n", strings.Join(sc.Missing, ", "))

@@ -3,12 +3,14 @@ package benchmark
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/slo"
 )
 
 // Bad settings are all reported at once, as an *InputError naming each
@@ -17,7 +19,7 @@ func TestNewRefusesBadSettings(t *testing.T) {
 	dir := t.TempDir()
 	s := DefaultSettings(CommandSweep)
 	s.OutputDir = dir
-	s.SLO = "ttft_p99<=fast"
+	s.Rates = []float64{-1}
 	s.KneeTolerance = 2
 	s.Repeat = 0
 	_, err := New(context.Background(), s, Options{})
@@ -25,7 +27,7 @@ func TestNewRefusesBadSettings(t *testing.T) {
 	if !errors.As(err, &bad) {
 		t.Fatalf("err = %v, want an *InputError", err)
 	}
-	for _, want := range []string{"--slo", "--knee-tolerance", "--repeat"} {
+	for _, want := range []string{"--rate", "--knee-tolerance", "--repeat"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %s:\n%v", want, err)
 		}
@@ -38,11 +40,11 @@ func TestNewRefusesBadSettings(t *testing.T) {
 // sustained, an open-loop level's is its target rate.
 func TestRunAndSweepAgreeOnOfferedLoad(t *testing.T) {
 	t.Parallel()
-	levels := func(cmd Command, profile string, rates ...string) []float64 {
+	levels := func(cmd Command, profile string, rates ...float64) []float64 {
 		s := DefaultSettings(cmd)
 		s.MockPreset, s.Energy, s.Formats = "instant", "none", []string{"json"}
 		s.OutputDir, s.Profile, s.Rates = t.TempDir(), profile, rates
-		s.MaxRequests, s.Warmup, s.Cooldown = 8, "0", "0"
+		s.MaxRequests, s.Warmup, s.Cooldown = 8, loadgen.Trim{}, loadgen.Trim{}
 		s.MaxLag = time.Second
 		b, err := New(context.Background(), s, Options{})
 		if err != nil {
@@ -62,8 +64,8 @@ func TestRunAndSweepAgreeOnOfferedLoad(t *testing.T) {
 		return loads
 	}
 	levels(CommandRun, "synchronous")
-	run := levels(CommandRun, "constant", "20", "40")
-	sweep := levels(CommandSweep, "constant", "20", "40")
+	run := levels(CommandRun, "constant", 20, 40)
+	sweep := levels(CommandSweep, "constant", 20, 40)
 	if !slices.Equal(run, sweep) || !slices.Equal(run, []float64{20, 40}) {
 		t.Errorf("offered loads: run %v, sweep %v; want both [20 40]", run, sweep)
 	}
@@ -82,9 +84,9 @@ func TestProfilesAreWhatNewAccepts(t *testing.T) {
 			s.Profile = p
 			s.Rates = nil
 			if p == "concurrent" || p == "constant" || p == "poisson" {
-				s.Rates = []string{"1", "2"}
+				s.Rates = []float64{1, 2}
 			}
-			s.SLO = "ttft_p99<=fast" // a bad setting, so that New stops at its checks
+			s.Repeat = 0 // a bad setting, so that New stops at its checks
 			_, err := New(context.Background(), s, Options{})
 			refused := err != nil && strings.Contains(err.Error(), "--profile")
 			if listed := slices.Contains(cmd.Profiles(), p); listed == refused {
@@ -111,9 +113,13 @@ func TestSweepWithSLODecidesByDefault(t *testing.T) {
 		{CommandRun, "ttft_p99<=500ms", "", false},
 	} {
 		s := DefaultSettings(tt.command)
-		s.SLO, s.Precision = tt.slo, tt.prec
+		obj, err := slo.Parse(tt.slo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SLO, s.Precision = obj, tt.prec
 		if tt.command == CommandRun {
-			s.Rates = []string{"4"}
+			s.Rates = []float64{4}
 		}
 		b := &Benchmark{s: s}
 		if err := b.parse(); err != nil {
@@ -122,5 +128,34 @@ func TestSweepWithSLODecidesByDefault(t *testing.T) {
 		if got := b.precision.Decide; got != tt.decide {
 			t.Errorf("%s --slo %q --precision %q: decide %v, want %v", tt.command, tt.slo, tt.prec, got, tt.decide)
 		}
+	}
+}
+
+// Seen: Settings always wrote OUTPUT-DIR/RUN-ID/ (five files); an
+// embedder who wanted only the figures had to implement results.FS. Now
+// an empty OutputDir writes nothing, and the Outcome holds the run.
+func TestNoOutputDirWritesNothing(t *testing.T) {
+	t.Chdir(t.TempDir())
+	s := DefaultSettings(CommandRun)
+	s.MockPreset, s.Rates, s.MaxRequests, s.Energy = "instant", []float64{2}, 10, "none"
+	s.MaxLag = 100 * time.Millisecond
+	s.OutputDir = ""
+	b, err := New(context.Background(), s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := b.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Dir != "" || len(out.Run.Result.Levels) != 1 || out.Run.Result.Levels[0].Summary.Requests.OK == 0 {
+		t.Errorf("outcome dir %q, levels %d: want no folder and the level in the Outcome", out.Dir, len(out.Run.Result.Levels))
+	}
+	left, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range left {
+		t.Errorf("%s was written; want nothing without an OutputDir", e.Name())
 	}
 }

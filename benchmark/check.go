@@ -86,28 +86,26 @@ func (b *Benchmark) validateFlags() []error {
 	switch s.Profile {
 	case "synchronous":
 		if len(s.Rates) > 0 {
-			bad("--rate %s with --profile synchronous: synchronous runs one request at a time and takes no rate; drop --rate, or use --profile concurrent --rate N (N in flight) or --profile constant --rate R (R req/s)", strings.Join(s.Rates, ","))
+			bad("--rate %s with --profile synchronous: synchronous runs one request at a time and takes no rate; drop --rate, or use --profile concurrent --rate N (N in flight) or --profile constant --rate R (R req/s)", formatRates(s.Rates))
 		}
 	case "constant", "poisson":
-		for _, r := range s.Rates {
-			v, err := strconv.ParseFloat(strings.TrimSpace(r), 64)
-			if err != nil || math.IsInf(v, 0) || !(v > loadgen.MaxRate) {
+		for _, v := range s.Rates {
+			if math.IsInf(v, 0) || !(v > loadgen.MaxRate) {
 				continue // parse reports the others
 			}
-			bad("--rate %q with --profile %s: arrivals less than 1 µs apart cannot be sent apart, and the level would never run out of them; the largest usable rate is %g req/s, e.g. --rate 1000", r, s.Profile, float64(loadgen.MaxRate))
+			bad("--rate %q with --profile %s: arrivals less than 1 µs apart cannot be sent apart, and the level would never run out of them; the largest usable rate is %g req/s, e.g. --rate 1000", formatRates([]float64{v}), s.Profile, float64(loadgen.MaxRate))
 		}
 	case "concurrent", "throughput":
 		what := "requests in flight"
 		if s.Profile == "throughput" {
 			what = "requests in flight at most"
 		}
-		for _, r := range s.Rates {
-			v, err := strconv.ParseFloat(strings.TrimSpace(r), 64)
-			if err != nil || !(v > 0) || math.IsInf(v, 0) {
+		for _, v := range s.Rates {
+			if !(v > 0) || math.IsInf(v, 0) {
 				continue // parse reports it
 			}
 			if v != math.Trunc(v) || v > math.MaxInt32 {
-				bad("--rate %q with --profile %s: a concurrency is a whole number of %s, e.g. --rate 1,2,4; for a request rate use --profile constant", r, s.Profile, what)
+				bad("--rate %q with --profile %s: a concurrency is a whole number of %s, e.g. --rate 1,2,4; for a request rate use --profile constant", formatRates([]float64{v}), s.Profile, what)
 			}
 		}
 	}
@@ -329,3 +327,12 @@ func CheckMinSamples(v string) error {
 // time.Duration, about 292 years. A longer one would overflow to a
 // negative duration.
 const maxLevelSeconds = float64(math.MaxInt64 / int64(time.Second))
+
+// formatRates spells rates as the flag does: 1,2.5,4.
+func formatRates(rates []float64) string {
+	parts := make([]string, len(rates))
+	for i, r := range rates {
+		parts[i] = strconv.FormatFloat(r, 'g', -1, 64)
+	}
+	return strings.Join(parts, ",")
+}

@@ -3,31 +3,25 @@ package benchmark_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/benchmark"
 	"github.com/gollm-bench/gollm-bench/exitcode"
+	"github.com/gollm-bench/gollm-bench/slo"
 )
 
 // Example runs one short concurrent level against the built-in mock (no
-// Target) under an SLO and reads the verdict from the outcome.
+// Target) under an SLO and reads the verdict from the outcome. With no
+// OutputDir nothing is written: the figures are in the Outcome only.
 func Example() {
-	dir, err := os.MkdirTemp("", "benchmark")
-	if err != nil {
-		panic(err)
-	}
-	defer os.RemoveAll(dir)
-
 	s := benchmark.DefaultSettings(benchmark.CommandRun)
 	s.MockPreset = "instant"
-	s.Rates = []string{"2"}
+	s.Rates = []float64{2} // requests in flight
 	s.MaxRequests = 60
-	s.SLO = "e2e_p50<=2s"
+	s.SLO, _ = slo.Parse("e2e_p50<=2s")
 	s.MaxLag = 100 * time.Millisecond // the in-process mock shares the CPU
 	s.Energy = "none"
-	s.OutputDir, s.RunID = dir, "example"
-	s.Formats = []string{"json"}
+	s.OutputDir = "" // write no results folder
 
 	b, err := benchmark.New(context.Background(), s, benchmark.Options{})
 	if err != nil {
@@ -38,6 +32,6 @@ func Example() {
 		panic(err)
 	}
 	lv := out.Run.Result.Levels[0]
-	fmt.Println(lv.Summary.Requests.OK > 0, lv.Verdict.Outcome, out.Code == exitcode.OK)
-	// Output: true pass true
+	fmt.Println(lv.Summary.Requests.OK > 0, lv.Verdict.Outcome, out.Code == exitcode.OK, out.Dir == "")
+	// Output: true pass true true
 }

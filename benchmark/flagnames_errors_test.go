@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/sweep"
@@ -30,11 +31,17 @@ func TestBadInputNamesFlagsNotFields(t *testing.T) {
 		set  func(*Settings)
 		flag string
 	}{
-		{"ramp falls", func(s *Settings) { s.Ramp = "linear:20->2:6s" }, "--ramp"},
-		{"ramp flat", func(s *Settings) { s.Ramp = "linear:2->2:6s" }, "--ramp"},
-		{"exponential ramp from 0", func(s *Settings) { s.Ramp = "exponential:0->2:6s" }, "--ramp"},
-		{"ramp shape", func(s *Settings) { s.Ramp = "sine:1->2:6s" }, "--ramp"},
-		{"ramp length", func(s *Settings) { s.Ramp = "linear:1->2:0s" }, "--ramp"},
+		{"ramp falls", func(s *Settings) {
+			s.Ramp = &loadgen.Ramp{Shape: loadgen.RampLinear, From: 20, To: 2, Over: 6 * time.Second}
+		}, "--ramp"},
+		{"ramp flat", func(s *Settings) {
+			s.Ramp = &loadgen.Ramp{Shape: loadgen.RampLinear, From: 2, To: 2, Over: 6 * time.Second}
+		}, "--ramp"},
+		{"exponential ramp from 0", func(s *Settings) {
+			s.Ramp = &loadgen.Ramp{Shape: loadgen.RampExponential, To: 2, Over: 6 * time.Second}
+		}, "--ramp"},
+		{"ramp shape", func(s *Settings) { s.Ramp = &loadgen.Ramp{Shape: "sine", From: 1, To: 2, Over: 6 * time.Second} }, "--ramp"},
+		{"ramp length", func(s *Settings) { s.Ramp = &loadgen.Ramp{Shape: loadgen.RampLinear, From: 1, To: 2} }, "--ramp"},
 		{"no groups", func(s *Settings) { s.SharedPrefix = "groups=0,prompts=4,prefix=64,question=16,output=8" }, "--shared-prefix"},
 		{"no output", func(s *Settings) { s.SharedPrefix = "groups=2,prompts=4,prefix=64,question=16,output=0" }, "--shared-prefix"},
 		{"trace speedup", func(s *Settings) { s.Trace, s.TraceSpeedup, s.Profile, s.Rates = trace, -1, "", nil }, "--trace-speedup"},
@@ -73,8 +80,9 @@ func TestBadInputOneError(t *testing.T) {
 		set  func(*Settings)
 		flag string
 	}{
-		{"ramp", func(s *Settings) { s.Ramp = "linear:20->2:6s" }, "--ramp"},
-		{"ramp syntax", func(s *Settings) { s.Ramp = "linear:20" }, "--ramp"},
+		{"ramp", func(s *Settings) {
+			s.Ramp = &loadgen.Ramp{Shape: loadgen.RampLinear, From: 20, To: 2, Over: 6 * time.Second}
+		}, "--ramp"},
 		{"trace", func(s *Settings) { s.Trace = trace }, "--trace"},
 		{"shared prefix", func(s *Settings) { s.SharedPrefix = "groups=0,prompts=4,prefix=64,question=16,output=8" }, "--shared-prefix"},
 		{"price", func(s *Settings) { s.Price = "input=abc,output=1" }, "--price"},
@@ -83,7 +91,7 @@ func TestBadInputOneError(t *testing.T) {
 		s.OutputDir = t.TempDir()
 		s.Given = map[string]bool{}
 		if tc.flag != "--trace" && tc.flag != "--ramp" {
-			s.Rates = []string{"2"} // run's concurrent default needs levels
+			s.Rates = []float64{2} // run's concurrent default needs levels
 		}
 		tc.set(&s)
 		_, err := New(context.Background(), s, Options{})

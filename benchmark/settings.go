@@ -5,7 +5,9 @@ import (
 
 	"golang.org/x/net/http/httpproxy"
 
+	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/openai"
+	"github.com/gollm-bench/gollm-bench/slo"
 )
 
 // Command is what a benchmark does with its levels.
@@ -30,15 +32,21 @@ func (c Command) Profiles() []string {
 	return []string{"synchronous", "concurrent", "throughput", "constant", "poisson"}
 }
 
-// Settings are everything a benchmark is set up from, as text and plain
-// numbers: the target and its requests, the load, the data, the limits,
-// the SLO and the knee search, telemetry, cost, metadata and outputs.
+// Settings are everything a benchmark is set up from: the target and its
+// requests, the load, the data, the limits, the SLO and the knee search,
+// telemetry, cost, metadata and outputs.
+//
+// The levels (Rates, req/s or concurrencies), the SLO (an slo.Objective),
+// the trims (loadgen.Trim), the ramp (loadgen.Ramp) and the durations are
+// typed values; a command
+// line parses its text into them (package cmdline's SettingsText). The
+// other text settings still use the flags' grammar (docs/cli.md) and are
+// parsed by New.
 //
 // Each setting is named, in errors and in documentation, by its key: the
 // name of the `gollm-bench run`/`sweep` flag that sets it (the comment of
 // each field gives it), which is also its key in a configuration file.
-// Text settings use the flags' grammar (docs/cli.md) and are parsed and
-// checked by New, which reports every bad setting at once.
+// New checks every setting and reports every bad one at once.
 //
 // The zero value of a field means its default where the comment gives
 // one; DefaultSettings fills in the defaults a flag shows.
@@ -73,10 +81,13 @@ type Settings struct {
 	ReceiveClock string
 
 	// Load.
-	Profile        string   // profile: synchronous, concurrent, throughput, constant, poisson or sweep
-	Rates          []string // rate: concurrency (concurrent, throughput) or req/s (constant, poisson) levels
-	MaxConcurrency int      // max-concurrency: requests in flight at most in rate modes (0: no cap)
-	Seed           uint64   // seed: of prompts, lengths and arrivals
+	Profile string // profile: synchronous, concurrent, throughput, constant, poisson or sweep
+	// Rates (rate) are the levels: concurrencies, whole numbers, for the
+	// concurrent and throughput profiles; req/s for constant and poisson.
+	// Each > 0.
+	Rates          []float64
+	MaxConcurrency int    // max-concurrency: requests in flight at most in rate modes (0: no cap)
+	Seed           uint64 // seed: of prompts, lengths and arrivals
 	// Nonce (nonce) makes the cold prefixes, the unique leading tokens of
 	// every prompt, the run's own: "" is the run id, so that no two runs
 	// share a cacheable prefix. A rerun that must send the same prompts
@@ -101,13 +112,17 @@ type Settings struct {
 	TraceSpeedup         float64 // trace-speedup: play the trace this many times faster (0: 1)
 	TraceWindow          string  // trace-window: START,END of the trace to replay (time since its first request)
 	TraceFailed          string  // trace-failed: lines describing failed requests (0 output tokens): replay, skip or refuse ("": replay)
-	Ramp                 string  // ramp: raise the rate within each level, e.g. linear:1->50:60s (run only)
-	Burstiness           float64 // burstiness: gamma shape K of the gaps (0: none; implies profile poisson)
-	SharedPrefix         string  // shared-prefix: groups=G,prompts=P,prefix=S,question=Q,output=O
+	// Ramp (ramp) raises the rate within each level, run only (nil: no
+	// ramp; loadgen.ParseRamp reads the flag's linear:1->50:60s).
+	Ramp         *loadgen.Ramp
+	Burstiness   float64 // burstiness: gamma shape K of the gaps (0: none; implies profile poisson)
+	SharedPrefix string  // shared-prefix: groups=G,prompts=P,prefix=S,question=Q,output=O
 
 	// Limits and windows.
-	Warmup           string        // warmup: trimmed at each level's start: a duration, a request count or a share
-	Cooldown         string        // cooldown: trimmed at each level's end
+	// Warmup (warmup) is trimmed from each level's start, and Cooldown
+	// (cooldown) from its end: a duration, a request count or a share of
+	// the level (loadgen.ParseTrim reads the flags' "30s", "100", "10%").
+	Warmup, Cooldown loadgen.Trim
 	WarmupPhase      string        // warmup-phase: load sent before the first level, counted in no level: PROFILE:LEVEL:DURATION, e.g. concurrent:4:60s
 	MaxSeconds       float64       // max-seconds: level length, s (0: 30, or 8 for a sweep of the mock, or 120 for a run with Precision)
 	MaxRequests      int64         // max-requests: requests per level (0: no limit)
@@ -120,7 +135,10 @@ type Settings struct {
 	MaxLag           time.Duration // max-lag: scheduling-lag p99 above which a level is client-limited (0: from the SLO)
 
 	// SLO and statistics.
-	SLO                 string  // slo: the service-level objective, e.g. ttft_p99<=500ms,itl_p95<=50ms
+	// SLO (slo) is the service-level objective each level is judged
+	// against (slo.Parse reads the flag's ttft_p99<=500ms,itl_p95<=50ms);
+	// the zero Objective judges nothing.
+	SLO                 slo.Objective
 	Precision           string  // precision: "decide", interval targets levels run to (e.g. ttft_p99:5%), or "quick"; "": decide for a sweep with an SLO, else quick
 	PrecisionMaxSeconds float64 // precision-max-seconds: a sweep's bound on a level run to a decision, s (0: 10 × MaxSeconds)
 	Repeat              int     // repeat: runs of each level, pooled (0 or 1: once)
@@ -151,7 +169,13 @@ type Settings struct {
 	Labels         []string // label: K=V pairs
 
 	// Outputs.
-	OutputDir  string   // output-dir: parent of the run's folder
+	// OutputDir (output-dir) is the parent of the run's folder
+	// OUTPUT-DIR/RUN-ID/, where run.json, scorecard.json, the records and
+	// the reports are written. "" writes nothing: no folder, no records
+	// file; the run's figures are in Run's Outcome, and the console table
+	// on Options.Stdout when Formats has "console". DefaultSettings gives
+	// DefaultOutputDir, the command line's default.
+	OutputDir  string
 	Formats    []string // format: console, json, csv, html
 	Overwrite  bool     // overwrite: replace an existing results folder
 	Gzip       bool     // gzip: write requests.jsonl.gz
@@ -191,8 +215,8 @@ func DefaultSettings(command Command) Settings {
 		GridLevels:       10,
 		KneeTolerance:    0.05,
 		MaxLevels:        16,
-		Warmup:           "10%",
-		Cooldown:         "10%",
+		Warmup:           loadgen.Trim{Fraction: 0.1},
+		Cooldown:         loadgen.Trim{Fraction: 0.1},
 		UnreachableAfter: DefaultUnreachableAfter,
 		RequestTimeout:   5 * time.Minute,
 		IdleTimeout:      60 * time.Second,

@@ -12,8 +12,8 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/energy"
 	"github.com/gollm-bench/gollm-bench/enginemetrics"
-	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/litellm"
+	"github.com/gollm-bench/gollm-bench/telemetry"
 )
 
 // openMeter opens the energy meter of --energy, --energy-filter and
@@ -49,11 +49,11 @@ func (b *Benchmark) openMeter() error {
 
 // telemetry builds the run's telemetry sources from the meter (openMeter),
 // --engine-metrics, --pod-energy and --litellm-metrics.
-func (b *Benchmark) telemetry(ctx context.Context) (*harness.Sources, error) {
+func (b *Benchmark) telemetry(ctx context.Context) (*telemetry.Sources, error) {
 	s := &b.s
 	meter := b.meter
 	var err error
-	src := &harness.Sources{Meter: meter}
+	src := &telemetry.Sources{Meter: meter}
 	if s.EngineMetrics != "" {
 		u := s.EngineMetrics
 		if u == "target" {

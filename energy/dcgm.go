@@ -44,7 +44,7 @@ func dcgmSnapshot(page prom.Snapshot, f Filter) Snapshot {
 		if d := labels["DCGM_FI_DRIVER_VERSION"]; d != "" && snap.Driver == "" {
 			snap.Driver = d
 		}
-		k := s.key()
+		k := s.Key()
 		if p, ok := by[k]; ok {
 			return p
 		}

@@ -16,59 +16,6 @@ import (
 	"github.com/gollm-bench/gollm-bench/metrics"
 )
 
-// Source reads every GPU it watches at one instant. Implementations in this
-// package: a dcgm-exporter scrape (NewDCGM), the Prometheus HTTP API
-// (NewPrometheus) and None; the local driver's NVML is package energy/nvml. A Meter calls Read from one goroutine
-// at a time; implementations need not be safe for concurrent use.
-type Source interface {
-	// Name is the source's short name: "nvml", "dcgm", "prometheus", "none".
-	Name() string
-	// Read returns one snapshot standing for the instant at. Live sources
-	// (NVML, a scrape) read now and ignore at; Prometheus evaluates its
-	// queries at that time.
-	Read(ctx context.Context, at time.Time) (Snapshot, error)
-}
-
-// Snapshot is one reading of every watched GPU.
-type Snapshot struct {
-	GPUs   []Sample
-	Driver string // NVIDIA driver version, when the source reports it
-}
-
-// Sample is one GPU at one instant.
-type Sample struct {
-	Index int    // GPU index on its host (NVML index, dcgm-exporter "gpu" label)
-	UUID  string // "GPU-…"; the identity used to match a GPU across reads
-	Name  string // product name, e.g. "NVIDIA H100 80GB HBM3"
-	Host  string // host name ("Hostname"/"hostname" label); empty for NVML
-
-	// EnergyMJ is the GPU's total-energy counter, mJ since the driver
-	// loaded (NVML nvmlDeviceGetTotalEnergyConsumption, DCGM field 156
-	// DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION). Valid when HasEnergy.
-	EnergyMJ  float64
-	HasEnergy bool
-	// PowerW is the instantaneous board power draw, W (NVML
-	// nvmlDeviceGetPowerUsage / 1000, DCGM_FI_DEV_POWER_USAGE). Valid when HasPower.
-	PowerW   float64
-	HasPower bool
-
-	TempC       float64 // GPU temperature, °C (0 when unknown)
-	SMClockMHz  float64 // SM clock, MHz (0 when unknown)
-	PowerLimitW float64 // enforced power limit, W (0 when unknown)
-
-	// CounterAge is how old the source's energy-counter value was at the
-	// read's instant (Prometheus: eval time − sample time). 0 when unknown.
-	CounterAge time.Duration
-}
-
-// key identifies a GPU across reads: its UUID, else host and index.
-func (s Sample) key() string {
-	if s.UUID != "" {
-		return s.UUID
-	}
-	return fmt.Sprintf("%s/%d", s.Host, s.Index)
-}
-
 // PowerStats summarises power over a window, W.
 type PowerStats struct {
 	Samples int     `json:"samples"`
@@ -369,7 +316,7 @@ func compute(source string, t0, t1 time.Time, start, end Snapshot, reads []Snaps
 
 	startBy := map[string]Sample{}
 	for _, s := range start.GPUs {
-		startBy[s.key()] = s
+		startBy[s.Key()] = s
 	}
 	// Per GPU: power samples and the counter values seen, in read order.
 	power := map[string][]float64{}
@@ -378,12 +325,12 @@ func compute(source string, t0, t1 time.Time, start, end Snapshot, reads []Snaps
 		total, any := 0.0, false
 		for _, s := range snap.GPUs {
 			if s.HasPower {
-				power[s.key()] = append(power[s.key()], s.PowerW)
+				power[s.Key()] = append(power[s.Key()], s.PowerW)
 				total += s.PowerW
 				any = true
 			}
 			if s.HasEnergy {
-				counters[s.key()] = append(counters[s.key()], s.EnergyMJ)
+				counters[s.Key()] = append(counters[s.Key()], s.EnergyMJ)
 			}
 		}
 		if any && total > r.PeakW {
@@ -394,7 +341,7 @@ func compute(source string, t0, t1 time.Time, start, end Snapshot, reads []Snaps
 	names := map[string]bool{}
 	seen := map[string]bool{}
 	for _, e := range end.GPUs {
-		k := e.key()
+		k := e.Key()
 		seen[k] = true
 		s, ok := startBy[k]
 		g := GPU{Index: e.Index, UUID: e.UUID, Name: e.Name, Host: e.Host,
@@ -463,7 +410,7 @@ func compute(source string, t0, t1 time.Time, start, end Snapshot, reads []Snaps
 		r.GPUs = append(r.GPUs, g)
 	}
 	for _, s := range start.GPUs {
-		if !seen[s.key()] {
+		if !seen[s.Key()] {
 			r.Valid = false
 			r.Warnings = append(r.Warnings, warn(WarnGPUVanished,
 				"GPU %s vanished during the window; its energy is not counted", label(s)))

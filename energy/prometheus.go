@@ -50,10 +50,10 @@ func (p *promSource) Read(ctx context.Context, at time.Time) (Snapshot, error) {
 		if d := ps.Labels["DCGM_FI_DRIVER_VERSION"]; d != "" && snap.Driver == "" {
 			snap.Driver = d
 		}
-		if q, ok := by[s.key()]; ok {
+		if q, ok := by[s.Key()]; ok {
 			return q
 		}
-		by[s.key()] = &s
+		by[s.Key()] = &s
 		snap.GPUs = append(snap.GPUs, s)
 		return &s
 	}
@@ -62,7 +62,7 @@ func (p *promSource) Read(ctx context.Context, at time.Time) (Snapshot, error) {
 		s.EnergyMJ, s.HasEnergy = ps.Value, true
 	}
 	for _, ps := range stamps {
-		if q, ok := by[sampleOf(ps.Labels).key()]; ok && q.HasEnergy {
+		if q, ok := by[sampleOf(ps.Labels).Key()]; ok && q.HasEnergy {
 			sec, frac := math.Modf(ps.Value)
 			ts := time.Unix(int64(sec), int64(frac*1e9))
 			if age := at.Sub(ts); age > 0 {
@@ -75,7 +75,7 @@ func (p *promSource) Read(ctx context.Context, at time.Time) (Snapshot, error) {
 		s.PowerW, s.HasPower = ps.Value, true
 	}
 	for i := range snap.GPUs {
-		snap.GPUs[i] = *by[snap.GPUs[i].key()]
+		snap.GPUs[i] = *by[snap.GPUs[i].Key()]
 	}
 	return snap, nil
 }
@@ -93,7 +93,7 @@ func (p *promSource) windowPower(ctx context.Context, start, end time.Time) (map
 			return nil, err
 		}
 		for _, ps := range res {
-			k := sampleOf(ps.Labels).key()
+			k := sampleOf(ps.Labels).Key()
 			st := out[k]
 			switch fn {
 			case "count_over_time":

@@ -1,6 +1,9 @@
 package energy
 
-import "github.com/gollm-bench/gollm-bench/metrics"
+import (
+	"github.com/gollm-bench/gollm-bench/energy/gpu"
+	"github.com/gollm-bench/gollm-bench/metrics"
+)
 
 // Warning codes this package raises (metrics.Warning.Code).
 const (
@@ -27,5 +30,5 @@ const (
 	// WarnUnavailable: --energy auto found no energy source: energy, Wh/token and carbon are not measured.
 	WarnUnavailable metrics.WarningCode = "energy_unavailable"
 	// WarnPowerNotStable: the thermal gate (--stabilize) timed out before power settled.
-	WarnPowerNotStable metrics.WarningCode = "power_not_stable"
+	WarnPowerNotStable = gpu.WarnPowerNotStable
 )

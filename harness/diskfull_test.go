@@ -121,7 +121,7 @@ func TestFullDiskKeepsRecords(t *testing.T) {
 			}
 			dir := t.TempDir()
 			fsys := quota.New(tt.quota)
-			log, err := harness.CreateRecordLogIn(results.Folder{Path: dir, FS: fsys}, results.RequestsJSONL, false)
+			log, err := harness.CreateRecordLogIn(fsys, dir, results.RequestsJSONL, false)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
-	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/outputfs"
 )
 
 // batchSize is the size, in bytes of JSON, of the batches of records a
@@ -29,13 +29,13 @@ const flushEvery = time.Second
 // batch that cannot be written whole (a full disk) is cut off again, back
 // to the end of the last whole batch. The records of that batch, and every
 // record added after it, are then kept in memory, and the failure is kept
-// as a *results.WriteError. A gzipped recordFile writes each batch as one
+// as a *outputfs.WriteError. A gzipped recordFile writes each batch as one
 // gzip member, so that a cut file is still a valid gzip stream.
 //
 // A recordFile is used by one goroutine at a time.
 type recordFile struct {
-	fsys results.FS
-	f    results.File
+	fsys outputfs.FS
+	f    outputfs.File
 	gz   *gzip.Writer // nil: plain JSON Lines
 	zbuf bytes.Buffer
 	buf  bytes.Buffer  // encoded records not in the file, whole lines
@@ -43,14 +43,14 @@ type recordFile struct {
 	nbuf int64         // records in buf
 	size int64         // bytes of f that hold whole batches
 	n    int64         // records in those bytes
-	err  error         // the first failed write (*results.WriteError)
+	err  error         // the first failed write (*outputfs.WriteError)
 	// now is the clock of flushEvery (time.Now; tests set their own),
 	// and last the time of the last write.
 	now  func() time.Time
 	last time.Time
 }
 
-func newRecordFile(fsys results.FS, f results.File, gzipped bool) *recordFile {
+func newRecordFile(fsys outputfs.FS, f outputfs.File, gzipped bool) *recordFile {
 	w := &recordFile{fsys: fsys, f: f, now: time.Now}
 	w.last = w.now()
 	w.enc = json.NewEncoder(&w.buf)
@@ -107,7 +107,7 @@ func (w *recordFile) flush() error {
 // back there if it cannot write all of it.
 func (w *recordFile) write(data []byte) error {
 	if _, err := w.f.Seek(w.size, io.SeekStart); err != nil {
-		return results.NewWriteError(w.fsys, w.f.Name(), err)
+		return outputfs.NewWriteError(w.fsys, w.f.Name(), err)
 	}
 	n, err := w.f.Write(data)
 	if err == nil && n < len(data) {
@@ -119,7 +119,7 @@ func (w *recordFile) write(data []byte) error {
 				err = errors.Join(err, fmt.Errorf("cutting the partial record off again failed too, so the file ends in one: %w", cerr))
 			}
 		}
-		return results.NewWriteError(w.fsys, w.f.Name(), err)
+		return outputfs.NewWriteError(w.fsys, w.f.Name(), err)
 	}
 	w.size += int64(n)
 	return nil

@@ -12,7 +12,7 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/internal/quota"
 	"github.com/gollm-bench/gollm-bench/loadgen"
-	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/outputfs"
 )
 
 // TestRecordFileFull: a record file on a disk that fills up holds whole
@@ -55,9 +55,9 @@ func TestRecordFileFull(t *testing.T) {
 			if err := w.flush(); err == nil || !errors.Is(err, syscall.ENOSPC) || failed == nil {
 				t.Fatalf("add: %v, flush: %v; want one ENOSPC failure, returned again by flush", failed, err)
 			}
-			var we *results.WriteError
+			var we *outputfs.WriteError
 			if !errors.As(failed, &we) || we.Path != path || we.Free < 0 {
-				t.Fatalf("failure %v: want a *results.WriteError naming %s with the free space", failed, path)
+				t.Fatalf("failure %v: want a *outputfs.WriteError naming %s with the free space", failed, path)
 			}
 			if w.n == 0 || w.n+w.nbuf != total {
 				t.Fatalf("%d records in the file + %d in memory, want %d in all, some in the file", w.n, w.nbuf, total)
@@ -126,7 +126,7 @@ func countRecords(t *testing.T, path string) int64 {
 func TestRecordFileWritesEverySecond(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "records.jsonl")
-	fsys := results.OSFS{}
+	fsys := outputfs.OSFS{}
 	f, err := fsys.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		t.Fatal(err)

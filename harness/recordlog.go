@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
-	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/outputfs"
 )
 
 // RecordLog is a run's records file, requests.jsonl (or .jsonl.gz), with one
@@ -22,12 +22,12 @@ import (
 // When a write fails (a full disk), nothing already measured is dropped
 // and no file is left with part of a record: the spool or the log is cut
 // back to its last whole record, the level stops (RunLevel returns a
-// *results.WriteError), the log keeps the whole levels before it, the
+// *outputfs.WriteError), the log keeps the whole levels before it, the
 // failed level's records stay in its spool file, and those that did not
 // reach the disk stay in memory until Close writes what still fits.
 // Records reports where each record ended up.
 type RecordLog struct {
-	fsys results.FS
+	fsys outputfs.FS
 	dir  string
 	path string
 
@@ -40,19 +40,21 @@ type RecordLog struct {
 // CreateRecordLog creates dir/name (requests.jsonl, or requests.jsonl.gz
 // when gzipped) and refuses to replace an existing file.
 func CreateRecordLog(dir, name string, gzipped bool) (*RecordLog, error) {
-	return CreateRecordLogIn(results.Folder{Path: dir}, name, gzipped)
+	return CreateRecordLogIn(nil, dir, name, gzipped)
 }
 
-// CreateRecordLogIn is CreateRecordLog in a results folder written
-// through its file system (see results.Folder).
-func CreateRecordLogIn(dir results.Folder, name string, gzipped bool) (*RecordLog, error) {
-	fsys := dir.FileSystem()
-	path := filepath.Join(dir.Path, name)
+// CreateRecordLogIn is CreateRecordLog written through fsys (nil:
+// outputfs.OSFS), as a results folder is (results.Folder's FileSystem).
+func CreateRecordLogIn(fsys outputfs.FS, dir, name string, gzipped bool) (*RecordLog, error) {
+	if fsys == nil {
+		fsys = outputfs.OSFS{}
+	}
+	path := filepath.Join(dir, name)
 	f, err := fsys.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("records log: %w", err)
 	}
-	return &RecordLog{fsys: fsys, dir: dir.Path, path: path, out: newRecordFile(fsys, f, gzipped)}, nil
+	return &RecordLog{fsys: fsys, dir: dir, path: path, out: newRecordFile(fsys, f, gzipped)}, nil
 }
 
 // Path returns the log's file path ("" for a nil log).
@@ -224,7 +226,7 @@ func (l *RecordLog) spool(level int) (spool, error) {
 	if l == nil {
 		return &memorySpool{}, nil
 	}
-	f, err := results.CreateTemp(l.fsys, l.dir, results.LevelSpoolPattern(level))
+	f, err := outputfs.CreateTemp(l.fsys, l.dir, LevelSpoolPattern(level))
 	if err != nil {
 		return nil, fmt.Errorf("records spool: %w", err)
 	}
@@ -246,7 +248,7 @@ func (m *memorySpool) replay(fn func(*loadgen.Record) error) error {
 // fileSpool is one level's records, in a file beside the log and, after
 // a write failure, in memory (see recordFile).
 type fileSpool struct {
-	fsys  results.FS
+	fsys  outputfs.FS
 	level int
 	w     *recordFile
 }
@@ -281,4 +283,15 @@ func (s *fileSpool) replay(fn func(*loadgen.Record) error) error {
 func (s *fileSpool) remove() {
 	s.w.f.Close()
 	_ = s.fsys.Remove(s.w.f.Name())
+}
+
+// SpoolGlob matches the spool files a running level writes its records
+// to, beside requests.jsonl (LevelSpoolPattern); they are moved into the
+// log when the level ends, so one is left behind only by a run that was
+// killed, or that could not write the log.
+const SpoolGlob = "requests-level-*.jsonl.spool"
+
+// LevelSpoolPattern is the os.CreateTemp pattern of level's spool file.
+func LevelSpoolPattern(level int) string {
+	return fmt.Sprintf("requests-level-%d-*.jsonl.spool", level)
 }

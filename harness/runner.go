@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gollm-bench/gollm-bench/energy"
+	"github.com/gollm-bench/gollm-bench/energy/gpu"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/slo"
@@ -137,17 +137,29 @@ type Progress struct {
 	Phase loadgen.Phase
 	// Gate is the warm-up phase's thermal gate after its last read; nil
 	// for a level, or without a gate.
-	Gate *energy.GateState
+	Gate *gpu.GateState
 }
 
 // Telemetry reads side measurements (GPU energy, engine metrics) over a
 // level's window. Begin is called when the window opens and End when it
 // closes; End returns what was read over the window (nil: nothing), as
 // stored in run.json's telemetry. Implementations must return promptly
-// when ctx is cancelled.
+// when ctx is cancelled. Package telemetry's Sources is the command
+// line's; this package imports none, so that running a level pulls in no
+// Prometheus code.
 type Telemetry interface {
 	Begin(ctx context.Context, level int) error
-	End(ctx context.Context, level int) (*LevelReading, error)
+	End(ctx context.Context, level int) (TelemetryReading, error)
+}
+
+// TelemetryReading is what a Telemetry read over one level's window
+// (package telemetry's *LevelReading). Warnings returns its warnings for
+// the level's summary s, cross-checks against s's token counts included;
+// it is called once, when the level ends. A reading that also has a
+// method ServerConcurrency() float64 (the engine's peak running
+// sequences) gives Runner.ServerConcurrency its figure.
+type TelemetryReading interface {
+	Warnings(s metrics.Summary) []metrics.Warning
 }
 
 // Level is everything measured at one level, or at one run of a repeated
@@ -158,7 +170,7 @@ type Level struct {
 	Repeat    int              `json:"repeat,omitempty"`
 	Summary   metrics.Summary  `json:"summary"`
 	Timeline  metrics.Timeline `json:"timeline"`
-	Telemetry *LevelReading    `json:"telemetry,omitempty"`
+	Telemetry TelemetryReading `json:"telemetry,omitempty"`
 	// ErrorKinds counts the level's failed requests (StatusError and
 	// StatusTimeout) by error kind, over all its records, warmup and
 	// cooldown included; Summary.Requests.ErrorKinds counts the window's
@@ -273,7 +285,7 @@ func (r *Runner) Levels() []Level {
 }
 
 // ServerConcurrency returns the most requests the engine reported running
-// at once during level (Sources' engine metrics: peak running sequences,
+// at once during level (the engine metrics of package telemetry's Sources: peak running sequences,
 // or busy slots on llama.cpp), or 0 when the level has no such reading. It
 // implements sweep.CapacityReporter.
 func (r *Runner) ServerConcurrency(level int) float64 {
@@ -283,8 +295,8 @@ func (r *Runner) ServerConcurrency(level int) float64 {
 		if lv.Summary.Level != level {
 			continue
 		}
-		if rd := lv.Telemetry; rd != nil && rd.Engine != nil && rd.Engine.Engine != "" {
-			return rd.Engine.PeakRunning
+		if rd, ok := lv.Telemetry.(interface{ ServerConcurrency() float64 }); ok {
+			return rd.ServerConcurrency()
 		}
 	}
 	return 0

@@ -19,7 +19,7 @@ const telemetryTimeout = 10 * time.Second
 type levelTelemetry struct {
 	done   chan struct{}
 	wg     sync.WaitGroup
-	result *LevelReading
+	result TelemetryReading
 	err    error
 }
 
@@ -80,7 +80,7 @@ func wait(ctx context.Context, done <-chan struct{}, d time.Duration) bool {
 }
 
 // finish tells the reader the level is over and waits for its last read.
-func (lt *levelTelemetry) finish() (*LevelReading, error) {
+func (lt *levelTelemetry) finish() (TelemetryReading, error) {
 	close(lt.done)
 	lt.wg.Wait()
 	return lt.result, lt.err

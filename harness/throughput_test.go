@@ -13,6 +13,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/openai"
 	"github.com/gollm-bench/gollm-bench/sweep"
+	"github.com/gollm-bench/gollm-bench/telemetry"
 	"github.com/gollm-bench/gollm-bench/workload"
 )
 
@@ -109,11 +110,11 @@ type engineAt struct{ running []float64 }
 
 func (engineAt) Begin(context.Context, int) error { return nil }
 
-func (e engineAt) End(_ context.Context, level int) (*harness.LevelReading, error) {
+func (e engineAt) End(_ context.Context, level int) (harness.TelemetryReading, error) {
 	if level >= len(e.running) {
-		return &harness.LevelReading{}, nil
+		return &telemetry.LevelReading{}, nil
 	}
-	return &harness.LevelReading{Engine: &enginemetrics.Delta{Engine: enginemetrics.EngineLlamaCpp, PeakRunning: e.running[level]}}, nil
+	return &telemetry.LevelReading{Engine: &enginemetrics.Delta{Engine: enginemetrics.EngineLlamaCpp, PeakRunning: e.running[level]}}, nil
 }
 
 // ServerConcurrency reads the engine's peak running requests of a level

@@ -11,10 +11,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gollm-bench/gollm-bench/energy"
+	"github.com/gollm-bench/gollm-bench/energy/gpu"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
-	"github.com/gollm-bench/gollm-bench/results"
 )
 
 // WarmupPhase is a run-level warm-up: load sent with the run's own
@@ -36,10 +35,10 @@ type WarmupPhase struct {
 	// the phase then lasts until the gate holds.
 	Duration time.Duration
 	// Gate, when set, holds the phase open past Duration until the GPUs
-	// have settled under its load (energy.Gate: power within the band over
+	// have settled under its load (gpu.Gate: power within the band over
 	// the window, temperature no longer rising), and at most until the
 	// gate's Timeout, counted from the phase's start.
-	Gate *energy.Stabilization
+	Gate *gpu.Stabilization
 }
 
 // DefaultWarmupProfile is the load of a phase whose profile is not given
@@ -190,18 +189,18 @@ func ParseWarmupPhase(s string) (WarmupPhase, error) {
 // sent), if the records could not be written, or if ctx was cancelled
 // (the record then has Interrupted set). RunWarmup must not run at the
 // same time as a level.
-func (r *Runner) RunWarmup(ctx context.Context, ph WarmupPhase, src energy.Source) (results.WarmupPhase, error) {
-	out := results.WarmupPhase{Spec: ph.String(), Profile: ph.Profile, PlannedS: ph.Duration.Seconds()}
+func (r *Runner) RunWarmup(ctx context.Context, ph WarmupPhase, src gpu.Source) (WarmupRecord, error) {
+	out := WarmupRecord{Spec: ph.String(), Profile: ph.Profile, PlannedS: ph.Duration.Seconds()}
 	if err := ph.Validate(); err != nil {
 		return out, fmt.Errorf("harness: warm-up phase: %w", err)
 	}
-	var gate *energy.Gate
+	var gate *gpu.Gate
 	if ph.Gate != nil {
 		if src == nil || src.Name() == "none" {
 			return out, errors.New("harness: warm-up phase: its thermal gate reads GPU power, but there is no energy source")
 		}
-		gate, _ = energy.NewGate(*ph.Gate) // validated above
-		out.Gate = &results.WarmupGate{Spec: gate.Stabilization().String()}
+		gate, _ = gpu.NewGate(*ph.Gate) // validated above
+		out.Gate = &WarmupGate{Spec: gate.Stabilization().String()}
 	}
 	lim := loadgen.Limits{MaxDuration: ph.MaxLength(), MaxErrors: r.cfg.Limits.MaxErrors, UnreachableAfter: r.cfg.Limits.UnreachableAfter}
 	spool, err := r.cfg.Log.spool(loadgen.WarmupLevel)
@@ -257,7 +256,7 @@ func (r *Runner) RunWarmup(ctx context.Context, ph WarmupPhase, src energy.Sourc
 				Message: fmt.Sprintf("thermal gate: %d of %d reads of %s failed (last: %v)", gs.failed, gs.failed+gs.reads, src.Name(), gs.lastErr)})
 		}
 		if !gs.passed && !res.Interrupted {
-			out.Warnings = append(out.Warnings, energy.NotStableWarning(gate.Stabilization(), gs.last))
+			out.Warnings = append(out.Warnings, gpu.NotStableWarning(gate.Stabilization(), gs.last))
 		}
 	}
 
@@ -321,7 +320,7 @@ type gateWatch struct {
 type gateOutcome struct {
 	passed        bool
 	heldAt        time.Duration // first hold, on the run's clock; -1: never
-	last          energy.GateState
+	last          gpu.GateState
 	reads, failed int
 	lastErr       error
 }
@@ -330,7 +329,7 @@ type gateOutcome struct {
 // stops gen once the gate holds and the phase has lasted minLen. Read
 // failures are counted, not fatal: the gate then cannot hold on them, and
 // its timeout ends the phase.
-func (r *Runner) watchGate(ctx context.Context, gen *loadgen.Generator, minLen time.Duration, gate *energy.Gate, src energy.Source) *gateWatch {
+func (r *Runner) watchGate(ctx context.Context, gen *loadgen.Generator, minLen time.Duration, gate *gpu.Gate, src gpu.Source) *gateWatch {
 	gw := &gateWatch{done: make(chan struct{}), out: gateOutcome{heldAt: -1}, on: gate != nil}
 	if gate == nil {
 		return gw
@@ -380,7 +379,7 @@ func (r *Runner) watchGate(ctx context.Context, gen *loadgen.Generator, minLen t
 
 // state is the gate's last state, for the progress line (nil without a
 // gate or before its first read).
-func (gw *gateWatch) state() *energy.GateState {
+func (gw *gateWatch) state() *gpu.GateState {
 	if !gw.on {
 		return nil
 	}
@@ -435,7 +434,7 @@ func (b *driftBuilder) add(rec *loadgen.Record) {
 // slices by send time (at most driftSlices, and about driftPerSlice
 // requests each on average), and returns them with the median
 // TTFT of the first and last slices that have one.
-func (b *driftBuilder) slices() (out []results.WarmupSlice, first, last *float64) {
+func (b *driftBuilder) slices() (out []WarmupSlice, first, last *float64) {
 	if len(b.recs) == 0 {
 		return nil, nil, nil
 	}
@@ -445,7 +444,7 @@ func (b *driftBuilder) slices() (out []results.WarmupSlice, first, last *float64
 	}
 	n := min(driftSlices, max(len(b.recs)/driftPerSlice, 1))
 	width := max((end-b.start)/time.Duration(n)+1, time.Nanosecond)
-	out = make([]results.WarmupSlice, n)
+	out = make([]WarmupSlice, n)
 	ttfts := make([][]float64, n)
 	for i := range out {
 		out[i].StartS = (time.Duration(i) * width).Seconds()

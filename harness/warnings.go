@@ -32,12 +32,6 @@ const (
 	// run to run than its within-run interval accounts for; verdicts and
 	// the scorecard then use the between-run interval, the wider.
 	WarnRunToRunVariance metrics.WarningCode = "run_to_run_variance"
-	// WarnPodEnergyFailed: Kepler's pod energy could not be read over a
-	// level's window.
-	WarnPodEnergyFailed metrics.WarningCode = "pod_energy_failed"
-	// WarnLiteLLMFailed: a LiteLLM proxy's counters could not be read over
-	// a level's window.
-	WarnLiteLLMFailed metrics.WarningCode = "litellm_failed"
 	// WarnPrecisionNotReached: a precision-driven level ended (at its
 	// MaxDuration or MaxRequests bound, or interrupted) before a precision
 	// target was met; the message names the target, the relative

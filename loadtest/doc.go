@@ -30,7 +30,10 @@
 //   - Sweep: 30 s grid levels (--max-seconds), decided levels up to ten
 //     times that (--precision-max-seconds), 10 grid levels, knee tolerance
 //     5 %, at most 16 levels (--grid-levels, --knee-tolerance,
-//     --max-levels).
+//     --max-levels). WithRates replaces the grid with rates of the
+//     caller's choosing (the CLI's --rate list) and WithKneeTolerance
+//     widens the tolerance, for an embedder who knows roughly where the
+//     knee lies.
 //
 // The model is the one the server lists at /v1/models when it lists
 // exactly one; WithModel names it otherwise.

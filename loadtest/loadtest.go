@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/harness"
@@ -48,6 +49,8 @@ type options struct {
 	levelDuration time.Duration
 	decideMax     time.Duration
 	progress      func(harness.Progress)
+	rates         []float64
+	kneeTolerance float64
 	errs          []error
 }
 
@@ -171,6 +174,40 @@ func WithDecideMax(d time.Duration) Option {
 	}
 }
 
+// WithRates gives a sweep its grid: these constant rates, req/s, in
+// place of the synchronous and throughput levels and the rates between
+// them (the CLI's `sweep --rate r1,r2,...`). An embedder who knows
+// roughly where the knee lies gets there in fewer levels: give a rate
+// that should pass and one that should fail. The search below the first
+// failure is the same as without them. Each rate must be > 0.
+func WithRates(rates ...float64) Option {
+	return func(o *options) {
+		for i, r := range rates {
+			if !(r > 0) || math.IsInf(r, 0) {
+				o.errs = append(o.errs, fmt.Errorf("loadtest: WithRates: rate %d is %v: want a rate > 0, req/s, e.g. WithRates(10, 20, 40)", i, r))
+			}
+		}
+		if len(rates) == 0 {
+			o.errs = append(o.errs, errors.New("loadtest: WithRates(): give at least one rate, req/s, e.g. WithRates(10, 20, 40)"))
+		}
+		o.rates = append([]float64(nil), rates...)
+	}
+}
+
+// WithKneeTolerance sets the relative bracket width (hi−lo)/hi at which a
+// sweep stops bisecting (default sweep.DefaultKneeTolerance, 5 %; the
+// CLI's --knee-tolerance), in (0, 1). A wider tolerance decides the knee
+// in fewer levels, each level below the knee run to a decision costing
+// about 300 requests for a p99 term.
+func WithKneeTolerance(t float64) Option {
+	return func(o *options) {
+		if !(t > 0 && t < 1) {
+			o.errs = append(o.errs, fmt.Errorf("loadtest: WithKneeTolerance(%v): want a fraction in (0, 1), e.g. 0.05", t))
+		}
+		o.kneeTolerance = t
+	}
+}
+
 // WithProgress calls fn about every second while a level runs, from a
 // goroutine the runner owns (harness.Config.Progress).
 func WithProgress(fn func(harness.Progress)) Option { return func(o *options) { o.progress = fn } }
@@ -275,6 +312,9 @@ func Level(ctx context.Context, target string, p loadgen.Profile, d time.Duratio
 	if d <= 0 {
 		return harness.Level{}, fmt.Errorf("loadtest: Level's duration %v: want > 0, e.g. 30*time.Second", d)
 	}
+	if o.rates != nil || o.kneeTolerance != 0 {
+		return harness.Level{}, errors.New("loadtest: WithRates and WithKneeTolerance guide a sweep's search and do not apply to Level, which runs the one Profile it is given")
+	}
 	if o.pacer != nil {
 		if !p.Mode.OpenLoop() && p.Mode != "" {
 			return harness.Level{}, fmt.Errorf("loadtest: WithPacer with a %s profile: a pacer sets arrival times, which only an open-loop level (constant or poisson) has; give the zero Profile or Mode constant", p.Mode)
@@ -335,6 +375,11 @@ func meanRate(pacer loadgen.Pacer, d time.Duration) (rate float64, err error) {
 // its BracketLo and BracketHi bound the true knee, req/s. obj must have
 // at least one term.
 //
+// WithRates replaces the grid with rates of the caller's choosing and
+// WithKneeTolerance widens the bracket at which bisection stops: with a
+// rate known to pass and one known to fail, the knee is decided in about
+// the time a p99 term needs to pass (some 300 requests at the lower rate).
+//
 // WithPacer does not apply to a sweep (its levels are constant rates) and
 // is refused.
 func Sweep(ctx context.Context, target string, obj slo.Objective, opts ...Option) (sweep.Result, error) {
@@ -359,6 +404,6 @@ func Sweep(ctx context.Context, target string, obj slo.Objective, opts ...Option
 		return sweep.Result{}, err
 	}
 	plan := sweep.Plan{Kind: sweep.KindRate, RateMode: loadgen.ModeConstant, Seed: DefaultSeed,
-		MaxLevels: DefaultMaxLevels, Objective: obj, Decide: true}
+		MaxLevels: DefaultMaxLevels, Objective: obj, Decide: true, Rates: o.rates, KneeTolerance: o.kneeTolerance}
 	return sweep.Run(ctx, plan, r)
 }

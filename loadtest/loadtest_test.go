@@ -2,6 +2,7 @@ package loadtest_test
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -84,5 +85,25 @@ func TestSweepNeedsAnSLO(t *testing.T) {
 	_, err := loadtest.Sweep(t.Context(), "http://127.0.0.1:1", slo.Objective{})
 	if err == nil || !strings.Contains(err.Error(), "needs an SLO") {
 		t.Fatalf("Sweep without SLO: %v", err)
+	}
+}
+
+// TestSweepHintsRefusedWhenBad: each bad hint is named, all at once, before
+// anything is sent; Level refuses the sweep's hints rather than ignore them.
+func TestSweepHintsRefusedWhenBad(t *testing.T) {
+	obj, err := slo.Parse("ttft_p99<=500ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = loadtest.Sweep(t.Context(), "http://127.0.0.1:1", obj,
+		loadtest.WithRates(), loadtest.WithRates(10, 0, math.NaN(), math.Inf(1)), loadtest.WithKneeTolerance(1))
+	for _, want := range []string{"WithRates(): give at least one rate", "rate 1 is 0", "rate 2 is NaN", "rate 3 is +Inf", "WithKneeTolerance(1)"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Sweep with bad hints: %v, want an error containing %q", err, want)
+		}
+	}
+	_, err = loadtest.Level(t.Context(), "http://127.0.0.1:1", loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 1}, time.Second, loadtest.WithRates(5))
+	if err == nil || !strings.Contains(err.Error(), "do not apply to Level") {
+		t.Errorf("Level with WithRates: %v, want it refused", err)
 	}
 }

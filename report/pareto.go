@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -79,6 +80,17 @@ func (p ParetoPoint) notPlotted() string {
 		lack = append(lack, "no energy figure")
 	}
 	return strings.Join(lack, " and ")
+}
+
+// WriteParetoFile writes WriteParetoHTML's page to the file path
+// (`gollm-bench pareto --html FILE`), replacing it; nothing is written
+// when the page cannot be drawn.
+func WriteParetoFile(path string, points []ParetoPoint) error {
+	var buf bytes.Buffer
+	if err := WriteParetoHTML(&buf, points); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
 
 // WriteParetoHTML writes a self-contained page with a chart of CPM against

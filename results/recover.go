@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
 	"github.com/gollm-bench/gollm-bench/slo"
@@ -20,15 +21,9 @@ import (
 )
 
 // SpoolGlob matches the spool files a running level writes its records
-// to, beside requests.jsonl (LevelSpoolPattern); they are moved into the
-// log when the level ends, so one is left behind only by a run that was
+// to (harness.SpoolGlob): one is left behind only by a run that was
 // killed, or that could not write the log.
-const SpoolGlob = "requests-level-*.jsonl.spool"
-
-// LevelSpoolPattern is the os.CreateTemp pattern of level's spool file.
-func LevelSpoolPattern(level int) string {
-	return fmt.Sprintf("requests-level-%d-*.jsonl.spool", level)
-}
+const SpoolGlob = harness.SpoolGlob
 
 // ErrNoRecords is returned by Recover for a folder with neither run.json
 // nor a record.

@@ -24,7 +24,8 @@ func runSweep(ctx context.Context, e env, args []string) error {
 // that only the CLI has.
 type bench struct {
 	s     benchmark.Settings
-	quiet bool // --quiet: no progress lines
+	text  cmdline.SettingsText // --rate, --slo, --warmup, --cooldown, --ramp: parsed into s's typed fields
+	quiet bool                 // --quiet: no progress lines
 }
 
 // runBench parses the flags into benchmark settings (with --like's load
@@ -37,7 +38,7 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 	fs.SetOutput(e.stderr)
 	fs.SortFlags = false
 	b.register(fs, cmd == benchmark.CommandSweep)
-	p := parser(fs, cmd, func() error { return benchmark.Check(b.s) })
+	p := parser(fs, cmd, func() error { return b.text.Check(b.s) })
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "usage: gollm-bench %s [flags]\n\n%s", name, fs.FlagUsages())
 	}
@@ -71,7 +72,11 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 		Getenv:   e.getenv,
 	}
 	opt.Progress, opt.SweepProgress = liveView(e, b.quiet)
-	run, err := benchmark.New(ctx, b.s, opt)
+	s, err := b.text.Settings(b.s)
+	if err != nil {
+		return usageErr(p.Locate(b.text.Check(b.s)))
+	}
+	run, err := benchmark.New(ctx, s, opt)
 	if err != nil {
 		var bad *benchmark.InputError
 		if errors.As(err, &bad) {

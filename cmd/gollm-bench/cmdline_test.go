@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -244,10 +245,11 @@ func parseBench(cmd benchmark.Command, args ...string) (benchmark.Settings, erro
 	fs := pflag.NewFlagSet(string(cmd), pflag.ContinueOnError)
 	fs.SetOutput(new(strings.Builder))
 	b.register(fs, cmd == benchmark.CommandSweep)
-	p := parser(fs, cmd, func() error { return benchmark.Check(b.s) })
+	p := parser(fs, cmd, func() error { return b.text.Check(b.s) })
 	err := p.Parse(args)
 	b.s.Given = p.Given()
-	return b.s, err
+	s, terr := b.text.Settings(b.s)
+	return s, errors.Join(err, terr)
 }
 
 // TestPeerSpellings: every GuideLLM, AIPerf, GenAI-Perf and vLLM spelling
@@ -271,13 +273,13 @@ func TestPeerSpellings(t *testing.T) {
 		{[]string{"-u", "http://h:8000"}, func(s benchmark.Settings) bool { return s.Target == "http://h:8000" }, ""},
 		{[]string{"--rate-type", "poisson", "--rate", "3"}, func(s benchmark.Settings) bool { return s.Profile == "poisson" && s.Given["profile"] }, ""},
 		{[]string{"--concurrency", "8"}, func(s benchmark.Settings) bool {
-			return s.Profile == "concurrent" && slices.Equal(s.Rates, []string{"8"}) && s.Given["rate"]
+			return s.Profile == "concurrent" && slices.Equal(s.Rates, []float64{8}) && s.Given["rate"]
 		}, ""},
 		{[]string{"--request-rate", "2.5"}, func(s benchmark.Settings) bool {
-			return s.Profile == "poisson" && slices.Equal(s.Rates, []string{"2.5"})
+			return s.Profile == "poisson" && slices.Equal(s.Rates, []float64{2.5})
 		}, ""},
 		{[]string{"--request-rate", "4", "--concurrency", "16"}, func(s benchmark.Settings) bool {
-			return s.Profile == "poisson" && slices.Equal(s.Rates, []string{"4"}) && s.MaxConcurrency == 16
+			return s.Profile == "poisson" && slices.Equal(s.Rates, []float64{4}) && s.MaxConcurrency == 16
 		}, ""},
 		{[]string{"--request-count", "100"}, func(s benchmark.Settings) bool { return s.MaxRequests == 100 }, ""},
 		{[]string{"--num-prompts", "100"}, nil, "here --max-requests N"},
@@ -293,7 +295,7 @@ func TestPeerSpellings(t *testing.T) {
 		{[]string{"--data", "prompt_tokens=8,output_tokens=4", "--osl", "16"}, nil, "--osl 16 with --data prompt_tokens=8,output_tokens=4"},
 		{[]string{"--streaming"}, func(s benchmark.Settings) bool { return !s.NoStream }, ""},
 		{[]string{"--streaming=false"}, func(s benchmark.Settings) bool { return s.NoStream }, ""},
-		{[]string{"--goodput", "ttft:500 tpot:50"}, func(s benchmark.Settings) bool { return s.SLO == "ttft_p99<=500ms,itl_p99<=50ms" }, ""},
+		{[]string{"--goodput", "ttft:500 tpot:50"}, func(s benchmark.Settings) bool { return s.SLO.String() == "ttft_p99<=500ms,itl_p99<=50ms" }, ""},
 		{[]string{"--goodput", "time_to_first_token:200", "--slo", "ttft_p99<=1s"}, nil, "both set the SLO"},
 		{[]string{"--output-path", "out"}, func(s benchmark.Settings) bool { return s.OutputDir == "out" }, ""},
 		{[]string{"--output-path", "benchmarks.json"}, nil, "--output-dir DIR"},
@@ -553,7 +555,7 @@ func TestKubernetesConfig(t *testing.T) {
 	if err != nil {
 		t.Fatalf("config.yaml: %v", err)
 	}
-	if s.Target != "http://vllm.inference.svc:8000" || s.OutputDir != "/results" || s.Engine == "" || s.SLO == "" || !s.Given["seed"] {
+	if s.Target != "http://vllm.inference.svc:8000" || s.OutputDir != "/results" || s.Engine == "" || s.SLO.IsZero() || !s.Given["seed"] {
 		t.Errorf("config.yaml read as target %q, output-dir %q, engine %q, slo %q", s.Target, s.OutputDir, s.Engine, s.SLO)
 	}
 }

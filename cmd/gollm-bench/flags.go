@@ -6,16 +6,20 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gollm-bench/gollm-bench/benchmark"
+	"github.com/gollm-bench/gollm-bench/cmdline"
 )
 
 // The flags of `run` and `sweep` set benchmark.Settings, one flag per
-// field, named as the field's comment says. Names follow GuideLLM and
+// field, named as the field's comment says; --rate, --slo, --warmup,
+// --cooldown and --ramp set its typed fields through their text
+// (cmdline.SettingsText). Names follow GuideLLM and
 // AIPerf where they have one.
 
 // register binds the flags of `run` (sweep false) or `sweep` to b's
 // settings, with their defaults (benchmark.DefaultSettings).
 func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	s := &b.s
+	b.text = cmdline.NewSettingsText(b.s)
 	fs.StringVar(&s.Target, "target", s.Target, "base URL of the server, e.g. http://127.0.0.1:8000 (default: start the built-in mock in-process)")
 	fs.StringVar(&s.Model, "model", s.Model, "model name (default: the first id of GET /v1/models)")
 	fs.StringVar(&s.Endpoint, "endpoint", s.Endpoint, "API: completions|chat (/v1/completions or /v1/chat/completions)")
@@ -31,7 +35,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.BoolVar(&s.Insecure, "insecure", s.Insecure, "do not verify the https --target's TLS certificate (a test server only; recorded in run.json and the scorecard)")
 
 	fs.StringVar(&s.Profile, "profile", s.Profile, "load profile: "+strings.Join(s.Command.Profiles(), "|"))
-	fs.StringSliceVar(&s.Rates, "rate", s.Rates, "levels: concurrency for concurrent/throughput, req/s for constant/poisson; a list, e.g. 1,2,4,8")
+	fs.StringSliceVar(&b.text.Rates, "rate", b.text.Rates, "levels: concurrency for concurrent/throughput, req/s for constant/poisson; a list, e.g. 1,2,4,8")
 	fs.IntVar(&s.MaxConcurrency, "max-concurrency", s.MaxConcurrency, "cap on requests in flight for rate modes (arrivals beyond it queue, counted as scheduling lag)")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of everything random (prompts, lengths, Poisson arrivals); recorded")
 	fs.StringVar(&s.Nonce, "nonce", s.Nonce, "what makes the cold prefixes (each prompt's unique leading tokens) this run's own (default: the run id); a run.json given to --config reruns its prompts byte for byte with its nonce, --nonce= gives fresh ones")
@@ -54,13 +58,13 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.Float64Var(&s.TraceSpeedup, "trace-speedup", s.TraceSpeedup, "play --trace this many times faster (0.5: half speed)")
 	fs.StringVar(&s.TraceFailed, "trace-failed", s.TraceFailed, "--trace lines that describe requests that failed in the traced service (0 output tokens, as BurstGPT logs them): replay (send with 1 output token; the default), skip, or refuse")
 	fs.StringVar(&s.TraceWindow, "trace-window", s.TraceWindow, "replay only the requests of --trace arriving in START,END (time since its first request: 10m,20m or 600,1200; either may be empty)")
-	fs.StringVar(&s.Ramp, "ramp", s.Ramp, `raise the arrival rate within each level (run only), e.g. "linear:1->50:60s" or "exponential:2->64:2m" (req/s; constant arrivals, or Poisson with --profile poisson)`)
+	fs.StringVar(&b.text.Ramp, "ramp", b.text.Ramp, `raise the arrival rate within each level (run only), e.g. "linear:1->50:60s" or "exponential:2->64:2m" (req/s; constant arrivals, or Poisson with --profile poisson)`)
 	fs.Float64Var(&s.Burstiness, "burstiness", s.Burstiness, "gamma-distributed gaps of this shape K with the level's mean rate (implies --profile poisson): 1 is Poisson, below 1 burstier (0.5: CV 1.41), above 1 smoother")
 	fs.StringVar(&s.SharedPrefix, "shared-prefix", s.SharedPrefix, `groups of prompts sharing a prefix, e.g. "groups=8,prompts=64,prefix=2048,question=128,output=256" (tokens; prefix-cache state shared:GxS)`)
 	fs.StringVar(&s.PrefixCache, "prefix-cache", s.PrefixCache, "cold (the default: a unique leading token sequence per request) or warm:N (a shared N-token prefix; N below the ISL: prompt_tokens, or the smallest ISL of --sequence-distribution)")
 
-	fs.StringVar(&s.Warmup, "warmup", s.Warmup, "excluded from the window at each level's start: a duration (30s), a request count (100) or a share of the level (10%)")
-	fs.StringVar(&s.Cooldown, "cooldown", s.Cooldown, "excluded at each level's end: a duration, a request count or a share")
+	fs.StringVar(&b.text.Warmup, "warmup", b.text.Warmup, "excluded from the window at each level's start: a duration (30s), a request count (100) or a share of the level (10%)")
+	fs.StringVar(&b.text.Cooldown, "cooldown", b.text.Cooldown, "excluded at each level's end: a duration, a request count or a share")
 	fs.StringVar(&s.WarmupPhase, "warmup-phase", s.WarmupPhase, "before the first level, send this load for this long, counted in no level: concurrent:N:DURATION, constant:R:DURATION or poisson:R:DURATION, e.g. concurrent:4:60s")
 	fs.Float64Var(&s.MaxSeconds, "max-seconds", s.MaxSeconds, "length of each level, s (default 30 without --max-requests)")
 	fs.Int64Var(&s.MaxRequests, "max-requests", s.MaxRequests, "requests per level")
@@ -72,7 +76,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.DurationVar(&s.DrainTimeout, "drain-timeout", s.DrainTimeout, "after a level's --max-seconds, let requests in flight finish for up to this long, so those sent in the window are measured to their end (0: cut them off as incomplete)")
 	fs.DurationVar(&s.MaxLag, "max-lag", s.MaxLag, "scheduling-lag p99 above which a level is client-limited (default 5% of the tightest TTFT, TTFOT or E2E threshold, or 10ms)")
 
-	fs.StringVar(&s.SLO, "slo", s.SLO, `service-level objective, e.g. "ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%"`)
+	fs.StringVar(&b.text.SLO, "slo", b.text.SLO, `service-level objective, e.g. "ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%"`)
 	fs.StringVar(&s.Precision, "precision", s.Precision, `run each level until every SLO term is decided ("decide"), or also until these 95% intervals are this tight relative to their estimate, e.g. "ttft_p99:5%,itl_p95:3%", or not at all ("quick") (run: bounded by --max-seconds, default 120s with it, or --max-requests; sweep: the grid runs --max-seconds and the levels that decide the knee run up to --precision-max-seconds; default: "decide" for a sweep with --slo, else "quick")`)
 	if sweep {
 		fs.Float64Var(&s.PrecisionMaxSeconds, "precision-max-seconds", s.PrecisionMaxSeconds, "with --precision, the longest a level that decides the knee may run, s (default 10 × --max-seconds; the grid runs --max-seconds)")

@@ -14,7 +14,6 @@ import (
 	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/report"
 	"github.com/gollm-bench/gollm-bench/results"
-	"github.com/gollm-bench/gollm-bench/scorecard"
 	"github.com/gollm-bench/gollm-bench/sweep"
 )
 
@@ -96,13 +95,4 @@ func reportRuns(e env, dirs, formats []string, formatGiven bool, out string) err
 func liveView(e env, quiet bool) (func(harness.Progress), func(sweep.Event)) {
 	p := report.TerminalProgress(e.stderr, quiet)
 	return p.Harness, p.Sweep
-}
-
-// writeParetoHTML draws the Pareto chart of `gollm-bench pareto --html`.
-func writeParetoHTML(path string, frontier []scorecard.Scorecard, dropped []scorecard.Dropped, basis scorecard.CostBasis) error {
-	var buf bytes.Buffer
-	if err := report.WriteParetoHTML(&buf, report.ParetoPoints(frontier, dropped, basis)); err != nil {
-		return err
-	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/benchmark"
 	"github.com/gollm-bench/gollm-bench/internal/fieldname"
+	"github.com/gollm-bench/gollm-bench/report"
 	"github.com/gollm-bench/gollm-bench/scorecard"
 )
 
@@ -104,7 +105,7 @@ func runPareto(_ context.Context, e env, args []string) error {
 		return err
 	}
 	if *html != "" {
-		return writeParetoHTML(*html, frontier, dropped, basis)
+		return report.WriteParetoFile(*html, report.ParetoPoints(frontier, dropped, basis))
 	}
 	return nil
 }

@@ -81,8 +81,8 @@ func TestBadInputRefusedBeforeSending(t *testing.T) {
 	}{
 		{"rate NaN", run("--profile", "constant", "--rate", "NaN"), []string{`--rate "NaN"`, "positive"}},
 		{"rate Inf", run("--profile", "constant", "--rate", "Inf"), []string{`--rate "Inf"`, "positive"}},
-		{"rate runaway constant", run("--profile", "constant", "--rate", "1e10", "--max-seconds", "1"), []string{`--rate "1e10"`, "largest usable rate is 1e+06 req/s"}},
-		{"rate runaway poisson", run("--profile", "poisson", "--rate", "1e308", "--max-seconds", "1"), []string{`--rate "1e308"`, "largest usable rate is 1e+06 req/s"}},
+		{"rate runaway constant", run("--profile", "constant", "--rate", "1e10", "--max-seconds", "1"), []string{`--rate "1e+10"`, "largest usable rate is 1e+06 req/s"}},
+		{"rate runaway poisson", run("--profile", "poisson", "--rate", "1e308", "--max-seconds", "1"), []string{`--rate "1e+308"`, "largest usable rate is 1e+06 req/s"}},
 		{"max-seconds NaN", run("--profile", "synchronous", "--max-seconds", "NaN"), []string{"--max-seconds NaN", "e.g. 30"}},
 		// Issue 25 item 10: an overflowed duration was printed; a mean
 		// outside its bounds was silently clamped; --data beside

@@ -1,4 +1,4 @@
-// Package quota is a results.FS for tests: the operating system's file
+// Package quota is a outputfs.FS for tests: the operating system's file
 // system with a byte quota over the files written through it, so that a
 // test can fill the "disk" after N bytes and check what a run leaves
 // behind. A write that would pass the quota writes the bytes that fit and
@@ -12,10 +12,10 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/gollm-bench/gollm-bench/results"
+	"github.com/gollm-bench/gollm-bench/outputfs"
 )
 
-// FS is a results.FS whose files may hold at most Limit bytes in all. It
+// FS is a outputfs.FS whose files may hold at most Limit bytes in all. It
 // is safe for concurrent use.
 type FS struct {
 	mu    sync.Mutex
@@ -44,7 +44,7 @@ func (q *FS) used() int64 {
 
 // OpenFile opens name on the real file system; writes through the
 // returned File count against the quota.
-func (q *FS) OpenFile(name string, flag int, perm fs.FileMode) (results.File, error) {
+func (q *FS) OpenFile(name string, flag int, perm fs.FileMode) (outputfs.File, error) {
 	f, err := os.OpenFile(name, flag, perm)
 	if err != nil {
 		return nil, err
@@ -90,7 +90,7 @@ func (q *FS) FreeSpace(string) (int64, error) {
 	return max(q.limit-q.used(), 0), nil
 }
 
-// file is a results.File counting its writes against the quota. It does
+// file is a outputfs.File counting its writes against the quota. It does
 // not embed *os.File, whose ReadFrom and WriteString would bypass Write.
 type file struct {
 	f *os.File

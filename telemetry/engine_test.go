@@ -1,12 +1,12 @@
-package harness_test
+package telemetry_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/gollm-bench/gollm-bench/enginemetrics"
-	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/metrics"
+	"github.com/gollm-bench/gollm-bench/telemetry"
 )
 
 // Against an engine whose /metrics names were not known (llama.cpp's, then),
@@ -19,7 +19,7 @@ func TestUnrecognisedEngineMetricsAreNotAMismatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := enginemetrics.Diff(snap, snap)
-	r := &harness.LevelReading{Engine: &d}
+	r := &telemetry.LevelReading{Engine: &d}
 	s := metrics.Summary{Level: 1, WindowSeconds: 16, InputTokensPerSecond: 1024, OutputTokensPerSecond: 256}
 	ws := r.Warnings(s)
 	if len(ws) != 1 || ws[0].Code != enginemetrics.WarnUnrecognised {

@@ -1,4 +1,4 @@
-package harness
+package telemetry
 
 import (
 	"context"
@@ -8,11 +8,22 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/energy"
 	"github.com/gollm-bench/gollm-bench/enginemetrics"
+	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/litellm"
 	"github.com/gollm-bench/gollm-bench/metrics"
 )
 
-// Sources is the Telemetry of a real run: GPU energy from an energy.Meter,
+// Warning codes this package raises (metrics.Warning.Code).
+const (
+	// WarnPodEnergyFailed: Kepler's pod energy could not be read over a
+	// level's window.
+	WarnPodEnergyFailed metrics.WarningCode = "pod_energy_failed"
+	// WarnLiteLLMFailed: a LiteLLM proxy's counters could not be read over
+	// a level's window.
+	WarnLiteLLMFailed metrics.WarningCode = "litellm_failed"
+)
+
+// Sources is the harness.Telemetry of a real run: GPU energy from an energy.Meter,
 // the engine's Prometheus metrics, Kepler's pod energy and a LiteLLM
 // proxy's accounting, all read over each level's window. Any may be nil.
 // Begin and End are called from one goroutine.
@@ -47,7 +58,7 @@ type LevelReading struct {
 	LiteLLM *litellm.Reading `json:"litellm,omitempty"`
 }
 
-// Begin implements Telemetry.
+// Begin implements harness.Telemetry.
 func (s *Sources) Begin(ctx context.Context, _ int) error {
 	var errs []error
 	if s.Meter != nil {
@@ -74,8 +85,8 @@ func (s *Sources) Begin(ctx context.Context, _ int) error {
 	return errors.Join(errs...)
 }
 
-// End implements Telemetry.
-func (s *Sources) End(ctx context.Context, level int) (*LevelReading, error) {
+// End implements harness.Telemetry: its reading is a *LevelReading.
+func (s *Sources) End(ctx context.Context, level int) (harness.TelemetryReading, error) {
 	var out LevelReading
 	var errs []error
 	if s.Meter != nil {
@@ -138,10 +149,24 @@ func (s *Sources) End(ctx context.Context, level int) (*LevelReading, error) {
 	return &out, errors.Join(errs...)
 }
 
+// ServerConcurrency is the most sequences the engine reported running at
+// once over the window (its peak running sequences, or busy slots on
+// llama.cpp), or 0 without an engine reading. harness.Runner reads it
+// through the optional interface it documents at ServerConcurrency.
+func (r *LevelReading) ServerConcurrency() float64 {
+	if r.Engine != nil && r.Engine.Engine != "" {
+		return r.Engine.PeakRunning
+	}
+	return 0
+}
+
 // Warnings returns the reading's warnings, and cross-checks the engine's
 // and LiteLLM's token counters against ours over the window (warning when
 // they differ by more than 1 %).
 func (r *LevelReading) Warnings(s metrics.Summary) []metrics.Warning {
+	if r == nil {
+		return nil
+	}
 	var out []metrics.Warning
 	if r.Energy != nil {
 		out = append(out, r.Energy.Warnings...)

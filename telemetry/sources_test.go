@@ -1,4 +1,4 @@
-package harness
+package telemetry
 
 import (
 	"context"
@@ -73,7 +73,7 @@ func TestSourcesPodAndLiteLLM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := v
+	r := v.(*LevelReading)
 	if r.Pod == nil || !r.Pod.Valid || r.PodGap == nil || r.PodGap.GapJ < 32969 || r.PodGap.GapJ > 32971 {
 		t.Fatalf("pod %+v, gap %+v", r.Pod, r.PodGap)
 	}
@@ -115,7 +115,7 @@ func TestSourcesPodAndLiteLLM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r = v
+	r = v.(*LevelReading)
 	if r.Energy == nil || !r.Energy.Valid || r.Pod == nil || r.Pod.Valid || r.PodGap != nil ||
 		len(r.Pod.Warnings) != 1 || r.Pod.Warnings[0].Code != "pod_energy_failed" {
 		t.Errorf("energy %+v, pod %+v", r.Energy, r.Pod)

@@ -1,4 +1,4 @@
-package energy
+package gpu
 
 import (
 	"context"
@@ -136,10 +136,10 @@ func (g *Gate) Add(at time.Time, snap Snapshot) GateState {
 	p := gatePoint{t: at, power: map[string]float64{}, temp: map[string]float64{}}
 	for _, s := range snap.GPUs {
 		if s.HasPower {
-			p.power[s.key()] = s.PowerW
+			p.power[s.Key()] = s.PowerW
 		}
 		if s.TempC > 0 {
-			p.temp[s.key()] = s.TempC
+			p.temp[s.Key()] = s.TempC
 		}
 	}
 	g.hist = append(g.hist, p)

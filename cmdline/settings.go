@@ -1,0 +1,107 @@
+package cmdline
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/gollm-bench/gollm-bench/benchmark"
+	"github.com/gollm-bench/gollm-bench/internal/fieldname"
+	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/slo"
+)
+
+// SettingsText is the text, in the flags' grammar, of the benchmark
+// settings that benchmark.Settings holds as typed values: --rate (a list
+// of numbers), --slo (slo.Parse's grammar), --warmup and --cooldown
+// (loadgen.ParseTrim's: 30s, 100, 10%) and --ramp (loadgen.ParseRamp's:
+// linear:1->50:60s). The command binds those flags to
+// its fields, so that configuration files, peer aliases and --like set
+// them as they set any flag, and Apply parses them into the settings:
+// the library takes typed values, and the grammar is the command line's.
+type SettingsText struct {
+	Rates            []string // --rate
+	SLO              string   // --slo
+	Warmup, Cooldown string   // --warmup, --cooldown
+	Ramp             string   // --ramp ("": none)
+}
+
+// NewSettingsText returns the text of s's typed settings, as the flags
+// show them for their defaults (benchmark.DefaultSettings): "10%", not a
+// Go value.
+func NewSettingsText(s benchmark.Settings) SettingsText {
+	t := SettingsText{Warmup: s.Warmup.String(), Cooldown: s.Cooldown.String()}
+	for _, r := range s.Rates {
+		t.Rates = append(t.Rates, strconv.FormatFloat(r, 'g', -1, 64))
+	}
+	if !s.SLO.IsZero() {
+		t.SLO = s.SLO.String()
+	}
+	if s.Ramp != nil {
+		t.Ramp = s.Ramp.String()
+	}
+	return t
+}
+
+// Apply parses t into s's Rates, SLO, Warmup, Cooldown and Ramp. It reports
+// every bad value at once (errors.Join), each starting with its flag, as
+// benchmark.New does for the others; the values that parse are set even
+// when others do not, so that checking s afterwards does not also
+// complain that they are missing.
+func (t SettingsText) Apply(s *benchmark.Settings) error {
+	var errs []error
+	obj, err := slo.Parse(t.SLO)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("--slo: %w", err))
+	}
+	s.SLO = obj
+	s.Rates = s.Rates[:0:0]
+	for _, r := range t.Rates {
+		v, err := strconv.ParseFloat(strings.TrimSpace(r), 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			errs = append(errs, fmt.Errorf("--rate %q: want positive numbers, e.g. --rate 1,2,4", r))
+			continue
+		}
+		s.Rates = append(s.Rates, v)
+	}
+	for _, trim := range []struct {
+		flag, text string
+		to         *loadgen.Trim
+	}{{"warmup", t.Warmup, &s.Warmup}, {"cooldown", t.Cooldown, &s.Cooldown}} {
+		v, err := loadgen.ParseTrim(trim.text)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--%s %w", trim.flag, err))
+		}
+		*trim.to = v
+	}
+	s.Ramp = nil
+	if strings.TrimSpace(t.Ramp) != "" {
+		r, err := loadgen.ParseRamp(t.Ramp)
+		if err != nil {
+			// The ramp's words (the start rate, the end rate) are the
+			// user's; the Go fields after them are not.
+			errs = append(errs, fmt.Errorf("--%w", fieldname.Replace(err,
+				fieldname.Name{Field: " (Ramp.From)"}, fieldname.Name{Field: " (Ramp.To)"},
+				fieldname.Name{Field: " (Ramp.Over)"}, fieldname.Name{Field: " (Ramp.Shape)"})))
+		} else {
+			s.Ramp = &r
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Settings returns s with t parsed in (Apply), and Apply's error.
+func (t SettingsText) Settings(s benchmark.Settings) (benchmark.Settings, error) {
+	err := t.Apply(&s)
+	return s, err
+}
+
+// Check checks s with t parsed in: Apply's errors, then benchmark.Check's
+// of the result, joined; for Options.Check, and for the report of a
+// command line whose text does not parse.
+func (t SettingsText) Check(s benchmark.Settings) error {
+	s, err := t.Settings(s)
+	return errors.Join(err, benchmark.Check(s))
+}

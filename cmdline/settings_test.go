@@ -1,0 +1,79 @@
+package cmdline_test
+
+import (
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gollm-bench/gollm-bench/benchmark"
+	"github.com/gollm-bench/gollm-bench/cmdline"
+	"github.com/gollm-bench/gollm-bench/loadgen"
+)
+
+// The typed settings' text: every bad value at once, each naming its
+// flag; the good ones set; the defaults shown as the flags spell them.
+func TestSettingsTextApply(t *testing.T) {
+	s := benchmark.DefaultSettings(benchmark.CommandRun)
+	text := cmdline.NewSettingsText(s)
+	if text.Warmup != "10%" || text.Cooldown != "10%" || text.SLO != "" || len(text.Rates) != 0 {
+		t.Errorf("defaults as text: %+v, want the flags' 10%% trims and nothing else", text)
+	}
+	text = cmdline.SettingsText{Rates: []string{"1", "y", "2.5", "-3"}, SLO: "ttft_p99<=fast", Warmup: "zz", Cooldown: "30s"}
+	err := text.Apply(&s)
+	for _, want := range []string{`--rate "y"`, `--rate "-3"`, "--slo: ", `--warmup "zz"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Apply: %v, want an error containing %s", err, want)
+		}
+	}
+	if !reflect.DeepEqual(s.Rates, []float64{1, 2.5}) || s.Cooldown != (loadgen.Trim{Duration: 30e9}) {
+		t.Errorf("rates %v, cooldown %v: want the values that parsed", s.Rates, s.Cooldown)
+	}
+}
+
+// FuzzSettingsTextApply: Apply never panics, and what it accepts reads
+// back the same through NewSettingsText.
+func FuzzSettingsTextApply(f *testing.F) {
+	f.Add("1,2.5", "ttft_p99<=500ms,itl_p95<=50ms", "10%", "30s", "linear:1->50:60s")
+	f.Add("x", "bad", "zz", "-1", "sine:1")
+	f.Add("1e308", "error_rate<=0.5%", "100", "0", "exponential:2->64:2m")
+	f.Fuzz(func(t *testing.T, rates, obj, warmup, cooldown, ramp string) {
+		text := cmdline.SettingsText{Rates: strings.Split(rates, ","), SLO: obj, Warmup: warmup, Cooldown: cooldown, Ramp: ramp}
+		var s benchmark.Settings
+		if err := text.Apply(&s); err != nil {
+			return
+		}
+		var again benchmark.Settings
+		if err := cmdline.NewSettingsText(s).Apply(&again); err != nil {
+			t.Fatalf("%+v parsed, but its own text does not: %v", text, err)
+		}
+		if !reflect.DeepEqual(again.Rates, s.Rates) || again.Warmup != s.Warmup || again.Cooldown != s.Cooldown || again.SLO.String() != s.SLO.String() || !reflect.DeepEqual(again.Ramp, s.Ramp) {
+			t.Errorf("%+v read back as %+v", s, again)
+		}
+	})
+}
+
+// Seen (benchmark's TestBadInputNamesFlagsNotFields and TestBadInputOneError,
+// when the library still parsed --ramp): a bad ramp was refused in the
+// library's words "(Ramp.To)", or followed by errors about the rate it
+// would have set. Through the command line's path, each bad --ramp gives
+// one error naming --ramp and no Go field.
+func TestBadRampOneErrorNoField(t *testing.T) {
+	goIdent := regexp.MustCompile(`\b[A-Z][A-Za-z]*\.[A-Z][A-Za-z]*\b`)
+	for _, ramp := range []string{"linear:20->2:6s", "linear:2->2:6s", "exponential:0->2:6s", "sine:1->2:6s", "linear:1->2:0s", "linear:20"} {
+		s := benchmark.DefaultSettings(benchmark.CommandRun)
+		s.Given = map[string]bool{"ramp": true}
+		err := cmdline.SettingsText{Ramp: ramp, Warmup: "10%", Cooldown: "10%"}.Check(s)
+		if err == nil {
+			t.Errorf("--ramp %s: no error", ramp)
+			continue
+		}
+		msg := err.Error()
+		if lines := strings.Split(msg, "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "--ramp") {
+			t.Errorf("--ramp %s: want one error, about --ramp:\n%s", ramp, msg)
+		}
+		if id := goIdent.FindString(msg); id != "" {
+			t.Errorf("--ramp %s: the error names the Go identifier %s:\n%s", ramp, id, msg)
+		}
+	}
+}
