@@ -68,10 +68,6 @@ func ApplyLike(log io.Writer, path string, builtinMock bool, given func(flag str
 // likeFlags returns u naming the flags that replace its setting
 // ("--dataset"), as the user gives them.
 func likeFlags(u peer.Unreproducible) peer.Unreproducible {
-	flags := make([]string, len(u.Flags))
-	for i, f := range u.Flags {
-		flags[i] = "--" + f
-	}
-	u.Flags = flags
+	u.FlagPrefix = "--"
 	return u
 }

@@ -20,9 +20,16 @@ func TestLikeRateWithoutProcessWording(t *testing.T) {
 	if len(bad) != 1 {
 		t.Fatalf("refusals %v, want one", bad)
 	}
-	want := "level 0 (stage at 1 req/s): the file states its rate, 1 req/s, but not its arrival process (constant or poisson); give --profile constant --rate 1 or --profile poisson --rate 1"
+	want := "level 0 (stage at 1 req/s): the file states its rate, 1 req/s, but not its arrival process (constant or poisson); give profile constant rate 1 or profile poisson rate 1"
 	if got := bad[0].Error(); got != want {
 		t.Errorf("refusal\n%s\nwant\n%s", got, want)
+	}
+	// As the command line shows it (benchmark sets the prefix).
+	u := bad[0]
+	u.FlagPrefix = "--"
+	want = "level 0 (stage at 1 req/s): the file states its rate, 1 req/s, but not its arrival process (constant or poisson); give --profile constant --rate 1 or --profile poisson --rate 1"
+	if got := u.Error(); got != want {
+		t.Errorf("refusal with flags\n%s\nwant\n%s", got, want)
 	}
 }
 

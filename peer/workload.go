@@ -141,14 +141,20 @@ type Load struct {
 // Unreproducible is a setting of a result that gollm-bench cannot run as
 // the tool did: Field is the file's key, Value its value, Reason why; the
 // setting is replaced when the user gives any of Flags, named as Load.Flags
-// names them (the run settings' keys, without dashes). Fix, when set,
-// says what to give in place of the generic "give --flag instead".
+// names them (the run settings' keys, without dashes). Alternatives,
+// when set, are the settings that would run it, each a list of key and
+// value pairs ({"profile", "constant", "rate", "1"}), in place of the
+// generic "give flag instead"; Flags and Alternatives name keys, as
+// benchmark maps them to the command line.
 type Unreproducible struct {
-	Field  string
-	Value  string
-	Reason string
-	Flags  []string
-	Fix    string
+	Field        string
+	Value        string
+	Reason       string
+	Flags        []string
+	Alternatives [][]string
+	// FlagPrefix is put before each key when the refusal is written: ""
+	// in the library, "--" once benchmark has mapped it to the command line.
+	FlagPrefix string
 }
 
 // Error implements error: "args.data /root/x.jsonl: a dataset file that is
@@ -159,11 +165,26 @@ func (u Unreproducible) Error() string {
 		s += " " + strconv.Quote(u.Value)
 	}
 	s += ": " + u.Reason
-	if u.Fix != "" {
-		return s + "; " + u.Fix
+	if len(u.Alternatives) > 0 {
+		alts := make([]string, len(u.Alternatives))
+		for i, kv := range u.Alternatives {
+			var b strings.Builder
+			for j := 0; j+1 < len(kv); j += 2 {
+				if j > 0 {
+					b.WriteString(" ")
+				}
+				b.WriteString(u.FlagPrefix + kv[j] + " " + kv[j+1])
+			}
+			alts[i] = b.String()
+		}
+		return s + "; give " + strings.Join(alts, " or ")
 	}
 	if len(u.Flags) > 0 {
-		s += "; give " + strings.Join(u.Flags, " or ") + " instead"
+		flags := make([]string, len(u.Flags))
+		for i, f := range u.Flags {
+			flags[i] = u.FlagPrefix + f
+		}
+		s += "; give " + strings.Join(flags, " or ") + " instead"
 	}
 	return s
 }
@@ -184,15 +205,15 @@ func (r Result) Load() (Load, []Unreproducible) {
 	var modes []loadgen.Mode
 	for i, lv := range r.Levels {
 		if lv.Mode == ModeUnknown {
-			reason, fix := "its load profile has no gollm-bench equivalent", ""
+			reason, alts := "its load profile has no gollm-bench equivalent", [][]string(nil)
 			if lv.Rate.OK {
 				// inference-perf's stage reports: the rate, not whether
 				// arrivals were constant or Poisson.
 				r := strconv.FormatFloat(lv.Rate.V, 'f', -1, 64)
 				reason = "the file states its rate, " + r + " req/s, but not its arrival process (constant or poisson)"
-				fix = "give --profile constant --rate " + r + " or --profile poisson --rate " + r
+				alts = [][]string{{"profile", "constant", "rate", r}, {"profile", "poisson", "rate", r}}
 			}
-			bad = append(bad, Unreproducible{Field: fmt.Sprintf("level %d (%s)", i, lv.Label), Reason: reason, Flags: []string{"profile"}, Fix: fix})
+			bad = append(bad, Unreproducible{Field: fmt.Sprintf("level %d (%s)", i, lv.Label), Reason: reason, Flags: []string{"profile"}, Alternatives: alts})
 			continue
 		}
 		if !slices.Contains(modes, lv.Mode) {

@@ -222,7 +222,7 @@ func ReadTraceWith(r io.Reader, name string, format TraceFormat, failed FailedRo
 		t.Entries = kept
 	}
 	if len(t.Entries) == 0 && t.FailedRows > 0 {
-		return Trace{}, &TraceError{File: name, Msg: fmt.Sprintf("all %d lines of this %s trace describe failed requests (0 output tokens), and the failed-row policy skip left every one out: nothing to send; replay them (--trace-failed replay, the default) or give a trace with successful requests", t.FailedRows, format)}
+		return Trace{}, &TraceError{File: name, Msg: fmt.Sprintf("all %d lines of this %s trace describe failed requests (0 output tokens), and the failed-row policy skip left every one out: nothing to send; replay them (the failed-row policy replay, the default) or give a trace with successful requests", t.FailedRows, format)}
 	}
 	if len(t.Entries) == 0 {
 		return Trace{}, &TraceError{File: name, Msg: fmt.Sprintf("no requests in this %s trace", format)}
