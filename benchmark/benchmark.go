@@ -528,6 +528,7 @@ func (b *Benchmark) setup(ctx context.Context) error {
 	if err := b.chooseTokenizer(ctx); err != nil {
 		return err
 	}
+	b.warnISLFloor()
 	if err := b.describeHost(ctx); err != nil {
 		return err
 	}

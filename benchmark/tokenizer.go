@@ -237,3 +237,28 @@ func (b *Benchmark) tokenizerAPI() string {
 }
 
 var _ workload.Counter = (*openai.TokenCounter)(nil)
+
+// warnISLFloor says on the log, before any request is sent, when the
+// lengths can draw ISLs below the shortest prompt the workload builds
+// (workload.Synthetic.ISLFloor): those requests are sent at that floor,
+// their records say so, and each level warns metrics.WarnISLClamped.
+func (b *Benchmark) warnISLFloor() {
+	syn, ok := b.work.(*workload.Synthetic)
+	if !ok {
+		return
+	}
+	floor := syn.ISLFloor()
+	if floor == 0 {
+		return
+	}
+	why := "a request's 16-word marker and a word, in the server's count"
+	if b.counter == nil {
+		why = "the chat template's tokens and one"
+	}
+	fix := fmt.Sprintf("add prompt_tokens_min=%d to --data", floor)
+	if b.s.SequenceDistribution != "" {
+		fix = fmt.Sprintf("give every --sequence-distribution entry an ISL of at least %d tokens with a smaller stdev", floor)
+	}
+	fmt.Fprintf(b.opt.Log, "warning: ISL: the lengths can draw ISLs below %d tokens, the shortest prompt that can be built (%s): such requests are sent at %d tokens and recorded so (requested_prompt_tokens %d, isl_clamped_from the draw; warning isl_clamped); %s to draw none below it\n",
+		floor, why, floor, floor, fix)
+}

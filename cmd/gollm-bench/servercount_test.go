@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -245,5 +247,103 @@ func TestTokenizerOmittedDownloads(t *testing.T) {
 				t.Fatalf("%s: the server counted %d prompt tokens, want 96", tc.model, r.ServerPromptTokens)
 			}
 		}
+	}
+}
+
+// hasWarning reports whether the run's warnings include code.
+func hasWarning(run *results.Run, code string) bool {
+	for _, w := range run.Result.Warnings {
+		if string(w.Code) == code {
+			return true
+		}
+	}
+	return false
+}
+
+// TestServerCountSpreadBelowFloor (issue 27 review): a spread whose draws
+// fall below the shortest prompt a server count can build (a request's
+// marker, a word and the chat template) is said before any request, and
+// each such request is recorded at the length the server counted, with
+// the draw kept apart and the level warning isl_clamped; before, 11 of 16
+// records claimed an ISL the server never saw, silently.
+func TestServerCountSpreadBelowFloor(t *testing.T) {
+	t.Parallel()
+	cfg, _ := mockserver.Preset("fast")
+	cfg.ChatTemplateTokens = 9
+	url, _ := qwenCountingMock(t, cfg)
+	home, dir := t.TempDir(), t.TempDir()
+	code, stderr := runTokenizer(t, url, home, dir, "floor", "--endpoint", "chat", "--tokenizer", "server", "--max-requests", "16",
+		"--data", "prompt_tokens=30,prompt_tokens_stdev=20,prompt_tokens_min=1,output_tokens=4")
+	if code != exitcode.OK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "warning: ISL: the lengths can draw ISLs below") || !strings.Contains(stderr, "prompt_tokens_min=") {
+		t.Errorf("the console does not say, before the load, that draws fall below the floor and how to avoid it:\n%s", stderr)
+	}
+	clamped := 0
+	for _, r := range readRecords(t, filepath.Join(dir, "floor", results.RequestsJSONL)) {
+		if r.ServerPromptTokens != r.RequestedPromptTokens {
+			t.Errorf("request %d: requested_prompt_tokens %d but the server counted %d (drawn %d)", r.Seq, r.RequestedPromptTokens, r.ServerPromptTokens, r.ISLClampedFrom)
+		}
+		if r.ISLClampedFrom > 0 {
+			clamped++
+		}
+	}
+	if clamped == 0 {
+		t.Fatal("no request was clamped: the test no longer draws below the floor")
+	}
+	run, err := results.Read(filepath.Join(dir, "floor"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasWarning(&run, "isl_clamped") {
+		t.Errorf("run.json has no isl_clamped warning: %+v", run.Result.Warnings)
+	}
+}
+
+// TestServerCountDisagreesWithUsage (issue 27 review): a server whose
+// /tokenize counts one token fewer than its usage.prompt_tokens (a BOS
+// added by one only) gives prompts one token off the ISL; the level warns
+// token_count_mismatch instead of presenting the ISL as exact.
+func TestServerCountDisagreesWithUsage(t *testing.T) {
+	t.Parallel()
+	cfg, _ := mockserver.Preset("fast")
+	url, _ := qwenCountingMock(t, cfg)
+	// A proxy whose /tokenize answers one token fewer than the mock counts.
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, _ := http.NewRequestWithContext(r.Context(), r.Method, url+r.URL.Path, r.Body)
+		req.Header = r.Header.Clone()
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		if r.URL.Path != "/tokenize" || resp.StatusCode != http.StatusOK {
+			for k, v := range resp.Header {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(resp.StatusCode)
+			_, _ = io.Copy(w, resp.Body)
+			return
+		}
+		var v struct {
+			Count int `json:"count"`
+		}
+		_ = json.NewDecoder(resp.Body).Decode(&v)
+		fmt.Fprintf(w, `{"count":%d}`, v.Count-1)
+	}))
+	t.Cleanup(ts.Close)
+	home, dir := t.TempDir(), t.TempDir()
+	code, stderr := runTokenizer(t, ts.URL, home, dir, "bos", "--tokenizer", "server", "--data", "prompt_tokens=64,output_tokens=4")
+	if code != exitcode.OK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	run, err := results.Read(filepath.Join(dir, "bos"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasWarning(&run, "token_count_mismatch") {
+		t.Errorf("the server's usage differs from its /tokenize by a token and run.json does not warn: %+v", run.Result.Warnings)
 	}
 }
