@@ -2,6 +2,7 @@ package benchmark
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -146,6 +147,13 @@ func (b *Benchmark) chooseTokenizer(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if hint := connectHint(err.Error(), b.target); hint != "" {
+			// Not a server without a tokenize endpoint: no server.
+			return fmt.Errorf("--tokenizer %s: asking the server to count: %s", choice, hint)
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("%w: no answer within %v, the limit for the tokenize probes", err, tokenizeProbeTimeout)
+		}
 		if choice == TokenizerServer {
 			return badInput(fmt.Errorf("--tokenizer server: %w; give the served model's tokenizer (--tokenizer ORG/NAME or a tokenizer.json)", err))
 		}
@@ -163,6 +171,9 @@ func (b *Benchmark) chooseTokenizer(ctx context.Context) error {
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("%w: the counts took longer than %v, the limit for fitting prompts", err, tokenizeFitTimeout)
 		}
 		if choice == TokenizerServer {
 			return badInput(fmt.Errorf("--tokenizer %s: sizing prompts with the server's counts (%s): %w", choice, counter.API(), err))

@@ -347,3 +347,15 @@ func TestServerCountDisagreesWithUsage(t *testing.T) {
 		t.Errorf("the server's usage differs from its /tokenize by a token and run.json does not warn: %+v", run.Result.Warnings)
 	}
 }
+
+// TestTokenizerServerTargetDown (issue 27 review): with --tokenizer server
+// and nothing listening at --target, the error says so, not that the
+// server has no tokenize endpoint.
+func TestTokenizerServerTargetDown(t *testing.T) {
+	t.Parallel()
+	dead := closedPort(t)
+	code, stderr := runTokenizer(t, dead, t.TempDir(), t.TempDir(), "down", "--model", "m", "--tokenizer", "server", "--data", "prompt_tokens=64,output_tokens=4")
+	if code == exitcode.OK || !strings.Contains(stderr, "nothing is listening at "+dead) || strings.Contains(stderr, "no tokenize endpoint") {
+		t.Errorf("exit %d, stderr:\n%s\nwant a failure saying nothing is listening at %s", code, stderr, dead)
+	}
+}
