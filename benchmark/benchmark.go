@@ -1082,7 +1082,7 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 		run.Config.MockPrefixCache = s.MockPrefixCache
 	}
 	if b.tok != nil {
-		run.Config.Tokenizer, run.Config.TokenizerSHA256 = b.tok.Path(), b.tok.SHA256()
+		run.Config.Tokenizer, run.Config.TokenizerSHA256 = absPath(b.tok.Path()), b.tok.SHA256()
 		run.Config.TokenizerSource, run.Config.TokenizerCommit = b.tok.Source(), b.tok.Commit()
 		if b.tok.Source() != tokenize.SourceFile {
 			run.Config.TokenizerModel = b.tok.Name()

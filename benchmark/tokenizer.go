@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/openai"
@@ -89,6 +92,8 @@ func (b *Benchmark) loadTokenizer(ctx context.Context, pathOrID string) (*tokeni
 	}
 	if tok.Source() != tokenize.SourceFile {
 		fmt.Fprintf(b.opt.Log, "tokenizer: %s at commit %s (%s, sha256 %s)\n", tok.Name(), tok.Commit(), tok.Path(), tok.SHA256()[:12])
+	} else {
+		fmt.Fprintf(b.opt.Log, "tokenizer: %s (file %s, sha256 %s)\n", tok.Name(), absPath(tok.Path()), tok.SHA256()[:12])
 	}
 	return tok, nil
 }
@@ -105,6 +110,7 @@ func (b *Benchmark) chooseTokenizer(ctx context.Context) error {
 	if choice == "" {
 		return nil // a path or model id, loaded before anything was sent
 	}
+	b.warnKeywordFile()
 	b.tokSource = SourceWords
 	if choice == TokenizerWords {
 		fmt.Fprintln(b.opt.Log, "tokenizer: words (--tokenizer words): prompts are sized in whitespace words, and the ISL is the server's usage.prompt_tokens")
@@ -224,8 +230,10 @@ func (b *Benchmark) serverCountUnfit() string {
 	return ""
 }
 
-// wordsFallback says on the log why prompts are sized in words.
+// wordsFallback says on the log why prompts are sized in words, on one
+// line (each endpoint's failure joined with "; ").
 func (b *Benchmark) wordsFallback(reason string) {
+	reason = strings.ReplaceAll(strings.TrimSpace(reason), "\n", "; ")
 	b.tokSource = SourceWords
 	fmt.Fprintf(b.opt.Log, "warning: tokenizer: words: %s; prompts are sized in whitespace words and the ISL is the server's usage.prompt_tokens (give --tokenizer for an exact ISL)\n", reason)
 }
@@ -272,4 +280,26 @@ func (b *Benchmark) warnISLFloor() {
 	}
 	fmt.Fprintf(b.opt.Log, "warning: ISL: the lengths can draw ISLs below %d tokens, the shortest prompt that can be built (%s): such requests are sent at %d tokens and recorded so (requested_prompt_tokens %d, isl_clamped_from the draw; warning isl_clamped); %s to draw none below it\n",
 		floor, why, floor, floor, fix)
+}
+
+// warnKeywordFile warns when --tokenizer is a keyword (auto, server,
+// words) and a file or folder of that name is in the working directory:
+// the keyword wins, and ./NAME selects the file.
+func (b *Benchmark) warnKeywordFile() {
+	name := b.s.Tokenizer
+	if name == "" {
+		return
+	}
+	if _, err := os.Stat(name); err == nil {
+		fmt.Fprintf(b.opt.Log, "warning: --tokenizer %s is the keyword, not the file or folder %q in the working directory; write --tokenizer ./%s to load that instead\n", name, name, name)
+	}
+}
+
+// absPath is p made absolute (p itself when that fails), for run.json and
+// the console: a relative path means nothing once the run is moved.
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
 }

@@ -359,3 +359,68 @@ func TestTokenizerServerTargetDown(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s\nwant a failure saying nothing is listening at %s", code, stderr, dead)
 	}
 }
+
+// TestTokenizerKeywordAndFile (issue 27 review): with a file named server
+// in the working folder, --tokenizer server is the keyword in run (with
+// a warning naming ./server) and in tokenize (which cannot ask a server,
+// so it says so and names ./server); ./server loads the file in both, run
+// prints a tokenizer: line for it and records its absolute path.
+func TestTokenizerKeywordAndFile(t *testing.T) {
+	gz, err := os.ReadFile(filepath.Join(qwen3Path, "tokenizer.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd := t.TempDir()
+	if err := os.WriteFile(filepath.Join(wd, "server"), gz, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := mockserver.Preset("fast")
+	url, _ := qwenCountingMock(t, cfg)
+	t.Chdir(wd)
+	code, stderr := runTokenizer(t, url, t.TempDir(), "out", "kw", "--tokenizer", "server", "--data", "prompt_tokens=64,output_tokens=4")
+	if code != exitcode.OK || !strings.Contains(stderr, "write --tokenizer ./server") || !strings.Contains(stderr, "tokenizer: server (") {
+		t.Errorf("run --tokenizer server with a file named server: exit %d, want the keyword and a warning naming ./server:\n%s", code, stderr)
+	}
+	code, stderr = runTokenizer(t, url, t.TempDir(), "out", "file", "--tokenizer", "./server", "--data", "prompt_tokens=64,output_tokens=4")
+	if code != exitcode.OK || !strings.Contains(stderr, "tokenizer: server (file "+filepath.Join(wd, "server")) {
+		t.Errorf("run --tokenizer ./server: exit %d, want the file loaded and named on the console:\n%s", code, stderr)
+	}
+	run, err := results.Read(filepath.Join(wd, "out", "file"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Config.Tokenizer != filepath.Join(wd, "server") || run.Config.TokenizerSource != tokenize.SourceFile {
+		t.Errorf("run.json tokenizer %q (source %q), want the absolute path %s", run.Config.Tokenizer, run.Config.TokenizerSource, filepath.Join(wd, "server"))
+	}
+	var stdout, errOut bytes.Buffer
+	e := env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &errOut, getenv: func(string) string { return "" }}
+	if code := runEnv(context.Background(), e, []string{"tokenize", "--tokenizer", "server", "hello"}); code != exitcode.Usage || !strings.Contains(errOut.String(), "./server") {
+		t.Errorf("tokenize --tokenizer server: exit %d, want 2 naming ./server:\n%s", code, errOut.String())
+	}
+	stdout.Reset()
+	if code := runEnv(context.Background(), e, []string{"tokenize", "--tokenizer", "./server", "hello"}); code != exitcode.OK || !strings.Contains(stdout.String(), "1 tokens") {
+		t.Errorf("tokenize --tokenizer ./server: exit %d, stdout %q", code, stdout.String())
+	}
+}
+
+// TestWordsFallbackOneLine (issue 27 review): the words fallback's warning
+// is one line, each endpoint's failure joined with "; ".
+func TestWordsFallbackOneLine(t *testing.T) {
+	t.Parallel()
+	cfg, _ := mockserver.Preset("fast")
+	cfg.NoTokenize = true
+	url, _ := qwenCountingMock(t, cfg)
+	code, stderr := runTokenizer(t, url, t.TempDir(), t.TempDir(), "w", "--data", "prompt_tokens=64,output_tokens=4")
+	if code != exitcode.OK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(line, "warning: tokenizer: words:") {
+			if !strings.Contains(line, "give --tokenizer for an exact ISL") || strings.Count(line, "404") < 2 {
+				t.Errorf("the fallback warning is not one line holding every endpoint's failure: %q", line)
+			}
+			return
+		}
+	}
+	t.Errorf("no fallback warning:\n%s", stderr)
+}
