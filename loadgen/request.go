@@ -49,7 +49,7 @@ type Request struct {
 	// PromptTokensExact: PromptTokens is what the server itself counts for
 	// the request as sent (prompts fitted with its tokenize endpoint, chat
 	// template included on the chat endpoint), so its usage.prompt_tokens
-	// must equal it exactly; the metrics check that (WarnISLNotExact).
+	// must equal it exactly; the metrics check that (metrics.WarnTokenCountMismatch).
 	PromptTokensExact bool
 	// MaxTokens is the requested output length (max_tokens), in tokens.
 	MaxTokens int

@@ -367,9 +367,9 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 	}
 	if rec.PromptTokensExact && rec.ServerPromptTokens > 0 && rec.RequestedPromptTokens > 0 {
 		// Built to the server's own count: any difference is an error.
-		a.counts.ISLExactCompared++
+		a.counts.ExactISLCompared++
 		if rec.ServerPromptTokens != rec.RequestedPromptTokens {
-			a.counts.ISLNotExact++
+			a.counts.ExactISLMissed++
 		}
 	}
 	if rec.ServerOutputTokens > 0 && rec.LocalOutputTokens > 0 {

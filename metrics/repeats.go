@@ -165,8 +165,8 @@ func PoolRepeats(parts ...Summary) (Summary, error) {
 		r.OSLShort += q.OSLShort
 		r.OSLExceeded += q.OSLExceeded
 		r.UsageRejected += q.UsageRejected
-		r.ISLExactCompared += q.ISLExactCompared
-		r.ISLNotExact += q.ISLNotExact
+		r.ExactISLCompared += q.ExactISLCompared
+		r.ExactISLMissed += q.ExactISLMissed
 		r.ISLClamped += q.ISLClamped
 		r.ClientResource += q.ClientResource
 		r.NotSent += q.NotSent

@@ -252,14 +252,14 @@ type RequestCounts struct {
 	// not match the served model (docs/metrics.md#isl-and-osl).
 	TokenCountsCompared  int64 `json:"token_counts_compared"`
 	TokenCountMismatches int64 `json:"token_count_mismatches"`
-	// ISLExactCompared counts ok requests sent in the window whose prompt
+	// ExactISLCompared counts ok requests sent in the window whose prompt
 	// was built to the server's own count (loadgen.Record.
 	// PromptTokensExact) and that carry the server's usage.prompt_tokens;
-	// ISLNotExact those where the two differ at all: the server's tokenize
+	// ExactISLMissed those where the two differ at all: the server's tokenize
 	// endpoint and its usage disagree (a BOS or template one adds and the
 	// other does not), so the ISL is off by that much.
-	ISLExactCompared int64 `json:"isl_exact_compared,omitempty"`
-	ISLNotExact      int64 `json:"isl_not_exact,omitempty"`
+	ExactISLCompared int64 `json:"exact_isl_compared,omitempty"`
+	ExactISLMissed   int64 `json:"exact_isl_missed,omitempty"`
 	// ISLClamped counts requests sent in the window whose drawn ISL was
 	// below the shortest prompt the workload can build, and which were
 	// sent, and recorded, at that length (loadgen.Record.ISLClampedFrom).

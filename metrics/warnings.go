@@ -26,7 +26,7 @@ const (
 	// > 1 % (and > 1 token): the tokenizer does not match the model.
 	// It is also set when the server's usage.prompt_tokens differs at all
 	// from the ISL a prompt was built to with the server's own tokenize
-	// counts (RequestCounts.ISLNotExact).
+	// counts (RequestCounts.ExactISLMissed).
 	WarnTokenCountMismatch WarningCode = "token_count_mismatch"
 	// WarnISLClamped: drawn ISLs below the shortest prompt the workload
 	// can build were sent, and recorded, at that shortest length
@@ -142,9 +142,9 @@ func deriveWarnings(s *Summary) []Warning {
 		add(WarnTokenCountMismatch, "level %d: server and local tokenizer prompt counts differ by more than %.0f %% on %d of %d requests; the tokenizer may not match the served model",
 			s.Level, 100*TokenMismatchTolerance, r.TokenCountMismatches, r.TokenCountsCompared)
 	}
-	if r.ISLNotExact > 0 {
+	if r.ExactISLMissed > 0 {
 		add(WarnTokenCountMismatch, "level %d: the server's usage.prompt_tokens differs from the ISL each prompt was built to with the server's own tokenize counts on %d of %d requests: its tokenize endpoint and its usage count differently (a BOS or template tokens one adds and the other does not), so the ISL the server saw is not the requested one (compare server_prompt_tokens with requested_prompt_tokens in requests.jsonl)",
-			s.Level, r.ISLNotExact, r.ISLExactCompared)
+			s.Level, r.ExactISLMissed, r.ExactISLCompared)
 	}
 	if r.ISLClamped > 0 {
 		add(WarnISLClamped, "level %d: %d of %d requests drew an ISL below the shortest prompt the workload can build and were sent at that length; requested_prompt_tokens records what was sent, isl_clamped_from the draw (raise prompt_tokens_min to the floor to draw none below it)",
