@@ -529,6 +529,9 @@ func (b *Benchmark) setup(ctx context.Context) error {
 		return err
 	}
 	b.warnISLFloor()
+	if err := b.checkContextWindow(ctx); err != nil {
+		return err
+	}
 	if err := b.describeHost(ctx); err != nil {
 		return err
 	}

@@ -303,3 +303,37 @@ func absPath(p string) string {
 	}
 	return p
 }
+
+// contextProbeTimeout bounds the question of the server's context window.
+const contextProbeTimeout = 10 * time.Second
+
+// checkContextWindow refuses, before any load, a --data whose declared
+// prompt and output tokens together exceed the context window the server
+// states (openai.Client.ContextWindow: llama.cpp's /props, vLLM's
+// /tokenize): every request would fail. A server that does not say, or
+// the built-in mock, is not checked.
+func (b *Benchmark) checkContextWindow(ctx context.Context) error {
+	d := b.lengths
+	if b.mock != nil || d.PromptTokens == 0 || b.s.Dataset != "" || b.s.SequenceDistribution != "" {
+		return nil
+	}
+	isl := max(d.PromptTokens, d.PromptTokensMin, 1)
+	if d.PromptTokensMax > 0 {
+		isl = min(isl, d.PromptTokensMax)
+	}
+	osl := max(d.OutputTokens, d.OutputTokensMin)
+	if d.OutputTokensMax > 0 {
+		osl = min(osl, d.OutputTokensMax)
+	}
+	cctx, cancel := context.WithTimeout(ctx, contextProbeTimeout)
+	window, from, err := b.client.ContextWindow(cctx)
+	cancel()
+	if err != nil {
+		return ctx.Err() // a server that does not say is not checked
+	}
+	if isl+osl > window {
+		return badInput(fmt.Errorf("--data: prompt_tokens %d + output_tokens %d = %d tokens, more than the server's context window of %d tokens (%s): every request would fail; lower prompt_tokens or output_tokens, or serve the model with a larger context",
+			isl, osl, isl+osl, window, from))
+	}
+	return nil
+}

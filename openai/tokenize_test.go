@@ -291,3 +291,15 @@ func TestTokenCounterBadServers(t *testing.T) {
 		t.Errorf("a tokenize endpoint that never answers: %v, want the endpoint named and the deadline wrapped", err)
 	}
 }
+
+func TestParseContextWindow(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]int{
+		`{"n_ctx":4096}`: 4096, `{"default_generation_settings":{"n_ctx":512,"params":{}}}`: 512,
+		`{"count":3,"max_model_len":32768,"tokens":[1,2,3]}`: 32768, `{"count":3}`: 0, `{"n_ctx":-5}`: 0, `{"n_ctx":2.5}`: 0, `<html>`: 0,
+	} {
+		if n, ok := ParseContextWindow([]byte(in)); n != want || ok != (want > 0) {
+			t.Errorf("%s: %d, %v; want %d", in, n, ok, want)
+		}
+	}
+}

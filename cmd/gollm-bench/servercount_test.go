@@ -424,3 +424,43 @@ func TestWordsFallbackOneLine(t *testing.T) {
 	}
 	t.Errorf("no fallback warning:\n%s", stderr)
 }
+
+// TestContextWindowChecked (issue 27 review): a server that states its
+// context window (llama.cpp's /props) refuses before any load a --data
+// whose prompt and output tokens exceed it, exit 2 naming both; within
+// it the run goes ahead.
+func TestContextWindowChecked(t *testing.T) {
+	t.Parallel()
+	cfg, _ := mockserver.Preset("fast")
+	url, generated := qwenCountingMock(t, cfg)
+	props := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/props" {
+			io.WriteString(w, `{"default_generation_settings":{"n_ctx":512}}`)
+			return
+		}
+		req, _ := http.NewRequestWithContext(r.Context(), r.Method, url+r.URL.Path, r.Body)
+		req.Header = r.Header.Clone()
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		for k, v := range resp.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(props.Close)
+	code, stderr := runTokenizer(t, props.URL, t.TempDir(), t.TempDir(), "big", "--tokenizer", "words", "--data", "prompt_tokens=500,output_tokens=64")
+	if code != exitcode.Usage || !strings.Contains(stderr, "prompt_tokens 500 + output_tokens 64 = 564 tokens") || !strings.Contains(stderr, "context window of 512 tokens") {
+		t.Errorf("exit %d, want 2 naming 564 and 512:\n%s", code, stderr)
+	}
+	if n := generated.Load(); n != 0 {
+		t.Errorf("%d requests were sent", n)
+	}
+	if code, stderr := runTokenizer(t, props.URL, t.TempDir(), t.TempDir(), "fits", "--tokenizer", "words", "--data", "prompt_tokens=400,output_tokens=64"); code != exitcode.OK {
+		t.Errorf("within the window: exit %d\n%s", code, stderr)
+	}
+}
