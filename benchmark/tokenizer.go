@@ -154,8 +154,13 @@ func (b *Benchmark) chooseTokenizer(ctx context.Context) error {
 			return ctx.Err()
 		}
 		if hint := connectHint(err.Error(), b.target); hint != "" {
-			// Not a server without a tokenize endpoint: no server.
-			return fmt.Errorf("--tokenizer %s: asking the server to count: %s", choice, hint)
+			// Not a server without a tokenize endpoint: no server. Under
+			// auto the run goes on, to record the failures it meets.
+			if choice == TokenizerServer {
+				return fmt.Errorf("--tokenizer server: asking the server to count: %s", hint)
+			}
+			b.wordsFallback("the server could not be asked to count: " + hint)
+			return nil
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("%w: no answer within %v, the limit for the tokenize probes", err, tokenizeProbeTimeout)
