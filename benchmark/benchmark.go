@@ -1218,7 +1218,7 @@ func (b *Benchmark) islWarnings(res sweep.Result) []metrics.Warning {
 		if lv.Summary.PromptTokens.Count == 0 || math.Abs(got-float64(want)) <= 0.1*float64(want) {
 			continue
 		}
-		return []metrics.Warning{{Code: workload.WarnExactISLMissed, Level: -1, Message: fmt.Sprintf(
+		return []metrics.Warning{{Code: workload.WarnISLNotExact, Level: -1, Message: fmt.Sprintf(
 			"the server counted a mean ISL of %.0f tokens for a requested %d: without --tokenizer, prompts are sized in words; give the served model's tokenizer for an exact ISL",
 			got, want)}}
 	}

@@ -2,10 +2,10 @@ package workload
 
 import "github.com/gollm-bench/gollm-bench/metrics"
 
-// WarnExactISLMissed: prompts sized without the served tokenizer missed the
+// WarnISLNotExact: prompts sized without the served tokenizer missed the
 // requested ISL by more than 10 % in the server's count (metrics.Warning
 // code).
-const WarnExactISLMissed metrics.WarningCode = "isl_not_exact"
+const WarnISLNotExact metrics.WarningCode = "isl_not_exact"
 
 // WarnChatTemplate: on /chat/completions the served model's chat template
 // could not be read or rendered, so the ISL counts the prompt alone and
