@@ -520,6 +520,10 @@ func (b *Benchmark) setup(ctx context.Context) error {
 	if err := b.chooseTokenizer(ctx); err != nil {
 		return err
 	}
+	b.warnISLFloor()
+	if err := b.checkContextWindow(ctx); err != nil {
+		return err
+	}
 	if err := b.describeHost(ctx); err != nil {
 		return err
 	}
@@ -751,7 +755,9 @@ func (b *Benchmark) newWorkload() error {
 	// The built-in mock (no target) counts messages without any chat
 	// template, so prompts for it are sized without one.
 	if b.tok != nil && s.Endpoint == "chat" && s.Target != "" {
-		cfg.ChatTemplate = b.chatTemplate()
+		if cfg.ChatTemplate, err = b.chatTemplate(); err != nil {
+			return err
+		}
 	}
 	w, err := workload.NewSynthetic(cfg)
 	if err != nil {
@@ -764,20 +770,30 @@ func (b *Benchmark) newWorkload() error {
 // chatTemplate reads the chat template beside the tokenizer.json and
 // returns the function that renders a prompt as the single user message
 // with the generation prompt, the way the server renders it; nil, with a
-// warning, when there is none or it does not render.
-func (b *Benchmark) chatTemplate() func(string) (string, error) {
+// warning, when there is none or it does not render. A template whose
+// rendering leaves the user message out is an error: no prompt could be
+// sized to an ISL under it, which would fail every request.
+func (b *Benchmark) chatTemplate() (func(string) (string, error), error) {
+	const probe = "gollm-bench probe: does the template keep this message?"
 	tmpl, err := tokenize.LoadChatTemplate(b.tok.Path())
+	var out string
 	if err == nil {
-		_, err = tmpl.Render([]tokenize.ChatMessage{{Role: "user", Content: "x"}}, true)
+		out, err = tmpl.Render([]tokenize.ChatMessage{{Role: "user", Content: probe}}, true)
 	}
 	if err != nil {
 		b.noChatTemplate(err)
-		return nil
+		return nil, nil
+	}
+	if !strings.Contains(out, probe) {
+		if len(out) > 80 {
+			out = out[:80] + "..."
+		}
+		return nil, fmt.Errorf("the chat template of %s leaves the user message out (a message renders as %q): no prompt can be sized to an ISL under it; fix chat_template in its tokenizer_config.json, or use --endpoint completions", tmpl.Path(), out)
 	}
 	b.chat = tmpl
 	return func(prompt string) (string, error) {
 		return tmpl.Render([]tokenize.ChatMessage{{Role: "user", Content: prompt}}, true)
-	}
+	}, nil
 }
 
 // noChatTemplate records why prompts are sized without the chat template.
@@ -1121,7 +1137,7 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 		run.Config.MockPrefixCache = s.MockPrefixCache
 	}
 	if b.tok != nil {
-		run.Config.Tokenizer, run.Config.TokenizerSHA256 = b.tok.Path(), b.tok.SHA256()
+		run.Config.Tokenizer, run.Config.TokenizerSHA256 = absPath(b.tok.Path()), b.tok.SHA256()
 		run.Config.TokenizerSource, run.Config.TokenizerCommit = b.tok.Source(), b.tok.Commit()
 		if b.tok.Source() != tokenize.SourceFile {
 			run.Config.TokenizerModel = b.tok.Name()

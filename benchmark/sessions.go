@@ -133,7 +133,14 @@ func (b *Benchmark) newSessionWorkload() error {
 		cfg.Synthetic.Tokenizer = b.tok
 		// The built-in mock (no target) counts messages without any chat
 		// template, so prompts for it are sized without one.
-		if b.s.Target != "" && b.chatTemplate() != nil {
+		var render func(string) (string, error)
+		if b.s.Target != "" {
+			var err error
+			if render, err = b.chatTemplate(); err != nil {
+				return err
+			}
+		}
+		if render != nil {
 			tmpl := b.chat
 			cfg.ChatTemplate = func(msgs []loadgen.Message) (string, error) {
 				chat := make([]tokenize.ChatMessage, len(msgs))

@@ -2,7 +2,11 @@ package benchmark
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/openai"
@@ -88,6 +92,8 @@ func (b *Benchmark) loadTokenizer(ctx context.Context, pathOrID string) (*tokeni
 	}
 	if tok.Source() != tokenize.SourceFile {
 		fmt.Fprintf(b.opt.Log, "tokenizer: %s at commit %s (%s, sha256 %s)\n", tok.Name(), tok.Commit(), tok.Path(), tok.SHA256()[:12])
+	} else {
+		fmt.Fprintf(b.opt.Log, "tokenizer: %s (file %s, sha256 %s)\n", tok.Name(), absPath(tok.Path()), tok.SHA256()[:12])
 	}
 	return tok, nil
 }
@@ -104,6 +110,7 @@ func (b *Benchmark) chooseTokenizer(ctx context.Context) error {
 	if choice == "" {
 		return nil // a path or model id, loaded before anything was sent
 	}
+	b.warnKeywordFile()
 	b.tokSource = SourceWords
 	if choice == TokenizerWords {
 		fmt.Fprintln(b.opt.Log, "tokenizer: words (--tokenizer words): prompts are sized in whitespace words, and the ISL is the server's usage.prompt_tokens")
@@ -146,6 +153,18 @@ func (b *Benchmark) chooseTokenizer(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if hint := connectHint(err.Error(), b.target); hint != "" {
+			// Not a server without a tokenize endpoint: no server. Under
+			// auto the run goes on, to record the failures it meets.
+			if choice == TokenizerServer {
+				return fmt.Errorf("--tokenizer server: asking the server to count: %s", hint)
+			}
+			b.wordsFallback("the server could not be asked to count: " + hint)
+			return nil
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("%w: no answer within %v, the limit for the tokenize probes", err, tokenizeProbeTimeout)
+		}
 		if choice == TokenizerServer {
 			return badInput(fmt.Errorf("--tokenizer server: %w; give the served model's tokenizer (--tokenizer ORG/NAME or a tokenizer.json)", err))
 		}
@@ -163,6 +182,9 @@ func (b *Benchmark) chooseTokenizer(ctx context.Context) error {
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("%w: the counts took longer than %v, the limit for fitting prompts", err, tokenizeFitTimeout)
 		}
 		if choice == TokenizerServer {
 			return badInput(fmt.Errorf("--tokenizer %s: sizing prompts with the server's counts (%s): %w", choice, counter.API(), err))
@@ -213,8 +235,10 @@ func (b *Benchmark) serverCountUnfit() string {
 	return ""
 }
 
-// wordsFallback says on the log why prompts are sized in words.
+// wordsFallback says on the log why prompts are sized in words, on one
+// line (each endpoint's failure joined with "; ").
 func (b *Benchmark) wordsFallback(reason string) {
+	reason = strings.ReplaceAll(strings.TrimSpace(reason), "\n", "; ")
 	b.tokSource = SourceWords
 	fmt.Fprintf(b.opt.Log, "warning: tokenizer: words: %s; prompts are sized in whitespace words and the ISL is the server's usage.prompt_tokens (give --tokenizer for an exact ISL)\n", reason)
 }
@@ -237,3 +261,84 @@ func (b *Benchmark) tokenizerAPI() string {
 }
 
 var _ workload.Counter = (*openai.TokenCounter)(nil)
+
+// warnISLFloor says on the log, before any request is sent, when the
+// lengths can draw ISLs below the shortest prompt the workload builds
+// (workload.Synthetic.ISLFloor): those requests are sent at that floor,
+// their records say so, and each level warns metrics.WarnISLClamped.
+func (b *Benchmark) warnISLFloor() {
+	syn, ok := b.work.(*workload.Synthetic)
+	if !ok {
+		return
+	}
+	floor := syn.ISLFloor()
+	if floor == 0 {
+		return
+	}
+	why := "a request's 16-word marker and a word, in the server's count"
+	if b.counter == nil {
+		why = "the chat template's tokens and one"
+	}
+	fix := fmt.Sprintf("add prompt_tokens_min=%d to --data", floor)
+	if b.s.SequenceDistribution != "" {
+		fix = fmt.Sprintf("give every --sequence-distribution entry an ISL of at least %d tokens with a smaller stdev", floor)
+	}
+	fmt.Fprintf(b.opt.Log, "warning: ISL: the lengths can draw ISLs below %d tokens, the shortest prompt that can be built (%s): such requests are sent at %d tokens and recorded so (requested_prompt_tokens %d, isl_clamped_from the draw; warning isl_clamped); %s to draw none below it\n",
+		floor, why, floor, floor, fix)
+}
+
+// warnKeywordFile warns when --tokenizer is a keyword (auto, server,
+// words) and a file or folder of that name is in the working directory:
+// the keyword wins, and ./NAME selects the file.
+func (b *Benchmark) warnKeywordFile() {
+	name := b.s.Tokenizer
+	if name == "" {
+		return
+	}
+	if _, err := os.Stat(name); err == nil {
+		fmt.Fprintf(b.opt.Log, "warning: --tokenizer %s is the keyword, not the file or folder %q in the working directory; write --tokenizer ./%s to load that instead\n", name, name, name)
+	}
+}
+
+// absPath is p made absolute (p itself when that fails), for run.json and
+// the console: a relative path means nothing once the run is moved.
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}
+
+// contextProbeTimeout bounds the question of the server's context window.
+const contextProbeTimeout = 10 * time.Second
+
+// checkContextWindow refuses, before any load, a --data whose declared
+// prompt and output tokens together exceed the context window the server
+// states (openai.Client.ContextWindow: llama.cpp's /props, vLLM's
+// /tokenize): every request would fail. A server that does not say, or
+// the built-in mock, is not checked.
+func (b *Benchmark) checkContextWindow(ctx context.Context) error {
+	d := b.lengths
+	if b.mock != nil || d.PromptTokens == 0 || b.s.Dataset != "" || b.s.SequenceDistribution != "" {
+		return nil
+	}
+	isl := max(d.PromptTokens, d.PromptTokensMin, 1)
+	if d.PromptTokensMax > 0 {
+		isl = min(isl, d.PromptTokensMax)
+	}
+	osl := max(d.OutputTokens, d.OutputTokensMin)
+	if d.OutputTokensMax > 0 {
+		osl = min(osl, d.OutputTokensMax)
+	}
+	cctx, cancel := context.WithTimeout(ctx, contextProbeTimeout)
+	window, from, err := b.client.ContextWindow(cctx)
+	cancel()
+	if err != nil {
+		return ctx.Err() // a server that does not say is not checked
+	}
+	if isl+osl > window {
+		return badInput(fmt.Errorf("--data: prompt_tokens %d + output_tokens %d = %d tokens, more than the server's context window of %d tokens (%s): every request would fail; lower prompt_tokens or output_tokens, or serve the model with a larger context",
+			isl, osl, isl+osl, window, from))
+	}
+	return nil
+}

@@ -864,6 +864,7 @@ func (l *level) send(s slot, req *Request, rec *Record, sent *bool) {
 	g := l.g
 	req.Seq, req.Level = rec.Seq, l.num
 	rec.RequestedOutputTokens, rec.RequestedPromptTokens = req.MaxTokens, req.RequestedPromptTokens
+	rec.ISLClampedFrom, rec.PromptTokensExact = req.ISLClampedFrom, req.PromptTokensExact
 	rec.PromptTokens, rec.PromptTokensSource = req.PromptTokens, req.PromptTokensSource
 	if req.PromptTokensSource == SourceTokenizer {
 		rec.LocalPromptTokens = req.PromptTokens

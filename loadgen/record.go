@@ -211,6 +211,14 @@ type Record struct {
 	// RequestedPromptTokens is the prompt length the workload aimed at
 	// (Request.RequestedPromptTokens), tokens; 0 when it stated none.
 	RequestedPromptTokens int `json:"requested_prompt_tokens,omitempty"`
+	// ISLClampedFrom is the ISL drawn, tokens, when it was below the
+	// shortest prompt the workload can build and the request was sent at
+	// RequestedPromptTokens instead (Request.ISLClampedFrom); 0 otherwise.
+	ISLClampedFrom int `json:"isl_clamped_from,omitempty"`
+	// PromptTokensExact: the workload built the prompt to the server's own
+	// count (Request.PromptTokensExact), so ServerPromptTokens must equal
+	// RequestedPromptTokens.
+	PromptTokensExact bool `json:"prompt_tokens_exact,omitempty"`
 	// PromptTemplated is set when the server wrapped the prompt in its
 	// chat template (the chat endpoint, or a multi-turn conversation), so
 	// that ServerPromptTokens counts template tokens LocalPromptTokens

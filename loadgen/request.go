@@ -40,6 +40,17 @@ type Request struct {
 	// states none (a dataset without a tokenizer). Reports set it against
 	// the length the server counted.
 	RequestedPromptTokens int
+	// ISLClampedFrom is the ISL drawn from the length distribution, tokens,
+	// when it was below the shortest prompt the workload can build (a
+	// request's marker and one word, or a chat template with room for
+	// text): the request was sent at RequestedPromptTokens, that shortest
+	// length, instead. 0 when the draw was built as drawn.
+	ISLClampedFrom int
+	// PromptTokensExact: PromptTokens is what the server itself counts for
+	// the request as sent (prompts fitted with its tokenize endpoint, chat
+	// template included on the chat endpoint), so its usage.prompt_tokens
+	// must equal it exactly; the metrics check that (metrics.WarnTokenCountMismatch).
+	PromptTokensExact bool
 	// MaxTokens is the requested output length (max_tokens), in tokens.
 	MaxTokens int
 

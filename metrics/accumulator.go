@@ -294,6 +294,9 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 	if rec.UsageRejected != "" {
 		a.counts.UsageRejected++
 	}
+	if rec.ISLClampedFrom > 0 {
+		a.counts.ISLClamped++
+	}
 	recordLatency(a.lag, rec.SentAt-rec.ScheduledAt)
 	if rec.WroteAt > 0 {
 		recordLatency(a.send, rec.WroteAt-rec.SentAt)
@@ -360,6 +363,13 @@ func (a *Accumulator) Add(rec *loadgen.Record) {
 		a.counts.TokenCountsCompared++
 		if tokenCountsDiffer(rec.ServerPromptTokens, rec.LocalPromptTokens) {
 			a.counts.TokenCountMismatches++
+		}
+	}
+	if rec.PromptTokensExact && rec.ServerPromptTokens > 0 && rec.RequestedPromptTokens > 0 {
+		// Built to the server's own count: any difference is an error.
+		a.counts.ExactISLCompared++
+		if rec.ServerPromptTokens != rec.RequestedPromptTokens {
+			a.counts.ExactISLMissed++
 		}
 	}
 	if rec.ServerOutputTokens > 0 && rec.LocalOutputTokens > 0 {

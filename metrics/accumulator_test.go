@@ -444,6 +444,13 @@ func TestDataWarnings(t *testing.T) {
 		r.OutputTokens, r.RequestedOutputTokens = got, asked
 		return r
 	}
+	// A prompt built to the server's own tokenize count (issue 27 review:
+	// the counts of /tokenize and usage may differ by a BOS).
+	exact := func(server, built, drawn int) *loadgen.Record {
+		r := templated(stream(0, 0, 10, 10, 1))
+		r.ServerPromptTokens, r.RequestedPromptTokens, r.PromptTokensExact, r.ISLClampedFrom = server, built, true, drawn
+		return r
+	}
 	for _, tc := range []struct {
 		name  string
 		cfg   Config
@@ -462,6 +469,10 @@ func TestDataWarnings(t *testing.T) {
 		{"output re-tokenization is a note, not a mismatch", Config{}, []*loadgen.Record{retokenized(64, 70), retokenized(64, 64), mismatch(16, 16)},
 			WarnOutputRetokenization, "on 1 of 2 requests"},
 		{"a chat template is not a mismatch, nor a BOS token", Config{}, []*loadgen.Record{templated(mismatch(130, 100)), mismatch(17, 16)}, "", ""},
+		{"server-counted prompts off by a BOS", Config{}, []*loadgen.Record{exact(65, 64, 0), exact(64, 64, 0), exact(0, 64, 0)},
+			WarnTokenCountMismatch, "on 1 of 2 requests"},
+		{"draws below the floor sent at it", Config{}, []*loadgen.Record{exact(25, 25, 3), exact(25, 25, 24), exact(30, 30, 0)},
+			WarnISLClamped, "2 of 3 requests"},
 		{"short output", Config{}, []*loadgen.Record{short(100, 128), short(128, 128), short(5, 0)}, WarnOSLShort, "1 of 3 ok requests"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

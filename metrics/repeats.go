@@ -165,6 +165,9 @@ func PoolRepeats(parts ...Summary) (Summary, error) {
 		r.OSLShort += q.OSLShort
 		r.OSLExceeded += q.OSLExceeded
 		r.UsageRejected += q.UsageRejected
+		r.ExactISLCompared += q.ExactISLCompared
+		r.ExactISLMissed += q.ExactISLMissed
+		r.ISLClamped += q.ISLClamped
 		r.ClientResource += q.ClientResource
 		r.NotSent += q.NotSent
 		r.OutputRetokenized += q.OutputRetokenized

@@ -252,6 +252,18 @@ type RequestCounts struct {
 	// not match the served model (docs/metrics.md#isl-and-osl).
 	TokenCountsCompared  int64 `json:"token_counts_compared"`
 	TokenCountMismatches int64 `json:"token_count_mismatches"`
+	// ExactISLCompared counts ok requests sent in the window whose prompt
+	// was built to the server's own count (loadgen.Record.
+	// PromptTokensExact) and that carry the server's usage.prompt_tokens;
+	// ExactISLMissed those where the two differ at all: the server's tokenize
+	// endpoint and its usage disagree (a BOS or template one adds and the
+	// other does not), so the ISL is off by that much.
+	ExactISLCompared int64 `json:"exact_isl_compared,omitempty"`
+	ExactISLMissed   int64 `json:"exact_isl_missed,omitempty"`
+	// ISLClamped counts requests sent in the window whose drawn ISL was
+	// below the shortest prompt the workload can build, and which were
+	// sent, and recorded, at that length (loadgen.Record.ISLClampedFrom).
+	ISLClamped int64 `json:"isl_clamped,omitempty"`
 	// OSLShort counts ok requests sent in the window whose OutputTokens fell
 	// short of RequestedOutputTokens (ignore_eos not honoured, or a stop).
 	OSLShort int64 `json:"osl_short"`

@@ -24,7 +24,14 @@ const (
 	WarnCapped WarningCode = "capped"
 	// WarnTokenCountMismatch: server and local prompt counts differ by
 	// > 1 % (and > 1 token): the tokenizer does not match the model.
+	// It is also set when the server's usage.prompt_tokens differs at all
+	// from the ISL a prompt was built to with the server's own tokenize
+	// counts (RequestCounts.ExactISLMissed).
 	WarnTokenCountMismatch WarningCode = "token_count_mismatch"
+	// WarnISLClamped: drawn ISLs below the shortest prompt the workload
+	// can build were sent, and recorded, at that shortest length
+	// (RequestCounts.ISLClamped).
+	WarnISLClamped WarningCode = "isl_clamped"
 	// WarnOutputRetokenization: re-tokenizing the generated text gave a
 	// count other than the server's; a note, not a tokenizer verdict.
 	WarnOutputRetokenization WarningCode = "output_retokenization_differs"
@@ -65,7 +72,7 @@ const FailedTokensShare = 0.5
 func isDerived(code WarningCode) bool {
 	switch code {
 	case WarnEmptyWindow, WarnNoRequests, WarnTooShort, WarnClientLimited, WarnCapped,
-		WarnTokenCountMismatch, WarnOutputRetokenization, WarnOSLShort, WarnOSLExceeded, WarnFailedTokens, WarnNotSent, WarnHighErrorRate, WarnUsageRejected:
+		WarnTokenCountMismatch, WarnISLClamped, WarnOutputRetokenization, WarnOSLShort, WarnOSLExceeded, WarnFailedTokens, WarnNotSent, WarnHighErrorRate, WarnUsageRejected:
 		return true
 	}
 	return false
@@ -134,6 +141,14 @@ func deriveWarnings(s *Summary) []Warning {
 	if r.TokenCountMismatches > 0 {
 		add(WarnTokenCountMismatch, "level %d: server and local tokenizer prompt counts differ by more than %.0f %% on %d of %d requests; the tokenizer may not match the served model",
 			s.Level, 100*TokenMismatchTolerance, r.TokenCountMismatches, r.TokenCountsCompared)
+	}
+	if r.ExactISLMissed > 0 {
+		add(WarnTokenCountMismatch, "level %d: the server's usage.prompt_tokens differs from the ISL each prompt was built to with the server's own tokenize counts on %d of %d requests: its tokenize endpoint and its usage count differently (a BOS or template tokens one adds and the other does not), so the ISL the server saw is not the requested one (compare server_prompt_tokens with requested_prompt_tokens in requests.jsonl)",
+			s.Level, r.ExactISLMissed, r.ExactISLCompared)
+	}
+	if r.ISLClamped > 0 {
+		add(WarnISLClamped, "level %d: %d of %d requests drew an ISL below the shortest prompt the workload can build and were sent at that length; requested_prompt_tokens records what was sent, isl_clamped_from the draw (raise prompt_tokens_min to the floor to draw none below it)",
+			s.Level, r.ISLClamped, r.Sent)
 	}
 	if r.OutputRetokenDiffers > 0 {
 		add(WarnOutputRetokenization, "level %d: note: re-tokenizing the generated text gives a count other than the server's on %d of %d requests; generated text need not re-tokenize to the tokens the model emitted, so this does not indict the tokenizer (the prompt counts do); OSL is the server's count",

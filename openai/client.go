@@ -498,6 +498,7 @@ func (c *Client) Do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 	}
 	if rec.RequestedPromptTokens == 0 {
 		rec.RequestedPromptTokens = req.RequestedPromptTokens
+		rec.ISLClampedFrom, rec.PromptTokensExact = req.ISLClampedFrom, req.PromptTokensExact
 	}
 	c.do(ctx, clock, req, rec, st)
 	c.settleClock(clock, rec, st)

@@ -124,3 +124,16 @@ func FuzzChunkDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseContextWindow: the context window parser never panics, and a
+// window it returns is positive.
+func FuzzParseContextWindow(f *testing.F) {
+	for _, s := range []string{`{"n_ctx":4096}`, `{"default_generation_settings":{"n_ctx":512}}`, `{"count":3,"max_model_len":32768}`, `{"n_ctx":-1}`, `{"n_ctx":1e300}`, `[`, ``} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if n, ok := ParseContextWindow(b); ok && n <= 0 {
+			t.Fatalf("window %d for %q", n, b)
+		}
+	})
+}

@@ -152,6 +152,11 @@ func ParseTokenizeResponse(b []byte) (int, error) {
 	return 0, errors.New(`tokenize answer: neither "count" nor "tokens"`)
 }
 
+// maxTemplateTokens bounds the tokens a count may add to its text's
+// bytes (special tokens, a chat template and its system prompt): a count
+// beyond the text's bytes plus this is not believed.
+const maxTemplateTokens = 1 << 16
+
 // TokenCounter counts text in the served model's tokens by asking the
 // server (its tokenize endpoint, one HTTP request per Count), the way the
 // server counts a /v1/completions prompt. Build it with Client.TokenCounter.
@@ -166,7 +171,8 @@ type TokenCounter struct {
 // TokenizeAPIs, in order, to count a short probe text, and returns a
 // counter for the first that answers a count of at least one token. The
 // client's model (WithModel) is named in the shapes that take one. The
-// error wraps ErrNoTokenize and says what each shape answered.
+// error wraps ErrNoTokenize and says what each shape answered; when ctx
+// ends first, it names the endpoint being asked and wraps ctx.Err().
 func (c *Client) TokenCounter(ctx context.Context) (*TokenCounter, error) {
 	return c.findCounter(ctx, TokenizeAPIs)
 }
@@ -191,7 +197,11 @@ func (c *Client) findCounter(ctx context.Context, apis []TokenizeAPI) (*TokenCou
 			return t, nil
 		}
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			// The endpoint that was being asked, and why it stopped.
+			if !errors.Is(err, ctx.Err()) {
+				err = fmt.Errorf("%v: %w", err, ctx.Err())
+			}
+			return nil, err
 		}
 		errs = append(errs, err)
 	}
@@ -203,7 +213,8 @@ func (t *TokenCounter) API() TokenizeAPI { return t.api }
 
 // Count returns the number of tokens the server counts in text, special
 // tokens it adds to a prompt (a BOS) included. Errors: the request's
-// (transport, or a *StatusError), or the answer's (ParseTokenizeResponse).
+// (transport, or a *StatusError), the answer's (ParseTokenizeResponse), or
+// an implausible count (more than the text's bytes plus 65,536).
 func (t *TokenCounter) Count(ctx context.Context, text string) (int, error) {
 	body, err := t.api.requestBody(t.model, text)
 	if err != nil {
@@ -236,6 +247,9 @@ func (t *TokenCounter) Count(ctx context.Context, text string) (int, error) {
 	n, err := ParseTokenizeResponse(b)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %s: %w", t.api.Name, strings.TrimSpace(t.api.String()), err)
+	}
+	if limit := len(text) + maxTemplateTokens; n > limit {
+		return 0, fmt.Errorf("%s: %s: an implausible count, %d tokens for a text of %d bytes (a token covers at least a byte; a chat template adds at most %d): the server's count cannot be used", t.api.Name, t.api, n, len(text), maxTemplateTokens)
 	}
 	return n, nil
 }

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gollm-bench/gollm-bench/mockserver"
 )
@@ -247,5 +249,57 @@ func TestChatTokenCounter(t *testing.T) {
 	// 3 words, 3 special tokens, "user" and "assistant".
 	if n, err := tc.Count(t.Context(), "one two three"); err != nil || n != 8 || tc.API().String() != "llama.cpp POST /apply-template, POST /tokenize" {
 		t.Errorf("llama.cpp: %d, %v via %s; want 8 via /apply-template", n, err, tc.API())
+	}
+}
+
+// TestTokenCounterBadServers (issue 27 review): a count of 1e15 tokens
+// is refused as implausible, not taken as a length prompts need; a
+// tokenize endpoint that does not answer before ctx ends gives an error
+// naming the endpoint and wrapping the deadline, not a bare "context
+// deadline exceeded".
+func TestTokenCounterBadServers(t *testing.T) {
+	t.Parallel()
+	huge := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"count":1000000000000000}`)
+	}))
+	t.Cleanup(huge.Close)
+	c, err := New(huge.URL, WithModel("m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.TokenCounter(t.Context()); err == nil || !strings.Contains(err.Error(), "implausible count, 1000000000000000 tokens") {
+		t.Errorf("a count of 1e15: %v, want it refused as implausible", err)
+	}
+	done := make(chan struct{})
+	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // so that the server sees the client go
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	t.Cleanup(hung.Close)
+	t.Cleanup(func() { close(done) })
+	c, err = New(hung.URL, WithModel("m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	_, err = c.TokenCounter(ctx)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), hung.URL+"/tokenize") {
+		t.Errorf("a tokenize endpoint that never answers: %v, want the endpoint named and the deadline wrapped", err)
+	}
+}
+
+func TestParseContextWindow(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]int{
+		`{"n_ctx":4096}`: 4096, `{"default_generation_settings":{"n_ctx":512,"params":{}}}`: 512,
+		`{"count":3,"max_model_len":32768,"tokens":[1,2,3]}`: 32768, `{"count":3}`: 0, `{"n_ctx":-5}`: 0, `{"n_ctx":2.5}`: 0, `<html>`: 0,
+	} {
+		if n, ok := ParseContextWindow([]byte(in)); n != want || ok != (want > 0) {
+			t.Errorf("%s: %d, %v; want %d", in, n, ok, want)
+		}
 	}
 }

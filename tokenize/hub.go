@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +13,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -39,10 +42,24 @@ type HubConfig struct {
 	// Client sends the requests (default: a client with a 10-minute
 	// overall timeout). It must follow redirects, as http.Client does.
 	Client *http.Client
+	// AnswerTimeout is the longest a request waits for the Hub's response
+	// headers, connecting included (0: DefaultHubAnswerTimeout);
+	// StallTimeout the longest a download waits for its next bytes (0:
+	// DefaultHubStallTimeout). Either ends the request with a *HubError
+	// saying which, so a Hub that accepts and never answers does not
+	// stall a run.
+	AnswerTimeout, StallTimeout time.Duration
 	// Progress, when not nil, receives one line per file downloaded and
 	// a line every few seconds while a large file arrives.
 	Progress io.Writer
 }
+
+// The Hub's default timeouts (HubConfig.AnswerTimeout, StallTimeout):
+// 15 s for the response headers, 30 s without a byte of a download.
+const (
+	DefaultHubAnswerTimeout = 15 * time.Second
+	DefaultHubStallTimeout  = 30 * time.Second
+)
 
 // HubConfigFromEnv returns the configuration the environment asks for:
 // $HF_ENDPOINT, $HF_TOKEN (else the file $HF_TOKEN_PATH, else
@@ -207,7 +224,16 @@ func Download(ctx context.Context, id string, c HubConfig) (Snapshot, error) {
 	if client == nil {
 		client = &http.Client{Timeout: 10 * time.Minute}
 	}
+	if c.AnswerTimeout <= 0 {
+		c.AnswerTimeout = DefaultHubAnswerTimeout
+	}
+	if c.StallTimeout <= 0 {
+		c.StallTimeout = DefaultHubStallTimeout
+	}
 	f := fetcher{c: c, client: client, endpoint: endpoint, home: home, repo: repo}
+	if c.Progress != nil {
+		fmt.Fprintf(c.Progress, "tokenizer: asking %s for %s@%s's tokenizer files (no answer in %v ends it)\n", f.redact(endpoint), repo, revision, c.AnswerTimeout)
+	}
 	snap := Snapshot{Repo: repo, Revision: revision}
 	for _, file := range tokenizerFiles {
 		// Once the commit is known, later files are asked for at that
@@ -300,6 +326,46 @@ func (f *fetcher) hubFailure(u string, status int, file string) error {
 	return &HubError{URL: f.redact(u), Status: status, Err: err}
 }
 
+// hubFix is what a user can do when the Hub cannot be reached.
+const hubFix = "set HF_ENDPOINT to a Hub or mirror that answers, HF_HUB_OFFLINE=1 to use only the local cache, or give a local tokenizer.json path"
+
+// netFailure is the error for a request that got no response: the
+// watchdog's reason when it fired, else the transport's error, and the fix.
+func (f *fetcher) netFailure(u string, err error, dog *watchdog) error {
+	msg := f.redact(err.Error())
+	if dog.fired.Load() {
+		msg = fmt.Sprintf("no answer from the Hub within %v (connecting and waiting for its response headers)", f.c.AnswerTimeout)
+	}
+	return &HubError{URL: f.redact(u), Err: fmt.Errorf("%s: %s", msg, hubFix)}
+}
+
+// watchdog cancels a Hub request that stays silent: no response headers
+// within one duration (the timer as first set), then no body bytes for
+// another (reset by every Write, and by Answered).
+type watchdog struct {
+	timer *time.Timer
+	stall time.Duration
+	fired atomic.Bool
+}
+
+// newWatchdog returns the request's context, cancelled when the Hub
+// stays silent, the watchdog, and the function that stops both.
+func newWatchdog(ctx context.Context, answer, stall time.Duration) (context.Context, *watchdog, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	w := &watchdog{stall: stall}
+	w.timer = time.AfterFunc(answer, func() { w.fired.Store(true); cancel() })
+	return ctx, w, func() { w.timer.Stop(); cancel() }
+}
+
+// Answered starts the stall clock once the response headers are in.
+func (w *watchdog) Answered() { w.timer.Reset(w.stall) }
+
+// Write resets the stall clock: bytes arrived.
+func (w *watchdog) Write(b []byte) (int, error) {
+	w.timer.Reset(w.stall)
+	return len(b), nil
+}
+
 // redact removes the token from s, should a mirror's URL ever carry it.
 func (f *fetcher) redact(s string) string {
 	if f.c.Token == "" {
@@ -314,7 +380,9 @@ func (f *fetcher) redact(s string) string {
 // the blob's name (X-Linked-Etag, else ETag), as huggingface_hub does.
 func (f *fetcher) file(ctx context.Context, revision, file string) (commit string, downloaded bool, err error) {
 	u := f.url(revision, file)
-	req, err := f.request(ctx, http.MethodHead, u)
+	hctx, dog, stop := newWatchdog(ctx, f.c.AnswerTimeout, f.c.StallTimeout)
+	defer stop()
+	req, err := f.request(hctx, http.MethodHead, u)
 	if err != nil {
 		return "", false, err
 	}
@@ -330,9 +398,13 @@ func (f *fetcher) file(ctx context.Context, revision, file string) (commit strin
 	}
 	resp, err := noFollow.Do(req)
 	if err != nil {
-		return "", false, &HubError{URL: f.redact(u), Err: errors.New(f.redact(err.Error()))}
+		if ctx.Err() != nil {
+			return "", false, ctx.Err()
+		}
+		return "", false, f.netFailure(u, err, dog)
 	}
 	resp.Body.Close()
+	stop()
 	if resp.StatusCode >= 400 {
 		if resp.StatusCode == http.StatusNotFound && commitPattern.MatchString(revision) {
 			// huggingface_hub's marker for a file the commit lacks.
@@ -356,8 +428,12 @@ func (f *fetcher) file(ctx context.Context, revision, file string) (commit strin
 	repoDir := hubRepoDir(f.home, f.repo)
 	blob := filepath.Join(repoDir, "blobs", etag)
 	link := filepath.Join(repoDir, "snapshots", commit, file)
+	size := int64(-1)
+	if n, err := strconv.ParseInt(resp.Header.Get("X-Linked-Size"), 10, 64); err == nil && n >= 0 {
+		size = n
+	}
 	if _, err := os.Stat(blob); err != nil {
-		if err := f.fetchBlob(ctx, u, file, blob); err != nil {
+		if err := f.fetchBlob(ctx, u, file, blob, etag, size); err != nil {
 			return "", false, err
 		}
 		downloaded = true
@@ -368,18 +444,27 @@ func (f *fetcher) file(ctx context.Context, revision, file string) (commit strin
 	return commit, downloaded, nil
 }
 
-// fetchBlob streams the file into blob (through blob.incomplete, renamed
-// only once every byte the server announced has arrived).
-func (f *fetcher) fetchBlob(ctx context.Context, u, file, blob string) error {
-	req, err := f.request(ctx, http.MethodGet, u)
+// fetchBlob streams the file into blob (through blob.incomplete), and
+// moves it into the cache only once every byte the server announced has
+// arrived and the bytes are checked: JSON (every tokenizer file is), of
+// size bytes (the HEAD's X-Linked-Size; -1: unknown), and with the SHA-256
+// etag names when it is one (the Hub's ETag of a large, LFS file).
+func (f *fetcher) fetchBlob(ctx context.Context, u, file, blob, etag string, size int64) error {
+	gctx, dog, stop := newWatchdog(ctx, f.c.AnswerTimeout, f.c.StallTimeout)
+	defer stop()
+	req, err := f.request(gctx, http.MethodGet, u)
 	if err != nil {
 		return err
 	}
 	resp, err := f.client.Do(req)
 	if err != nil {
-		return &HubError{URL: f.redact(u), Err: errors.New(f.redact(err.Error()))}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return f.netFailure(u, err, dog)
 	}
 	defer resp.Body.Close()
+	dog.Answered()
 	if resp.StatusCode != http.StatusOK {
 		return f.hubFailure(u, resp.StatusCode, file)
 	}
@@ -398,8 +483,11 @@ func (f *fetcher) fetchBlob(ctx context.Context, u, file, blob string) error {
 	}
 	fmt.Fprintf(progress, "downloading %s/%s (%s) from %s\n", f.repo, file, sizeText(resp.ContentLength), f.redact(f.endpoint))
 	counter := &progressCounter{w: progress, name: file, total: resp.ContentLength, last: time.Now()}
-	n, copyErr := io.Copy(io.MultiWriter(out, sum, counter), resp.Body)
+	n, copyErr := io.Copy(io.MultiWriter(out, sum, counter, dog), resp.Body)
 	closeErr := out.Close()
+	if dog.fired.Load() && ctx.Err() == nil {
+		copyErr = fmt.Errorf("no bytes from the Hub for %v after %d bytes: %s", f.c.StallTimeout, n, hubFix)
+	}
 	if resp.ContentLength >= 0 && n != resp.ContentLength {
 		cause := copyErr
 		if cause == nil {
@@ -409,6 +497,9 @@ func (f *fetcher) fetchBlob(ctx context.Context, u, file, blob string) error {
 	}
 	if copyErr == nil {
 		copyErr = closeErr
+	}
+	if copyErr == nil {
+		copyErr = checkBlob(tmp, n, hex.EncodeToString(sum.Sum(nil)), etag, size)
 	}
 	if copyErr != nil {
 		os.Remove(tmp)
@@ -420,6 +511,38 @@ func (f *fetcher) fetchBlob(ctx context.Context, u, file, blob string) error {
 	}
 	fmt.Fprintf(progress, "downloaded %s/%s: %d bytes, sha256 %s\n", f.repo, file, n, hex.EncodeToString(sum.Sum(nil)))
 	return nil
+}
+
+// sha256ETag is the shape of the Hub's ETag for a large (LFS) file: the
+// file's SHA-256.
+var sha256ETag = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// checkBlob checks a downloaded tokenizer file before it enters the
+// cache: n bytes are size (unless -1), the SHA-256 is the etag when the
+// etag is one, and the bytes are JSON.
+func checkBlob(path string, n int64, sum, etag string, size int64) error {
+	if size >= 0 && n != size {
+		return fmt.Errorf("%d bytes arrived but the Hub announced %d (X-Linked-Size): not cached; run again to retry", n, size)
+	}
+	if sha256ETag.MatchString(etag) && sum != etag {
+		return fmt.Errorf("the bytes' SHA-256 is %s but the Hub's ETag says %s: not cached; run again to retry", sum, etag)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if !json.Valid(b) {
+		return fmt.Errorf("the Hub's answer is not JSON (it begins %q): not cached; is HF_ENDPOINT a Hub?", firstBytes(b, 40))
+	}
+	return nil
+}
+
+// firstBytes is the start of b, at most n bytes, for an error message.
+func firstBytes(b []byte, n int) string {
+	if len(b) > n {
+		b = b[:n]
+	}
+	return string(b)
 }
 
 // linkSnapshot makes link a relative symbolic link to blob, as

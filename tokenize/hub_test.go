@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // fakeHub serves repositories the way the Hugging Face Hub does, on
@@ -277,5 +278,128 @@ func TestIsModelID(t *testing.T) {
 		if IsModelID(s) != want {
 			t.Errorf("IsModelID(%q) = %v", s, !want)
 		}
+	}
+}
+
+// scriptedHub answers every HEAD for a file as the Hub does (commit,
+// ETag, X-Linked-Size) and lets the test choose the GET's behaviour.
+func scriptedHub(t *testing.T, etag string, size int, head, get http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	commit := strings.Repeat("cd34", 10)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodHead {
+			if head != nil {
+				head(w, r)
+				return
+			}
+			w.Header().Set("X-Repo-Commit", commit)
+			w.Header().Set("ETag", `"`+etag+`"`)
+			if size >= 0 {
+				w.Header().Set("X-Linked-Size", fmt.Sprint(size))
+			}
+			return
+		}
+		get(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// silent blocks until the client gives up: a Hub that accepted the
+// connection and never answers.
+func silent(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
+
+// TestHubSilentOrStalled (issue 27 review): a Hub that accepts and never
+// answers, or stops sending mid-body, ends the download with an error that
+// says so and gives the fixes (HF_ENDPOINT, HF_HUB_OFFLINE=1, a local
+// path), instead of waiting up to 10 minutes; the console said where it
+// was asking first. An unreachable Hub's error gives the fixes too.
+func TestHubSilentOrStalled(t *testing.T) {
+	t.Parallel()
+	body := []byte(`{"model": {"type": "BPE"}, "padding": "` + strings.Repeat("x", 4096) + `"}`)
+	stalled := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+		w.Write(body[:100])
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	for _, tc := range []struct {
+		name, endpoint string
+		want           string
+	}{
+		{"no answer", scriptedHub(t, sha256Hex(body), len(body), silent, silent).URL, "no answer from the Hub within"},
+		{"stalled body", scriptedHub(t, sha256Hex(body), len(body), nil, stalled).URL, "no bytes from the Hub for"},
+		{"unreachable", closed.URL, "connect"},
+	} {
+		home := t.TempDir()
+		var progress strings.Builder
+		cfg := HubConfig{Endpoint: tc.endpoint, Home: home, Progress: &progress, AnswerTimeout: 200 * time.Millisecond, StallTimeout: 200 * time.Millisecond}
+		_, err := Download(t.Context(), "org/Model", cfg)
+		var he *HubError
+		if !errors.As(err, &he) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want a HubError saying %q", tc.name, err, tc.want)
+			continue
+		}
+		for _, fix := range []string{"HF_ENDPOINT", "HF_HUB_OFFLINE=1", "local tokenizer.json path"} {
+			if !strings.Contains(err.Error(), fix) {
+				t.Errorf("%s: %v does not give the fix %q", tc.name, err, fix)
+			}
+		}
+		if !strings.Contains(progress.String(), "tokenizer: asking "+tc.endpoint) {
+			t.Errorf("%s: the console did not say where it was asking: %q", tc.name, progress.String())
+		}
+		if left, _ := filepath.Glob(filepath.Join(home, "hub", "*", "blobs", "*")); len(left) != 0 {
+			t.Errorf("%s: left %v", tc.name, left)
+		}
+	}
+}
+
+// TestHubCorruptNotCached (issue 27 review): a download that is not JSON,
+// or whose bytes do not match the Hub's SHA-256 ETag or announced size,
+// is not moved into the cache (no blob, no snapshot, no ref), so a rerun
+// downloads afresh; a corrupt file already cached names what to delete.
+func TestHubCorruptNotCached(t *testing.T) {
+	t.Parallel()
+	page := []byte("<html>captive portal</html>")
+	good := []byte(`{"model": {"type": "BPE"}}`)
+	serve := func(b []byte) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) { w.Write(b) }
+	}
+	for _, tc := range []struct {
+		name string
+		hub  *httptest.Server
+		want string
+	}{
+		{"not JSON", scriptedHub(t, "0123abcd", -1, nil, serve(page)), "not JSON"},
+		{"sha256 differs", scriptedHub(t, sha256Hex(page), -1, nil, serve(good)), "SHA-256"},
+		{"size differs", scriptedHub(t, "0123abcd", len(good)+5, nil, serve(good)), "announced"},
+	} {
+		home := t.TempDir()
+		_, err := Download(t.Context(), "org/Model", HubConfig{Endpoint: tc.hub.URL, Home: home})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
+		}
+		if left, _ := filepath.Glob(filepath.Join(home, "hub", "*", "*", "*")); len(left) != 0 {
+			t.Errorf("%s: the cache keeps %v", tc.name, left)
+		}
+	}
+	// A corrupt file already in the cache: the error names it.
+	home := t.TempDir()
+	repo := filepath.Join(home, "hub", "models--org--Model")
+	commit := strings.Repeat("ef56", 10)
+	os.MkdirAll(filepath.Join(repo, "blobs"), 0o755)
+	os.MkdirAll(filepath.Join(repo, "refs"), 0o755)
+	os.MkdirAll(filepath.Join(repo, "snapshots", commit), 0o755)
+	os.WriteFile(filepath.Join(repo, "blobs", "bad"), page, 0o644)
+	os.WriteFile(filepath.Join(repo, "refs", "main"), []byte(commit), 0o644)
+	link := filepath.Join(repo, "snapshots", commit, "tokenizer.json")
+	if err := os.Symlink(filepath.Join("..", "..", "blobs", "bad"), link); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load("org/Model", WithHFHome(home))
+	if err == nil || !strings.Contains(err.Error(), "delete "+filepath.Join(repo, "blobs", "bad")) || !strings.Contains(err.Error(), link) {
+		t.Errorf("a corrupt cached tokenizer.json: %v, want the paths to delete", err)
 	}
 }

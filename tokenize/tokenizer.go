@@ -113,6 +113,14 @@ func LoadContext(ctx context.Context, pathOrID string, opts ...Option) (*Tokeniz
 	if err != nil {
 		return nil, err
 	}
+	if source != SourceFile && !json.Valid(data) {
+		// A corrupt cached copy fails every later load until removed.
+		remove := path
+		if blob, err := filepath.EvalSymlinks(path); err == nil && blob != path {
+			remove = blob + " and " + path
+		}
+		return nil, fmt.Errorf("tokenize: the cached %s is not JSON (a corrupt download?): delete %s, then run again to download it afresh", path, remove)
+	}
 	t, err := parse(data, o)
 	if err != nil {
 		return nil, fmt.Errorf("tokenize: %s: %w", path, err)

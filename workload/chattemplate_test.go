@@ -52,7 +52,9 @@ func TestSyntheticChatTemplateISL(t *testing.T) {
 		}
 	}
 	// Refused before anything is sent when the declared ISL cannot fit;
-	// a draw in a stdev's tail that cannot is that request's error.
+	// a draw in a stdev's tail that cannot is sent, and recorded, at the
+	// shortest prompt the template leaves room in (9 tokens), with the
+	// draw kept in ISLClampedFrom.
 	if _, err := NewSynthetic(SyntheticConfig{Lengths: Data{PromptTokens: 5, OutputTokens: 4}, Tokenizer: tok, ChatTemplate: render}); err == nil || !strings.Contains(err.Error(), "chat template alone takes 8") {
 		t.Fatalf("ISL 5 under Qwen3's template: %v", err)
 	}
@@ -60,10 +62,28 @@ func TestSyntheticChatTemplateISL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if f := w.ISLFloor(); f != 9 {
+		t.Errorf("ISLFloor = %d, want 9 (the template's 8 tokens and one)", f)
+	}
+	clamped := 0
 	for seq := range int64(40) {
-		if _, err := w.Request(seq); err != nil && !strings.Contains(err.Error(), "chat template alone takes 8") {
+		req, err := w.Request(seq)
+		if err != nil {
 			t.Fatalf("seq %d: %v", seq, err)
 		}
+		text, _ := render(req.Prompt)
+		if n := len(tok.Encode(text, false)); n != req.RequestedPromptTokens || n != req.PromptTokens {
+			t.Fatalf("seq %d: the rendered chat has %d tokens, recorded as asked %d, built %d", seq, n, req.RequestedPromptTokens, req.PromptTokens)
+		}
+		if req.ISLClampedFrom != 0 {
+			clamped++
+			if req.ISLClampedFrom > 8 || req.RequestedPromptTokens != 9 {
+				t.Errorf("seq %d: clamped from %d to %d, want a draw of at most 8 sent at 9", seq, req.ISLClampedFrom, req.RequestedPromptTokens)
+			}
+		}
+	}
+	if clamped == 0 {
+		t.Error("no draw of prompt_tokens=12,prompt_tokens_stdev=40,prompt_tokens_min=1 was clamped: the test no longer reaches the floor")
 	}
 }
 

@@ -48,8 +48,9 @@ type anchor struct {
 // serverFit is what Prepare learned from the server: the fitted ISLs in
 // increasing order and where the body starts in the source's words.
 type serverFit struct {
-	anchors []anchor
-	offset  int
+	anchors  []anchor
+	offset   int
+	shortest int // the shortest prompt's count: a marker and one word
 }
 
 // ErrPromptTooShort is wrapped by Prepare's error when the shortest ISL
@@ -64,7 +65,8 @@ var ErrPromptTooShort = errors.New("the ISL is shorter than the shortest prompt 
 // spread over the range a standard deviation can draw (mean ± 6 stdev,
 // clamped by _min and _max); a draw between two fitted ISLs adds one
 // filler word (" the") per missing token to the shorter, and a draw below
-// the shortest is sent at the shortest (its PromptTokens says so). Each
+// the shortest is sent at the shortest (its PromptTokens and
+// RequestedPromptTokens say so, ISLClampedFrom keeps the draw). Each
 // fitted ISL takes at most 10 count requests. A request's marker is
 // spelled in 16 common words, which Prepare checks the server counts alike
 // (16 count requests). Errors: the Counter's, ErrPromptTooShort, or a
@@ -96,6 +98,7 @@ func (s *Synthetic) Prepare(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	fit.shortest = shortest
 	ratio := max(float64(long-shortest)/(probeWords-1), 0.25) // tokens per word
 	if declaredBelow(s.cfg.Lengths, shortest) {
 		isl, _ := smallestDeclaredISL(s.cfg.Lengths)

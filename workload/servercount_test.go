@@ -113,3 +113,59 @@ func TestServerCountedPromptErrors(t *testing.T) {
 		t.Error("a warm prefix with server counts was accepted")
 	}
 }
+
+// templateCounter counts words plus a constant template, as a server that
+// renders a chat template before counting does.
+type templateCounter struct{ template int }
+
+func (c templateCounter) Count(_ context.Context, text string) (int, error) {
+	return len(strings.Fields(text)) + c.template, nil
+}
+
+// TestServerCountedSpreadBelowFloor: a spread that draws ISLs below the
+// shortest prompt a server count fits (a 16-word marker, a word and the
+// template's 8 tokens: 25) sends those at 25 and records them so: the
+// requested ISL is what the server counts, never the draw, which
+// ISLClampedFrom keeps; ISLFloor names the floor before any request.
+func TestServerCountedSpreadBelowFloor(t *testing.T) {
+	t.Parallel()
+	c := templateCounter{template: 8}
+	d := Data{PromptTokens: 30, PromptTokensStdev: 20, PromptTokensMin: 1, OutputTokens: 4}
+	w, err := NewSynthetic(SyntheticConfig{Lengths: d, Seed: 3, Nonce: "n", Counter: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Prepare(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if f := w.ISLFloor(); f != 25 {
+		t.Errorf("ISLFloor = %d, want 25", f)
+	}
+	clamped := 0
+	for seq := range int64(64) {
+		req, err := w.Request(seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := c.Count(t.Context(), req.Prompt)
+		if got != req.PromptTokens || got != req.RequestedPromptTokens || !req.PromptTokensExact {
+			t.Fatalf("request %d: the server counts %d, recorded built %d, asked %d (exact %v)", seq, got, req.PromptTokens, req.RequestedPromptTokens, req.PromptTokensExact)
+		}
+		if req.ISLClampedFrom != 0 {
+			clamped++
+			if req.ISLClampedFrom >= 25 || req.RequestedPromptTokens != 25 {
+				t.Errorf("request %d: clamped from %d to %d, want a draw below 25 sent at 25", seq, req.ISLClampedFrom, req.RequestedPromptTokens)
+			}
+		}
+	}
+	if clamped == 0 {
+		t.Error("no draw was clamped: the test no longer reaches the floor")
+	}
+	above, _ := NewSynthetic(SyntheticConfig{Lengths: Data{PromptTokens: 300, PromptTokensStdev: 10, OutputTokens: 4}, Counter: c})
+	if err := above.Prepare(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if f := above.ISLFloor(); f != 0 {
+		t.Errorf("a spread that never reaches the floor: ISLFloor = %d, want 0", f)
+	}
+}

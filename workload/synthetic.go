@@ -120,6 +120,7 @@ type Synthetic struct {
 	words     []string   // the source in words (without)
 	shared    string     // the warm prefix text
 	fit       *serverFit // Prepare's fit with the Counter; nil before
+	overhead  int        // the chat template's tokens around an empty message (ChatTemplate set)
 }
 
 // NewSynthetic validates cfg and prepares the source text.
@@ -142,6 +143,7 @@ func NewSynthetic(cfg SyntheticConfig) (*Synthetic, error) {
 		if err != nil {
 			return nil, fmt.Errorf("workload: %w", err)
 		}
+		s.overhead = overhead
 		if isl, ok := smallestDeclaredISL(cfg.Lengths); ok && cfg.ChatTemplate != nil && isl <= overhead {
 			return nil, fmt.Errorf("workload: a prompt of %d tokens leaves no room for text: the chat template alone takes %d; ask for more than %d", isl, overhead, overhead)
 		}
@@ -176,12 +178,23 @@ func (s *Synthetic) Request(seq int64) (loadgen.Request, error) {
 			return loadgen.Request{}, fmt.Errorf("workload: request %d: SyntheticConfig.Counter is set but Prepare was not called", seq)
 		}
 		req.Prompt, req.PromptTokens = s.serverPrompt(seq, isl)
-		req.PromptTokensSource = loadgen.SourceDataset
+		req.PromptTokensSource, req.PromptTokensExact = loadgen.SourceDataset, true
+		if req.PromptTokens != isl {
+			// A draw below the shortest prompt is sent, and recorded, at
+			// that shortest length.
+			req.RequestedPromptTokens, req.ISLClampedFrom = req.PromptTokens, isl
+		}
 		return req, nil
 	}
 	if s.cfg.Tokenizer == nil {
 		req.Prompt = s.wordPrompt(isl, offset, marker)
 		return req, nil
+	}
+	if s.cfg.ChatTemplate != nil && isl <= s.overhead {
+		// The template alone takes isl tokens: the draw is sent, and
+		// recorded, at the shortest prompt with room for text.
+		req.RequestedPromptTokens, req.ISLClampedFrom = s.overhead+1, isl
+		isl = s.overhead + 1
 	}
 	prompt, err := s.tokenPrompt(isl, offset, marker)
 	if err != nil {
@@ -191,6 +204,31 @@ func (s *Synthetic) Request(seq int64) (loadgen.Request, error) {
 	req.PromptTokens = isl
 	req.PromptTokensSource = loadgen.SourceTokenizer
 	return req, nil
+}
+
+// ISLFloor is the shortest prompt the workload builds, tokens, when its
+// lengths can draw an ISL below it, and 0 when every draw can be built as
+// drawn. Draws below it are sent at it, and their records say so
+// (loadgen.Record.ISLClampedFrom): with server counts the floor is a
+// request's marker and one word (known after Prepare), with a chat
+// template the template's own tokens and one more. Set the lengths'
+// minimum (Data.PromptTokensMin) to the floor to draw none below it.
+func (s *Synthetic) ISLFloor() int {
+	lowest, err := fitTargets(s.cfg.Lengths)
+	if err != nil || len(lowest) == 0 {
+		return 0
+	}
+	floor := 0
+	switch {
+	case s.cfg.Tokenizer == nil && s.fit != nil:
+		floor = s.fit.shortest
+	case s.cfg.Tokenizer != nil && s.cfg.ChatTemplate != nil:
+		floor = s.overhead + 1
+	}
+	if lowest[0] < floor {
+		return floor
+	}
+	return 0
 }
 
 // marker is the unique leading sequence of a request: a hash of the seed,

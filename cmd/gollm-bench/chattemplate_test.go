@@ -8,12 +8,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/gollm-bench/gollm-bench/exitcode"
+	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/results"
 	"github.com/gollm-bench/gollm-bench/tokenize"
 )
@@ -143,5 +145,35 @@ func TestRunChatSessionsExactISL(t *testing.T) {
 	}
 	if first == 0 || len(recs) <= first {
 		t.Fatalf("%d records, %d first turns", len(recs), first)
+	}
+}
+
+// TestRunChatTemplateIgnoresMessage (issue 27 review): a chat template
+// that leaves the user message out (a constant, or messages rendered
+// without their content) is refused before any request, exit 2 naming the
+// template, instead of failing the first request during the load.
+func TestRunChatTemplateIgnoresMessage(t *testing.T) {
+	t.Parallel()
+	gz, err := os.ReadFile(filepath.Join(qwen3Path, "tokenizer.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tpl := range map[string]string{
+		"constant":   `<|im_start|>assistant\n`,
+		"no content": `{% for m in messages %}<|im_start|>{{ m.role }}\n<|im_end|>\n{% endfor %}`,
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "tokenizer.json.gz"), gz, 0o644)
+		cfgJSON, _ := json.Marshal(map[string]string{"chat_template": tpl})
+		os.WriteFile(filepath.Join(dir, "tokenizer_config.json"), cfgJSON, 0o644)
+		cfg, _ := mockserver.Preset("fast")
+		url, generated := qwenCountingMock(t, cfg)
+		code, stderr := runTokenizer(t, url, t.TempDir(), t.TempDir(), "r", "--endpoint", "chat", "--tokenizer", dir, "--data", "prompt_tokens=64,output_tokens=4")
+		if code != exitcode.Usage || !strings.Contains(stderr, "leaves the user message out") || !strings.Contains(stderr, filepath.Join(dir, "tokenizer_config.json")) {
+			t.Errorf("%s: exit %d, want 2 naming the template:\n%s", name, code, stderr)
+		}
+		if n := generated.Load(); n != 0 {
+			t.Errorf("%s: %d requests were sent", name, n)
+		}
 	}
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -245,5 +247,220 @@ func TestTokenizerOmittedDownloads(t *testing.T) {
 				t.Fatalf("%s: the server counted %d prompt tokens, want 96", tc.model, r.ServerPromptTokens)
 			}
 		}
+	}
+}
+
+// hasWarning reports whether the run's warnings include code.
+func hasWarning(run *results.Run, code string) bool {
+	for _, w := range run.Result.Warnings {
+		if string(w.Code) == code {
+			return true
+		}
+	}
+	return false
+}
+
+// TestServerCountSpreadBelowFloor (issue 27 review): a spread whose draws
+// fall below the shortest prompt a server count can build (a request's
+// marker, a word and the chat template) is said before any request, and
+// each such request is recorded at the length the server counted, with
+// the draw kept apart and the level warning isl_clamped; before, 11 of 16
+// records claimed an ISL the server never saw, silently.
+func TestServerCountSpreadBelowFloor(t *testing.T) {
+	t.Parallel()
+	cfg, _ := mockserver.Preset("fast")
+	cfg.ChatTemplateTokens = 9
+	url, _ := qwenCountingMock(t, cfg)
+	home, dir := t.TempDir(), t.TempDir()
+	code, stderr := runTokenizer(t, url, home, dir, "floor", "--endpoint", "chat", "--tokenizer", "server", "--max-requests", "16",
+		"--data", "prompt_tokens=30,prompt_tokens_stdev=20,prompt_tokens_min=1,output_tokens=4")
+	if code != exitcode.OK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "warning: ISL: the lengths can draw ISLs below") || !strings.Contains(stderr, "prompt_tokens_min=") {
+		t.Errorf("the console does not say, before the load, that draws fall below the floor and how to avoid it:\n%s", stderr)
+	}
+	clamped := 0
+	for _, r := range readRecords(t, filepath.Join(dir, "floor", results.RequestsJSONL)) {
+		if r.ServerPromptTokens != r.RequestedPromptTokens {
+			t.Errorf("request %d: requested_prompt_tokens %d but the server counted %d (drawn %d)", r.Seq, r.RequestedPromptTokens, r.ServerPromptTokens, r.ISLClampedFrom)
+		}
+		if r.ISLClampedFrom > 0 {
+			clamped++
+		}
+	}
+	if clamped == 0 {
+		t.Fatal("no request was clamped: the test no longer draws below the floor")
+	}
+	run, err := results.Read(filepath.Join(dir, "floor"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasWarning(&run, "isl_clamped") {
+		t.Errorf("run.json has no isl_clamped warning: %+v", run.Result.Warnings)
+	}
+}
+
+// TestServerCountDisagreesWithUsage (issue 27 review): a server whose
+// /tokenize counts one token fewer than its usage.prompt_tokens (a BOS
+// added by one only) gives prompts one token off the ISL; the level warns
+// token_count_mismatch instead of presenting the ISL as exact.
+func TestServerCountDisagreesWithUsage(t *testing.T) {
+	t.Parallel()
+	cfg, _ := mockserver.Preset("fast")
+	url, _ := qwenCountingMock(t, cfg)
+	// A proxy whose /tokenize answers one token fewer than the mock counts.
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, _ := http.NewRequestWithContext(r.Context(), r.Method, url+r.URL.Path, r.Body)
+		req.Header = r.Header.Clone()
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		if r.URL.Path != "/tokenize" || resp.StatusCode != http.StatusOK {
+			for k, v := range resp.Header {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(resp.StatusCode)
+			_, _ = io.Copy(w, resp.Body)
+			return
+		}
+		var v struct {
+			Count int `json:"count"`
+		}
+		_ = json.NewDecoder(resp.Body).Decode(&v)
+		fmt.Fprintf(w, `{"count":%d}`, v.Count-1)
+	}))
+	t.Cleanup(ts.Close)
+	home, dir := t.TempDir(), t.TempDir()
+	code, stderr := runTokenizer(t, ts.URL, home, dir, "bos", "--tokenizer", "server", "--data", "prompt_tokens=64,output_tokens=4")
+	if code != exitcode.OK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	run, err := results.Read(filepath.Join(dir, "bos"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasWarning(&run, "token_count_mismatch") {
+		t.Errorf("the server's usage differs from its /tokenize by a token and run.json does not warn: %+v", run.Result.Warnings)
+	}
+}
+
+// TestTokenizerServerTargetDown (issue 27 review): with --tokenizer server
+// and nothing listening at --target, the error says so, not that the
+// server has no tokenize endpoint.
+func TestTokenizerServerTargetDown(t *testing.T) {
+	t.Parallel()
+	dead := closedPort(t)
+	code, stderr := runTokenizer(t, dead, t.TempDir(), t.TempDir(), "down", "--model", "m", "--tokenizer", "server", "--data", "prompt_tokens=64,output_tokens=4")
+	if code == exitcode.OK || !strings.Contains(stderr, "nothing is listening at "+dead) || strings.Contains(stderr, "no tokenize endpoint") {
+		t.Errorf("exit %d, stderr:\n%s\nwant a failure saying nothing is listening at %s", code, stderr, dead)
+	}
+}
+
+// TestTokenizerKeywordAndFile (issue 27 review): with a file named server
+// in the working folder, --tokenizer server is the keyword in run (with
+// a warning naming ./server) and in tokenize (which cannot ask a server,
+// so it says so and names ./server); ./server loads the file in both, run
+// prints a tokenizer: line for it and records its absolute path.
+func TestTokenizerKeywordAndFile(t *testing.T) {
+	gz, err := os.ReadFile(filepath.Join(qwen3Path, "tokenizer.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd := t.TempDir()
+	if err := os.WriteFile(filepath.Join(wd, "server"), gz, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := mockserver.Preset("fast")
+	url, _ := qwenCountingMock(t, cfg)
+	t.Chdir(wd)
+	code, stderr := runTokenizer(t, url, t.TempDir(), "out", "kw", "--tokenizer", "server", "--data", "prompt_tokens=64,output_tokens=4")
+	if code != exitcode.OK || !strings.Contains(stderr, "write --tokenizer ./server") || !strings.Contains(stderr, "tokenizer: server (") {
+		t.Errorf("run --tokenizer server with a file named server: exit %d, want the keyword and a warning naming ./server:\n%s", code, stderr)
+	}
+	code, stderr = runTokenizer(t, url, t.TempDir(), "out", "file", "--tokenizer", "./server", "--data", "prompt_tokens=64,output_tokens=4")
+	if code != exitcode.OK || !strings.Contains(stderr, "tokenizer: server (file "+filepath.Join(wd, "server")) {
+		t.Errorf("run --tokenizer ./server: exit %d, want the file loaded and named on the console:\n%s", code, stderr)
+	}
+	run, err := results.Read(filepath.Join(wd, "out", "file"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Config.Tokenizer != filepath.Join(wd, "server") || run.Config.TokenizerSource != tokenize.SourceFile {
+		t.Errorf("run.json tokenizer %q (source %q), want the absolute path %s", run.Config.Tokenizer, run.Config.TokenizerSource, filepath.Join(wd, "server"))
+	}
+	var stdout, errOut bytes.Buffer
+	e := env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &errOut, getenv: func(string) string { return "" }}
+	if code := runEnv(context.Background(), e, []string{"tokenize", "--tokenizer", "server", "hello"}); code != exitcode.Usage || !strings.Contains(errOut.String(), "./server") {
+		t.Errorf("tokenize --tokenizer server: exit %d, want 2 naming ./server:\n%s", code, errOut.String())
+	}
+	stdout.Reset()
+	if code := runEnv(context.Background(), e, []string{"tokenize", "--tokenizer", "./server", "hello"}); code != exitcode.OK || !strings.Contains(stdout.String(), "1 tokens") {
+		t.Errorf("tokenize --tokenizer ./server: exit %d, stdout %q", code, stdout.String())
+	}
+}
+
+// TestWordsFallbackOneLine (issue 27 review): the words fallback's warning
+// is one line, each endpoint's failure joined with "; ".
+func TestWordsFallbackOneLine(t *testing.T) {
+	t.Parallel()
+	cfg, _ := mockserver.Preset("fast")
+	cfg.NoTokenize = true
+	url, _ := qwenCountingMock(t, cfg)
+	code, stderr := runTokenizer(t, url, t.TempDir(), t.TempDir(), "w", "--data", "prompt_tokens=64,output_tokens=4")
+	if code != exitcode.OK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(line, "warning: tokenizer: words:") {
+			if !strings.Contains(line, "give --tokenizer for an exact ISL") || strings.Count(line, "404") < 2 {
+				t.Errorf("the fallback warning is not one line holding every endpoint's failure: %q", line)
+			}
+			return
+		}
+	}
+	t.Errorf("no fallback warning:\n%s", stderr)
+}
+
+// TestContextWindowChecked (issue 27 review): a server that states its
+// context window (llama.cpp's /props) refuses before any load a --data
+// whose prompt and output tokens exceed it, exit 2 naming both; within
+// it the run goes ahead.
+func TestContextWindowChecked(t *testing.T) {
+	t.Parallel()
+	cfg, _ := mockserver.Preset("fast")
+	url, generated := qwenCountingMock(t, cfg)
+	props := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/props" {
+			io.WriteString(w, `{"default_generation_settings":{"n_ctx":512}}`)
+			return
+		}
+		req, _ := http.NewRequestWithContext(r.Context(), r.Method, url+r.URL.Path, r.Body)
+		req.Header = r.Header.Clone()
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		for k, v := range resp.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(props.Close)
+	code, stderr := runTokenizer(t, props.URL, t.TempDir(), t.TempDir(), "big", "--tokenizer", "words", "--data", "prompt_tokens=500,output_tokens=64")
+	if code != exitcode.Usage || !strings.Contains(stderr, "prompt_tokens 500 + output_tokens 64 = 564 tokens") || !strings.Contains(stderr, "context window of 512 tokens") {
+		t.Errorf("exit %d, want 2 naming 564 and 512:\n%s", code, stderr)
+	}
+	if n := generated.Load(); n != 0 {
+		t.Errorf("%d requests were sent", n)
+	}
+	if code, stderr := runTokenizer(t, props.URL, t.TempDir(), t.TempDir(), "fits", "--tokenizer", "words", "--data", "prompt_tokens=400,output_tokens=64"); code != exitcode.OK {
+		t.Errorf("within the window: exit %d\n%s", code, stderr)
 	}
 }
