@@ -35,10 +35,7 @@ func runTokenize(ctx context.Context, e env, args []string) error {
 		fs.Usage()
 		return usageErr(errors.New("give one TEXT argument, or - to read standard input"))
 	}
-	switch *path {
-	case "auto", "server", "words":
-		// The keywords of run and sweep mean the same here, where there
-		// is no server to ask and nothing to fall back to.
+	if *path == "auto" || *path == "server" || *path == "words" { // run's and sweep's keywords: no server here
 		return usageErr(fmt.Errorf("--tokenizer %s is a keyword of run and sweep (where a server can count); tokenize needs a tokenizer.json, a folder holding one or a model id: write ./%s for a file or folder of that name", *path, *path))
 	}
 	text := fs.Arg(0)
