@@ -433,8 +433,10 @@ func TestTraceFailedRowsReplayed(t *testing.T) {
 		}
 		tr := run.Config.Arrivals.Trace
 		sum := run.Result.Levels[0].Summary
-		if tr.FailedRows != 3 || tr.Requests != tt.requests || sum.Requests.OK != int64(tt.requests) {
-			t.Errorf("--trace-failed %q: run.json trace %+v, %d ok", tt.policy, tr, sum.Requests.OK)
+		// Scheduled, not ok in the window: under -race on a loaded
+		// machine a replayed request may be sent after the trace's span.
+		if tr.FailedRows != 3 || tr.Requests != tt.requests || sum.Requests.Scheduled != int64(tt.requests) || sum.Requests.Failed != 0 {
+			t.Errorf("--trace-failed %q: run.json trace %+v, %d scheduled, %d failed", tt.policy, tr, sum.Requests.Scheduled, sum.Requests.Failed)
 		}
 	}
 }
