@@ -40,7 +40,8 @@
 #        IP_CONC_REQUESTS  inference-perf's concurrent stage sends a count,
 #                       not a duration (default: what GuideLLM completed at
 #                       the same concurrency in SECONDS_PER_RUN, else 400)
-#        COST_RATES ("50 100 200 400 800 1600"), COST_SECONDS (15)
+#        COST_RATES ("50 100 200 400 800 1600"), COST_SECONDS (15), CLAIM_RATE (1000:
+#                       every client also runs there once, for the completed-tokens ratio)
 #        CALLGRIND_N1, CALLGRIND_N2 (100, 300 requests), CALLGRIND_CLIENTS
 #        SERVER_CPU (1), CLIENT_CPU (0), BENCH_WORK (scratch of this run)
 # Exits 0 when every part ran (a peer that cannot be installed or run is
@@ -62,6 +63,7 @@ SEED=${SEED:-42}
 ISL=128 OSL=64
 COST_RATES=${COST_RATES:-50 100 200 400 800 1600}
 COST_SECONDS=${COST_SECONDS:-15}
+CLAIM_RATE=${CLAIM_RATE:-1000}
 CALLGRIND_N1=${CALLGRIND_N1:-100}
 CALLGRIND_N2=${CALLGRIND_N2:-300}
 CALLGRIND_CLIENTS=${CALLGRIND_CLIENTS:-gollm-bench inference-perf guidellm-1proc}
@@ -207,6 +209,29 @@ peer_version() {
 
 # --- part 1: the live runs against llama-server ---
 METRICS=ttft_p50,ttft_p99,itl_p50,itl_p95,e2e_p50,e2e_p99,output_tps,req_s,error_rate
+# llama_counters URL: llama-server's own cumulative counters (GET
+# /metrics): tokens generated, the seconds its slots spent generating them
+# (summed over requests), decode steps, prompt tokens and those served
+# from its prompt cache.
+llama_counters() {
+  curl -sf -m 10 "$1/metrics" | awk '
+    $1 == "llamacpp:tokens_predicted_total" {t = $2} $1 == "llamacpp:tokens_predicted_seconds_total" {s = $2}
+    $1 == "llamacpp:n_decode_total" {d = $2} $1 == "llamacpp:prompt_tokens_total" {p = $2}
+    $1 == "llamacpp:prompt_tokens_cached_total" {c = $2} $1 == "llamacpp:prompt_seconds_total" {ps = $2}
+    END {print t + 0, s + 0, d + 0, p + 0, c + 0, ps + 0}'
+}
+# server_row MODE PEER SIDE BEFORE AFTER: one line of server.tsv, the
+# server's own view of a run: its generation time per token (ms: summed
+# per-request generation time over tokens, the server's mean ITL), its
+# prompt time per prompt token (ms), and the share of prompt tokens it
+# took from its prompt cache.
+server_row() {
+  awk -v m="$1" -v p="$2" -v side="$3" -v b="$4" -v a="$5" 'BEGIN {
+    split(b, x, " "); split(a, y, " ")
+    dt = y[1] - x[1]; ds = y[2] - x[2]; dp = y[4] - x[4]; dc = y[5] - x[5]; dps = y[6] - x[6]
+    printf "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", m, p, side, (dt > 0) ? 1000 * ds / dt : "-", (dp > 0) ? 1000 * dps / dp : "-", (dp > 0) ? dc / dp : "-", dt
+  }'
+}
 live() {
   local url=${LLAMA_URL:-}
   if [ -z "$url" ]; then
@@ -223,7 +248,8 @@ live() {
   fi
   log "llama-server at $url"
   : >"$W/agreement.tsv"
-  local mode load peer out file id
+  : >"$W/server.tsv"
+  local mode load peer out file id before
   for mode in conc rate; do
     load=$CONC; [ $mode = rate ] && load=$RATE
     for peer in $PEERS; do
@@ -232,19 +258,23 @@ live() {
         IP_REQUESTS=${IP_CONC_REQUESTS:-$(jq '[.benchmarks[0].scheduler_metrics.requests_made.successful] | .[0] // 400' "$W/peers/guidellm-conc/benchmarks.json" 2>/dev/null || echo 400)}
       fi
       log "$peer, $mode $load, ${SECS} s"
+      before=$(llama_counters "$url")
       if ! pinned "$CLIENT_CPU" "$W/$peer-$mode.cpu" "${peer//-/_}_run" $mode "$load" "$SECS" "$url" $ISL $OSL "$out" >"$W/$peer-$mode.log" 2>&1; then
         problem "$peer ($mode $load) exited $?: $(grep -Eiv '^\s*$' "$W/$peer-$mode.log" | tail -1 | cut -c1-300)"
         continue
       fi
+      server_row $mode "$peer" peer "$before" "$(llama_counters "$url")" >>"$W/server.tsv"
       file=$(peer_file "$peer" "$out")
       [ -s "$file" ] || { problem "$peer ($mode $load) wrote no $file"; continue; }
       id=$peer-$mode
       log "gollm-bench run --like $file"
+      before=$(llama_counters "$url")
       if ! taskset -c "$CLIENT_CPU" "$GB" run --like "$file" --target "$url" --tokenizer "$TOKENIZER/tokenizer.json" \
           --energy none --format json --quiet --output-dir "$W/ours" --run-id "$id" --overwrite >"$W/ours-$id.log" 2>&1; then
         problem "gollm-bench run --like $file failed: $(grep -v '^$' "$W/ours-$id.log" | tail -1 | cut -c1-300)"
         continue
       fi
+      server_row $mode "$peer" gollm-bench "$before" "$(llama_counters "$url")" >>"$W/server.tsv"
       "$GB" compare "$file" "$W/ours/$id" --metrics "$METRICS" >"$W/compare-$id.txt" 2>&1 || true
       if ! "$GB" compare "$file" "$W/ours/$id" --metrics "$METRICS" --format json >"$W/compare-$id.json" 2>"$W/compare-$id.err"; then
         problem "compare $file failed: $(tail -1 "$W/compare-$id.err")"
@@ -263,14 +293,14 @@ live() {
 # max_worker_processes, 10 by default, capped by the CPU count); this is
 # its single-process-worker mode.
 guidellm_one_process() { GUIDELLM__MAX_WORKER_PROCESSES=1 guidellm_run "$@"; }
-# cost.tsv: client rate served achieved_ratio lag_p99_ms cpu_s ttft_p99_ms server_ttft_p99_ms sustained
+# cost.tsv: client rate served achieved_ratio lag_p99_ms cpu_s ttft_p99_ms server_ttft_p99_ms sustained completed
 SSE_PORT=${SSE_PORT:-18291}
 SSE=http://127.0.0.1:$SSE_PORT
 sse_stats() { curl -sf -m 10 "$SSE/stats" || echo '{}'; }
 # p99 of the numbers on stdin (nearest rank), "-" for none.
 p99() { grep -Ev '^(null|)$' | sort -g | awk '{a[NR]=$1} END {if (NR==0) {print "-"; exit} i=int(0.99*NR+0.999999); if (i<1) i=1; print a[i]}'; }
 cost_client() { # CLIENT RATE SECONDS -> one line of cost.tsv (or nothing)
-  local c=$1 r=$2 s=$3 out=$W/cost/$1-$2 cmd=() lag ttft
+  local c=$1 r=$2 s=$3 out=$W/cost/$1-$2 cmd=() lag ttft done
   rm -rf "$out"; mkdir -p "$out"
   case $c in
   gollm-bench) cmd=("$GB" run --target "$SSE" --model mock-model --profile poisson --rate "$r" --max-seconds "$s" --warmup 0 --cooldown 0
@@ -288,21 +318,25 @@ cost_client() { # CLIENT RATE SECONDS -> one line of cost.tsv (or nothing)
   case $c in
   gollm-bench)
     lag=$(jq '.result.levels[0].summary.scheduling_lag_ms.p99 // empty' "$out/run/run.json" 2>/dev/null)
-    ttft=$(jq '.result.levels[0].summary.ttft_ms.p99 // empty' "$out/run/run.json" 2>/dev/null) ;;
+    ttft=$(jq '.result.levels[0].summary.ttft_ms.p99 // empty' "$out/run/run.json" 2>/dev/null)
+    done=$(jq '.result.levels[0].summary.requests.ok // empty' "$out/run/run.json" 2>/dev/null) ;;
   guidellm*)
     lag=$(jq -r '.benchmarks[0].requests | (.successful + .incomplete + .errored)[] | .info.timings | select(.request_start and .targeted_start) | (.request_start - .targeted_start) * 1000' "$out/benchmarks.json" 2>/dev/null | p99)
-    ttft=$(jq '.benchmarks[0].metrics.time_to_first_token_ms.successful.percentiles.p99 // empty' "$out/benchmarks.json" 2>/dev/null) ;;
+    ttft=$(jq '.benchmarks[0].metrics.time_to_first_token_ms.successful.percentiles.p99 // empty' "$out/benchmarks.json" 2>/dev/null)
+    done=$(jq '.benchmarks[0].scheduler_metrics.requests_made.successful // empty' "$out/benchmarks.json" 2>/dev/null) ;;
   aiperf)
     lag=$(jq -r 'select(.metadata.benchmark_phase == "profiling") | (.metadata.request_start_ns - .metadata.credit_issued_ns) / 1e6' "$out/profile_export.jsonl" 2>/dev/null | p99)
-    ttft=$(jq '.time_to_first_token.p99 // empty' "$out/profile_export_aiperf.json" 2>/dev/null) ;;
+    ttft=$(jq '.time_to_first_token.p99 // empty' "$out/profile_export_aiperf.json" 2>/dev/null)
+    done=$(jq '.completed_request_count.avg // empty' "$out/profile_export_aiperf.json" 2>/dev/null) ;;
   inference-perf)
     lag=$(jq '.load_summary.schedule_delay.p99 * 1000' "$out/stage_0_lifecycle_metrics.json" 2>/dev/null)
-    ttft=$(jq '.successes.latency.time_to_first_token.p99 * 1000' "$out/stage_0_lifecycle_metrics.json" 2>/dev/null) ;;
+    ttft=$(jq '.successes.latency.time_to_first_token.p99 * 1000' "$out/stage_0_lifecycle_metrics.json" 2>/dev/null)
+    done=$(jq '.successes.count // empty' "$out/stage_0_lifecycle_metrics.json" 2>/dev/null) ;;
   esac
-  jq -rn --arg c "$c" --argjson r "$r" --argjson s "$s" --argjson st "$st" --arg lag "${lag:--}" --arg cpu "${cpu:--}" --arg ttft "${ttft:--}" '
+  jq -rn --arg c "$c" --argjson r "$r" --argjson s "$s" --argjson st "$st" --arg lag "${lag:--}" --arg cpu "${cpu:--}" --arg ttft "${ttft:--}" --arg done "${done:--}" '
     ($st.count // 0) as $n | ($n / ($r * $s)) as $ach |
     [$c, $r, $n, $ach, $lag, $cpu, $ttft, ($st.ttft_p99_ms // "-"),
-     (if $lag == "-" then "no" elif $ach >= 0.95 and ($lag|tonumber) <= 10 then "yes" else "no" end)] | @tsv'
+     (if $lag == "-" then "no" elif $ach >= 0.95 and ($lag|tonumber) <= 10 then "yes" else "no" end), $done] | @tsv'
 }
 cost() {
   mkdir -p "$W/cost"
@@ -310,14 +344,23 @@ cost() {
   PIDS+=($!)
   wait_http "$SSE/stats"
   : >"$W/cost.tsv"
-  local c r line
+  local c r line ran
   for c in gollm-bench $(for p in $PEERS; do [ "$p" = guidellm ] && echo guidellm guidellm-1proc || echo "$p"; done); do
+    ran=" "
     for r in $COST_RATES; do
       log "cost: $c at $r req/s (Poisson, $COST_SECONDS s)"
       line=$(cost_client "$c" "$r" "$COST_SECONDS")
+      ran="$ran$r "
       [ -n "$line" ] && echo "$line" >>"$W/cost.tsv"
-      [[ $line == *$'\t'yes ]] || break
+      [ "$(cut -f9 <<<"$line")" = yes ] || break
     done
+    # The rate of the claim that a single-process client completes
+    # several times fewer tokens: every client is run there once.
+    if [[ $ran != *" $CLAIM_RATE "* ]]; then
+      log "cost: $c at $CLAIM_RATE req/s (Poisson, $COST_SECONDS s)"
+      line=$(cost_client "$c" "$CLAIM_RATE" "$COST_SECONDS")
+      [ -n "$line" ] && echo "$line" >>"$W/cost.tsv"
+    fi
   done
 }
 callgrind_client() { # CLIENT N -> instructions (Ir) over every process of the client
@@ -379,18 +422,30 @@ if [ -s "$W/agreement.tsv" ]; then
     printf "| %s | %s | %s (%s) | %s | %.4g [%s, %s] | %s | %s |\n", w, $2, $4, $5, a, $7, lo, hi, $10, $11
   }' "$W/agreement.tsv"
 fi
+if [ -s "$W/server.tsv" ]; then
+  echo
+  echo "### The server's own figures for each run (llama-server GET /metrics, before and after)"
+  echo
+  echo "| workload | pair | run | generation ms / token | prompt ms / token | prompt tokens from its cache | tokens generated |"
+  echo "| --- | --- | --- | ---: | ---: | ---: | ---: |"
+  awk -F'\t' '{
+    w = ($1 == "conc") ? "concurrency '"$CONC"'" : "constant '"$RATE"' req/s"
+    printf "| %s | %s | %s | %s | %s | %s | %d |\n", w, $2, $3, ($4 == "-") ? "-" : sprintf("%.3f", $4), ($5 == "-") ? "-" : sprintf("%.3f", $5), ($6 == "-") ? "-" : sprintf("%.1f %%", 100 * $6), $7
+  }' "$W/server.tsv"
+fi
 if [ -s "$W/cost.tsv" ]; then
   echo
   echo "### Client cost: bench/sseserver (TTFT 20 ms, ITL 5 ms, 16 tokens) on CPU $SERVER_CPU, the client on CPU $CLIENT_CPU, Poisson, ${COST_SECONDS} s a rate"
   echo
-  echo "| client | rate (req/s) | served | achieved | lag p99 (ms) | client CPU (s) | CPU ms / request | TTFT p99 (ms) | server's TTFT p99 (ms) | TTFT error (ms) | sustained |"
-  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: |"
-  awk -F'\t' '{
+  echo "| client | rate (req/s) | served | achieved | lag p99 (ms) | client CPU (s) | CPU ms / request | TTFT p99 (ms) | server's TTFT p99 (ms) | TTFT error (ms) | sustained | completed | gollm-bench's completed / this |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: | ---: |"
+  awk -F'\t' 'NR == FNR {if ($1 == "gollm-bench") g[$2] = $10; next} {
     cpr = ($3 > 0 && $6 != "-") ? sprintf("%.2f", 1000 * $6 / $3) : "-"
     err = ($7 != "-" && $8 != "-") ? sprintf("%.1f", $7 - $8) : "-"
     lag = ($5 == "-") ? "-" : sprintf("%.2f", $5); tt = ($7 == "-") ? "-" : sprintf("%.1f", $7)
-    printf "| %s | %s | %d | %.3f | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, lag, $6, cpr, tt, $8, err, $9
-  }' "$W/cost.tsv"
+    ratio = ($1 != "gollm-bench" && ($2 in g) && $10 > 0) ? sprintf("%.2fx", g[$2] / $10) : "-"
+    printf "| %s | %s | %d | %.3f | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, lag, $6, cpr, tt, $8, err, $9, $10, ratio
+  }' "$W/cost.tsv" "$W/cost.tsv"
   echo
   echo "Highest rate sustained (achieved ≥ 0.95 of the target and lag p99 ≤ 10 ms):"
   awk -F'\t' '$9 == "yes" {best[$1] = $2} {seen[$1] = 1} END {for (c in seen) printf "- %s: %s req/s\n", c, (c in best) ? best[c] : "none of the rates tried"}' "$W/cost.tsv" | sort
