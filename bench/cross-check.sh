@@ -35,7 +35,8 @@
 #                       (default ${XDG_CACHE_HOME:-~/.cache}/gollm-bench/cross-check)
 #        PYTHON         Python >= 3.10 for the venvs (default: the newest python3.1x on PATH)
 #        PEERS          "guidellm aiperf inference-perf"
-#        PARTS          "live cost callgrind"
+#        PARTS          "live cost callgrind" ("agree" alone redoes the compare tables
+#                       over the runs already in BENCH_WORK)
 #        SECONDS_PER_RUN (60), CONCURRENCY (4), RATE (4), SEED (42)
 #        IP_CONC_REQUESTS  inference-perf's concurrent stage sends a count,
 #                       not a duration (default: what GuideLLM completed at
@@ -275,6 +276,22 @@ live() {
         continue
       fi
       server_row $mode "$peer" gollm-bench "$before" "$(llama_counters "$url")" >>"$W/server.tsv"
+    done
+  done
+}
+# agree: compare each peer's result with our run of it (PARTS "agree",
+# which "live" implies; alone it redoes the tables over BENCH_WORK's runs).
+# AIPerf's folder is given, so that its profile_export.jsonl gives its
+# side per-request figures.
+agree() {
+  : >"$W/agreement.tsv"
+  local mode peer id file
+  for mode in conc rate; do
+    for peer in $PEERS; do
+      id=$peer-$mode
+      file=$(peer_file "$peer" "$W/peers/$id")
+      [ "$peer" = aiperf ] && file=$W/peers/$id
+      [ -e "$file" ] && [ -s "$W/ours/$id/run.json" ] || continue
       "$GB" compare "$file" "$W/ours/$id" --metrics "$METRICS" >"$W/compare-$id.txt" 2>&1 || true
       if ! "$GB" compare "$file" "$W/ours/$id" --metrics "$METRICS" --format json >"$W/compare-$id.json" 2>"$W/compare-$id.err"; then
         problem "compare $file failed: $(tail -1 "$W/compare-$id.err")"
@@ -283,7 +300,7 @@ live() {
       jq -r --arg peer "$peer $(peer_version "$peer")" --arg mode "$mode" '.comparisons[0] as $c | $c.rows[] |
         [$mode, $peer, .level, .metric.key, .metric.unit, .a, .b, (.b_ci[0] // "null"), (.b_ci[1] // "null"),
          (if .a == null or .b_ci == null then "-" elif .a >= .b_ci[0] and (.b_ci[1] == null or .a <= .b_ci[1]) then "yes" else "no" end),
-         (.mark // "")] | @tsv' "$W/compare-$id.json" >>"$W/agreement.tsv"
+         (if .unlike then "*" else "" end)] | @tsv' "$W/compare-$id.json" >>"$W/agreement.tsv"
     done
   done
 }
@@ -401,6 +418,7 @@ callgrind() {
 
 start=$SECONDS
 has_part live && live
+{ has_part live || has_part agree; } && agree
 has_part cost && cost
 has_part callgrind && callgrind
 
@@ -413,7 +431,7 @@ if [ -s "$W/agreement.tsv" ]; then
   echo
   echo "### Agreement: the peer's figure against gollm-bench's with its 95 % interval (llama-server, $MODEL_ID, ${SECS} s)"
   echo
-  echo "| workload | peer | metric | peer's value | gollm-bench [95 % interval] | inside | compare's mark |"
+  echo "| workload | peer | metric | peer's value | gollm-bench [95 % interval] | inside | defined differently (*) |"
   echo "| --- | --- | --- | ---: | ---: | :---: | :---: |"
   awk -F'\t' '{
     w = ($1 == "conc") ? "concurrency '"$CONC"'" : "constant '"$RATE"' req/s"
