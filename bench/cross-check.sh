@@ -224,8 +224,9 @@ llama_counters() {
 # server_row MODE PEER SIDE BEFORE AFTER: one line of server.tsv, the
 # server's own view of a run: its generation time per token (ms: summed
 # per-request generation time over tokens, the server's mean ITL), its
-# prompt time per prompt token (ms), and the share of prompt tokens it
-# took from its prompt cache.
+# prompt time per prompt token it processed (ms), and its prompt tokens
+# taken from its prompt cache per prompt token processed (llama-server
+# counts the two apart; the printed share is c / (1 + c)).
 server_row() {
   awk -v m="$1" -v p="$2" -v side="$3" -v b="$4" -v a="$5" 'BEGIN {
     split(b, x, " "); split(a, y, " ")
@@ -448,7 +449,7 @@ if [ -s "$W/server.tsv" ]; then
   echo "| --- | --- | --- | ---: | ---: | ---: | ---: |"
   awk -F'\t' '{
     w = ($1 == "conc") ? "concurrency '"$CONC"'" : "constant '"$RATE"' req/s"
-    printf "| %s | %s | %s | %s | %s | %s | %d |\n", w, $2, $3, ($4 == "-") ? "-" : sprintf("%.3f", $4), ($5 == "-") ? "-" : sprintf("%.3f", $5), ($6 == "-") ? "-" : sprintf("%.1f %%", 100 * $6), $7
+    printf "| %s | %s | %s | %s | %s | %s | %d |\n", w, $2, $3, ($4 == "-") ? "-" : sprintf("%.3f", $4), ($5 == "-") ? "-" : sprintf("%.3f", $5), ($6 == "-") ? "-" : sprintf("%.1f %%", 100 * $6 / (1 + $6)), $7
   }' "$W/server.tsv"
 fi
 if [ -s "$W/cost.tsv" ]; then
