@@ -226,12 +226,13 @@ llama_counters() {
 # per-request generation time over tokens, the server's mean ITL), its
 # prompt time per prompt token it processed (ms), and its prompt tokens
 # taken from its prompt cache per prompt token processed (llama-server
-# counts the two apart; the printed share is c / (1 + c)).
+# counts the two apart; the printed share is c / (1 + c)), and the tokens
+# generated per decode step (how many requests it batched).
 server_row() {
   awk -v m="$1" -v p="$2" -v side="$3" -v b="$4" -v a="$5" 'BEGIN {
     split(b, x, " "); split(a, y, " ")
-    dt = y[1] - x[1]; ds = y[2] - x[2]; dp = y[4] - x[4]; dc = y[5] - x[5]; dps = y[6] - x[6]
-    printf "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", m, p, side, (dt > 0) ? 1000 * ds / dt : "-", (dp > 0) ? 1000 * dps / dp : "-", (dp > 0) ? dc / dp : "-", dt
+    dt = y[1] - x[1]; ds = y[2] - x[2]; dd = y[3] - x[3]; dp = y[4] - x[4]; dc = y[5] - x[5]; dps = y[6] - x[6]
+    printf "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", m, p, side, (dt > 0) ? 1000 * ds / dt : "-", (dp > 0) ? 1000 * dps / dp : "-", (dp > 0) ? dc / dp : "-", dt, (dd > 0) ? dt / dd : "-"
   }'
 }
 live() {
@@ -445,11 +446,11 @@ if [ -s "$W/server.tsv" ]; then
   echo
   echo "### The server's own figures for each run (llama-server GET /metrics, before and after)"
   echo
-  echo "| workload | pair | run | generation ms / token | prompt ms / token | prompt tokens from its cache | tokens generated |"
-  echo "| --- | --- | --- | ---: | ---: | ---: | ---: |"
+  echo "| workload | pair | run | generation ms / token | prompt ms / token | prompt tokens from its cache | tokens generated | tokens per decode step |"
+  echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"
   awk -F'\t' '{
     w = ($1 == "conc") ? "concurrency '"$CONC"'" : "constant '"$RATE"' req/s"
-    printf "| %s | %s | %s | %s | %s | %s | %d |\n", w, $2, $3, ($4 == "-") ? "-" : sprintf("%.3f", $4), ($5 == "-") ? "-" : sprintf("%.3f", $5), ($6 == "-") ? "-" : sprintf("%.1f %%", 100 * $6 / (1 + $6)), $7
+    printf "| %s | %s | %s | %s | %s | %s | %d | %s |\n", w, $2, $3, ($4 == "-") ? "-" : sprintf("%.3f", $4), ($5 == "-") ? "-" : sprintf("%.3f", $5), ($6 == "-") ? "-" : sprintf("%.1f %%", 100 * $6 / (1 + $6)), $7, ($8 == "" || $8 == "-") ? "-" : sprintf("%.2f", $8)
   }' "$W/server.tsv"
 fi
 if [ -s "$W/cost.tsv" ]; then
