@@ -156,3 +156,35 @@ func TestRealPeers2026(t *testing.T) {
 		}
 	}
 }
+
+// TestAIPerf013RatePhase: AIPerf 0.13 states a request-rate phase as
+// {"type": "constant", "rate": 4} (before: request_rate); the level was
+// read with no load, and `run --like` refused it ("its load profile has
+// no gollm-bench equivalent"). Gamma arrivals stay refused: gollm-bench
+// has none.
+func TestAIPerf013RatePhase(t *testing.T) {
+	const f = dir + "aiperf-0.13.0-llama-tiny-qwen3-constant4-60s-profile_export_aiperf.json"
+	r, err := ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := r.Levels[0]; l.Mode != loadgen.ModeConstant || l.Rate.V != 4 {
+		t.Fatalf("level: mode %q, rate %v; want constant at 4 req/s", l.Mode, l.Rate)
+	}
+	ld, bad := r.Load()
+	if len(bad) != 0 || ld.Profile != "constant" || !slices.Equal(ld.Rates, []float64{4}) || ld.MaxSeconds != 60 {
+		t.Errorf("load %+v, refused %+v", ld, bad)
+	}
+
+	data, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := ReadAIPerf([]byte(strings.Replace(string(data), `"type": "constant"`, `"type": "gamma"`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, bad := g.Load(); len(bad) == 0 {
+		t.Errorf("gamma arrivals reproduced: %+v", g.Levels[0])
+	}
+}
