@@ -37,13 +37,15 @@
 #        PEERS          "guidellm aiperf inference-perf"
 #        PARTS          "live cost callgrind" ("agree" alone redoes the compare tables
 #                       over the runs already in BENCH_WORK)
-#        SECONDS_PER_RUN (60), CONCURRENCY (4), RATE (4), SEED (42)
+#        SECONDS_PER_RUN (60), CONCURRENCY (4), RATE (4), SEED (42),
+#        LIVE_MODES ("conc rate": the workloads of the live part)
 #        IP_CONC_REQUESTS  inference-perf's concurrent stage sends a count,
 #                       not a duration (default: what GuideLLM completed at
 #                       the same concurrency in SECONDS_PER_RUN, else 400)
 #        COST_RATES ("50 100 200 400 800 1600"), COST_SECONDS (15), CLAIM_RATE (1000:
 #                       every client also runs there once, for the completed-tokens ratio)
-#        CALLGRIND_N1, CALLGRIND_N2 (100, 300 requests), CALLGRIND_CLIENTS
+#        CALLGRIND_N1, CALLGRIND_N2 (100, 300 requests), CALLGRIND_CLIENTS,
+#        CALLGRIND_TIMEOUT (900 s a run: a client over it gets no count)
 #        SERVER_CPU (1), CLIENT_CPU (0), BENCH_WORK (scratch of this run)
 # Exits 0 when every part ran (a peer that cannot be installed or run is
 # reported and skipped), 1 otherwise.
@@ -58,6 +60,8 @@ CROSS_CHECK_HOME=${CROSS_CHECK_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/gollm-bench
 PEERS=${PEERS:-guidellm aiperf inference-perf}
 PARTS=${PARTS:-live cost callgrind}
 SECS=${SECONDS_PER_RUN:-60}
+LIVE_MODES=${LIVE_MODES:-conc rate}
+CALLGRIND_TIMEOUT=${CALLGRIND_TIMEOUT:-900}
 CONC=${CONCURRENCY:-4}
 RATE=${RATE:-4}
 SEED=${SEED:-42}
@@ -253,7 +257,7 @@ live() {
   : >"$W/agreement.tsv"
   : >"$W/server.tsv"
   local mode load peer out file id before
-  for mode in conc rate; do
+  for mode in $LIVE_MODES; do
     load=$CONC; [ $mode = rate ] && load=$RATE
     for peer in $PEERS; do
       out=$W/peers/$peer-$mode
@@ -399,8 +403,11 @@ callgrind_client() { # CLIENT N -> instructions (Ir) over every process of the c
   # Go's asynchronous preemption signals trip an assertion in callgrind
   # 3.19 (vgCallgrind_post_signal); without them the Go scheduler still
   # preempts at function calls.
-  GODEBUG=asyncpreemptoff=1 taskset -c "$CLIENT_CPU" valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$out/cg.%p" "${cmd[@]}" >"$out/log" 2>&1 || true
-  # The total of every process's "summary:" line.
+  GODEBUG=asyncpreemptoff=1 timeout "$CALLGRIND_TIMEOUT" taskset -c "$CLIENT_CPU" valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$out/cg.%p" "${cmd[@]}" >"$out/log" 2>&1 || true
+  # The total of every process's "summary:" line; none when a process was
+  # cut off by the timeout (its file has no summary).
+  local f
+  for f in "$out"/cg.*; do grep -q '^summary:' "$f" || { echo 0; return; }; done
   cat "$out"/cg.* 2>/dev/null | awk '/^summary:/ {s += $2} END {print s + 0}'
 }
 callgrind() {
@@ -413,7 +420,10 @@ callgrind() {
   for c in $CALLGRIND_CLIENTS; do
     [ "$c" = gollm-bench ] || [[ " $PEERS " == *" ${c%-1proc} "* ]] || continue
     log "callgrind: $c, $CALLGRIND_N1 and $CALLGRIND_N2 requests"
-    i1=$(callgrind_client "$c" "$CALLGRIND_N1"); i2=$(callgrind_client "$c" "$CALLGRIND_N2")
+    i1=$(callgrind_client "$c" "$CALLGRIND_N1")
+    [ "$i1" != 0 ] || { problem "callgrind: $c did not finish $CALLGRIND_N1 requests within $CALLGRIND_TIMEOUT s"; continue; }
+    i2=$(callgrind_client "$c" "$CALLGRIND_N2")
+    [ "$i2" != 0 ] || { problem "callgrind: $c did not finish $CALLGRIND_N2 requests within $CALLGRIND_TIMEOUT s"; continue; }
     printf '%s\t%s\t%s\n' "$c" "$i1" "$i2" >>"$W/callgrind.tsv"
   done
 }
