@@ -447,9 +447,10 @@ if [ -s "$W/agreement.tsv" ]; then
   echo "| --- | --- | --- | ---: | ---: | :---: | :---: |"
   awk -F'\t' '{
     w = ($1 == "conc") ? "concurrency '"$CONC"'" : "constant '"$RATE"' req/s"
-    lo = ($8 == "null") ? "?" : sprintf("%.4g", $8); hi = ($9 == "null") ? "unbounded" : sprintf("%.4g", $9)
-    a = ($6 == "" || $6 == "null") ? "-" : sprintf("%.4g", $6)
-    printf "| %s | %s | %s (%s) | %s | %.4g [%s, %s] | %s | %s |\n", w, $2, $4, $5, a, $7, lo, hi, $10, $11
+    k = ($4 == "error_rate") ? 100 : 1 # a share in the file, printed in %
+    lo = ($8 == "null") ? "?" : sprintf("%.4g", k * $8); hi = ($9 == "null") ? "unbounded" : sprintf("%.4g", k * $9)
+    a = ($6 == "" || $6 == "null") ? "-" : sprintf("%.4g", k * $6)
+    printf "| %s | %s | %s (%s) | %s | %.4g [%s, %s] | %s | %s |\n", w, $2, $4, $5, a, k * $7, lo, hi, $10, $11
   }' "$W/agreement.tsv"
 fi
 if [ -s "$W/server.tsv" ]; then
