@@ -414,6 +414,10 @@ callgrind() {
   command -v valgrind >/dev/null || need_apt valgrind valgrind --version
   command -v valgrind >/dev/null || { problem "valgrind is not installed and could not be: no instruction counts"; return; }
   mkdir -p "$W/callgrind"
+  if ! curl -sf -o /dev/null "$SSE/stats"; then # not left running by the cost part
+    taskset -c "$SERVER_CPU" "$BENCH_WORK/sseserver" --addr "127.0.0.1:$SSE_PORT" --ttft 20ms --itl 5ms --tokens 16 >"$W/sse.log" 2>&1 &
+    PIDS+=($!)
+  fi
   wait_http "$SSE/stats" || return
   : >"$W/callgrind.tsv"
   local c i1 i2
