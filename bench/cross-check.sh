@@ -483,7 +483,7 @@ if [ -s "$W/cost.tsv" ]; then
   }' "$W/cost.tsv" "$W/cost.tsv"
   echo
   echo "Highest rate sustained (achieved ≥ 0.95 of the target and lag p99 ≤ 10 ms):"
-  awk -F'\t' '$9 == "yes" {best[$1] = $2} {seen[$1] = 1} END {for (c in seen) printf "- %s: %s req/s\n", c, (c in best) ? best[c] : "none of the rates tried"}' "$W/cost.tsv" | sort
+  awk -F'\t' '$9 == "yes" {best[$1] = $2} {seen[$1] = 1} END {for (c in seen) printf "- %s: %s\n", c, (c in best) ? best[c] " req/s" : "none of the rates tried"}' "$W/cost.tsv" | sort
 fi
 if [ -s "$W/callgrind.tsv" ]; then
   echo
