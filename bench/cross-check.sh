@@ -21,7 +21,8 @@
 # under valgrind --tool=callgrind (the difference removes start-up).
 #
 # Not part of `make test`. On the shared 2-core machine the whole script
-# takes about 25 minutes; the installs take about 3 more the first time.
+# takes about 25 minutes (live part 15, cost part about 10, callgrind of
+# gollm-bench 1); the installs take about 5 more the first time.
 #
 # Usage: bench/cross-check.sh
 # Env:   LT_HOME        where the llama.cpp build and model live (default ~/.cache/llama-target)
@@ -44,7 +45,8 @@
 #                       the same concurrency in SECONDS_PER_RUN, else 400)
 #        COST_RATES ("50 100 200 400 800 1600"), COST_SECONDS (15), CLAIM_RATE (1000:
 #                       every client also runs there once, for the completed-tokens ratio)
-#        CALLGRIND_N1, CALLGRIND_N2 (100, 300 requests), CALLGRIND_CLIENTS,
+#        CALLGRIND_N1, CALLGRIND_N2 (100, 300 requests), CALLGRIND_CLIENTS ("gollm-bench";
+#                       the peers are opt-in, 10-15 minutes each),
 #        CALLGRIND_TIMEOUT (900 s a run: a client over it gets no count)
 #        SERVER_CPU (1), CLIENT_CPU (0), BENCH_WORK (scratch of this run)
 # Exits 0 when every part ran (a peer that cannot be installed or run is
@@ -71,7 +73,11 @@ COST_SECONDS=${COST_SECONDS:-15}
 CLAIM_RATE=${CLAIM_RATE:-1000}
 CALLGRIND_N1=${CALLGRIND_N1:-100}
 CALLGRIND_N2=${CALLGRIND_N2:-300}
-CALLGRIND_CLIENTS=${CALLGRIND_CLIENTS:-gollm-bench inference-perf guidellm-1proc}
+# Only gollm-bench by default: a Python client under callgrind takes 10-15
+# minutes for 50 + 150 requests (its start-up alone is billions of
+# instructions), which would take the script past 30 minutes; name them to
+# count them (CALLGRIND_CLIENTS="gollm-bench inference-perf guidellm-1proc aiperf").
+CALLGRIND_CLIENTS=${CALLGRIND_CLIENTS:-gollm-bench}
 MODEL_ID=tiny-qwen3
 
 declare -A PIN=([guidellm]=0.8.1 [aiperf]=0.13.0 [inference-perf]=0.7.0)
