@@ -414,7 +414,7 @@ callgrind_client() { # CLIENT N -> instructions (Ir) over every process of the c
   # cut off by the timeout (its file has no summary).
   local f
   for f in "$out"/cg.*; do grep -q '^summary:' "$f" || { echo 0; return; }; done
-  cat "$out"/cg.* 2>/dev/null | awk '/^summary:/ {s += $2} END {print s + 0}'
+  cat "$out"/cg.* 2>/dev/null | awk '/^summary:/ {s += $2} END {printf "%.0f\n", s}'
 }
 callgrind() {
   command -v valgrind >/dev/null || need_apt valgrind valgrind --version
@@ -500,7 +500,7 @@ if [ -s "$W/callgrind.tsv" ]; then
   g=$(awk -F'\t' -v d=$((CALLGRIND_N2 - CALLGRIND_N1)) '$1 == "gollm-bench" {print ($3 - $2) / d}' "$W/callgrind.tsv")
   awk -F'\t' -v d=$((CALLGRIND_N2 - CALLGRIND_N1)) -v g="${g:-0}" '{
     per = ($3 - $2) / d
-    printf "| %s | %d | %d | %.0f | %s |\n", $1, $2, $3, per, (g > 0) ? sprintf("%.1f", per / g) : "-"
+    printf "| %s | %.0f | %.0f | %.0f | %s |\n", $1, $2, $3, per, (g > 0) ? sprintf("%.1f", per / g) : "-"
   }' "$W/callgrind.tsv"
 fi
 if [ -s "$W/problems.txt" ]; then
