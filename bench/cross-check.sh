@@ -410,9 +410,17 @@ callgrind_client() { # CLIENT N -> instructions (Ir) over every process of the c
   # 3.19 (vgCallgrind_post_signal); without them the Go scheduler still
   # preempts at function calls.
   GODEBUG=asyncpreemptoff=1 timeout "$CALLGRIND_TIMEOUT" taskset -c "$CLIENT_CPU" valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$out/cg.%p" "${cmd[@]}" >"$out/log" 2>&1 || true
-  # The total of every process's "summary:" line; none when a process was
-  # cut off by the timeout (its file has no summary).
-  local f
+  # The total of every process's "summary:" line. A child process (Python's
+  # multiprocessing helpers) may still be writing its file when the
+  # client's main process has exited: wait up to 2 minutes for every file
+  # to be complete; none when one never is (cut off by the timeout).
+  local f i complete
+  for i in $(seq 120); do
+    complete=1
+    for f in "$out"/cg.*; do grep -q '^summary:' "$f" || { complete=0; break; }; done
+    [ $complete = 1 ] && break
+    sleep 1
+  done
   for f in "$out"/cg.*; do grep -q '^summary:' "$f" || { echo 0; return; }; done
   cat "$out"/cg.* 2>/dev/null | awk '/^summary:/ {s += $2} END {printf "%.0f\n", s}'
 }
@@ -431,9 +439,9 @@ callgrind() {
     [ "$c" = gollm-bench ] || [[ " $PEERS " == *" ${c%-1proc} "* ]] || continue
     log "callgrind: $c, $CALLGRIND_N1 and $CALLGRIND_N2 requests"
     i1=$(callgrind_client "$c" "$CALLGRIND_N1")
-    [ "$i1" != 0 ] || { problem "callgrind: $c did not finish $CALLGRIND_N1 requests within $CALLGRIND_TIMEOUT s"; continue; }
+    [ "$i1" != 0 ] || { problem "callgrind: $c, $CALLGRIND_N1 requests: a process's count is incomplete (cut off at $CALLGRIND_TIMEOUT s?); see $W/callgrind/$c-$CALLGRIND_N1/log"; continue; }
     i2=$(callgrind_client "$c" "$CALLGRIND_N2")
-    [ "$i2" != 0 ] || { problem "callgrind: $c did not finish $CALLGRIND_N2 requests within $CALLGRIND_TIMEOUT s"; continue; }
+    [ "$i2" != 0 ] || { problem "callgrind: $c, $CALLGRIND_N2 requests: a process's count is incomplete (cut off at $CALLGRIND_TIMEOUT s?); see $W/callgrind/$c-$CALLGRIND_N2/log"; continue; }
     printf '%s\t%s\t%s\n' "$c" "$i1" "$i2" >>"$W/callgrind.tsv"
   done
 }
