@@ -531,6 +531,15 @@ func latencyRow(r *Row, la, lb peer.Level, o Options, seed uint64) {
 	}
 	oa, ob := orderStats(da, sa), orderStats(db, sb)
 	if oa == nil || ob == nil || oa.Len() == 0 || ob.Len() == 0 {
+		// A side with order statistics keeps its own interval (a run of
+		// ours against a peer's summary-only file): the difference has
+		// none, but each figure that can have one shows it.
+		if oa != nil && oa.Len() > 0 {
+			r.A, r.NA, r.ACI = peer.Some(stats.Quantile(oa, p)), peer.Known(oa.Len()), stats.QuantileInterval(oa, p, stats.Confidence)
+		}
+		if ob != nil && ob.Len() > 0 {
+			r.B, r.NB, r.BCI = peer.Some(stats.Quantile(ob, p)), peer.Known(ob.Len()), stats.QuantileInterval(ob, p, stats.Confidence)
+		}
 		r.Method = MethodNone
 		return
 	}

@@ -412,3 +412,31 @@ func TestFromRunSkipsSupersededLevels(t *testing.T) {
 		t.Errorf("levels %v, knee level %d", r.Levels, r.Headline.KneeLevel)
 	}
 }
+
+// TestOwnIntervalAgainstSummary: what issue 29's cross-check saw: ours
+// (per-request figures) against inference-perf's report (summaries only)
+// printed our TTFT p50 without its interval, as if we had none, because
+// the difference has none. Each side that has order statistics keeps its
+// own interval.
+func TestOwnIntervalAgainstSummary(t *testing.T) {
+	summary := read(t, peers+"inference-perf-0.7.0-llama-tiny-qwen3-concurrent4-5s/stage_0_lifecycle_metrics.json")
+	records := read(t, peers+"guidellm-0.8.1-llama-tiny-qwen3-concurrent4-5s.json")
+	ms, err := ParseMetrics("ttft_p50,e2e_p99")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Runs(summary, records, Options{Metrics: ms})
+	for _, key := range []string{"ttft_p50", "e2e_p99"} {
+		r := row(t, res, key)
+		if r.Method != MethodNone || !r.ACI.IsZero() || r.BCI.IsZero() || !r.B.OK {
+			t.Errorf("%s: method %s, A's interval %+v, B's %+v", key, r.Method, r.ACI, r.BCI)
+			continue
+		}
+		if !r.BCI.HiBounded() {
+			continue // a p99 of a few dozen requests has no upper bound
+		}
+		if r.B.V < r.BCI.Lo || r.B.V > r.BCI.Hi {
+			t.Errorf("%s: B %v outside its interval %+v", key, r.B.V, r.BCI)
+		}
+	}
+}

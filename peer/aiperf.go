@@ -142,6 +142,15 @@ func ReadAIPerf(data []byte) (Result, error) {
 	return res, nil
 }
 
+// aiperfPhaseRate is a phase's request rate (req/s): request_rate up to
+// 0.12, rate from 0.13 ({"type": "constant", "rate": 4}).
+func aiperfPhaseRate(ph node) Value {
+	if r := ph.get("request_rate").num(); r.OK {
+		return r
+	}
+	return ph.get("rate").num()
+}
+
 // aiperfLoad fills the load discipline from an AIPerf or GenAI-Perf
 // input_config.
 func aiperfLoad(lv *Level, cfg node) {
@@ -155,13 +164,15 @@ func aiperfLoad(lv *Level, cfg node) {
 		if ph.get("exclude_from_results").v == true || (ph.has("name") && ph.get("name").str() != "profiling") {
 			continue
 		}
-		conc, rate, modeHint = ph.get("concurrency").count(), ph.get("request_rate").num(), ph.get("type").str()
+		conc, rate, modeHint = ph.get("concurrency").count(), aiperfPhaseRate(ph), ph.get("type").str()
 		if a := ph.get("arrival_pattern").str(); a != "" {
 			modeHint = a
 		}
 		break
 	}
 	switch {
+	case rate.OK && rate.V > 0 && modeHint == "gamma":
+		lv.Mode, lv.Rate = ModeUnknown, rate // gamma arrivals: no gollm-bench equivalent
 	case rate.OK && rate.V > 0:
 		lv.Mode, lv.Rate = loadgen.ModePoisson, rate
 		if modeHint == "constant" {
@@ -295,7 +306,7 @@ func aiperfWorkload(cfg node) Workload {
 			}
 			continue
 		}
-		w.Profile = aiperfProfile(ph.get("type").str(), ph.get("request_rate").num(), ph.get("concurrency").count())
+		w.Profile = aiperfProfile(ph.get("type").str(), aiperfPhaseRate(ph), ph.get("concurrency").count())
 		w.set("profile", key+".type")
 		if c := ph.get("requests").count(); c.OK {
 			w.MaxRequests = c
@@ -350,6 +361,8 @@ func aiperfEndpoint(t string) string {
 // aiperfProfile names the load profile of a phase or loadgen section.
 func aiperfProfile(mode string, rate Value, conc Count) string {
 	switch {
+	case rate.OK && rate.V > 0 && mode == "gamma":
+		return "gamma"
 	case rate.OK && rate.V > 0 && mode == "constant":
 		return "constant"
 	case rate.OK && rate.V > 0:

@@ -29,7 +29,8 @@ const maxDirFiles = 1000
 // profile_export.jsonl next to a JSON export gives that level its
 // per-request Samples; inference-perf's summary_lifecycle_metrics.json is
 // skipped beside its stage_N_lifecycle_metrics.json files, and its
-// Prometheus and per-request reports are skipped. Other .json, .yaml, .yml, .csv and .jsonl files
+// Prometheus and per-request reports are skipped, as is AIPerf's
+// server_metrics_export (the server's Prometheus metrics). Other .json, .yaml, .yml, .csv and .jsonl files
 // are tried too and skipped when no Reader recognises them. The files
 // must come from one tool; their levels are merged in load order
 // (Merge). Errors name the file.
@@ -82,6 +83,8 @@ func ReadDir(dir string, opts ...Option) (Result, error) {
 			case base == "profile_export_aiperf.csv" && has("profile_export_aiperf.json"),
 				base == "profile_export_genai_perf.csv" && has("profile_export_genai_perf.json"):
 				continue // the JSON says the same, and more
+			case base == "server_metrics_export.csv" || base == "server_metrics_export.json":
+				continue // AIPerf 0.12+: the server's own Prometheus metrics scraped during the run, not the client's
 			case base == "summary_lifecycle_metrics.json" && slices.ContainsFunc(files, isStageReport):
 				continue // inference-perf's stages, pooled: the stage files say it level by level
 			case base == "profile_export.jsonl" && has("profile_export_aiperf.json"):

@@ -2,8 +2,11 @@ package peer
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 
+	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/metrics"
 )
 
@@ -41,7 +44,8 @@ func (e *UnsupportedError) Error() string {
 // ReadInferencePerf is the Reader for the reports of inference-perf
 // (kubernetes-sigs/inference-perf, the Kubernetes serving working
 // group's benchmark): stage_N_lifecycle_metrics.json (one load stage: one
-// Level at its requested_rate) and summary_lifecycle_metrics.json (every
+// Level at its requested_rate, or, for a concurrent stage, whose
+// load_summary states a concurrency (0.7+), at that concurrency) and summary_lifecycle_metrics.json (every
 // stage pooled: one Level whose load is not stated). Latencies are in
 // seconds in the file, ms here. Mapping:
 //
@@ -54,8 +58,10 @@ func (e *UnsupportedError) Error() string {
 //     chunk add gaps of microseconds; it is not compared like for like.
 //   - E2E ← request_latency; normalized_time_per_output_token (E2E / OSL)
 //     is not read.
-//   - OutputTokPerSec, ReqPerSec ← successes.throughput; ISL and OSL ←
-//     prompt_len (or prompt_tokens) and output_len.
+//   - OutputTokPerSec, ReqPerSec ← successes.throughput; ISL ←
+//     prompt_len (or prompt_tokens); OSL ← output_tokens (0.7+: the
+//     server's usage count) or else output_len (the client's
+//     re-tokenisation of the text).
 //   - Completed ← successes.count, Failed ← failures.count.
 //
 // inference-perf's per-request and Prometheus reports are refused with an
@@ -90,7 +96,15 @@ func ReadInferencePerf(data []byte) (Result, error) {
 	if r := rate.num(); r.OK && !(r.V > 0) {
 		check.add(rate.path, fmt.Sprintf("is %g; a requested rate is positive (req/s)", r.V))
 	}
-	if r := rate.num(); r.OK && r.V > 0 {
+	if c := load.get("concurrency").count(); c.OK && c.N > 0 {
+		// A concurrent stage (load.type concurrent, 0.7+): N requests
+		// kept in flight until num_requests were sent. Its
+		// requested_rate is not a load: inference-perf fills it in
+		// with num_requests / duration to size its scheduler.
+		res.Layout = "stage_N_lifecycle_metrics.json (one load stage)"
+		lv.Mode, lv.Concurrency = loadgen.ModeConcurrent, int(c.N)
+		lv.Label = "stage at concurrency " + strconv.Itoa(int(c.N))
+	} else if r := rate.num(); r.OK && r.V > 0 {
 		res.Layout = "stage_N_lifecycle_metrics.json (one load stage)"
 		lv.Rate = r
 		lv.Label = "stage at " + strconv.FormatFloat(r.V, 'g', 6, 64) + " req/s"
@@ -148,7 +162,14 @@ func ReadInferencePerf(data []byte) (Result, error) {
 	if lv.ISL.Empty() {
 		lv.ISL = inferencePerfStats(succ.get("prompt_tokens"), 1)
 	}
-	lv.OSL = inferencePerfStats(succ.get("output_len"), 1)
+	// 0.7+ states the server's own count (usage, with the client's count
+	// for a request the server did not count) beside output_len, the
+	// client's re-tokenisation of the text: re-tokenised text is not the
+	// tokens the server generated (a random model's text re-tokenises to
+	// more), so the server's count is the OSL.
+	if lv.OSL = inferencePerfStats(succ.get("output_tokens"), 1); lv.OSL.Empty() {
+		lv.OSL = inferencePerfStats(succ.get("output_len"), 1)
+	}
 	if !lv.ISL.Empty() {
 		lv.ISL.N = n
 	}
@@ -173,4 +194,40 @@ func inferencePerfStats(o node, k float64) Stats {
 		return v
 	}
 	return Stats{Mean: get("mean"), P50: get("median"), P90: get("p90"), P95: get("p95"), P99: get("p99")}
+}
+
+// inferencePerfRunConfig settles the arrival process of the stage levels
+// of res, an inference-perf report read from a file in folder dir, from
+// the config.yaml that inference-perf (0.7+) writes beside its reports:
+// the run's resolved configuration, whose load.type is constant, poisson
+// or concurrent. The stage report does not say it; the config does, for
+// every stage of the run. A missing or unreadable config changes nothing.
+func inferencePerfRunConfig(res *Result, dir string) {
+	if res.Tool != "inference-perf" {
+		return
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "config.yaml"))
+	if err != nil || len(b) > MaxFileBytes {
+		return
+	}
+	tree, err := decodeTree(b)
+	if err != nil {
+		return
+	}
+	var mode loadgen.Mode
+	switch (node{v: tree}).get("load", "type").str() {
+	case "constant":
+		mode = loadgen.ModeConstant
+	case "poisson":
+		mode = loadgen.ModePoisson
+	default:
+		return // concurrent stages say so themselves; trace replay has no equivalent
+	}
+	for i := range res.Levels {
+		if lv := &res.Levels[i]; lv.Mode == ModeUnknown && lv.Rate.OK {
+			lv.Mode = mode
+			res.Workload.Profile = string(mode)
+			res.Workload.set("profile", "config.yaml load.type")
+		}
+	}
 }

@@ -94,6 +94,15 @@ func FuzzReadInferencePerf(f *testing.F) {
 		}
 		f.Add(data)
 	}
+	// inference-perf 0.7.0's own reports (a concurrent and a constant stage).
+	for _, p := range []string{inferencePerf07C, inferencePerf07R} {
+		data, err := os.ReadFile(p + "stage_0_lifecycle_metrics.json")
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{"load_summary": {"concurrency": -3, "requested_rate": 2}, "successes": {"count": 1, "latency": {}, "output_tokens": {"mean": "x"}}}`))
 	f.Add([]byte(`{"load_summary": {"requested_rate": "x"}, "successes": {"count": 0, "latency": {}}}`))
 	f.Add([]byte(`{"load_summary": {}, "successes": {"latency": {"time_to_first_token": null}}, "failures": 3}`))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -87,13 +88,20 @@ func WithReaders(rs ...Reader) Option {
 }
 
 // ReadFile reads the result file at path, detecting its format by content.
+// An inference-perf stage report takes its arrival process from the
+// config.yaml beside it, when there is one (the report itself does not
+// state it).
 func ReadFile(path string, opts ...Option) (Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return Result{}, fmt.Errorf("peer: %w", err)
 	}
 	defer f.Close()
-	return Read(f, path, opts...)
+	res, err := Read(f, path, opts...)
+	if err == nil {
+		inferencePerfRunConfig(&res, filepath.Dir(path))
+	}
+	return res, err
 }
 
 // Read reads one result file from r, detecting its format by content (never

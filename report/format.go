@@ -171,14 +171,15 @@ func clientFlag(c metrics.ClientHealth) string {
 // or two when that figure is 1, 2 or 3 (so ±0.32 prints to 0.01 and ±99 to
 // 10), as particle physicists round (PDG). Never print a number more
 // precisely than its interval supports. It is 0 when the interval gives no
-// precision (an unbounded side, or a degenerate interval).
+// precision (an unbounded side, or a degenerate interval: no width, or a
+// width within floating-point noise of v, 1e-9 of it).
 func roundingStep(v float64, ci stats.Interval) float64 {
 	if !ci.Bounded() || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0
 	}
 	half := max(ci.Hi-v, v-ci.Lo)
-	if !(half > 0) {
-		return 0
+	if !(half > 1e-9*math.Abs(v)) {
+		return 0 // no width, or only floating-point noise (a batch-means interval of a constant rate)
 	}
 	step := math.Pow(10, math.Floor(math.Log10(half)))
 	if half/step < 3.55 {

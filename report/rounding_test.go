@@ -110,3 +110,16 @@ func TestNoNegativeZero(t *testing.T) {
 		}
 	}
 }
+
+// TestFloatNoiseIsNoPrecision: compare printed our output tok/s at a
+// constant 4 req/s (issue 29's cross-check) as "256.23963036970889
+// [256.23963036970883, 256.23963036970883]": an interval whose width is
+// floating-point noise supports no digits; it is printed to 3 significant
+// figures, as a degenerate interval is.
+func TestFloatNoiseIsNoPrecision(t *testing.T) {
+	v := 256.23963036970889
+	ci := stats.Interval{Lo: 256.23963036970883, Hi: 256.23963036970883}
+	if got, want := fmtEstimate(v, ci), "256 [256, 256]"; got != want {
+		t.Errorf("fmtEstimate = %q, want %q", got, want)
+	}
+}
