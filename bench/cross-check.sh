@@ -463,12 +463,25 @@ if [ -s "$W/agreement.tsv" ]; then
   echo
   echo "| workload | peer | metric | peer's value | gollm-bench [95 % interval] | inside | defined differently (*) |"
   echo "| --- | --- | --- | ---: | ---: | :---: | :---: |"
-  awk -F'\t' '{
+  # Ours and its bounds are rounded to the interval's precision (two
+  # significant digits of its half-width, as gollm-bench prints them); the
+  # peer's figure is shown to the same decimals, or to 4 significant
+  # digits where our interval is unbounded.
+  awk -F'\t' '
+  function decimals(lo, hi,   h, e) {
+    h = (hi - lo) / 2
+    if (h <= 0) return -1
+    e = log(h) / log(10); e = (e == int(e) || e > 0) ? int(e) : int(e) - 1 # floor
+    return (1 - e < 0) ? 0 : 1 - e
+  }
+  function show(v, d) { return d < 0 ? sprintf("%.4g", v) : sprintf("%.*f", d, v) }
+  {
     w = ($1 == "conc") ? "concurrency '"$CONC"'" : "constant '"$RATE"' req/s"
     k = ($4 == "error_rate") ? 100 : 1 # a share in the file, printed in %
-    lo = ($8 == "null") ? "?" : sprintf("%.4g", k * $8); hi = ($9 == "null") ? "unbounded" : sprintf("%.4g", k * $9)
-    a = ($6 == "" || $6 == "null") ? "-" : sprintf("%.4g", k * $6)
-    printf "| %s | %s | %s (%s) | %s | %.4g [%s, %s] | %s | %s |\n", w, $2, $4, $5, a, k * $7, lo, hi, $10, $11
+    d = ($8 == "null" || $9 == "null") ? -1 : decimals(k * $8, k * $9)
+    lo = ($8 == "null") ? "?" : show(k * $8, d); hi = ($9 == "null") ? "unbounded" : show(k * $9, d)
+    a = ($6 == "" || $6 == "null") ? "-" : show(k * $6, d)
+    printf "| %s | %s | %s (%s) | %s | %s [%s, %s] | %s | %s |\n", w, $2, $4, $5, a, show(k * $7, d), lo, hi, $10, $11
   }' "$W/agreement.tsv"
 fi
 if [ -s "$W/server.tsv" ]; then
