@@ -221,7 +221,15 @@ func (b *Benchmark) arrivalWorkload() (done bool, err error) {
 		}
 		b.work = w
 	case a.shared != nil:
-		w, err := workload.NewSharedPrefix(workload.SharedPrefixConfig{Spec: *a.shared, Seed: f.Seed, Nonce: b.nonce(), Tokenizer: tok})
+		cfg := workload.SharedPrefixConfig{Spec: *a.shared, Seed: f.Seed, Nonce: b.nonce(), Tokenizer: tok}
+		// As for synthetic prompts: on /chat/completions of a real target
+		// the ISL includes the served model's chat template.
+		if b.tok != nil && f.Endpoint == "chat" && f.Target != "" {
+			if cfg.ChatTemplate, err = b.chatTemplate(); err != nil {
+				return true, err
+			}
+		}
+		w, err := workload.NewSharedPrefix(cfg)
 		if err != nil {
 			return true, fmt.Errorf("--shared-prefix: %w", fieldname.Replace(err, sharedPrefixFields...))
 		}

@@ -140,3 +140,47 @@ func TestSessionsChatTemplate(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedPrefixChatTemplateISL: issue 27's review found --shared-prefix
+// on /chat/completions with the served tokenizer sent 104 prompt tokens
+// for prefix=64,question=32: the template's tokens were not counted. With
+// ChatTemplate, every rendered conversation counts prefix + question, and
+// the prompts of a group still start with the same prefix text.
+func TestSharedPrefixChatTemplateISL(t *testing.T) {
+	skipUnderRace(t)
+	t.Parallel()
+	tok, err := tokenize.Load(filepath.Join("..", "testdata", "tokenizers", "files", "qwen3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := tokenize.LoadChatTemplate(tok.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	render := func(p string) (string, error) {
+		return tmpl.Render([]tokenize.ChatMessage{{Role: "user", Content: p}}, true)
+	}
+	spec := SharedPrefixSpec{Groups: 2, Prompts: 4, PrefixTokens: 64, QuestionTokens: 32, OutputTokens: 4}
+	w, err := NewSharedPrefix(SharedPrefixConfig{Spec: spec, Seed: 3, Nonce: "c", Tokenizer: tok, ChatTemplate: render})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seq := range int64(8) {
+		req, err := w.Request(seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, _ := render(req.Prompt)
+		if n := len(tok.Encode(text, false)); n != 96 || req.PromptTokens != 96 {
+			t.Errorf("seq %d: the rendered chat has %d tokens (recorded %d), want 96", seq, n, req.PromptTokens)
+		}
+		if !strings.HasPrefix(req.Prompt, w.prefix[w.Group(seq)]) {
+			t.Errorf("seq %d: the prompt does not start with its group's prefix", seq)
+		}
+	}
+	// A question no longer than the template's own tokens is refused.
+	spec.QuestionTokens = 5
+	if _, err := NewSharedPrefix(SharedPrefixConfig{Spec: spec, Tokenizer: tok, ChatTemplate: render}); err == nil || !strings.Contains(err.Error(), "the chat template alone takes") {
+		t.Errorf("question=5 under the template: err %v, want a refusal naming the template's tokens", err)
+	}
+}

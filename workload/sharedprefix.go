@@ -91,6 +91,14 @@ type SharedPrefixConfig struct {
 	// lengths are counted in words (the built-in mock's unit without a
 	// tokenizer) and the prompt token count is left to the server.
 	Tokenizer Tokenizer
+	// ChatTemplate, with Tokenizer, renders a prompt as the server's chat
+	// template renders it as the single user message, with the generation
+	// prompt (tokenize.ChatTemplate's Render). With it, each question is
+	// cut so that the rendered conversation counts exactly prefix +
+	// question tokens, as the server's usage.prompt_tokens does on
+	// /chat/completions; the prefix text stays the same in every prompt
+	// of its group.
+	ChatTemplate func(prompt string) (string, error)
 	// Source is the text prompts are cut from (default DefaultSource()).
 	Source string
 	// MaxPreparedBytes bounds the prompt text prepared before the run,
@@ -157,15 +165,27 @@ func NewSharedPrefix(cfg SharedPrefixConfig) (*SharedPrefix, error) {
 		return nil, fmt.Errorf("workload: shared prefix: %w", err)
 	}
 	want := sp.PrefixTokens + sp.QuestionTokens
+	fit := seg
+	if cfg.ChatTemplate != nil && cfg.Tokenizer != nil {
+		if fit, err = chatSegments(seg, cfg.ChatTemplate, cfg.Tokenizer, sp.QuestionTokens); err != nil {
+			return nil, fmt.Errorf("workload: shared prefix: %w", err)
+		}
+	}
 	for i := range n {
 		grp := i / sp.Prompts
-		parts, err := seg.join([]string{w.prefix[grp], questions[i]}, sp.QuestionTokens, want, func(m int) (string, error) {
-			return seg.segment(key(cfg.Seed, cfg.Nonce, "question", i), m)
+		g.Go(func() error {
+			parts, err := fit.join([]string{w.prefix[grp], questions[i]}, sp.QuestionTokens, want, func(m int) (string, error) {
+				return seg.segment(key(cfg.Seed, cfg.Nonce, "question", i), m)
+			})
+			if err != nil {
+				return fmt.Errorf("workload: shared prefix, group %d: %w", grp, err)
+			}
+			questions[i] = parts[1]
+			return nil
 		})
-		if err != nil {
-			return nil, fmt.Errorf("workload: shared prefix, group %d: %w", grp, err)
-		}
-		questions[i] = parts[1]
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	order := rand.New(rand.NewPCG(cfg.Seed, 0x5eed5eed)).Perm(n)
 	w.prompts = make([]sharedPrompt, n)
@@ -173,6 +193,37 @@ func NewSharedPrefix(cfg SharedPrefixConfig) (*SharedPrefix, error) {
 		w.prompts[j] = sharedPrompt{group: i / sp.Prompts, question: questions[i]}
 	}
 	return w, nil
+}
+
+// chatSegments is seg counting a prompt as its rendering by render, whole
+// (not additive: the template's tokens surround the pieces). It refuses a
+// question too short to leave room for text once the template's own
+// tokens around an empty message are counted.
+func chatSegments(seg *segments, render func(string) (string, error), tok Tokenizer, question int) (*segments, error) {
+	count := func(text string) (int, error) {
+		r, err := render(text)
+		if err != nil {
+			return 0, err
+		}
+		return len(tok.Encode(r, false)), nil
+	}
+	overhead, err := count("")
+	if err != nil {
+		return nil, fmt.Errorf("the chat template: %w", err)
+	}
+	if question <= overhead {
+		return nil, fmt.Errorf("question=%d leaves no room for text: the chat template alone takes %d tokens; ask for more than %d", question, overhead, overhead)
+	}
+	chat := *seg
+	chat.additive = false
+	chat.count = func(text string) int {
+		n, err := count(text)
+		if err != nil {
+			return -1 // join then fails: no length fits
+		}
+		return n
+	}
+	return &chat, nil
 }
 
 // Request implements loadgen.Workload.
