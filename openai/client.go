@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -151,7 +152,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if cfg.apiKey != "" && c.header.Get("Authorization") == "" && !hasUserinfo(base) {
 		c.header.Set("Authorization", "Bearer "+cfg.apiKey)
 	}
-	c.secrets = knownSecrets(c.header, cfg.apiKey, base)
+	c.secrets = knownSecrets(c.header, cfg.apiKey, base, c.proxyFor())
 	if err := c.buildPrefix(); err != nil {
 		return nil, err
 	}
@@ -160,11 +161,31 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 
 // normalizeBase checks a base URL and strips a trailing "/" and "/v1".
 // Its errors quote the URL without credentials.
+// proxyFor returns the proxy URL the Client's requests go through (nil:
+// none, or the proxy function failed), for the secrets its credentials
+// make.
+func (c *Client) proxyFor() *url.URL {
+	if c.cfg.proxy == nil {
+		return nil
+	}
+	req, err := http.NewRequest(http.MethodPost, c.url, nil)
+	if err != nil {
+		return nil
+	}
+	u, err := c.cfg.proxy(req)
+	if err != nil {
+		return nil
+	}
+	return u
+}
+
 // knownSecrets lists the credential values a Client sends: every header
 // value but the harmless ones (redact.HarmlessHeader), each also without
-// its scheme ("Bearer KEY" gives KEY too), the API key, and the base
-// URL's user and password.
-func knownSecrets(h http.Header, apiKey, base string) []string {
+// its scheme ("Bearer KEY" gives KEY too), the API key, and the user and
+// password of the base URL and of the proxy URL (nil: none), with the
+// base64 user:password that net/http sends for them as Basic
+// Authorization and Proxy-Authorization (RFC 7617).
+func knownSecrets(h http.Header, apiKey, base string, proxy *url.URL) []string {
 	out := []string{apiKey}
 	for k, vs := range h {
 		if redact.HarmlessHeader(k) {
@@ -177,12 +198,18 @@ func knownSecrets(h http.Header, apiKey, base string) []string {
 			}
 		}
 	}
-	if u, err := url.Parse(base); err == nil && u.User != nil {
-		out = append(out, u.User.Username())
-		if pw, ok := u.User.Password(); ok {
-			out = append(out, pw)
+	userinfo := func(u *url.URL) {
+		if u == nil || u.User == nil {
+			return
 		}
+		user := u.User.Username()
+		pw, _ := u.User.Password()
+		out = append(out, user, pw, base64.StdEncoding.EncodeToString([]byte(user+":"+pw)))
 	}
+	if u, err := url.Parse(base); err == nil {
+		userinfo(u)
+	}
+	userinfo(proxy)
 	// Longest first, so that a key inside a longer value is not left
 	// half-redacted.
 	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
