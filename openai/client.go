@@ -39,8 +39,9 @@ import (
 // docs/cli.md#what-is-sent-and-read).
 type Client struct {
 	cfg    config
-	base   string // scheme://host[:port][/prefix], without /v1
-	url    string // the endpoint's URL
+	base   string // scheme://host[:port][/prefix], without /v1 or query
+	query  string // the base URL's raw query, sent with every request (at)
+	url    string // the endpoint's URL, with the query
 	hc     *http.Client
 	header http.Header // read-only after New, shared by all requests
 
@@ -119,7 +120,8 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	c := &Client{cfg: cfg, base: base, url: base + "/v1/" + string(cfg.endpoint), hc: cfg.httpClient, lineBudget: newLineBudget(cfg.lineBudget)}
+	c := &Client{cfg: cfg, base: base, query: targetQuery(baseURL), hc: cfg.httpClient, lineBudget: newLineBudget(cfg.lineBudget)}
+	c.url = c.at("/v1/" + string(cfg.endpoint))
 	if err := c.chooseClock(); err != nil {
 		return nil, err
 	}
@@ -152,7 +154,8 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if cfg.apiKey != "" && c.header.Get("Authorization") == "" && !hasUserinfo(base) {
 		c.header.Set("Authorization", "Bearer "+cfg.apiKey)
 	}
-	c.secrets = knownSecrets(c.header, cfg.apiKey, base, c.proxyFor())
+	c.secrets = append(knownSecrets(c.header, cfg.apiKey, base, c.proxyFor()), querySecrets(c.query)...)
+	slices.SortFunc(c.secrets, func(a, b string) int { return len(b) - len(a) })
 	if err := c.buildPrefix(); err != nil {
 		return nil, err
 	}
@@ -161,6 +164,42 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 
 // normalizeBase checks a base URL and strips a trailing "/" and "/v1".
 // Its errors quote the URL without credentials.
+// targetQuery returns the query of the base URL raw ("" when it has none
+// or does not parse; normalizeBase reports that): every request the
+// Client sends carries it, since a server may take its key as a query
+// parameter (?api_key=).
+func targetQuery(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.RawQuery
+}
+
+// at returns the URL of path on the server, with the base URL's query.
+func (c *Client) at(path string) string {
+	if c.query == "" {
+		return c.base + path
+	}
+	return c.base + path + "?" + c.query
+}
+
+// querySecrets returns the values of the query's parameters named like a
+// credential (redact.SecretName), for scrubbing from what a server echoes.
+func querySecrets(query string) []string {
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for k, vs := range q {
+		if redact.SecretName(k) {
+			out = append(out, vs...)
+		}
+	}
+	return out
+}
+
 // proxyFor returns the proxy URL the Client's requests go through (nil:
 // none, or the proxy function failed), for the secrets its credentials
 // make.

@@ -57,3 +57,33 @@ func TestBasicCredentialsScrubbed(t *testing.T) {
 		}
 	}
 }
+
+// TestTargetQueryIsSent: the query of the base URL goes with every
+// request (a server that takes its key as ?api_key= needs it), and a
+// credential-named parameter's value echoed back is scrubbed (issue 25,
+// second review: "--target http://host/?api_key=X" sent /v1/completions
+// with no query while docs/input-checks.md says requests carry it).
+func TestTargetQueryIsSent(t *testing.T) {
+	t.Parallel()
+	got := make(chan string, 1)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case got <- r.URL.Path + "?" + r.URL.RawQuery:
+		default:
+		}
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, "bad key "+r.URL.Query().Get("api_key"))
+	}))
+	t.Cleanup(ts.Close)
+	c, err := New(ts.URL + "/v1?api_key=QUERYSECRET5&region=eu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := do(t, context.Background(), c)
+	if want := "/v1/completions?api_key=QUERYSECRET5&region=eu"; len(got) != 1 || <-got != want {
+		t.Errorf("the server saw another request than %q", want)
+	}
+	if !strings.Contains(rec.ErrorMessage, "bad key") || strings.Contains(rec.ErrorMessage, "QUERYSECRET5") {
+		t.Errorf("error message %q: want the 401 with the key scrubbed", rec.ErrorMessage)
+	}
+}

@@ -20,7 +20,7 @@ import (
 // order; the first is the default model (--model,
 // docs/cli.md#target-and-requests). It is safe for concurrent use.
 func (c *Client) Models(ctx context.Context) ([]string, error) {
-	b, err := c.get(ctx, c.base+"/v1/models")
+	b, err := c.get(ctx, c.at("/v1/models"))
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func (e *StatusError) Error() string {
 // Health checks GET /health (vLLM, SGLang, llama.cpp): nil when it answers
 // 2xx. It is safe for concurrent use.
 func (c *Client) Health(ctx context.Context) error {
-	_, err := c.get(ctx, c.base+"/health")
+	_, err := c.get(ctx, c.at("/health"))
 	return err
 }
 
