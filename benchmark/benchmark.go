@@ -1032,6 +1032,14 @@ func (b *Benchmark) plan() sweep.Plan {
 		p.Rates = b.levels
 		p.N = 0
 	}
+	if p.Kind == sweep.KindConcurrency {
+		// Each level holds its concurrency in flight: bounded as a run's.
+		p.Rates = slices.Clone(p.Rates)
+		for i, c := range p.Rates {
+			p.Rates[i] = float64(b.bounded(int(c), fmt.Sprintf("the sweep's concurrency %d (requests in flight)", int(c))))
+		}
+		p.Rates = slices.Compact(p.Rates) // 200,500 bounded to 100,100: one level
+	}
 	return p
 }
 
