@@ -778,12 +778,21 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 		rec.SentAt = clock.Now()
 	}
 	resp, err := c.hc.Do(hreq)
-	if err != nil && st.reused && wrote.Load() == 0 && ctx.Err() == nil && context.Cause(rctx) == nil && closedBeforeWrite(err) {
+	if err != nil && st.reused && ctx.Err() == nil && context.Cause(rctx) == nil &&
+		(wrote.Load() == 0 && closedBeforeWrite(err) || peerReset(err)) {
 		// The server closed the pooled connection as we wrote to it:
-		// nothing reached it, so the request is sent again, once, on
-		// another connection (the transport replays only idempotent
-		// methods). The failed attempt is not the server's failure.
+		// the request is sent again, once, on another connection (the
+		// transport replays only idempotent methods). The failed attempt
+		// is not the server's failure. Either nothing was written, or the
+		// peer reset the connection (EPIPE, ECONNRESET) before a byte of
+		// response: a server closing an idle keep-alive connection just
+		// as our request arrived discards it unread, and its kernel
+		// answers the unread bytes with a reset. A POST to a completion
+		// endpoint changes nothing on the server, so even a request it
+		// did read before failing costs it only the work twice; the
+		// record says conn_retried, so nothing is hidden.
 		rec.ConnRetried = true
+		wrote.Store(0)
 		wire.Store(0)
 		lastWire.Store(0)
 		if hreq, err = newRequest(); err == nil {
@@ -1214,6 +1223,13 @@ func closedUnderWrite(err error) bool {
 		return false
 	}
 	return errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
+}
+
+// peerReset reports a connection the peer reset or closed under us:
+// EPIPE on a write, ECONNRESET on a read or write. Unlike net.ErrClosed, it
+// is never our own close (a cancellation).
+func peerReset(err error) bool {
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
 }
 
 // unwrapURL returns err without the *url.Error around it, whose message
