@@ -1064,6 +1064,18 @@ func (b *Benchmark) plan() sweep.Plan {
 		p.Rates = b.levels
 		p.N = 0
 	}
+	if p.Kind == sweep.KindConcurrency && b.fdBound > 0 {
+		// Each level holds its concurrency in flight: bounded as a run's.
+		// Only a level above the bound changes (a bad one is left for
+		// sweep.Plan's checks to refuse).
+		p.Rates = slices.Clone(p.Rates)
+		for i, c := range p.Rates {
+			if c > float64(b.fdBound) {
+				p.Rates[i] = float64(b.bounded(b.fdBound+1, fmt.Sprintf("the sweep's concurrency %g (requests in flight)", c)))
+			}
+		}
+		p.Rates = slices.Compact(p.Rates) // 200,500 bounded to 100,100: one level
+	}
 	return p
 }
 

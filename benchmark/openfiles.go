@@ -79,13 +79,24 @@ const WarnInFlightBound metrics.WarningCode = "in_flight_bound"
 // the cap, or there is no request timeout): the open-file bound, since
 // each arrival beyond it would fail on the client's own resources, or
 // DefaultMaxInFlight when that is lower, for the client's memory. A
-// sweep's levels keep no cap: their rates come from the throughput the
-// server sustained, and its throughput level's default cap
-// (loadgen.DefaultThroughputConcurrency) must stay the default.
+// sweep's levels, and a `run` throughput level, keep no cap: a sweep's
+// rates come from the throughput the server sustained, and the throughput
+// level's default cap (loadgen.DefaultThroughputConcurrency) must stay the
+// default; unless the open-file bound is below that default, when they
+// get the bound, with the warning, rather than the transport's connection
+// cap queueing requests out of sight.
 func (b *Benchmark) rateCap() int {
 	s := &b.s
 	if s.MaxConcurrency > 0 {
 		return b.bounded(s.MaxConcurrency, fmt.Sprintf("--max-concurrency %d", s.MaxConcurrency))
+	}
+	if b.fdBound > 0 && b.fdBound < loadgen.DefaultThroughputConcurrency {
+		switch {
+		case b.isSweep():
+			return b.bounded(0, fmt.Sprintf("the sweep's throughput level and ramp (%d requests in flight by default)", loadgen.DefaultThroughputConcurrency))
+		case loadgen.Mode(s.Profile) == loadgen.ModeThroughput && len(b.levels) == 0:
+			return b.bounded(0, fmt.Sprintf("--profile throughput (%d requests in flight by default)", loadgen.DefaultThroughputConcurrency))
+		}
 	}
 	if b.isSweep() || !loadgen.Mode(s.Profile).OpenLoop() {
 		return 0

@@ -1,6 +1,7 @@
 package benchmark
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -99,6 +100,54 @@ func TestRunawayRateBoundedForMemory(t *testing.T) {
 			res.Levels[0].Summary.Client.PeakInFlight = 10 // not reached, not capped
 			if ws := b.inFlightWarnings(res); len(ws) != 0 {
 				t.Errorf("warned %+v for a level far from the bound", ws)
+			}
+		})
+	}
+}
+
+// TestThroughputAndSweepBoundedByOpenFiles: a throughput level and a
+// sweep's levels are bounded by the open-file limit through the same path
+// as the others, with the warning (issue 25, second review: under ulimit
+// -n 256 `run --profile throughput` ran 512 in flight over about 128
+// connections with no warning, the transport queueing the rest out of
+// sight, and under ulimit -n 64 a sweep ran over one connection). Where
+// the bound is above the default of 512, nothing changes.
+func TestThroughputAndSweepBoundedByOpenFiles(t *testing.T) {
+	t.Parallel()
+	run := DefaultSettings(CommandRun)
+	run.Profile = "throughput"
+	sw := DefaultSettings(CommandSweep)
+	conc := DefaultSettings(CommandSweep)
+	conc.Profile = "concurrent"
+	for _, tc := range []struct {
+		name   string
+		s      Settings
+		levels []float64
+		limit  int
+		cap    func(b *Benchmark) []int
+		want   []int
+		warned string
+	}{
+		{"run throughput", run, nil, 228, func(b *Benchmark) []int { return []int{b.profiles()[0].MaxConcurrency} }, []int{100}, "--profile throughput"},
+		{"run throughput, room", run, nil, 20_000, func(b *Benchmark) []int { return []int{b.profiles()[0].MaxConcurrency} }, []int{0}, ""},
+		{"rate sweep", sw, nil, 228, func(b *Benchmark) []int { return []int{b.plan().MaxConcurrency} }, []int{100}, "sweep"},
+		{"rate sweep, room", sw, nil, 20_000, func(b *Benchmark) []int { return []int{b.plan().MaxConcurrency} }, []int{0}, ""},
+		{"concurrency sweep", conc, []float64{50, 500}, 228, func(b *Benchmark) []int {
+			p := b.plan()
+			return []int{p.MaxConcurrency, int(p.Rates[0]), int(p.Rates[1])}
+		}, []int{100, 50, 100}, "sweep"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &Benchmark{s: tc.s, levels: tc.levels, fdLimit: tc.limit, fdBound: inFlightBound(tc.limit, false)}
+			if got := tc.cap(b); !slices.Equal(got, tc.want) {
+				t.Errorf("caps %v, want %v", got, tc.want)
+			}
+			ws := b.openFilesWarnings()
+			switch {
+			case tc.warned == "" && len(ws) != 0:
+				t.Errorf("warned %q, want no warning", ws[0].Message)
+			case tc.warned != "" && (len(ws) != 1 || ws[0].Code != WarnOpenFiles || !strings.Contains(ws[0].Message, tc.warned)):
+				t.Errorf("warnings %+v, want one %s naming %q", ws, WarnOpenFiles, tc.warned)
 			}
 		})
 	}

@@ -1,6 +1,8 @@
 // Package loadgen is gollm-bench's embeddable load generator: it sends
 // requests to an inference server at a chosen pace and emits one Record per
-// request, whatever its outcome (docs/records.md,
+// request, whatever its outcome, except the open-loop arrivals a
+// MaxConcurrency cap held back and never sent, which are counted
+// (LevelResult.HeldBack) (docs/records.md,
 // docs/metrics.md#load-profiles).
 //
 // The pieces:

@@ -162,6 +162,14 @@ func (g *Generator) missing(sink Sink) error {
 // busy machine) still sends its whole plan.
 const MaxLateness = time.Second
 
+// MaxQueueDepth is the most open-loop arrivals that wait at once for a
+// Profile.MaxConcurrency slot, FIFO; an arrival that finds the queue this
+// deep is held back (LevelResult.HeldBack): never sent, no record. At
+// 24 bytes an arrival the queue holds at most 1.5 MiB, and an arrival at
+// its end waits MaxQueueDepth/MaxConcurrency request times: with the
+// cap at 1024, 64 of them.
+const MaxQueueDepth = 1 << 16
+
 // errStop is the cancellation cause of a level stopped by a limit, a sink
 // or a workload failure (not by the caller).
 var errStop = errors.New("loadgen: level stopped")
@@ -200,7 +208,14 @@ var errStop = errors.New("loadgen: level stopped")
 // failed to connect), a sink error, a workload error and ctx cancellation
 // stop scheduling and cancel requests in flight at once.
 // Every scheduled request still gets its record, offered to the sink even
-// after a sink error: Written == Scheduled unless a write failed.
+// after a sink error: Written == Scheduled − HeldBack unless a write
+// failed. HeldBack counts the open-loop arrivals the MaxConcurrency cap
+// held back and the level never sent: those still queued when the level
+// ended (cancelled, or MaxDuration reached), and those that found the
+// queue already MaxQueueDepth deep. They get no record each: at a rate far
+// above what the cap lets through they number millions, all alike, and
+// would cost the client memory, time and disk out of proportion to the
+// requests it sent; the count says how many.
 //
 // Window: [Start + warmup, End − cooldown]
 // (docs/metrics.md#the-measured-window-and-its-trims). With
@@ -258,6 +273,7 @@ func (g *Generator) Run(ctx context.Context, level int, p Profile, lim Limits, s
 	res.OK, res.Failed, res.Cancelled = l.ok.Load(), l.failed.Load(), l.cancelled.Load()
 	res.Written = l.written
 	res.Late, res.Queued, res.MaxQueueDepth = l.late, l.queued, l.maxDepth
+	res.HeldBack = l.heldBack
 	res.MaxInFlight = l.maxInFlight.Load()
 	res.ClientCPU = processCPU() - cpu0
 	res.StopReason = l.reason
@@ -374,6 +390,7 @@ type level struct {
 	head        int
 	queued      int64
 	maxDepth    int64
+	heldBack    int64 // open loop with a cap: arrivals never sent, dropped from the full or stopped queue
 	workloadErr error
 	pacerErr    error // the Pacer panicked (StopPacerError)
 
@@ -727,6 +744,15 @@ func (l *level) arrive(s slot) {
 	l.notePlanned(s.k, s.at)
 	l.noteScheduled()
 	if c := l.share.MaxConcurrency; c > 0 && l.inflight >= c {
+		if int64(len(l.queue)-l.head) >= MaxQueueDepth {
+			// The queue is already MaxQueueDepth deep: this arrival
+			// could only be sent far behind its time, if at all. It is
+			// counted, not queued, so that a rate far above what the cap
+			// lets through costs neither memory nor a record each.
+			l.heldBack++
+			l.mu.Unlock()
+			return
+		}
 		s.queued = true
 		l.queue = append(l.queue, s)
 		l.queued++
@@ -742,11 +768,20 @@ func (l *level) arrive(s slot) {
 }
 
 // slot runs s, then the queued arrivals, oldest first, until the queue is
-// empty.
+// empty. Once the level is over for arrivals still queued (its requests
+// cancelled, or MaxDuration reached: the drain is for requests in flight),
+// the queue is dropped: those arrivals were never sent, held back by the
+// client's own cap, and are counted (HeldBack), not recorded one by one.
 func (l *level) slot(s slot) {
 	for {
 		l.execute(s)
 		l.mu.Lock()
+		if l.queueOver() {
+			n := int64(len(l.queue) - l.head)
+			l.heldBack += n
+			l.g.progress.queued.Add(-n)
+			l.queue, l.head = nil, 0
+		}
 		if next, ok := l.dequeue(); ok {
 			s = next
 			l.g.progress.queued.Add(-1)
@@ -757,6 +792,16 @@ func (l *level) slot(s slot) {
 		l.mu.Unlock()
 		return
 	}
+}
+
+// queueOver reports whether arrivals still queued can no longer be sent:
+// the level's requests are cancelled, or MaxDuration has passed.
+func (l *level) queueOver() bool {
+	if l.reqCtx.Err() != nil {
+		return true
+	}
+	d := l.lim.MaxDuration
+	return d > 0 && l.g.clock.Now()-l.start >= d
 }
 
 // dequeue takes the oldest queued arrival; l.mu must be held. The queue

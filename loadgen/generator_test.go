@@ -91,8 +91,8 @@ func countStatus(recs []Record, s Status) int {
 // checkComplete asserts the one-record-per-scheduled-request invariant.
 func checkComplete(t *testing.T, res LevelResult, recs []Record) {
 	t.Helper()
-	if int64(len(recs)) != res.Scheduled || res.Written != res.Scheduled {
-		t.Fatalf("%d records, %d written, %d scheduled: want all equal", len(recs), res.Written, res.Scheduled)
+	if want := res.Scheduled - res.HeldBack; int64(len(recs)) != want || res.Written != want {
+		t.Fatalf("%d records, %d written, %d scheduled less %d held back: want all equal", len(recs), res.Written, res.Scheduled, res.HeldBack)
 	}
 	seen := map[int64]bool{}
 	for _, r := range recs {
@@ -468,13 +468,14 @@ func TestInterrupt(t *testing.T) {
 						t.Errorf("seq %d has no done_at", r.Seq)
 					}
 				}
-				wantOK, wantUnsent := 16, 0 // sent by 1.55 s finish by 2.55 s
+				wantOK, wantHeld := 16, 0 // sent by 1.55 s finish by 2.55 s
 				if maxConc > 0 {
-					// 3 slots, 1 s each: 0-2 done at 1 s, 3-5 sent at 1 s, 6-8 at 2 s.
-					wantOK, wantUnsent = 6, 26-9
+					// 3 slots, 1 s each: 0-2 done at 1 s, 3-5 sent at 1 s,
+					// 6-8 at 2 s; the 17 still queued are held back.
+					wantOK, wantHeld = 6, 26-9
 				}
-				if countStatus(recs, StatusOK) != wantOK || int64(unsent) != int64(wantUnsent) || res.Cancelled != int64(26-wantOK) {
-					t.Errorf("%d ok, %d cancelled (%d never sent); want %d, %d (%d)", countStatus(recs, StatusOK), res.Cancelled, unsent, wantOK, 26-wantOK, wantUnsent)
+				if countStatus(recs, StatusOK) != wantOK || unsent != 0 || res.HeldBack != int64(wantHeld) || res.Cancelled != int64(26-wantHeld-wantOK) {
+					t.Errorf("%d ok, %d cancelled (%d never sent), %d held back; want %d, %d (0), %d", countStatus(recs, StatusOK), res.Cancelled, unsent, res.HeldBack, wantOK, 26-wantHeld-wantOK, wantHeld)
 				}
 			})
 		})
@@ -869,7 +870,8 @@ func TestProfileRefusesRunawayRates(t *testing.T) {
 // MaxConcurrency slot when MaxDuration ends are not sent during the drain,
 // which is for the requests in flight; they are recorded as cancelled
 // (issue 25: --rate 1e6 with 384 slots queued about a million arrivals
-// and kept sending them for the whole drain).
+// and kept sending them for the whole drain). They are held back: counted,
+// with no record each.
 func TestQueuedArrivalsNotSentInTheDrain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := newBubbled(newFake(300*time.Millisecond), okWorkload, WithDrainTimeout(time.Hour))
@@ -890,6 +892,37 @@ func TestQueuedArrivalsNotSentInTheDrain(t *testing.T) {
 		}
 		if sent > 4 {
 			t.Errorf("%d requests sent, want at most 4 (one slot, 300 ms each, 1 s)", sent)
+		}
+		if res.HeldBack != res.Scheduled-int64(len(sink.Records())) || res.HeldBack < 90 {
+			t.Errorf("%d held back of %d scheduled, %d records: want the arrivals never sent held back", res.HeldBack, res.Scheduled, len(sink.Records()))
+		}
+	})
+}
+
+// TestHeldBackArrivalsGetNoRecord: an open-loop rate far above what its
+// MaxConcurrency cap lets through writes records in proportion to the
+// requests sent, not to the arrivals planned; the arrivals never sent are
+// counted in HeldBack, and the queue stays at most MaxQueueDepth deep
+// (issue 25, second review: --rate 1e6 --max-seconds 3 wrote 2.76 million
+// records "cancelled: level stopped before the request was sent" over
+// 85 s, 907 MB of requests.jsonl).
+func TestHeldBackArrivalsGetNoRecord(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newBubbled(newFake(100*time.Millisecond), okWorkload, WithDrainTimeout(time.Hour))
+		var sink MemorySink
+		res, err := g.Run(t.Context(), 0, Profile{Mode: ModeConstant, Rate: MaxRate, MaxConcurrency: 2}, Limits{MaxDuration: 200 * time.Millisecond}, &sink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkComplete(t, res, sink.Records())
+		if n := len(sink.Records()); n > 10 {
+			t.Errorf("%d records for %d requests sent, want one per request sent (at most 2 slots × 2 request times + 2)", n, res.Sent)
+		}
+		if res.Scheduled < 2*MaxQueueDepth || res.HeldBack != res.Scheduled-int64(len(sink.Records())) {
+			t.Errorf("%d scheduled, %d held back, %d records: want the arrivals never sent held back", res.Scheduled, res.HeldBack, len(sink.Records()))
+		}
+		if res.MaxQueueDepth > MaxQueueDepth {
+			t.Errorf("queue reached %d arrivals, want at most MaxQueueDepth %d", res.MaxQueueDepth, MaxQueueDepth)
 		}
 	})
 }

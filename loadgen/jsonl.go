@@ -88,14 +88,26 @@ func (e *Encoder) Close() error {
 var errEncoderClosed = errors.New("loadgen: write to a closed Encoder")
 
 // Decoder reads JSON Lines records written by Encoder, plain or gzip
-// (detected from the first bytes). Lines may be of any length; blank lines
-// are skipped. It is not safe for concurrent use.
+// (detected from the first bytes). Lines may be of any length unless
+// LimitLine bounds them; blank lines are skipped. It is not safe for
+// concurrent use.
 type Decoder struct {
-	r    *bufio.Reader
-	line int
-	buf  []byte
-	err  error
+	r       *bufio.Reader
+	line    int
+	buf     []byte
+	err     error
+	maxLine int // bytes; 0: no bound (LimitLine)
 }
+
+// LimitLine bounds the lines Decode reads to n bytes (0: no bound, the
+// default): a longer line is read through without being kept, and
+// Decode returns a *DecodeError naming it, so that a torn or hostile line
+// of hundreds of megabytes costs no memory; the next Decode goes on with
+// the line after it.
+func (d *Decoder) LimitLine(n int) { d.maxLine = n }
+
+// errLineTooLong is readLine's answer for a line over Decoder.maxLine.
+var errLineTooLong = errors.New("line too long")
 
 // NewDecoder returns a Decoder reading from r.
 func NewDecoder(r io.Reader) *Decoder {
@@ -134,6 +146,10 @@ func (d *Decoder) Decode(rec *Record) error {
 	}
 	for {
 		line, err := d.readLine()
+		if err == errLineTooLong {
+			d.line++
+			return &DecodeError{Line: d.line, Err: fmt.Errorf("longer than %d bytes, the most a record line may be", d.maxLine)}
+		}
 		if err != nil {
 			if err == io.EOF {
 				d.err = io.EOF
@@ -167,8 +183,21 @@ func (d *Decoder) Line() int { return d.line }
 // returned; io.EOF comes only when nothing is left.
 func (d *Decoder) readLine() ([]byte, error) {
 	d.buf = d.buf[:0]
+	long := false
 	for {
 		chunk, err := d.r.ReadSlice('\n')
+		if !long && d.maxLine > 0 && len(d.buf)+len(chunk) > d.maxLine+1 {
+			long, d.buf = true, nil // drop what was kept; read the rest through
+		}
+		if long {
+			switch {
+			case errors.Is(err, bufio.ErrBufferFull):
+				continue
+			case err == nil || err == io.EOF:
+				return nil, errLineTooLong
+			}
+			return nil, err
+		}
 		d.buf = append(d.buf, chunk...)
 		switch {
 		case err == nil:

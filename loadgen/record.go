@@ -249,8 +249,9 @@ type Record struct {
 	// ConnRetried is set when the request's first attempt failed on a
 	// reused connection that the server had closed (its keep-alive limit
 	// or idle timeout racing our write) before the request was written,
-	// so nothing reached the server, and it was sent again, once, on
-	// another connection. Its latencies start at the second attempt's
+	// so nothing reached the server, or reset it (EPIPE, ECONNRESET)
+	// before a byte of response, and it was sent again, once, on another
+	// connection (docs/records.md). Its latencies start at the second attempt's
 	// transmission with the kernel clock; with the user clock sent_at
 	// also covers the failed attempt (about a millisecond).
 	ConnRetried bool `json:"conn_retried,omitempty"`

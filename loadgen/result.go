@@ -94,7 +94,12 @@ type LevelResult struct {
 	OK        int64 `json:"ok"`        // records with StatusOK
 	Failed    int64 `json:"failed"`    // records with StatusError or StatusTimeout
 	Cancelled int64 `json:"cancelled"` // records with StatusCancelled: incomplete, cut off by the stop
-	Written   int64 `json:"written"`   // records the sink accepted (== Scheduled unless a write failed)
+	Written   int64 `json:"written"`   // records the sink accepted (== Scheduled − HeldBack unless a write failed)
+	// HeldBack counts the open-loop arrivals of the plan that the
+	// Profile.MaxConcurrency cap held back and the level never sent:
+	// still queued when it ended, or beyond MaxQueueDepth. They are
+	// counted in Scheduled but have no Record (Generator.Run).
+	HeldBack int64 `json:"held_back,omitempty"`
 
 	// Late counts open-loop arrivals the scheduler fired more than the
 	// late tolerance (WithLateTolerance) after their intended time: the

@@ -81,6 +81,10 @@ type Config struct {
 	// bound. Counting it here would mean keeping every request's interval:
 	// memory that grows with the request count.
 	PeakInFlight int64
+	// HeldBack is the number of open-loop arrivals the MaxConcurrency cap
+	// held back and the level never sent (loadgen.LevelResult.HeldBack):
+	// they have no record; a level with any is client-limited.
+	HeldBack int64
 }
 
 // Validate reports every problem with c at once.
@@ -628,6 +632,7 @@ func (a *Accumulator) Summary() Summary {
 		MaxLag:       float64(c.MaxLag) / float64(time.Millisecond),
 		CPUSeconds:   c.CPUSeconds,
 		PeakInFlight: a.cfg.PeakInFlight,
+		HeldBack:     c.HeldBack,
 	}
 	if c.WallSeconds > 0 {
 		s.Client.CPUPercent = c.CPUSeconds / c.WallSeconds * 100
@@ -682,6 +687,7 @@ func LevelConfig(res loadgen.LevelResult) Config {
 		WallSeconds:  res.Duration().Seconds(),
 		CapReached:   res.Queued > 0,
 		PeakInFlight: res.MaxInFlight,
+		HeldBack:     res.HeldBack,
 		InWindow:     res.InWindow,
 	}
 	if sec := (res.Window.End - res.Window.Start).Seconds(); res.PlannedInWindow > 0 && sec > 0 {

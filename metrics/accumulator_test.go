@@ -627,6 +627,28 @@ func TestClientResourceIsNotTheServers(t *testing.T) {
 	}
 }
 
+// TestHeldBackIsClientLimited: arrivals the client's cap held back and
+// never sent (Config.HeldBack) are reported in client.held_back and make
+// the level client-limited, not merely capped (issue 25, second review:
+// --rate 1e6 with the in-flight cap wrote millions of cancelled records
+// instead).
+func TestHeldBackIsClientLimited(t *testing.T) {
+	t.Parallel()
+	capped := loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 10, MaxConcurrency: 5}
+	s := summarize(Config{Window: loadgen.Window{Start: 0, End: 10*time.Second + time.Millisecond}, Profile: capped, PeakInFlight: 5, CapReached: true, HeldBack: 2760000}, paced(100, ms(1), ms(50))...)
+	c := s.Client
+	if c.HeldBack != 2760000 || !c.ClientLimited || c.Capped || !strings.Contains(c.Reason, "2760000 arrivals of the plan were never sent") {
+		t.Errorf("held back %d, client limited %v, capped %v, reason %q: want 2760000 held back, client limited", c.HeldBack, c.ClientLimited, c.Capped, c.Reason)
+	}
+	var warned bool
+	for _, w := range s.Warnings {
+		warned = warned || (w.Code == WarnClientLimited && strings.Contains(w.Message, "held back"))
+	}
+	if !warned {
+		t.Errorf("warnings %v: want client_limited naming the arrivals held back", s.Warnings)
+	}
+}
+
 // TestServerIgnoringMaxTokens: ok requests with more output tokens than
 // their max_tokens are counted and warned about (osl_exceeded), and the
 // tokens of failed requests are reported apart (failed_output_tok_s),

@@ -112,6 +112,7 @@ func MergeSummaries(parts ...Summary) (Summary, error) {
 		c.CPUSeconds += d.CPUSeconds
 		c.CPUPercent += d.CPUPercent
 		c.PeakInFlight += d.PeakInFlight
+		c.HeldBack += d.HeldBack
 		capped = capped || d.Capped
 	}
 	if len(errs) > 0 {

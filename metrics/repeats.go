@@ -189,6 +189,7 @@ func PoolRepeats(parts ...Summary) (Summary, error) {
 		c, d := &s.Client, p.Client
 		c.CPUSeconds += d.CPUSeconds
 		c.PeakInFlight = max(c.PeakInFlight, d.PeakInFlight)
+		c.HeldBack += d.HeldBack
 		if d.ClientLimited || d.Capped {
 			c.ClientLimited, c.Capped, c.Reason = d.ClientLimited, d.Capped, fmt.Sprintf("run %d: %s", i, d.Reason)
 		}

@@ -331,4 +331,11 @@ type ClientHealth struct {
 	// any instant of the window. For a merged summary it is the sum of the
 	// shards' peaks, an upper bound.
 	PeakInFlight int64 `json:"peak_in_flight"`
+	// HeldBack is the number of arrivals of the open-loop plan that the
+	// client's cap on requests in flight (MaxConcurrency) held back and
+	// never sent: still queued when the level ended, or beyond the
+	// queue's bound (loadgen.MaxQueueDepth). They have no record in
+	// requests.jsonl; a level with any is client-limited
+	// (docs/metrics.md#client-health).
+	HeldBack int64 `json:"held_back,omitempty"`
 }

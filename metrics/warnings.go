@@ -81,7 +81,9 @@ func isDerived(code WarningCode) bool {
 // assessClient fills s.Client's AchievedRatio, ClientLimited, Capped and
 // Reason (docs/metrics.md#client-health): a level is client-limited when an
 // open-loop level sent less than MinAchievedRatio of its target rate, or when
-// the scheduling-lag p99 exceeds MaxLag. It is capped instead when an
+// the scheduling-lag p99 exceeds MaxLag, or when arrivals were held back
+// (HeldBack) or requests failed on the client's own resources. It is
+// capped instead, for the first two causes, when an
 // open-loop level has a MaxConcurrency and the cap was reached (capReached
 // from the runner, or the peak in flight within the window at the cap), since
 // queueing for a slot is then the cause.
@@ -100,7 +102,11 @@ func assessClient(s *Summary, capReached bool) {
 		reasons = append(reasons, fmt.Sprintf("scheduling lag p99 %.4g ms > max lag %.4g ms", s.Lag.P99, c.MaxLag))
 	}
 	resource := s.Requests.ClientResource > 0
-	if resource {
+	if c.HeldBack > 0 {
+		resource = true // the client's own bound, whoever set the cap
+		reasons = append(reasons, fmt.Sprintf("%d arrivals of the plan were never sent, held back behind the client's cap of %d requests in flight (no record each; see client.held_back)", c.HeldBack, s.Profile.MaxConcurrency))
+	}
+	if s.Requests.ClientResource > 0 {
 		reasons = append(reasons, fmt.Sprintf("%d requests failed on the client's own resources (open files, ephemeral ports) before reaching the server", s.Requests.ClientResource))
 	}
 	if len(reasons) == 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,8 +39,9 @@ import (
 // docs/cli.md#what-is-sent-and-read).
 type Client struct {
 	cfg    config
-	base   string // scheme://host[:port][/prefix], without /v1
-	url    string // the endpoint's URL
+	base   string // scheme://host[:port][/prefix], without /v1 or query
+	query  string // the base URL's raw query, sent with every request (at)
+	url    string // the endpoint's URL, with the query
 	hc     *http.Client
 	header http.Header // read-only after New, shared by all requests
 
@@ -118,7 +120,8 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	c := &Client{cfg: cfg, base: base, url: base + "/v1/" + string(cfg.endpoint), hc: cfg.httpClient, lineBudget: newLineBudget(cfg.lineBudget)}
+	c := &Client{cfg: cfg, base: base, query: targetQuery(baseURL), hc: cfg.httpClient, lineBudget: newLineBudget(cfg.lineBudget)}
+	c.url = c.at("/v1/" + string(cfg.endpoint))
 	if err := c.chooseClock(); err != nil {
 		return nil, err
 	}
@@ -151,7 +154,8 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if cfg.apiKey != "" && c.header.Get("Authorization") == "" && !hasUserinfo(base) {
 		c.header.Set("Authorization", "Bearer "+cfg.apiKey)
 	}
-	c.secrets = knownSecrets(c.header, cfg.apiKey, base)
+	c.secrets = append(knownSecrets(c.header, cfg.apiKey, base, c.proxyFor()), querySecrets(c.query)...)
+	slices.SortFunc(c.secrets, func(a, b string) int { return len(b) - len(a) })
 	if err := c.buildPrefix(); err != nil {
 		return nil, err
 	}
@@ -160,11 +164,67 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 
 // normalizeBase checks a base URL and strips a trailing "/" and "/v1".
 // Its errors quote the URL without credentials.
+// targetQuery returns the query of the base URL raw ("" when it has none
+// or does not parse; normalizeBase reports that): every request the
+// Client sends carries it, since a server may take its key as a query
+// parameter (?api_key=).
+func targetQuery(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.RawQuery
+}
+
+// at returns the URL of path on the server, with the base URL's query.
+func (c *Client) at(path string) string {
+	if c.query == "" {
+		return c.base + path
+	}
+	return c.base + path + "?" + c.query
+}
+
+// querySecrets returns the values of the query's parameters named like a
+// credential (redact.SecretName), for scrubbing from what a server echoes.
+func querySecrets(query string) []string {
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for k, vs := range q {
+		if redact.SecretName(k) {
+			out = append(out, vs...)
+		}
+	}
+	return out
+}
+
+// proxyFor returns the proxy URL the Client's requests go through (nil:
+// none, or the proxy function failed), for the secrets its credentials
+// make.
+func (c *Client) proxyFor() *url.URL {
+	if c.cfg.proxy == nil {
+		return nil
+	}
+	req, err := http.NewRequest(http.MethodPost, c.url, nil)
+	if err != nil {
+		return nil
+	}
+	u, err := c.cfg.proxy(req)
+	if err != nil {
+		return nil
+	}
+	return u
+}
+
 // knownSecrets lists the credential values a Client sends: every header
 // value but the harmless ones (redact.HarmlessHeader), each also without
-// its scheme ("Bearer KEY" gives KEY too), the API key, and the base
-// URL's user and password.
-func knownSecrets(h http.Header, apiKey, base string) []string {
+// its scheme ("Bearer KEY" gives KEY too), the API key, and the user and
+// password of the base URL and of the proxy URL (nil: none), with the
+// base64 user:password that net/http sends for them as Basic
+// Authorization and Proxy-Authorization (RFC 7617).
+func knownSecrets(h http.Header, apiKey, base string, proxy *url.URL) []string {
 	out := []string{apiKey}
 	for k, vs := range h {
 		if redact.HarmlessHeader(k) {
@@ -177,12 +237,18 @@ func knownSecrets(h http.Header, apiKey, base string) []string {
 			}
 		}
 	}
-	if u, err := url.Parse(base); err == nil && u.User != nil {
-		out = append(out, u.User.Username())
-		if pw, ok := u.User.Password(); ok {
-			out = append(out, pw)
+	userinfo := func(u *url.URL) {
+		if u == nil || u.User == nil {
+			return
 		}
+		user := u.User.Username()
+		pw, _ := u.User.Password()
+		out = append(out, user, pw, base64.StdEncoding.EncodeToString([]byte(user+":"+pw)))
 	}
+	if u, err := url.Parse(base); err == nil {
+		userinfo(u)
+	}
+	userinfo(proxy)
 	// Longest first, so that a key inside a longer value is not left
 	// half-redacted.
 	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
@@ -713,12 +779,21 @@ func (c *Client) do(ctx context.Context, clock loadgen.Clock, req *loadgen.Reque
 		rec.SentAt = clock.Now()
 	}
 	resp, err := c.hc.Do(hreq)
-	if err != nil && st.reused && wrote.Load() == 0 && ctx.Err() == nil && context.Cause(rctx) == nil && closedBeforeWrite(err) {
+	if err != nil && st.reused && ctx.Err() == nil && context.Cause(rctx) == nil &&
+		(wrote.Load() == 0 && closedBeforeWrite(err) || peerReset(err)) {
 		// The server closed the pooled connection as we wrote to it:
-		// nothing reached it, so the request is sent again, once, on
-		// another connection (the transport replays only idempotent
-		// methods). The failed attempt is not the server's failure.
+		// the request is sent again, once, on another connection (the
+		// transport replays only idempotent methods). The failed attempt
+		// is not the server's failure. Either nothing was written, or the
+		// peer reset the connection (EPIPE, ECONNRESET) before a byte of
+		// response: a server closing an idle keep-alive connection just
+		// as our request arrived discards it unread, and its kernel
+		// answers the unread bytes with a reset. A POST to a completion
+		// endpoint changes nothing on the server, so even a request it
+		// did read before failing costs it only the work twice; the
+		// record says conn_retried, so nothing is hidden.
 		rec.ConnRetried = true
+		wrote.Store(0)
 		wire.Store(0)
 		lastWire.Store(0)
 		if hreq, err = newRequest(); err == nil {
@@ -1149,6 +1224,13 @@ func closedUnderWrite(err error) bool {
 		return false
 	}
 	return errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
+}
+
+// peerReset reports a connection the peer reset or closed under us:
+// EPIPE on a write, ECONNRESET on a read or write. Unlike net.ErrClosed, it
+// is never our own close (a cancellation).
+func peerReset(err error) bool {
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
 }
 
 // unwrapURL returns err without the *url.Error around it, whose message

@@ -623,8 +623,23 @@ func TestEndlessLineIsBounded(t *testing.T) {
 		if tc.name == "budget" {
 			want = 64 << 10
 		}
-		if left := c.lineBudget.left.Load(); left != want {
-			t.Errorf("%s: budget left %d after the stream, want %d (all given back)", tc.name, left, want)
+		spares := func() (n int, bytes int64) {
+			c.lineBudget.mu.Lock()
+			defer c.lineBudget.mu.Unlock()
+			for _, b := range c.lineBudget.spare {
+				bytes += int64(cap(b))
+			}
+			return len(c.lineBudget.spare), bytes
+		}
+		if n, kept := spares(); c.lineBudget.left.Load()+kept != want {
+			t.Errorf("%s: budget left %d after the stream, %d spare buffers holding %d, want %d in all (all given back)", tc.name, c.lineBudget.left.Load(), n, kept, want)
+		}
+		// A second endless line reuses the spare full-size buffer rather
+		// than allocating another (issue 25, second review: endless lines
+		// request after request left garbage the budget did not count).
+		c.Do(context.Background(), clock, &loadgen.Request{Prompt: "endless", MaxTokens: 16}, &loadgen.Record{})
+		if n, kept := spares(); tc.name == "line limit" && (n != 1 || c.lineBudget.left.Load()+kept != want) {
+			t.Errorf("%s: after a second endless line %d spare buffers, budget left %d + %d, want 1 spare and %d in all", tc.name, n, c.lineBudget.left.Load(), kept, want)
 		}
 		if rec := do(t, context.Background(), c); rec.Status != loadgen.StatusOK {
 			t.Errorf("%s: the next request %s/%s %s, want ok", tc.name, rec.Status, rec.ErrorKind, rec.ErrorMessage)

@@ -20,7 +20,7 @@ import (
 // order; the first is the default model (--model,
 // docs/cli.md#target-and-requests). It is safe for concurrent use.
 func (c *Client) Models(ctx context.Context) ([]string, error) {
-	b, err := c.get(ctx, c.base+"/v1/models")
+	b, err := c.get(ctx, c.at("/v1/models"))
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func (e *StatusError) Error() string {
 // Health checks GET /health (vLLM, SGLang, llama.cpp): nil when it answers
 // 2xx. It is safe for concurrent use.
 func (c *Client) Health(ctx context.Context) error {
-	_, err := c.get(ctx, c.base+"/health")
+	_, err := c.get(ctx, c.at("/health"))
 	return err
 }
 
@@ -78,9 +78,18 @@ func (c *Client) get(ctx context.Context, url string) ([]byte, error) {
 	return c.exchange(ctx, http.MethodGet, url, nil)
 }
 
+// maxExchangeBody bounds the body exchange reads, bytes: a model list or
+// a tokenize answer of a 100,000-token prompt is well under 2 MiB. A
+// hostile or broken server's endless body, read to maxBody (64 MiB) by
+// each of the tokenizer probes, cost about 630 MB of allocations at start
+// and most of the 355 MB RSS the fault campaign's endless-line check
+// measured.
+const maxExchangeBody = 8 << 20
+
 // exchange sends method to url with the client's headers (and body, JSON,
-// when not nil) and returns the body of a 2xx response; any other status
-// is a *StatusError.
+// when not nil) and returns the body of a 2xx response, at most
+// maxExchangeBody bytes of it; any other status is a *StatusError. Its
+// errors quote url without credentials or secret query values.
 func (c *Client) exchange(ctx context.Context, method, url string, body []byte) ([]byte, error) {
 	var rd io.Reader
 	if body != nil {
@@ -97,7 +106,7 @@ func (c *Client) exchange(ctx context.Context, method, url string, body []byte) 
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
-	shown := redactUserinfo(url)
+	shown := redact.URLs(redactUserinfo(url))
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		var ue *neturl.Error
@@ -107,9 +116,12 @@ func (c *Client) exchange(ctx context.Context, method, url string, body []byte) 
 		return nil, fmt.Errorf("%s %s: %w", method, shown, err)
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxExchangeBody+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", method, shown, err)
+	}
+	if len(b) > maxExchangeBody && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		return nil, fmt.Errorf("%s %s: the response body is longer than %d bytes, more than any answer to this request", method, shown, maxExchangeBody)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, &StatusError{Method: method, URL: shown, Status: resp.StatusCode, Message: termtext.Escape(redact.Scrub(httpErrorMessage(resp.StatusCode, b), c.secrets))}

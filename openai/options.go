@@ -231,7 +231,7 @@ func WithMaxLineBytes(n int) Option {
 func WithLineBudget(n int64) Option {
 	return func(c *config) error {
 		if n < 0 {
-			return fmt.Errorf("line budget %d: want >= 0 bytes; the default is %d (256 MiB)", n, DefaultLineBudget)
+			return fmt.Errorf("line budget %d: want >= 0 bytes; the default is %d (128 MiB)", n, DefaultLineBudget)
 		}
 		c.lineBudget = n
 		return nil

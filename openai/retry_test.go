@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httptrace"
+	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -23,6 +25,7 @@ type staleConnTransport struct {
 	next    http.RoundTripper
 	written bool
 	calls   int
+	err     error // the first attempt's error; nil: a write on a closed connection
 }
 
 func (t *staleConnTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -38,7 +41,42 @@ func (t *staleConnTransport) RoundTrip(req *http.Request) (*http.Response, error
 			tr.WroteRequest(httptrace.WroteRequestInfo{})
 		}
 	}
+	if t.err != nil {
+		return nil, t.err
+	}
 	return nil, &net.OpError{Op: "write", Net: "tcp", Err: net.ErrClosed}
+}
+
+// TestPeerResetOnReusedConnRetried: a server that closes idle keep-alive
+// connections just after a response (0–400 µs later) races our next
+// request on that connection: the request is written into the socket,
+// then the write fails with EPIPE or the read with ECONNRESET, before any
+// response byte. The server closed the connection without reading it, so
+// the request is sent again, once, on a fresh connection, and says so
+// (conn_retried), rather than counted as the server's disconnect (issue
+// 25, second review: closedUnderWrite required nothing written).
+func TestPeerResetOnReusedConnRetried(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"text\":\"hi\",\"finish_reason\":\"length\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	for _, err := range []error{
+		&net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", syscall.EPIPE)},
+		&net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)},
+	} {
+		tr := &staleConnTransport{next: http.DefaultTransport, written: true, err: err}
+		c, cerr := New(srv.URL, WithModel("m"), WithHTTPClient(&http.Client{Transport: tr}))
+		if cerr != nil {
+			t.Fatal(cerr)
+		}
+		clock := loadgen.NewClock(time.Now())
+		var rec loadgen.Record
+		c.Do(context.Background(), clock, &loadgen.Request{Prompt: "hello", MaxTokens: 1}, &rec)
+		if rec.Status != loadgen.StatusOK || !rec.ConnRetried || tr.calls != 2 {
+			t.Errorf("%v: status %s (%s: %s), retried %v, %d attempts; want ok after one retry", err, rec.Status, rec.ErrorKind, rec.ErrorMessage, rec.ConnRetried, tr.calls)
+		}
+	}
 }
 
 // TestStaleConnectionRetried: what was seen on llama.cpp: a request on a

@@ -220,7 +220,7 @@ func (t *TokenCounter) Count(ctx context.Context, text string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	b, err := t.c.exchange(ctx, http.MethodPost, t.c.base+t.api.Path, body)
+	b, err := t.c.exchange(ctx, http.MethodPost, t.c.at(t.api.Path), body)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", t.api.Name, err)
 	}
@@ -240,7 +240,7 @@ func (t *TokenCounter) Count(ctx context.Context, text string) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		if b, err = t.c.exchange(ctx, http.MethodPost, t.c.base+"/tokenize", body); err != nil {
+		if b, err = t.c.exchange(ctx, http.MethodPost, t.c.at("/tokenize"), body); err != nil {
 			return 0, fmt.Errorf("%s: %w", t.api.Name, err)
 		}
 	}

@@ -29,6 +29,23 @@ const SpoolGlob = harness.SpoolGlob
 // nor a record.
 var ErrNoRecords = errors.New("no records to re-render from")
 
+// MaxRecoveredLevels is the most distinct levels Recover rebuilds: a run
+// has a few dozen; a records file with more is not one run's, and each
+// level's summary costs megabytes while it is built.
+const MaxRecoveredLevels = 1000
+
+// recoverBatch is how many levels' summaries Recover builds at once, each
+// over one more pass through the records: its memory is that of
+// recoverBatch accumulators, whatever the number of levels.
+const recoverBatch = 32
+
+// MaxRecordLine is the longest record line Recover reads, bytes: a
+// record of a 100,000-token stream takes a few MiB. A longer line (a
+// record torn and run together with garbage, or a hostile file) is read
+// through without being kept: the torn last line of a file is left out
+// and counted, one before the last is an error naming its line.
+const MaxRecordLine = 32 << 20
+
 // Recovery says what Recover read.
 type Recovery struct {
 	// Files are the record files read, in order (base names).
@@ -79,8 +96,11 @@ func (r Recovery) String() string {
 // uses them; a level cut off by the kill (its records in a spool, with no
 // final window) counts every request it sent. The Run is marked Partial,
 // with a PartialReason that says all this. Recover returns ErrNoRecords
-// (wrapped) when dir holds no record, and reads the records twice,
-// streaming: its memory does not grow with their number.
+// (wrapped) when dir holds no record, and an error naming the file and
+// line of the first record of a level past MaxRecoveredLevels. It reads
+// the records streaming, once, then once more per recoverBatch levels,
+// and lines of at most MaxRecordLine bytes: its memory grows neither with
+// the number of records, nor of levels, nor with a line's length.
 func Recover(dir string) (Run, Recovery, error) {
 	var files []string
 	for _, name := range []string{RequestsJSONL, RequestsJSONLGz} {
@@ -114,19 +134,22 @@ func Recover(dir string) (Run, Recovery, error) {
 		seen        bool
 	}
 	spans := map[int]*span{}
-	skipped, err := eachRecord(dir, files, func(r *loadgen.Record) {
+	skipped, err := eachRecord(dir, files, func(r *loadgen.Record) error {
 		if r.Phase == loadgen.PhaseWarmup {
-			return
+			return nil
 		}
 		s := spans[r.Level]
 		if s == nil {
+			if len(spans) >= MaxRecoveredLevels {
+				return fmt.Errorf("record of level %d: more than %d distinct levels, more than a run has; this is not one run's records file (give a folder whose run.json is present, or split the file by level)", r.Level, MaxRecoveredLevels)
+			}
 			s = &span{}
 			spans[r.Level] = s
 		}
 		s.n++
 		s.inWindow = s.inWindow || r.InWindow
 		if r.SentAt == 0 {
-			return
+			return nil
 		}
 		if !s.seen || r.SentAt < s.first {
 			s.first = r.SentAt
@@ -135,6 +158,7 @@ func Recover(dir string) (Run, Recovery, error) {
 			s.last = r.SentAt
 		}
 		s.seen = true
+		return nil
 	})
 	if err != nil {
 		return Run{}, rec, err
@@ -149,31 +173,41 @@ func Recover(dir string) (Run, Recovery, error) {
 	}
 	slices.Sort(levels)
 
-	// Second pass: each level's summary.
-	accs := map[int]*metrics.Accumulator{}
+	// Then each level's summary, recoverBatch levels a pass.
+	sums := make(map[int]metrics.Summary, len(levels))
 	for _, l := range levels {
 		s := spans[l]
-		cfg := metrics.Config{Level: l, Window: loadgen.Window{Start: s.first, End: s.last}}
-		if s.inWindow {
-			cfg.InWindow = func(r *loadgen.Record) bool { return r.InWindow }
-		} else {
-			cfg.InWindow = func(r *loadgen.Record) bool { return r.SentAt != 0 }
-		}
-		accs[l] = metrics.NewAccumulator(cfg)
 		rec.Levels = append(rec.Levels, RecoveredLevel{Index: l, Records: s.n, WindowKnown: s.inWindow})
 	}
-	if _, err := eachRecord(dir, files, func(r *loadgen.Record) {
-		if r.Phase == loadgen.PhaseWarmup {
-			return
+	for batch := range slices.Chunk(levels, recoverBatch) {
+		accs := map[int]*metrics.Accumulator{}
+		for _, l := range batch {
+			s := spans[l]
+			cfg := metrics.Config{Level: l, Window: loadgen.Window{Start: s.first, End: s.last}}
+			if s.inWindow {
+				cfg.InWindow = func(r *loadgen.Record) bool { return r.InWindow }
+			} else {
+				cfg.InWindow = func(r *loadgen.Record) bool { return r.SentAt != 0 }
+			}
+			accs[l] = metrics.NewAccumulator(cfg)
 		}
-		acc := accs[r.Level]
-		if acc == nil {
-			return // a level that appeared between the passes (a run still writing)
+		if _, err := eachRecord(dir, files, func(r *loadgen.Record) error {
+			if r.Phase == loadgen.PhaseWarmup {
+				return nil
+			}
+			acc := accs[r.Level]
+			if acc == nil {
+				return nil // another batch's level, or one that appeared between the passes (a run still writing)
+			}
+			rec.Records++
+			acc.Add(r)
+			return nil
+		}); err != nil {
+			return Run{}, rec, err
 		}
-		rec.Records++
-		acc.Add(r)
-	}); err != nil {
-		return Run{}, rec, err
+		for l, acc := range accs {
+			sums[l] = acc.Summary()
+		}
 	}
 
 	run := Run{SchemaVersion: SchemaVersion, RunID: filepath.Base(filepath.Clean(dir)), Tool: Tool{Name: "gollm-bench"},
@@ -182,7 +216,7 @@ func Recover(dir string) (Run, Recovery, error) {
 			"); the settings, the load profile, the SLO and its verdicts, the timelines and the telemetry were in run.json and are not known"}
 	run.Result = sweep.Result{Partial: true, StopReason: sweep.StopInterrupted}
 	for _, l := range levels {
-		sum := accs[l].Summary()
+		sum := sums[l]
 		run.Result.Levels = append(run.Result.Levels, sweep.LevelOutcome{Index: l, Summary: sum, Profile: sum.Profile,
 			Partial: !spans[l].inWindow,
 			Verdict: slo.Verdict{Outcome: slo.OutcomeInconclusive, ClientLimited: sum.Client.ClientLimited,
@@ -193,8 +227,9 @@ func Recover(dir string) (Run, Recovery, error) {
 
 // eachRecord calls fn on every record of files in dir, in order. A torn
 // last line of a file (a record cut by a kill) is skipped and counted; a
-// bad line before the last is an error naming the file.
-func eachRecord(dir string, files []string, fn func(*loadgen.Record)) (skipped int64, err error) {
+// bad line before the last is an error naming the file. An error from fn
+// stops the reading; it is returned naming the file and line.
+func eachRecord(dir string, files []string, fn func(*loadgen.Record) error) (skipped int64, err error) {
 	for _, name := range files {
 		n, err := eachRecordIn(filepath.Join(dir, name), fn)
 		skipped += n
@@ -205,7 +240,7 @@ func eachRecord(dir string, files []string, fn func(*loadgen.Record)) (skipped i
 	return skipped, nil
 }
 
-func eachRecordIn(path string, fn func(*loadgen.Record)) (skipped int64, err error) {
+func eachRecordIn(path string, fn func(*loadgen.Record) error) (skipped int64, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil // a spool moved into the log meanwhile
@@ -227,6 +262,7 @@ func eachRecordIn(path string, fn func(*loadgen.Record)) (skipped int64, err err
 		r = zr
 	}
 	dec := loadgen.NewDecoder(r)
+	dec.LimitLine(MaxRecordLine)
 	var pending error // a bad line, forgiven only if it is the last
 	for {
 		var rec loadgen.Record
@@ -249,7 +285,9 @@ func eachRecordIn(path string, fn func(*loadgen.Record)) (skipped int64, err err
 		if err != nil {
 			return 0, fmt.Errorf("%s: %w", path, err)
 		}
-		fn(&rec)
+		if err := fn(&rec); err != nil {
+			return 0, fmt.Errorf("%s: line %d: %w", path, dec.Line(), err)
+		}
 	}
 	if pending != nil {
 		skipped = 1
