@@ -96,11 +96,18 @@ type Decoder struct {
 	line    int
 	buf     []byte
 	err     error
-	maxLine int // bytes; 0: no bound (LimitLine)
+	maxLine int // bytes; 0: no bound (LimitLine; DefaultMaxLine from NewDecoder)
 }
 
-// LimitLine bounds the lines Decode reads to n bytes (0: no bound, the
-// default): a longer line is read through without being kept, and
+// DefaultMaxLine is the longest record line a Decoder reads unless
+// LimitLine says otherwise, bytes: a record of a 100,000-token stream
+// takes a few MiB, so a longer line is a record torn and run together
+// with garbage, or a hostile file, and must not cost its length in memory
+// (report.html's digest and compare read requests.jsonl too).
+const DefaultMaxLine = 32 << 20
+
+// LimitLine bounds the lines Decode reads to n bytes (0: no bound;
+// NewDecoder sets DefaultMaxLine): a longer line is read through without being kept, and
 // Decode returns a *DecodeError naming it, so that a torn or hostile line
 // of hundreds of megabytes costs no memory; the next Decode goes on with
 // the line after it.
@@ -111,7 +118,7 @@ var errLineTooLong = errors.New("line too long")
 
 // NewDecoder returns a Decoder reading from r.
 func NewDecoder(r io.Reader) *Decoder {
-	d := &Decoder{r: bufio.NewReaderSize(r, 64<<10)}
+	d := &Decoder{r: bufio.NewReaderSize(r, 64<<10), maxLine: DefaultMaxLine}
 	if magic, err := d.r.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
 		gz, err := gzip.NewReader(d.r)
 		if err != nil {

@@ -310,6 +310,38 @@ func TestDecoderLimitLine(t *testing.T) {
 	}
 }
 
+// repeatReader is an endless stream of one byte.
+type repeatReader byte
+
+func (r repeatReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(r)
+	}
+	return len(p), nil
+}
+
+// TestDecoderBoundsLinesByDefault: the third review of issue 25 found
+// report.html's digest and compare reading a 300 MB torn line whole
+// (1.3 GB RSS), since only results.Recover set a bound. NewDecoder bounds
+// every reader at DefaultMaxLine.
+func TestDecoderBoundsLinesByDefault(t *testing.T) {
+	t.Parallel()
+	long := io.MultiReader(strings.NewReader(`{"seq":1,"error_message":"`), io.LimitReader(repeatReader('x'), DefaultMaxLine+1<<20),
+		strings.NewReader(`"}`+"\n"+`{"seq":2}`+"\n"))
+	d := NewDecoder(long)
+	var rec Record
+	var de *DecodeError
+	if err := d.Decode(&rec); !errors.As(err, &de) || de.Line != 1 {
+		t.Fatalf("a line over DefaultMaxLine: %v, want a DecodeError naming line 1", err)
+	}
+	if cap(d.buf) > 2*DefaultMaxLine {
+		t.Errorf("the decoder kept %d bytes for the long line", cap(d.buf))
+	}
+	if err := d.Decode(&rec); err != nil || rec.Seq != 2 {
+		t.Errorf("after the long line: %v %+v, want seq 2", err, rec)
+	}
+}
+
 // FuzzDecoderLimitLine: with a line bound, no input makes Decode keep a
 // line longer than the bound, and every record it returns came from a
 // line within it.

@@ -44,7 +44,7 @@ const recoverBatch = 32
 // record torn and run together with garbage, or a hostile file) is read
 // through without being kept: the torn last line of a file is left out
 // and counted, one before the last is an error naming its line.
-const MaxRecordLine = 32 << 20
+const MaxRecordLine = loadgen.DefaultMaxLine
 
 // Recovery says what Recover read.
 type Recovery struct {
