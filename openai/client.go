@@ -154,7 +154,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if cfg.apiKey != "" && c.header.Get("Authorization") == "" && !hasUserinfo(base) {
 		c.header.Set("Authorization", "Bearer "+cfg.apiKey)
 	}
-	c.secrets = append(knownSecrets(c.header, cfg.apiKey, base, c.proxyFor()), querySecrets(c.query)...)
+	c.secrets = withEncodings(append(knownSecrets(c.header, cfg.apiKey, base, c.proxyFor()), querySecrets(c.query)...))
 	slices.SortFunc(c.secrets, func(a, b string) int { return len(b) - len(a) })
 	if err := c.buildPrefix(); err != nil {
 		return nil, err
@@ -197,7 +197,37 @@ func querySecrets(query string) []string {
 			out = append(out, vs...)
 		}
 	}
+	// The values as the user spelled them, percent-encoding and all: a
+	// server that echoes its request line echoes these.
+	for pair := range strings.SplitSeq(query, "&") {
+		k, v, _ := strings.Cut(pair, "=")
+		if name, err := url.QueryUnescape(k); err == nil && redact.SecretName(name) && v != "" {
+			out = append(out, v)
+		}
+	}
 	return out
+}
+
+// withEncodings returns secrets with each value's percent-encoded
+// spellings added (as a query value and as a path or userinfo segment),
+// where they differ, empty values dropped, longest first so that a
+// secret inside a longer one is not left half-redacted: a server that
+// echoes the request line or the URL echoes them encoded.
+func withEncodings(secrets []string) []string {
+	var out []string
+	for _, v := range secrets {
+		if v == "" {
+			continue
+		}
+		out = append(out, v)
+		for _, e := range []string{url.QueryEscape(v), url.PathEscape(v), (&url.URL{User: url.User(v)}).User.String()} {
+			if e != v && !slices.Contains(out, e) {
+				out = append(out, e)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return slices.Compact(out)
 }
 
 // proxyFor returns the proxy URL the Client's requests go through (nil:

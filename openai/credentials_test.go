@@ -87,3 +87,31 @@ func TestTargetQueryIsSent(t *testing.T) {
 		t.Errorf("error message %q: want the 401 with the key scrubbed", rec.ErrorMessage)
 	}
 }
+
+// TestEncodedSecretsScrubbed: a server that echoes its request line or
+// URL echoes the secrets percent-encoded as the user typed them; those
+// spellings are scrubbed too (issue 25, third review: api_key=Q%2BS%26C
+// and a user:password of us%40r:S%40cr%2Ft%3Dx reached requests.jsonl).
+func TestEncodedSecretsScrubbed(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		// As a proxy or gateway that logs the URL it was given would.
+		io.WriteString(w, "denied: "+r.URL.RequestURI()+" for http://us%40r:S%40cr%2Ft%3Dx@"+r.Host)
+	}))
+	t.Cleanup(ts.Close)
+	host := strings.TrimPrefix(ts.URL, "http://")
+	c, err := New("http://us%40r:S%40cr%2Ft%3Dx@" + host + "/v1?api_key=Q%2BS%26C")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := do(t, context.Background(), c)
+	if !strings.Contains(rec.ErrorMessage, "denied") {
+		t.Fatalf("%s %s: want the echoing server's 401", rec.Status, rec.ErrorMessage)
+	}
+	for _, s := range []string{"Q%2BS%26C", "Q+S&C", "S%40cr%2Ft%3Dx", "S@cr/t=x"} {
+		if strings.Contains(rec.ErrorMessage, s) {
+			t.Errorf("error message %q holds the secret %q", rec.ErrorMessage, s)
+		}
+	}
+}
