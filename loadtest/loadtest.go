@@ -320,6 +320,11 @@ func Level(ctx context.Context, target string, p loadgen.Profile, d time.Duratio
 			return harness.Level{}, fmt.Errorf("loadtest: WithPacer with a %s profile: a pacer sets arrival times, which only an open-loop level (constant or poisson) has; give the zero Profile or Mode constant", p.Mode)
 		}
 		p.Mode = loadgen.ModeConstant
+		// A faulty pacer (negative, decreasing or too dense offsets) is
+		// named as the fault, before its mean rate is taken.
+		if err := loadgen.CheckPacer(ctx, o.pacer, loadgen.Limits{MaxDuration: d}); err != nil {
+			return harness.Level{}, fmt.Errorf("loadtest: %w", err)
+		}
 		if p.Rate <= 0 {
 			if p.Rate, err = meanRate(o.pacer, d); err != nil {
 				return harness.Level{}, err

@@ -27,6 +27,10 @@ func startMock(t *testing.T) string {
 	return url
 }
 
+// zeroPacer plans every arrival at the level's start: a plan that never
+// reaches the level's end.
+var zeroPacer = loadgen.PacerFunc(func(int64, time.Duration) time.Duration { return 0 })
+
 // TestLevelRefusesOrSurvivesBadParts: whatever an embedder passes, Level
 // returns an error (or failed records), and the process goes on.
 func TestLevelRefusesOrSurvivesBadParts(t *testing.T) {
@@ -51,6 +55,11 @@ func TestLevelRefusesOrSurvivesBadParts(t *testing.T) {
 		{"panicking callback", constant, []loadtest.Option{loadtest.WithRecords(func(*loadgen.Record) { panic("cb boom") })}, "cb boom"},
 		{"pacer with a closed loop", loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 2}, []loadtest.Option{loadtest.WithPacer(loadgen.ConstantPacer{Rate: 5})}, "only an open-loop level"},
 		{"zero duration", constant, nil, "duration 0s"},
+		{"pacer always at 0", loadgen.Profile{}, []loadtest.Option{loadtest.WithPacer(zeroPacer)}, "pacer loadgen.PacerFunc: arrivals 0 to 10000 all fall within 0s"},
+		{"pacer always at 0, with a rate", constant, []loadtest.Option{loadtest.WithPacer(zeroPacer)}, "less than 1 µs apart on average"},
+		{"negative pacer", loadgen.Profile{}, []loadtest.Option{loadtest.WithPacer(loadgen.PacerFunc(func(i int64, _ time.Duration) time.Duration {
+			return -time.Duration(i) * time.Millisecond
+		}))}, "Arrival(1) = -1ms: a negative offset"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
