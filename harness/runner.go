@@ -425,7 +425,11 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 
 	opts := r.generatorOptions()
 	if r.cfg.Pacer != nil {
-		opts = append(opts, loadgen.WithPacer(r.cfg.Pacer(p)))
+		pacer, err := r.pacerFor(p)
+		if err != nil {
+			return metrics.Summary{}, loadgen.LevelResult{}, err
+		}
+		opts = append(opts, loadgen.WithPacer(pacer))
 	}
 	gen := loadgen.New(r.cfg.Requester, r.cfg.Workload, opts...)
 	r.genMu.Lock()
@@ -439,7 +443,7 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 	r.nextSeq = gen.NextSeq()
 	cutOff := stopFailing()
 	cutOff = stopPrecision() || cutOff
-	stopProgress()
+	progressErr := stopProgress()
 	telemetry, teleErr := tele.finish()
 
 	// Accumulate from the spool, now that the window is known.
@@ -510,7 +514,17 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 		// error wrapping the same failure) says nothing more.
 		runErr = nil
 	}
-	return summary, res, errors.Join(runErr, writeErr)
+	return summary, res, errors.Join(runErr, progressErr, writeErr)
+}
+
+// pacerFor calls Config.Pacer, turning a panic into an error.
+func (r *Runner) pacerFor(p loadgen.Profile) (pacer loadgen.Pacer, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("harness: Config.Pacer panicked for the %s profile: %v", p.Mode, v)
+		}
+	}()
+	return r.cfg.Pacer(p), nil
 }
 
 // onRecord calls Config.OnRecord, turning a panic into an error that
@@ -633,10 +647,40 @@ func (r *Runner) drain(ctx context.Context, level int) []metrics.Warning {
 
 // watchProgress calls Config.Progress periodically until the returned
 // function is called; it waits for the goroutine to stop. extra, when
-// set, completes each report.
-func (r *Runner) watchProgress(ctx context.Context, level, repeat int, p loadgen.Profile, lim loadgen.Limits, live *metrics.Live, monitor *precisionMonitor, extra func(*Progress)) (stop func()) {
+// set, completes each report. A panic in Config.Progress or Config.Label
+// (run in the watch's goroutine, where the embedder could not recover it)
+// stops the level, as Generator.Stop does, and no report follows; stop
+// returns it as an error with the panic's message.
+func (r *Runner) watchProgress(ctx context.Context, level, repeat int, p loadgen.Profile, lim loadgen.Limits, live *metrics.Live, monitor *precisionMonitor, extra func(*Progress)) (stop func() error) {
 	if r.cfg.Progress == nil {
-		return func() {}
+		return func() error { return nil }
+	}
+	var (
+		panicMu  sync.Mutex
+		panicErr error
+	)
+	guarded := func(what string, fn func()) (ok bool) {
+		defer func() {
+			if v := recover(); v != nil {
+				panicMu.Lock()
+				if panicErr == nil {
+					panicErr = fmt.Errorf("harness: level %d: Config.%s panicked: %v", level, what, v)
+				}
+				panicMu.Unlock()
+				r.genMu.Lock()
+				gen := r.gen
+				r.genMu.Unlock()
+				gen.Stop()
+				ok = false
+			}
+		}()
+		fn()
+		return true
+	}
+	failed := func() bool {
+		panicMu.Lock()
+		defer panicMu.Unlock()
+		return panicErr != nil
 	}
 	expected := lim.MaxDuration
 	if expected == 0 && p.Mode.OpenLoop() && p.Rate > 0 {
@@ -652,8 +696,11 @@ func (r *Runner) watchProgress(ctx context.Context, level, repeat int, p loadgen
 		r.genMu.Unlock()
 		pr := Progress{Level: level, Repeat: repeat, Repeats: max(r.cfg.Repeat, 1), Profile: p, Elapsed: r.cfg.Clock.Now() - start,
 			Expected: expected, Drain: r.cfg.Drain, Load: gen.Progress(), Live: live.Stats(), Final: final}
-		if r.cfg.Label != nil {
-			pr.Label = r.cfg.Label(p)
+		if failed() {
+			return
+		}
+		if r.cfg.Label != nil && !guarded("Label", func() { pr.Label = r.cfg.Label(p) }) {
+			return
 		}
 		if monitor != nil {
 			st := monitor.progress()
@@ -662,7 +709,7 @@ func (r *Runner) watchProgress(ctx context.Context, level, repeat int, p loadgen
 		if extra != nil {
 			extra(&pr)
 		}
-		r.cfg.Progress(pr)
+		guarded("Progress", func() { r.cfg.Progress(pr) })
 	}
 	go func() {
 		defer wg.Done()
@@ -679,10 +726,13 @@ func (r *Runner) watchProgress(ctx context.Context, level, repeat int, p loadgen
 			}
 		}
 	}()
-	return func() {
+	return func() error {
 		close(done)
 		wg.Wait()
 		report(true)
+		panicMu.Lock()
+		defer panicMu.Unlock()
+		return panicErr
 	}
 }
 
