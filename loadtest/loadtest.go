@@ -59,9 +59,16 @@ type options struct {
 func WithModel(name string) Option { return func(o *options) { o.model = name } }
 
 // WithClientOptions passes options to openai.New (endpoint, API key, TLS,
-// timeouts).
+// timeouts). A nil option is refused.
 func WithClientOptions(opts ...openai.Option) Option {
-	return func(o *options) { o.client = append(o.client, opts...) }
+	return func(o *options) {
+		for i, c := range opts {
+			if c == nil {
+				o.errs = append(o.errs, fmt.Errorf("loadtest: WithClientOptions: option %d is nil; give openai options such as openai.WithAPIKey(key), or leave it out", i))
+			}
+		}
+		o.client = append(o.client, opts...)
+	}
 }
 
 // WithWorkload sends the requests w builds (default: synthetic prompts of

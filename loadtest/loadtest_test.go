@@ -56,6 +56,7 @@ func TestLevelRefusesOrSurvivesBadParts(t *testing.T) {
 		{"panicking callback", constant, []loadtest.Option{loadtest.WithRecords(func(*loadgen.Record) { panic("cb boom") })}, "cb boom"},
 		{"pacer with a closed loop", loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 2}, []loadtest.Option{loadtest.WithPacer(loadgen.ConstantPacer{Rate: 5})}, "only an open-loop level"},
 		{"zero duration", constant, nil, "duration 0s"},
+		{"nil client option", constant, []loadtest.Option{loadtest.WithClientOptions(nil)}, "WithClientOptions: option 0 is nil"},
 		{"panicking progress", constant, []loadtest.Option{loadtest.WithProgress(func(harness.Progress) { panic("pg boom") })}, "Config.Progress panicked: pg boom"},
 		{"pacer always at 0", loadgen.Profile{}, []loadtest.Option{loadtest.WithPacer(zeroPacer)}, "pacer loadgen.PacerFunc: arrivals 0 to 10000 all fall within 0s"},
 		{"pacer always at 0, with a rate", constant, []loadtest.Option{loadtest.WithPacer(zeroPacer)}, "less than 1 µs apart on average"},
