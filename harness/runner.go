@@ -55,6 +55,14 @@ type Config struct {
 	// record is kept for the level's summary. It may keep rec but must not
 	// change it. A panic in OnRecord stops the level with an error that
 	// carries the panic's message; the records are all kept.
+	//
+	// OnRecord runs on the level's record path: the level's one writer
+	// goroutine waits for it before it takes the next record, and the
+	// level does not end (not even on ctx's cancellation) until every
+	// record has been through it. A slow OnRecord therefore delays the
+	// level's end by as long as it blocks; one that must do slow work
+	// (a network write, a disk flush) should hand the record to a
+	// goroutine of its own, e.g. through a buffered channel.
 	OnRecord func(rec *loadgen.Record)
 	// Drain lets requests in flight when a level's MaxDuration ends run up
 	// to this long before they are cancelled, so that requests sent in the

@@ -113,6 +113,13 @@ func WithPacer(p loadgen.Pacer) Option {
 // WithRecords calls fn with each record as its request finishes, from one
 // goroutine, in completion order (harness.Config.OnRecord). fn may keep
 // rec but must not change it; a panic in fn stops the level with an error.
+//
+// fn runs on the level's record path: the level waits for it before it
+// takes the next record and does not return, even when ctx is cancelled,
+// until every record has been through fn. A slow fn delays the end of
+// Level or Sweep by as long as it blocks (a 60 s sleep in the first call
+// holds a level cancelled after 3 s for about 60 s); hand slow work to a
+// goroutine of your own, e.g. through a buffered channel.
 func WithRecords(fn func(rec *loadgen.Record)) Option {
 	return func(o *options) { o.onRecord = fn }
 }
