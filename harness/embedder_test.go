@@ -39,6 +39,23 @@ func TestValidateRefusesUnusedTrims(t *testing.T) {
 	}
 }
 
+// TestValidateRefusesNegatives: negative Drain, Repeat, TimelineBuckets
+// and ProgressEvery used to be read as their defaults (issue 26's review).
+func TestValidateRefusesNegatives(t *testing.T) {
+	cfg := harness.Config{
+		Requester: loadgen.RequesterFunc(func(context.Context, loadgen.Clock, *loadgen.Request, *loadgen.Record) {}),
+		Workload:  loadgen.WorkloadFunc(func(int64) (loadgen.Request, error) { return loadgen.Request{Prompt: "hi", MaxTokens: 1}, nil }),
+		Limits:    loadgen.Limits{MaxRequests: 10},
+		Drain:     -1, Repeat: -1, TimelineBuckets: -1, ProgressEvery: -1,
+	}
+	err := cfg.Validate()
+	for _, want := range []string{"Config.Drain is negative", "Config.Repeat is negative", "Config.TimelineBuckets is negative", "Config.ProgressEvery is negative"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate: %v, want an error containing %q", err, want)
+		}
+	}
+}
+
 func mockRunner(t *testing.T, onRecord func(*loadgen.Record)) *harness.Runner {
 	t.Helper()
 	return mockRunnerWith(t, harness.Config{Limits: loadgen.Limits{MaxRequests: 20}, OnRecord: onRecord})

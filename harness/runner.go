@@ -26,7 +26,8 @@ type Config struct {
 	Pacer func(loadgen.Profile) loadgen.Pacer
 	// Label, when set, names a level's load in Progress.Label, e.g. the
 	// ramp or trace Pacer shapes it with; nil or "" leaves Progress.Label
-	// empty (the profile names it).
+	// empty (the profile names it). It is called only with Progress set
+	// (without it, Label is not used).
 	Label func(loadgen.Profile) string
 	// Clock stamps every record; give the Requester the same one.
 	Clock loadgen.Clock
@@ -46,7 +47,10 @@ type Config struct {
 	// Telemetry is read at each level's window start and end (optional).
 	Telemetry Telemetry
 	// Progress, when set, is called about every ProgressEvery while a
-	// level runs (default 1 s), from a goroutine the Runner owns.
+	// level runs (default 1 s), from a goroutine the Runner owns. Without
+	// Progress, ProgressEvery still paces the precision and SLO watches of
+	// a level run to a decision. A panic in Progress (or Label) stops the
+	// level and RunLevel returns it as an error.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
 	// OnRecord, when set, is called with each record as its request
@@ -94,7 +98,8 @@ type Config struct {
 	// Plan.Decide is set; RunLevel ignores Precision.
 	Precision slo.Precision
 	// DecideLimits bound a level run to a decision (RunLevelToDecision with
-	// Precision); zero means Limits. A sweep runs its grid under Limits
+	// Precision); zero means Limits. Without Precision they are not used
+	// (a facade may set them whatever its precision). A sweep runs its grid under Limits
 	// and the levels that decide the knee under these, usually longer.
 	// Their warmup and cooldown fields must be zero, as Limits' must.
 	DecideLimits loadgen.Limits
@@ -233,6 +238,20 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, unusedTrims("Config.Limits", c.Limits)...)
 	errs = append(errs, unusedTrims("Config.DecideLimits", c.DecideLimits)...)
+	// Negative counts and durations used to be read as their defaults.
+	for _, f := range []struct {
+		field, want string
+		bad         bool
+	}{
+		{"Drain", "a duration >= 0 (0 cancels at once; the CLI's default is 30 s)", c.Drain < 0},
+		{"Repeat", "a count >= 0 (0 or 1 runs each level once)", c.Repeat < 0},
+		{"TimelineBuckets", "a count >= 0 (0 gives 60)", c.TimelineBuckets < 0},
+		{"ProgressEvery", "a duration >= 0 (0 gives 1 s)", c.ProgressEvery < 0},
+	} {
+		if f.bad {
+			errs = append(errs, fmt.Errorf("harness: Config.%s is negative: want %s", f.field, f.want))
+		}
+	}
 	return errors.Join(errs...)
 }
 

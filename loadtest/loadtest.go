@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/harness"
@@ -48,6 +49,12 @@ type options struct {
 	maxLag        time.Duration
 	levelDuration time.Duration
 	decideMax     time.Duration
+	// sweepOnly lists the sweep's options given (WithLevelDuration,
+	// WithDecideMax), which Level refuses.
+	sweepOnly []string
+	// objectiveSet: WithObjective was given (Sweep refuses one that
+	// differs from its argument).
+	objectiveSet bool
 	progress      func(harness.Progress)
 	rates         []float64
 	kneeTolerance float64
@@ -127,7 +134,11 @@ func WithRecords(fn func(rec *loadgen.Record)) Option {
 // WithObjective judges Level's requests against obj: Summary.Goodput
 // counts those that meet it, and the maximum lag defaults to obj's.
 // Sweep takes its objective as an argument.
-func WithObjective(obj slo.Objective) Option { return func(o *options) { o.objective = obj } }
+//
+// A Sweep refuses WithObjective with an objective other than its own.
+func WithObjective(obj slo.Objective) Option {
+	return func(o *options) { o.objective, o.objectiveSet = obj, true }
+}
 
 // WithTrims sets the share of each level excluded from its measured window
 // at its start (warmup) and end (cooldown), as loadgen.Trim values
@@ -174,6 +185,7 @@ func WithLevelDuration(d time.Duration) Option {
 			o.errs = append(o.errs, fmt.Errorf("loadtest: WithLevelDuration(%v): want a duration > 0, e.g. 30*time.Second", d))
 		}
 		o.levelDuration = d
+		o.sweepOnly = append(o.sweepOnly, "WithLevelDuration")
 	}
 }
 
@@ -185,6 +197,7 @@ func WithDecideMax(d time.Duration) Option {
 			o.errs = append(o.errs, fmt.Errorf("loadtest: WithDecideMax(%v): want a duration > 0, e.g. 5*time.Minute", d))
 		}
 		o.decideMax = d
+		o.sweepOnly = append(o.sweepOnly, "WithDecideMax")
 	}
 }
 
@@ -329,6 +342,9 @@ func Level(ctx context.Context, target string, p loadgen.Profile, d time.Duratio
 	if o.rates != nil || o.kneeTolerance != 0 {
 		return harness.Level{}, errors.New("loadtest: WithRates and WithKneeTolerance guide a sweep's search and do not apply to Level, which runs the one Profile it is given")
 	}
+	if len(o.sweepOnly) > 0 {
+		return harness.Level{}, fmt.Errorf("loadtest: %s set a sweep's level lengths and do not apply to Level, whose length is its argument d", strings.Join(o.sweepOnly, " and "))
+	}
 	if o.pacer != nil {
 		if !p.Mode.OpenLoop() && p.Mode != "" {
 			return harness.Level{}, fmt.Errorf("loadtest: WithPacer with a %s profile: a pacer sets arrival times, which only an open-loop level (constant or poisson) has; give the zero Profile or Mode constant", p.Mode)
@@ -411,6 +427,9 @@ func Sweep(ctx context.Context, target string, obj slo.Objective, opts ...Option
 	}
 	if o.pacer != nil {
 		return sweep.Result{}, errors.New("loadtest: WithPacer does not apply to Sweep, whose levels are constant rates; use Level for a pacer of your own")
+	}
+	if o.objectiveSet && !o.objective.Equal(obj) {
+		return sweep.Result{}, fmt.Errorf("loadtest: WithObjective(%q) differs from the objective Sweep is given (%q): a sweep has one SLO; leave WithObjective out", o.objective, obj)
 	}
 	o.objective = obj
 	client, err := o.newClient(ctx, target)

@@ -119,3 +119,27 @@ func TestSweepHintsRefusedWhenBad(t *testing.T) {
 		t.Errorf("Level with WithRates: %v, want it refused", err)
 	}
 }
+
+// TestIgnoredOptionsRefused: Level used to ignore WithLevelDuration and
+// WithDecideMax, and Sweep an objective of WithObjective other than its
+// own (issue 26's review); each is now refused before anything is sent.
+func TestIgnoredOptionsRefused(t *testing.T) {
+	const dead = "http://127.0.0.1:1"
+	constant := loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 1}
+	_, err := loadtest.Level(t.Context(), dead, constant, time.Second, loadtest.WithLevelDuration(3*time.Second), loadtest.WithDecideMax(time.Minute))
+	if err == nil || !strings.Contains(err.Error(), "WithLevelDuration and WithDecideMax set a sweep's level lengths and do not apply to Level") {
+		t.Errorf("Level with a sweep's lengths: %v, want them refused", err)
+	}
+	obj, err := slo.Parse("ttft_p99<=500ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := slo.Parse("ttft_p50<=1ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = loadtest.Sweep(t.Context(), dead, obj, loadtest.WithObjective(other))
+	if err == nil || !strings.Contains(err.Error(), `WithObjective("ttft_p50<=1ms") differs from the objective Sweep is given ("ttft_p99<=500ms")`) {
+		t.Errorf("Sweep with another objective: %v, want it refused", err)
+	}
+}
