@@ -54,7 +54,7 @@ type options struct {
 	sweepOnly []string
 	// objectiveSet: WithObjective was given (Sweep refuses one that
 	// differs from its argument).
-	objectiveSet bool
+	objectiveSet  bool
 	progress      func(harness.Progress)
 	rates         []float64
 	kneeTolerance float64
