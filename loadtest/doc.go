@@ -24,6 +24,11 @@
 //   - Drain: requests in flight when a level ends may finish for up to
 //     30 s (--drain-timeout), so that every request sent in the window is
 //     measured to its end. harness.Config's zero value drains nothing.
+//   - Unreachable target: a level stops when its first 10 requests all
+//     fail to connect (--unreachable-after).
+//   - Timeouts: 5 min per request, 60 s between a stream's bytes
+//     (--request-timeout, --idle-timeout); WithClientOptions overrides
+//     them. openai.New's own defaults are no timeouts.
 //   - Max lag: the SLO's (slo.Objective.MaxLag), as the CLI against a real
 //     target; the CLI raises it to 20 ms against its in-process mock,
 //     which shares the client's CPU: WithMaxLag does the same here.

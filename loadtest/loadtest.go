@@ -29,6 +29,16 @@ const (
 	DefaultDecideFactor = 10
 	// DefaultMaxLevels bounds a sweep's levels, grid and bisection.
 	DefaultMaxLevels = 16
+	// DefaultUnreachableAfter stops a level whose first this many requests
+	// all fail to connect (loadgen.Limits.UnreachableAfter;
+	// --unreachable-after).
+	DefaultUnreachableAfter = 10
+	// DefaultRequestTimeout bounds one whole request
+	// (openai.WithRequestTimeout; --request-timeout).
+	DefaultRequestTimeout = 5 * time.Minute
+	// DefaultIdleTimeout bounds the longest gap between a stream's bytes
+	// (openai.WithIdleTimeout; --idle-timeout).
+	DefaultIdleTimeout = 60 * time.Second
 )
 
 // Option configures Level and Sweep.
@@ -66,7 +76,8 @@ type options struct {
 func WithModel(name string) Option { return func(o *options) { o.model = name } }
 
 // WithClientOptions passes options to openai.New (endpoint, API key, TLS,
-// timeouts). A nil option is refused.
+// timeouts), after the defaults DefaultRequestTimeout and
+// DefaultIdleTimeout, which they override. A nil option is refused.
 func WithClientOptions(opts ...openai.Option) Option {
 	return func(o *options) {
 		for i, c := range opts {
@@ -274,8 +285,10 @@ func newOptions(opts []Option) (options, error) {
 // client returns the Requester for target, naming the model the server
 // lists when WithModel did not.
 func (o *options) newClient(ctx context.Context, target string) (*openai.Client, error) {
+	// The CLI's timeouts first, so that the caller's options override them.
+	copts := append([]openai.Option{openai.WithRequestTimeout(DefaultRequestTimeout), openai.WithIdleTimeout(DefaultIdleTimeout)}, o.client...)
 	if o.model == "" {
-		probe, err := openai.New(target, o.client...)
+		probe, err := openai.New(target, copts...)
 		if err != nil {
 			return nil, fmt.Errorf("loadtest: %w", err)
 		}
@@ -288,7 +301,7 @@ func (o *options) newClient(ctx context.Context, target string) (*openai.Client,
 		}
 		o.model = ids[0]
 	}
-	c, err := openai.New(target, append(append([]openai.Option(nil), o.client...), openai.WithModel(o.model))...)
+	c, err := openai.New(target, append(copts, openai.WithModel(o.model))...)
 	if err != nil {
 		return nil, fmt.Errorf("loadtest: %w", err)
 	}
@@ -368,7 +381,7 @@ func Level(ctx context.Context, target string, p loadgen.Profile, d time.Duratio
 	if err != nil {
 		return harness.Level{}, err
 	}
-	r, err := o.runner(client, loadgen.Limits{MaxDuration: d}, loadgen.Limits{}, slo.Precision{})
+	r, err := o.runner(client, loadgen.Limits{MaxDuration: d, UnreachableAfter: DefaultUnreachableAfter}, loadgen.Limits{}, slo.Precision{})
 	if err != nil {
 		return harness.Level{}, err
 	}
@@ -436,7 +449,8 @@ func Sweep(ctx context.Context, target string, obj slo.Objective, opts ...Option
 	if err != nil {
 		return sweep.Result{}, err
 	}
-	r, err := o.runner(client, loadgen.Limits{MaxDuration: o.levelDuration}, loadgen.Limits{MaxDuration: o.decideMax},
+	r, err := o.runner(client, loadgen.Limits{MaxDuration: o.levelDuration, UnreachableAfter: DefaultUnreachableAfter},
+		loadgen.Limits{MaxDuration: o.decideMax, UnreachableAfter: DefaultUnreachableAfter},
 		slo.Precision{Decide: true})
 	if err != nil {
 		return sweep.Result{}, err

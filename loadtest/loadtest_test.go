@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/benchmark"
 	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/loadtest"
@@ -141,5 +142,38 @@ func TestIgnoredOptionsRefused(t *testing.T) {
 	_, err = loadtest.Sweep(t.Context(), dead, obj, loadtest.WithObjective(other))
 	if err == nil || !strings.Contains(err.Error(), `WithObjective("ttft_p50<=1ms") differs from the objective Sweep is given ("ttft_p99<=500ms")`) {
 		t.Errorf("Sweep with another objective: %v, want it refused", err)
+	}
+}
+
+// TestDefaultsMatchTheCLI: loadtest's defaults are the command line's
+// (issue 26's review: loadtest set no UnreachableAfter and no timeouts).
+func TestDefaultsMatchTheCLI(t *testing.T) {
+	cli := benchmark.DefaultSettings(benchmark.CommandRun)
+	for _, c := range []struct {
+		name      string
+		ours, cli any
+	}{
+		{"UnreachableAfter", int64(loadtest.DefaultUnreachableAfter), cli.UnreachableAfter},
+		{"RequestTimeout", loadtest.DefaultRequestTimeout, cli.RequestTimeout},
+		{"IdleTimeout", loadtest.DefaultIdleTimeout, cli.IdleTimeout},
+		{"Drain", loadtest.DefaultDrain, cli.DrainTimeout},
+		{"Seed", uint64(loadtest.DefaultSeed), cli.Seed},
+		{"MaxLevels", loadtest.DefaultMaxLevels, cli.MaxLevels},
+	} {
+		if c.ours != c.cli {
+			t.Errorf("default %s: loadtest %v, CLI %v", c.name, c.ours, c.cli)
+		}
+	}
+}
+
+// TestLevelStopsOnAnUnreachableTarget: with the CLI's UnreachableAfter, a
+// level against a port nothing listens on stops after its first 10
+// requests fail to connect, as `gollm-bench run` does, rather than send
+// every request of its length.
+func TestLevelStopsOnAnUnreachableTarget(t *testing.T) {
+	lv, _ := loadtest.Level(t.Context(), "http://127.0.0.1:1", loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 100}, time.Second,
+		loadtest.WithModel("m"))
+	if lv.Result.StopReason != loadgen.StopUnreachable {
+		t.Errorf("stop %q after %d scheduled, want %q", lv.Result.StopReason, lv.Result.Scheduled, loadgen.StopUnreachable)
 	}
 }
