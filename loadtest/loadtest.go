@@ -419,9 +419,13 @@ func meanRate(pacer loadgen.Pacer, d time.Duration) (rate float64, err error) {
 // `gollm-bench sweep --slo ... --precision decide` does: a grid of
 // constant-rate levels from synchronous to throughput, then bisection,
 // each level that decides the knee run until every SLO term is decided
-// (within WithDecideMax). The Result's Knee is nil when no level passed;
-// its BracketLo and BracketHi bound the true knee, req/s. obj must have
-// at least one term.
+// (within WithDecideMax). The Result's Knee is nil when no level passed
+// or none could be decided, and the error is then nil all the same: an
+// undecided sweep is a result, not a failure. Check Result.Undecided (the
+// inconclusive levels) and Result.Warnings (why: too few requests for a
+// p99 within WithDecideMax, a client-limited level whose lag passed
+// WithMaxLag) before reading Knee. Otherwise Knee's BracketLo and
+// BracketHi bound the true knee, req/s. obj must have at least one term.
 //
 // WithRates replaces the grid with rates of the caller's choosing and
 // WithKneeTolerance widens the bracket at which bisection stops: with a
