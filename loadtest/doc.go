@@ -12,8 +12,12 @@
 // does not offer (telemetry, record files, repeats, shards).
 //
 // Nothing an embedder passes can crash the host process: a nil or
-// panicking Workload, Pacer or record callback becomes an error (or, for
-// a Requester, a failed record carrying the panic's message).
+// panicking Workload, Pacer, client option, record callback or progress
+// function becomes an error (or, for a Requester, a failed record carrying
+// the panic's message), and a Pacer whose plan goes backwards, below 0 or
+// denser than 1 µs apart is refused before anything is sent. A record
+// callback (WithRecords) runs on the level's record path: a slow one
+// delays the level's end, even on cancellation.
 //
 // Defaults (Options), and where they come from:
 //
