@@ -356,7 +356,7 @@ func Level(ctx context.Context, target string, p loadgen.Profile, d time.Duratio
 		return harness.Level{}, errors.New("loadtest: WithRates and WithKneeTolerance guide a sweep's search and do not apply to Level, which runs the one Profile it is given")
 	}
 	if len(o.sweepOnly) > 0 {
-		return harness.Level{}, fmt.Errorf("loadtest: %s set a sweep's level lengths and do not apply to Level, whose length is its argument d", strings.Join(o.sweepOnly, " and "))
+		return harness.Level{}, fmt.Errorf("loadtest: %s: a sweep's level lengths, which do not apply to Level, whose length is its argument d", strings.Join(o.sweepOnly, " and "))
 	}
 	if o.pacer != nil {
 		if !p.Mode.OpenLoop() && p.Mode != "" {

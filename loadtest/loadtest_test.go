@@ -128,7 +128,7 @@ func TestIgnoredOptionsRefused(t *testing.T) {
 	const dead = "http://127.0.0.1:1"
 	constant := loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 1}
 	_, err := loadtest.Level(t.Context(), dead, constant, time.Second, loadtest.WithLevelDuration(3*time.Second), loadtest.WithDecideMax(time.Minute))
-	if err == nil || !strings.Contains(err.Error(), "WithLevelDuration and WithDecideMax set a sweep's level lengths and do not apply to Level") {
+	if err == nil || !strings.Contains(err.Error(), "WithLevelDuration and WithDecideMax: a sweep's level lengths, which do not apply to Level") {
 		t.Errorf("Level with a sweep's lengths: %v, want them refused", err)
 	}
 	obj, err := slo.Parse("ttft_p99<=500ms")
