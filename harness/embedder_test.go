@@ -39,7 +39,31 @@ func TestValidateRefusesUnusedTrims(t *testing.T) {
 	}
 }
 
+// TestValidateRefusesNegatives: negative Drain, Repeat, TimelineBuckets
+// and ProgressEvery used to be read as their defaults (issue 26's review).
+func TestValidateRefusesNegatives(t *testing.T) {
+	cfg := harness.Config{
+		Requester: loadgen.RequesterFunc(func(context.Context, loadgen.Clock, *loadgen.Request, *loadgen.Record) {}),
+		Workload:  loadgen.WorkloadFunc(func(int64) (loadgen.Request, error) { return loadgen.Request{Prompt: "hi", MaxTokens: 1}, nil }),
+		Limits:    loadgen.Limits{MaxRequests: 10},
+		Drain:     -1, Repeat: -1, TimelineBuckets: -1, ProgressEvery: -1,
+	}
+	err := cfg.Validate()
+	for _, want := range []string{"Config.Drain is negative", "Config.Repeat is negative", "Config.TimelineBuckets is negative", "Config.ProgressEvery is negative"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate: %v, want an error containing %q", err, want)
+		}
+	}
+}
+
 func mockRunner(t *testing.T, onRecord func(*loadgen.Record)) *harness.Runner {
+	t.Helper()
+	return mockRunnerWith(t, harness.Config{Limits: loadgen.Limits{MaxRequests: 20}, OnRecord: onRecord})
+}
+
+// mockRunnerWith is a Runner of cfg against the in-process mock, with its
+// Requester and Workload filled in.
+func mockRunnerWith(t *testing.T, cfg harness.Config) *harness.Runner {
 	t.Helper()
 	srv, err := mockserver.New(mockserver.Config{})
 	if err != nil {
@@ -56,7 +80,8 @@ func mockRunner(t *testing.T, onRecord func(*loadgen.Record)) *harness.Runner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := harness.New(harness.Config{Requester: client, Workload: w, Limits: loadgen.Limits{MaxRequests: 20}, OnRecord: onRecord})
+	cfg.Requester, cfg.Workload = client, w
+	r, err := harness.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,4 +118,63 @@ func TestOnRecordPanicIsAnError(t *testing.T) {
 	if lv := r.Levels(); len(lv) != 1 || lv[0].Result.Scheduled == 0 {
 		t.Errorf("levels %+v: want the level kept", lv)
 	}
+}
+
+// panickyTelemetry's Begin panics.
+type panickyTelemetry struct{}
+
+func (panickyTelemetry) Begin(context.Context, int) error { panic("telemetry boom") }
+func (panickyTelemetry) End(context.Context, int) (harness.TelemetryReading, error) {
+	return nil, nil
+}
+
+// TestHarnessGoroutinePanicsAreErrors: an embedder's Progress, Label,
+// Telemetry and Pacer factory run in goroutines of the harness (or inside
+// RunLevel); a panic in any of them used to end the process (issue 26's
+// review). Each now comes back with the panic's message, the level's
+// results kept where it ran: an error for Progress, Label and Pacer, a
+// telemetry warning for Telemetry, as for a failed reading.
+func TestHarnessGoroutinePanicsAreErrors(t *testing.T) {
+	lim := loadgen.Limits{MaxRequests: 20}
+	closed := loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 2}
+	tests := []struct {
+		name    string
+		cfg     harness.Config
+		p       loadgen.Profile
+		wantErr string
+		ran     bool
+	}{
+		{name: "Progress", cfg: harness.Config{Limits: lim, Progress: func(harness.Progress) { panic("progress boom") }},
+			p: closed, wantErr: "Config.Progress panicked: progress boom", ran: true},
+		{name: "Label", cfg: harness.Config{Limits: lim, Progress: func(harness.Progress) {}, Label: func(loadgen.Profile) string { panic("label boom") }},
+			p: closed, wantErr: "Config.Label panicked: label boom", ran: true},
+		{name: "Pacer factory", cfg: harness.Config{Limits: lim, Pacer: func(loadgen.Profile) loadgen.Pacer { panic("factory boom") }},
+			p: loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 10}, wantErr: "Config.Pacer panicked for the constant profile: factory boom"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := mockRunnerWith(t, tt.cfg)
+			_, err := r.RunLevel(t.Context(), 0, tt.p)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("RunLevel: %v, want an error containing %q", err, tt.wantErr)
+			}
+			if lv := r.Levels(); tt.ran && (len(lv) != 1 || lv[0].Result.Scheduled == 0) {
+				t.Errorf("levels %+v: want the level's results kept", lv)
+			}
+		})
+	}
+	t.Run("Telemetry", func(t *testing.T) {
+		r := mockRunnerWith(t, harness.Config{Limits: lim, Telemetry: panickyTelemetry{}})
+		s, err := r.RunLevel(t.Context(), 0, closed)
+		if err != nil {
+			t.Fatalf("RunLevel: %v, want the level measured", err)
+		}
+		var found bool
+		for _, w := range s.Warnings {
+			found = found || (w.Code == harness.WarnTelemetryFailed && strings.Contains(w.Message, "Telemetry.Begin panicked at level 0: telemetry boom"))
+		}
+		if !found || s.Requests.OK != 20 {
+			t.Errorf("warnings %+v, %d ok: want a telemetry warning with the panic's message and the level's 20 requests", s.Warnings, s.Requests.OK)
+		}
+	})
 }

@@ -26,7 +26,8 @@ type Config struct {
 	Pacer func(loadgen.Profile) loadgen.Pacer
 	// Label, when set, names a level's load in Progress.Label, e.g. the
 	// ramp or trace Pacer shapes it with; nil or "" leaves Progress.Label
-	// empty (the profile names it).
+	// empty (the profile names it). It is called only with Progress set
+	// (without it, Label is not used).
 	Label func(loadgen.Profile) string
 	// Clock stamps every record; give the Requester the same one.
 	Clock loadgen.Clock
@@ -46,7 +47,10 @@ type Config struct {
 	// Telemetry is read at each level's window start and end (optional).
 	Telemetry Telemetry
 	// Progress, when set, is called about every ProgressEvery while a
-	// level runs (default 1 s), from a goroutine the Runner owns.
+	// level runs (default 1 s), from a goroutine the Runner owns. Without
+	// Progress, ProgressEvery still paces the precision and SLO watches of
+	// a level run to a decision. A panic in Progress (or Label) stops the
+	// level and RunLevel returns it as an error.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
 	// OnRecord, when set, is called with each record as its request
@@ -55,6 +59,14 @@ type Config struct {
 	// record is kept for the level's summary. It may keep rec but must not
 	// change it. A panic in OnRecord stops the level with an error that
 	// carries the panic's message; the records are all kept.
+	//
+	// OnRecord runs on the level's record path: the level's one writer
+	// goroutine waits for it before it takes the next record, and the
+	// level does not end (not even on ctx's cancellation) until every
+	// record has been through it. A slow OnRecord therefore delays the
+	// level's end by as long as it blocks; one that must do slow work
+	// (a network write, a disk flush) should hand the record to a
+	// goroutine of its own, e.g. through a buffered channel.
 	OnRecord func(rec *loadgen.Record)
 	// Drain lets requests in flight when a level's MaxDuration ends run up
 	// to this long before they are cancelled, so that requests sent in the
@@ -86,7 +98,8 @@ type Config struct {
 	// Plan.Decide is set; RunLevel ignores Precision.
 	Precision slo.Precision
 	// DecideLimits bound a level run to a decision (RunLevelToDecision with
-	// Precision); zero means Limits. A sweep runs its grid under Limits
+	// Precision); zero means Limits. Without Precision they are not used
+	// (a facade may set them whatever its precision). A sweep runs its grid under Limits
 	// and the levels that decide the knee under these, usually longer.
 	// Their warmup and cooldown fields must be zero, as Limits' must.
 	DecideLimits loadgen.Limits
@@ -225,6 +238,20 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, unusedTrims("Config.Limits", c.Limits)...)
 	errs = append(errs, unusedTrims("Config.DecideLimits", c.DecideLimits)...)
+	// Negative counts and durations used to be read as their defaults.
+	for _, f := range []struct {
+		field, want string
+		bad         bool
+	}{
+		{"Drain", "a duration >= 0 (0 cancels at once; the CLI's default is 30 s)", c.Drain < 0},
+		{"Repeat", "a count >= 0 (0 or 1 runs each level once)", c.Repeat < 0},
+		{"TimelineBuckets", "a count >= 0 (0 gives 60)", c.TimelineBuckets < 0},
+		{"ProgressEvery", "a duration >= 0 (0 gives 1 s)", c.ProgressEvery < 0},
+	} {
+		if f.bad {
+			errs = append(errs, fmt.Errorf("harness: Config.%s is negative: want %s", f.field, f.want))
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -425,7 +452,11 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 
 	opts := r.generatorOptions()
 	if r.cfg.Pacer != nil {
-		opts = append(opts, loadgen.WithPacer(r.cfg.Pacer(p)))
+		pacer, err := r.pacerFor(p)
+		if err != nil {
+			return metrics.Summary{}, loadgen.LevelResult{}, err
+		}
+		opts = append(opts, loadgen.WithPacer(pacer))
 	}
 	gen := loadgen.New(r.cfg.Requester, r.cfg.Workload, opts...)
 	r.genMu.Lock()
@@ -439,7 +470,7 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 	r.nextSeq = gen.NextSeq()
 	cutOff := stopFailing()
 	cutOff = stopPrecision() || cutOff
-	stopProgress()
+	progressErr := stopProgress()
 	telemetry, teleErr := tele.finish()
 
 	// Accumulate from the spool, now that the window is known.
@@ -510,7 +541,17 @@ func (r *Runner) runOnce(ctx context.Context, level int, p loadgen.Profile, repe
 		// error wrapping the same failure) says nothing more.
 		runErr = nil
 	}
-	return summary, res, errors.Join(runErr, writeErr)
+	return summary, res, errors.Join(runErr, progressErr, writeErr)
+}
+
+// pacerFor calls Config.Pacer, turning a panic into an error.
+func (r *Runner) pacerFor(p loadgen.Profile) (pacer loadgen.Pacer, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("harness: Config.Pacer panicked for the %s profile: %v", p.Mode, v)
+		}
+	}()
+	return r.cfg.Pacer(p), nil
 }
 
 // onRecord calls Config.OnRecord, turning a panic into an error that
@@ -633,10 +674,40 @@ func (r *Runner) drain(ctx context.Context, level int) []metrics.Warning {
 
 // watchProgress calls Config.Progress periodically until the returned
 // function is called; it waits for the goroutine to stop. extra, when
-// set, completes each report.
-func (r *Runner) watchProgress(ctx context.Context, level, repeat int, p loadgen.Profile, lim loadgen.Limits, live *metrics.Live, monitor *precisionMonitor, extra func(*Progress)) (stop func()) {
+// set, completes each report. A panic in Config.Progress or Config.Label
+// (run in the watch's goroutine, where the embedder could not recover it)
+// stops the level, as Generator.Stop does, and no report follows; stop
+// returns it as an error with the panic's message.
+func (r *Runner) watchProgress(ctx context.Context, level, repeat int, p loadgen.Profile, lim loadgen.Limits, live *metrics.Live, monitor *precisionMonitor, extra func(*Progress)) (stop func() error) {
 	if r.cfg.Progress == nil {
-		return func() {}
+		return func() error { return nil }
+	}
+	var (
+		panicMu  sync.Mutex
+		panicErr error
+	)
+	guarded := func(what string, fn func()) (ok bool) {
+		defer func() {
+			if v := recover(); v != nil {
+				panicMu.Lock()
+				if panicErr == nil {
+					panicErr = fmt.Errorf("harness: level %d: Config.%s panicked: %v", level, what, v)
+				}
+				panicMu.Unlock()
+				r.genMu.Lock()
+				gen := r.gen
+				r.genMu.Unlock()
+				gen.Stop()
+				ok = false
+			}
+		}()
+		fn()
+		return true
+	}
+	failed := func() bool {
+		panicMu.Lock()
+		defer panicMu.Unlock()
+		return panicErr != nil
 	}
 	expected := lim.MaxDuration
 	if expected == 0 && p.Mode.OpenLoop() && p.Rate > 0 {
@@ -652,8 +723,11 @@ func (r *Runner) watchProgress(ctx context.Context, level, repeat int, p loadgen
 		r.genMu.Unlock()
 		pr := Progress{Level: level, Repeat: repeat, Repeats: max(r.cfg.Repeat, 1), Profile: p, Elapsed: r.cfg.Clock.Now() - start,
 			Expected: expected, Drain: r.cfg.Drain, Load: gen.Progress(), Live: live.Stats(), Final: final}
-		if r.cfg.Label != nil {
-			pr.Label = r.cfg.Label(p)
+		if failed() {
+			return
+		}
+		if r.cfg.Label != nil && !guarded("Label", func() { pr.Label = r.cfg.Label(p) }) {
+			return
 		}
 		if monitor != nil {
 			st := monitor.progress()
@@ -662,7 +736,7 @@ func (r *Runner) watchProgress(ctx context.Context, level, repeat int, p loadgen
 		if extra != nil {
 			extra(&pr)
 		}
-		r.cfg.Progress(pr)
+		guarded("Progress", func() { r.cfg.Progress(pr) })
 	}
 	go func() {
 		defer wg.Done()
@@ -679,10 +753,13 @@ func (r *Runner) watchProgress(ctx context.Context, level, repeat int, p loadgen
 			}
 		}
 	}()
-	return func() {
+	return func() error {
 		close(done)
 		wg.Wait()
 		report(true)
+		panicMu.Lock()
+		defer panicMu.Unlock()
+		return panicErr
 	}
 }
 

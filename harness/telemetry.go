@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -40,7 +41,7 @@ func startTelemetry(ctx context.Context, t Telemetry, level int, lim loadgen.Lim
 			return // the level ended before its window opened
 		}
 		bctx, cancel := context.WithTimeout(read, telemetryTimeout)
-		lt.err = t.Begin(bctx, level)
+		lt.err = telemetryGuarded("Begin", level, func() error { return t.Begin(bctx, level) })
 		cancel()
 		if lt.err != nil {
 			return
@@ -54,10 +55,26 @@ func startTelemetry(ctx context.Context, t Telemetry, level int, lim loadgen.Lim
 			}
 		}
 		ectx, cancel := context.WithTimeout(read, telemetryTimeout)
-		lt.result, lt.err = t.End(ectx, level)
+		lt.err = telemetryGuarded("End", level, func() (err error) {
+			lt.result, err = t.End(ectx, level)
+			return err
+		})
 		cancel()
 	}()
 	return lt
+}
+
+// telemetryGuarded calls fn, Telemetry's method what, turning a panic
+// (in the telemetry goroutine, which the embedder could not recover) into
+// its error: the level then carries a WarnTelemetryFailed warning with
+// the panic's message, as for any failed reading.
+func telemetryGuarded(what string, level int, fn func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("harness: Telemetry.%s panicked at level %d: %v", what, level, v)
+		}
+	}()
+	return fn()
 }
 
 // wait sleeps d, returning false if the level ended first (done closed).

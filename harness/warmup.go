@@ -225,7 +225,7 @@ func (r *Runner) RunWarmup(ctx context.Context, ph WarmupPhase, src gpu.Source) 
 	res, runErr := gen.Run(ctx, loadgen.WarmupLevel, ph.Profile, lim, sink)
 	r.nextSeq = gen.NextSeq()
 	gs := gw.stop()
-	stopProgress()
+	runErr = errors.Join(runErr, stopProgress())
 	r.abandoned = res.Cancelled
 
 	out.Start, out.End, out.DurationS = res.Start, res.End, res.Duration().Seconds()

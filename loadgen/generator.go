@@ -242,6 +242,13 @@ func (g *Generator) Run(ctx context.Context, level int, p Profile, lim Limits, s
 	if err != nil {
 		return res, fmt.Errorf("loadgen: level %d: %w", level, err)
 	}
+	if p.Mode.OpenLoop() {
+		// A Pacer is pure: its faults found now are those the level would
+		// meet, and nothing is sent for a pacer that is refused.
+		if err := CheckPacer(ctx, g.pacerFor(p), lim); err != nil {
+			return res, fmt.Errorf("loadgen: level %d: %w", level, err)
+		}
+	}
 	if !g.running.CompareAndSwap(false, true) {
 		return res, errors.New("loadgen: Run called while another Run is in progress on the same Generator")
 	}
@@ -291,7 +298,9 @@ func (g *Generator) Run(ctx context.Context, level int, p Profile, lim Limits, s
 	case l.pacerErr != nil:
 		err = fmt.Errorf("loadgen: level %d: %w", level, l.pacerErr)
 	}
-	res.PlannedInWindow = g.plannedInWindow(p, lim, res)
+	// The count walks the plan again: it stops at ctx's end, so a caller
+	// who cancels is not held by a long plan.
+	res.PlannedInWindow = g.plannedInWindow(ctx, p, lim, res)
 	return res, err
 }
 
@@ -320,7 +329,7 @@ func (g *Generator) Stop() bool {
 // unreachable target, a workload error) planned nothing after its stop,
 // so that the stop does not read as a client falling behind. 0 for a
 // closed loop or an empty window.
-func (g *Generator) plannedInWindow(p Profile, lim Limits, res LevelResult) int64 {
+func (g *Generator) plannedInWindow(ctx context.Context, p Profile, lim Limits, res LevelResult) int64 {
 	pacer := g.pacerFor(p)
 	win := res.Window
 	if pacer == nil || win.Empty() {
@@ -333,18 +342,19 @@ func (g *Generator) plannedInWindow(p Profile, lim Limits, res LevelResult) int6
 	}
 	shard := g.shard.norm()
 	var n int64
-	var prev time.Duration
-	for i := int64(0); !bounded || i < last; i++ {
-		at, err := arrivalGuarded(pacer, i, prev)
-		if err != nil {
+	pl := plan{pacer: pacer}
+	for !bounded || pl.next < last {
+		if pl.next%4096 == 0 && ctx.Err() != nil {
 			break
 		}
-		prev = at
-		t := res.Start + at
-		if t >= win.End {
+		// A faulty arrival (the level stopped there) or one at or past
+		// the window's end ends the count; at is compared as an offset,
+		// which cannot overflow as res.Start + at could.
+		i, at, err := pl.arrival()
+		if err != nil || at >= win.End-res.Start {
 			break
 		}
-		if t >= win.Start && shard.Owns(i) {
+		if at >= win.Start-res.Start && shard.Owns(i) {
 			n++
 		}
 	}
@@ -672,9 +682,9 @@ func (l *level) openLoop(pacer Pacer) {
 	clock := l.g.clock
 	wake := newWaker(clock, l.g.fineTimer)
 	defer wake.close()
-	var prev time.Duration
-	for i := int64(0); ; i++ {
-		off, err := arrivalGuarded(pacer, i, prev)
+	pl := plan{pacer: pacer}
+	for {
+		i, off, err := pl.arrival()
 		if err != nil {
 			l.mu.Lock()
 			if l.pacerErr == nil {
@@ -684,11 +694,17 @@ func (l *level) openLoop(pacer Pacer) {
 			l.stop(StopPacerError, true)
 			return
 		}
-		prev = off
 		if d := l.lim.MaxDuration; d > 0 && off >= d {
 			// The plan is done; the level lasts until MaxDuration.
 			wake.until(l.schedCtx, l.start+d)
 			l.stop(StopMaxDuration, l.g.drain == 0)
+			return
+		}
+		if off >= PlanHorizon {
+			// The plan has no more arrivals and no MaxDuration ends the
+			// level: it lasts until ctx, Stop or the requests in flight
+			// end it (start + off could overflow, so it is not waited for).
+			<-l.schedCtx.Done()
 			return
 		}
 		at := l.start + off
@@ -731,7 +747,7 @@ func (l *level) openLoop(pacer Pacer) {
 func arrivalGuarded(pacer Pacer, i int64, prev time.Duration) (at time.Duration, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err = fmt.Errorf("pacer: panic in Arrival(%d): %v", i, v)
+			err = fmt.Errorf("panic in Arrival(%d): %v", i, v)
 		}
 	}()
 	return pacer.Arrival(i, prev), nil

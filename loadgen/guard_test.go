@@ -38,7 +38,7 @@ func TestEmbedderPartsCannotCrash(t *testing.T) {
 					panic("pacer boom")
 				}
 				return prev + 100*time.Millisecond
-			}), wantErr: "pacer: panic in Arrival(3): pacer boom", wantStop: StopPacerError},
+			}), wantErr: "pacer loadgen.PacerFunc: panic in Arrival(3): pacer boom"},
 		{name: "panicking requester", workload: okWorkload, sink: &MemorySink{},
 			requester: func() Requester {
 				return RequesterFunc(func(context.Context, Clock, *Request, *Record) { panic("requester boom") })

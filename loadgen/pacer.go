@@ -13,7 +13,13 @@ import (
 // 0.
 //
 // A Pacer is pure: the same (i, prev) always gives the same answer, it
-// holds no state and is safe for concurrent use. "How long until the next
+// holds no state and is safe for concurrent use. Its offsets must not
+// decrease nor go below 0, and must average at least 1 µs apart over any
+// 10,000 arrivals (MaxRate); an offset at or past PlanHorizon (or
+// Limits.MaxDuration) ends the plan. Run checks the first 100,000
+// arrivals before a level starts and each one after (CheckPacer): a
+// Pacer that breaks these rules is an error naming it, not a level that
+// never ends. "How long until the next
 // hit" (the question vegeta's lib/pacer.go answers) is
 // Arrival(hits, prev) − elapsed; the scheduler asks it after every hit and
 // never looks at responses, so a slow server cannot slow the arrival

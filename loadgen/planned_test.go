@@ -13,12 +13,12 @@ func TestPlannedInWindow(t *testing.T) {
 	// so it is not expected in it (a run that sends exactly rate × window
 	// requests must read 100 %).
 	constant := Profile{Mode: ModeConstant, Rate: 10}
-	if got := g.plannedInWindow(constant, Limits{}, win); got != 20 {
+	if got := g.plannedInWindow(t.Context(), constant, Limits{}, win); got != 20 {
 		t.Errorf("constant: %v arrivals, want 20", got)
 	}
 	// A request limit ends the plan: 15 arrivals (0..1.4 s after start)
 	// put 5 in the window (2.0..2.4 s).
-	if got := g.plannedInWindow(constant, Limits{MaxRequests: 15}, win); got != 5 {
+	if got := g.plannedInWindow(t.Context(), constant, Limits{MaxRequests: 15}, win); got != 5 {
 		t.Errorf("constant, 15 requests: %v, want 5", got)
 	}
 	// Poisson: the realised plan, and shards that add up to it.
@@ -29,12 +29,12 @@ func TestPlannedInWindow(t *testing.T) {
 			want++
 		}
 	}
-	all := g.plannedInWindow(poisson, Limits{}, win)
+	all := g.plannedInWindow(t.Context(), poisson, Limits{}, win)
 	if all != want {
 		t.Errorf("poisson: %v, want %v", all, want)
 	}
-	a := New(nil, nil, WithShard(0, 2)).plannedInWindow(poisson, Limits{}, win)
-	b := New(nil, nil, WithShard(1, 2)).plannedInWindow(poisson, Limits{}, win)
+	a := New(nil, nil, WithShard(0, 2)).plannedInWindow(t.Context(), poisson, Limits{}, win)
+	b := New(nil, nil, WithShard(1, 2)).plannedInWindow(t.Context(), poisson, Limits{}, win)
 	if a+b != all {
 		t.Errorf("shards %v + %v != %v", a, b, all)
 	}
@@ -44,16 +44,16 @@ func TestPlannedInWindow(t *testing.T) {
 	for _, reason := range []StopReason{StopSinkError, StopInterrupted, StopMaxErrors} {
 		stopped := win
 		stopped.StopReason, stopped.Planned = reason, 16
-		if got := g.plannedInWindow(constant, Limits{}, stopped); got != 6 {
+		if got := g.plannedInWindow(t.Context(), constant, Limits{}, stopped); got != 6 {
 			t.Errorf("constant, stopped (%s): %v, want 6", reason, got)
 		}
 	}
-	if got := g.plannedInWindow(Profile{Mode: ModeConcurrent, Concurrency: 4}, Limits{}, win); got != 0 {
+	if got := g.plannedInWindow(t.Context(), Profile{Mode: ModeConcurrent, Concurrency: 4}, Limits{}, win); got != 0 {
 		t.Errorf("closed loop: %v, want 0", got)
 	}
 	// A custom pacer (WithPacer) plans the window.
 	every := New(nil, nil, WithPacer(ConstantPacer{Rate: 5}))
-	if got := every.plannedInWindow(constant, Limits{}, win); got != 10 {
+	if got := every.plannedInWindow(t.Context(), constant, Limits{}, win); got != 10 {
 		t.Errorf("WithPacer at 5 req/s: %v, want 10", got)
 	}
 }

@@ -12,8 +12,12 @@
 // does not offer (telemetry, record files, repeats, shards).
 //
 // Nothing an embedder passes can crash the host process: a nil or
-// panicking Workload, Pacer or record callback becomes an error (or, for
-// a Requester, a failed record carrying the panic's message).
+// panicking Workload, Pacer, client option, record callback or progress
+// function becomes an error (or, for a Requester, a failed record carrying
+// the panic's message), and a Pacer whose plan goes backwards, below 0 or
+// denser than 1 µs apart is refused before anything is sent. A record
+// callback (WithRecords) runs on the level's record path: a slow one
+// delays the level's end, even on cancellation.
 //
 // Defaults (Options), and where they come from:
 //
@@ -24,6 +28,11 @@
 //   - Drain: requests in flight when a level ends may finish for up to
 //     30 s (--drain-timeout), so that every request sent in the window is
 //     measured to its end. harness.Config's zero value drains nothing.
+//   - Unreachable target: a level stops when its first 10 requests all
+//     fail to connect (--unreachable-after).
+//   - Timeouts: 5 min per request, 60 s between a stream's bytes
+//     (--request-timeout, --idle-timeout); WithClientOptions overrides
+//     them. openai.New's own defaults are no timeouts.
 //   - Max lag: the SLO's (slo.Objective.MaxLag), as the CLI against a real
 //     target; the CLI raises it to 20 ms against its in-process mock,
 //     which shares the client's CPU: WithMaxLag does the same here.

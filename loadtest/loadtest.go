@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/harness"
@@ -28,6 +29,16 @@ const (
 	DefaultDecideFactor = 10
 	// DefaultMaxLevels bounds a sweep's levels, grid and bisection.
 	DefaultMaxLevels = 16
+	// DefaultUnreachableAfter stops a level whose first this many requests
+	// all fail to connect (loadgen.Limits.UnreachableAfter;
+	// --unreachable-after).
+	DefaultUnreachableAfter = 10
+	// DefaultRequestTimeout bounds one whole request
+	// (openai.WithRequestTimeout; --request-timeout).
+	DefaultRequestTimeout = 5 * time.Minute
+	// DefaultIdleTimeout bounds the longest gap between a stream's bytes
+	// (openai.WithIdleTimeout; --idle-timeout).
+	DefaultIdleTimeout = 60 * time.Second
 )
 
 // Option configures Level and Sweep.
@@ -48,6 +59,12 @@ type options struct {
 	maxLag        time.Duration
 	levelDuration time.Duration
 	decideMax     time.Duration
+	// sweepOnly lists the sweep's options given (WithLevelDuration,
+	// WithDecideMax), which Level refuses.
+	sweepOnly []string
+	// objectiveSet: WithObjective was given (Sweep refuses one that
+	// differs from its argument).
+	objectiveSet  bool
 	progress      func(harness.Progress)
 	rates         []float64
 	kneeTolerance float64
@@ -59,9 +76,17 @@ type options struct {
 func WithModel(name string) Option { return func(o *options) { o.model = name } }
 
 // WithClientOptions passes options to openai.New (endpoint, API key, TLS,
-// timeouts).
+// timeouts), after the defaults DefaultRequestTimeout and
+// DefaultIdleTimeout, which they override. A nil option is refused.
 func WithClientOptions(opts ...openai.Option) Option {
-	return func(o *options) { o.client = append(o.client, opts...) }
+	return func(o *options) {
+		for i, c := range opts {
+			if c == nil {
+				o.errs = append(o.errs, fmt.Errorf("loadtest: WithClientOptions: option %d is nil; give openai options such as openai.WithAPIKey(key), or leave it out", i))
+			}
+		}
+		o.client = append(o.client, opts...)
+	}
 }
 
 // WithWorkload sends the requests w builds (default: synthetic prompts of
@@ -106,6 +131,13 @@ func WithPacer(p loadgen.Pacer) Option {
 // WithRecords calls fn with each record as its request finishes, from one
 // goroutine, in completion order (harness.Config.OnRecord). fn may keep
 // rec but must not change it; a panic in fn stops the level with an error.
+//
+// fn runs on the level's record path: the level waits for it before it
+// takes the next record and does not return, even when ctx is cancelled,
+// until every record has been through fn. A slow fn delays the end of
+// Level or Sweep by as long as it blocks (a 60 s sleep in the first call
+// holds a level cancelled after 3 s for about 60 s); hand slow work to a
+// goroutine of your own, e.g. through a buffered channel.
 func WithRecords(fn func(rec *loadgen.Record)) Option {
 	return func(o *options) { o.onRecord = fn }
 }
@@ -113,7 +145,11 @@ func WithRecords(fn func(rec *loadgen.Record)) Option {
 // WithObjective judges Level's requests against obj: Summary.Goodput
 // counts those that meet it, and the maximum lag defaults to obj's.
 // Sweep takes its objective as an argument.
-func WithObjective(obj slo.Objective) Option { return func(o *options) { o.objective = obj } }
+//
+// A Sweep refuses WithObjective with an objective other than its own.
+func WithObjective(obj slo.Objective) Option {
+	return func(o *options) { o.objective, o.objectiveSet = obj, true }
+}
 
 // WithTrims sets the share of each level excluded from its measured window
 // at its start (warmup) and end (cooldown), as loadgen.Trim values
@@ -160,6 +196,7 @@ func WithLevelDuration(d time.Duration) Option {
 			o.errs = append(o.errs, fmt.Errorf("loadtest: WithLevelDuration(%v): want a duration > 0, e.g. 30*time.Second", d))
 		}
 		o.levelDuration = d
+		o.sweepOnly = append(o.sweepOnly, "WithLevelDuration")
 	}
 }
 
@@ -171,6 +208,7 @@ func WithDecideMax(d time.Duration) Option {
 			o.errs = append(o.errs, fmt.Errorf("loadtest: WithDecideMax(%v): want a duration > 0, e.g. 5*time.Minute", d))
 		}
 		o.decideMax = d
+		o.sweepOnly = append(o.sweepOnly, "WithDecideMax")
 	}
 }
 
@@ -247,8 +285,10 @@ func newOptions(opts []Option) (options, error) {
 // client returns the Requester for target, naming the model the server
 // lists when WithModel did not.
 func (o *options) newClient(ctx context.Context, target string) (*openai.Client, error) {
+	// The CLI's timeouts first, so that the caller's options override them.
+	copts := append([]openai.Option{openai.WithRequestTimeout(DefaultRequestTimeout), openai.WithIdleTimeout(DefaultIdleTimeout)}, o.client...)
 	if o.model == "" {
-		probe, err := openai.New(target, o.client...)
+		probe, err := openai.New(target, copts...)
 		if err != nil {
 			return nil, fmt.Errorf("loadtest: %w", err)
 		}
@@ -261,7 +301,7 @@ func (o *options) newClient(ctx context.Context, target string) (*openai.Client,
 		}
 		o.model = ids[0]
 	}
-	c, err := openai.New(target, append(append([]openai.Option(nil), o.client...), openai.WithModel(o.model))...)
+	c, err := openai.New(target, append(copts, openai.WithModel(o.model))...)
 	if err != nil {
 		return nil, fmt.Errorf("loadtest: %w", err)
 	}
@@ -315,11 +355,19 @@ func Level(ctx context.Context, target string, p loadgen.Profile, d time.Duratio
 	if o.rates != nil || o.kneeTolerance != 0 {
 		return harness.Level{}, errors.New("loadtest: WithRates and WithKneeTolerance guide a sweep's search and do not apply to Level, which runs the one Profile it is given")
 	}
+	if len(o.sweepOnly) > 0 {
+		return harness.Level{}, fmt.Errorf("loadtest: %s: a sweep's level lengths, which do not apply to Level, whose length is its argument d", strings.Join(o.sweepOnly, " and "))
+	}
 	if o.pacer != nil {
 		if !p.Mode.OpenLoop() && p.Mode != "" {
 			return harness.Level{}, fmt.Errorf("loadtest: WithPacer with a %s profile: a pacer sets arrival times, which only an open-loop level (constant or poisson) has; give the zero Profile or Mode constant", p.Mode)
 		}
 		p.Mode = loadgen.ModeConstant
+		// A faulty pacer (negative, decreasing or too dense offsets) is
+		// named as the fault, before its mean rate is taken.
+		if err := loadgen.CheckPacer(ctx, o.pacer, loadgen.Limits{MaxDuration: d}); err != nil {
+			return harness.Level{}, fmt.Errorf("loadtest: %w", err)
+		}
 		if p.Rate <= 0 {
 			if p.Rate, err = meanRate(o.pacer, d); err != nil {
 				return harness.Level{}, err
@@ -333,7 +381,7 @@ func Level(ctx context.Context, target string, p loadgen.Profile, d time.Duratio
 	if err != nil {
 		return harness.Level{}, err
 	}
-	r, err := o.runner(client, loadgen.Limits{MaxDuration: d}, loadgen.Limits{}, slo.Precision{})
+	r, err := o.runner(client, loadgen.Limits{MaxDuration: d, UnreachableAfter: DefaultUnreachableAfter}, loadgen.Limits{}, slo.Precision{})
 	if err != nil {
 		return harness.Level{}, err
 	}
@@ -371,9 +419,13 @@ func meanRate(pacer loadgen.Pacer, d time.Duration) (rate float64, err error) {
 // `gollm-bench sweep --slo ... --precision decide` does: a grid of
 // constant-rate levels from synchronous to throughput, then bisection,
 // each level that decides the knee run until every SLO term is decided
-// (within WithDecideMax). The Result's Knee is nil when no level passed;
-// its BracketLo and BracketHi bound the true knee, req/s. obj must have
-// at least one term.
+// (within WithDecideMax). The Result's Knee is nil when no level passed
+// or none could be decided, and the error is then nil all the same: an
+// undecided sweep is a result, not a failure. Check Result.Undecided (the
+// inconclusive levels) and Result.Warnings (why: too few requests for a
+// p99 within WithDecideMax, a client-limited level whose lag passed
+// WithMaxLag) before reading Knee. Otherwise Knee's BracketLo and
+// BracketHi bound the true knee, req/s. obj must have at least one term.
 //
 // WithRates replaces the grid with rates of the caller's choosing and
 // WithKneeTolerance widens the bracket at which bisection stops: with a
@@ -393,12 +445,16 @@ func Sweep(ctx context.Context, target string, obj slo.Objective, opts ...Option
 	if o.pacer != nil {
 		return sweep.Result{}, errors.New("loadtest: WithPacer does not apply to Sweep, whose levels are constant rates; use Level for a pacer of your own")
 	}
+	if o.objectiveSet && !o.objective.Equal(obj) {
+		return sweep.Result{}, fmt.Errorf("loadtest: WithObjective(%q) differs from the objective Sweep is given (%q): a sweep has one SLO; leave WithObjective out", o.objective, obj)
+	}
 	o.objective = obj
 	client, err := o.newClient(ctx, target)
 	if err != nil {
 		return sweep.Result{}, err
 	}
-	r, err := o.runner(client, loadgen.Limits{MaxDuration: o.levelDuration}, loadgen.Limits{MaxDuration: o.decideMax},
+	r, err := o.runner(client, loadgen.Limits{MaxDuration: o.levelDuration, UnreachableAfter: DefaultUnreachableAfter},
+		loadgen.Limits{MaxDuration: o.decideMax, UnreachableAfter: DefaultUnreachableAfter},
 		slo.Precision{Decide: true})
 	if err != nil {
 		return sweep.Result{}, err

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/benchmark"
+	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/loadtest"
 	"github.com/gollm-bench/gollm-bench/mockserver"
@@ -26,6 +28,10 @@ func startMock(t *testing.T) string {
 	t.Cleanup(func() { srv.Close() })
 	return url
 }
+
+// zeroPacer plans every arrival at the level's start: a plan that never
+// reaches the level's end.
+var zeroPacer = loadgen.PacerFunc(func(int64, time.Duration) time.Duration { return 0 })
 
 // TestLevelRefusesOrSurvivesBadParts: whatever an embedder passes, Level
 // returns an error (or failed records), and the process goes on.
@@ -51,6 +57,13 @@ func TestLevelRefusesOrSurvivesBadParts(t *testing.T) {
 		{"panicking callback", constant, []loadtest.Option{loadtest.WithRecords(func(*loadgen.Record) { panic("cb boom") })}, "cb boom"},
 		{"pacer with a closed loop", loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 2}, []loadtest.Option{loadtest.WithPacer(loadgen.ConstantPacer{Rate: 5})}, "only an open-loop level"},
 		{"zero duration", constant, nil, "duration 0s"},
+		{"nil client option", constant, []loadtest.Option{loadtest.WithClientOptions(nil)}, "WithClientOptions: option 0 is nil"},
+		{"panicking progress", constant, []loadtest.Option{loadtest.WithProgress(func(harness.Progress) { panic("pg boom") })}, "Config.Progress panicked: pg boom"},
+		{"pacer always at 0", loadgen.Profile{}, []loadtest.Option{loadtest.WithPacer(zeroPacer)}, "pacer loadgen.PacerFunc: arrivals 0 to 10000 all fall within 0s"},
+		{"pacer always at 0, with a rate", constant, []loadtest.Option{loadtest.WithPacer(zeroPacer)}, "less than 1 µs apart on average"},
+		{"negative pacer", loadgen.Profile{}, []loadtest.Option{loadtest.WithPacer(loadgen.PacerFunc(func(i int64, _ time.Duration) time.Duration {
+			return -time.Duration(i) * time.Millisecond
+		}))}, "Arrival(1) = -1ms: a negative offset"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,5 +118,62 @@ func TestSweepHintsRefusedWhenBad(t *testing.T) {
 	_, err = loadtest.Level(t.Context(), "http://127.0.0.1:1", loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 1}, time.Second, loadtest.WithRates(5))
 	if err == nil || !strings.Contains(err.Error(), "do not apply to Level") {
 		t.Errorf("Level with WithRates: %v, want it refused", err)
+	}
+}
+
+// TestIgnoredOptionsRefused: Level used to ignore WithLevelDuration and
+// WithDecideMax, and Sweep an objective of WithObjective other than its
+// own (issue 26's review); each is now refused before anything is sent.
+func TestIgnoredOptionsRefused(t *testing.T) {
+	const dead = "http://127.0.0.1:1"
+	constant := loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 1}
+	_, err := loadtest.Level(t.Context(), dead, constant, time.Second, loadtest.WithLevelDuration(3*time.Second), loadtest.WithDecideMax(time.Minute))
+	if err == nil || !strings.Contains(err.Error(), "WithLevelDuration and WithDecideMax: a sweep's level lengths, which do not apply to Level") {
+		t.Errorf("Level with a sweep's lengths: %v, want them refused", err)
+	}
+	obj, err := slo.Parse("ttft_p99<=500ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := slo.Parse("ttft_p50<=1ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = loadtest.Sweep(t.Context(), dead, obj, loadtest.WithObjective(other))
+	if err == nil || !strings.Contains(err.Error(), `WithObjective("ttft_p50<=1ms") differs from the objective Sweep is given ("ttft_p99<=500ms")`) {
+		t.Errorf("Sweep with another objective: %v, want it refused", err)
+	}
+}
+
+// TestDefaultsMatchTheCLI: loadtest's defaults are the command line's
+// (issue 26's review: loadtest set no UnreachableAfter and no timeouts).
+func TestDefaultsMatchTheCLI(t *testing.T) {
+	cli := benchmark.DefaultSettings(benchmark.CommandRun)
+	for _, c := range []struct {
+		name      string
+		ours, cli any
+	}{
+		{"UnreachableAfter", int64(loadtest.DefaultUnreachableAfter), cli.UnreachableAfter},
+		{"RequestTimeout", loadtest.DefaultRequestTimeout, cli.RequestTimeout},
+		{"IdleTimeout", loadtest.DefaultIdleTimeout, cli.IdleTimeout},
+		{"Drain", loadtest.DefaultDrain, cli.DrainTimeout},
+		{"Seed", uint64(loadtest.DefaultSeed), cli.Seed},
+		{"MaxLevels", loadtest.DefaultMaxLevels, cli.MaxLevels},
+	} {
+		if c.ours != c.cli {
+			t.Errorf("default %s: loadtest %v, CLI %v", c.name, c.ours, c.cli)
+		}
+	}
+}
+
+// TestLevelStopsOnAnUnreachableTarget: with the CLI's UnreachableAfter, a
+// level against a port nothing listens on stops after its first 10
+// requests fail to connect, as `gollm-bench run` does, rather than send
+// every request of its length.
+func TestLevelStopsOnAnUnreachableTarget(t *testing.T) {
+	lv, _ := loadtest.Level(t.Context(), "http://127.0.0.1:1", loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 100}, time.Second,
+		loadtest.WithModel("m"))
+	if lv.Result.StopReason != loadgen.StopUnreachable {
+		t.Errorf("stop %q after %d scheduled, want %q", lv.Result.StopReason, lv.Result.Scheduled, loadgen.StopUnreachable)
 	}
 }

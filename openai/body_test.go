@@ -99,6 +99,7 @@ func TestNewRejectsBadInput(t *testing.T) {
 		opts []Option
 	}{
 		{"no scheme", "localhost:8000", nil},
+		{"a nil option", "http://h", []Option{nil}},
 		{"ftp", "ftp://host", nil},
 		{"extra body not an object", "http://h", []Option{WithExtraBody(json.RawMessage("[1]"))}},
 		{"extra body null", "http://h", []Option{WithExtraBody(json.RawMessage("null"))}},

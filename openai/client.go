@@ -94,7 +94,7 @@ const MaxUsageTokens = 1 << 24
 // New returns a Client for the server at baseURL ("http://host:port", with
 // or without a trailing "/v1"). The defaults are: completions endpoint,
 // streaming with usage, ignore_eos true, temperature 0, no timeouts, a pool
-// for DefaultMaxConcurrency connections.
+// for DefaultMaxConcurrency connections. A nil option is an error.
 func New(baseURL string, opts ...Option) (*Client, error) {
 	cfg := config{
 		endpoint:       Completions,
@@ -108,7 +108,11 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		lineBudget:     DefaultLineBudget,
 	}
 	var errs []error
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			errs = append(errs, fmt.Errorf("openai.New: option %d is nil; give options such as openai.WithModel(\"m\"), or leave it out", i))
+			continue
+		}
 		if err := o(&cfg); err != nil {
 			errs = append(errs, err)
 		}
