@@ -189,21 +189,16 @@ func figureCard(name string, v *float64, ci *stats.Interval, scale float64, unit
 		c.Missing, c.Absent, c.Note, c.Unit = true, "not measured", missing, ""
 		return c
 	}
-	var iv stats.Interval
-	if ci != nil {
-		iv = ci.Scale(scale)
-	}
-	c.Value, c.Interval = splitEstimate(*v*scale, iv)
+	c.Value, c.Interval = splitEstimate(estimateText(*v, ci, scale))
 	if c.Interval != "" {
 		c.Interval = "95% CI " + c.Interval
 	}
 	return c
 }
 
-// splitEstimate formats an estimate and its interval apart: "459",
-// "[446, 559]" ("" without an interval).
-func splitEstimate(v float64, ci stats.Interval) (string, string) {
-	s := fmtEstimate(v, ci)
+// splitEstimate splits an estimate formatted by estimateText into the
+// figure and its interval: "459", "[446, 559]" ("" without an interval).
+func splitEstimate(s string) (string, string) {
 	if i := strings.Index(s, " ["); i >= 0 {
 		return s[:i], s[i+1:]
 	}
@@ -229,11 +224,7 @@ func scorecardRows(sc scorecard.Scorecard) []scoreRow {
 			}
 			return
 		}
-		var iv stats.Interval
-		if ci != nil {
-			iv = ci.Scale(scale)
-		}
-		rows = append(rows, scoreRow{Section: sec, Name: name, Value: fmtEstimate(*v*scale, iv), Unit: unit})
+		rows = append(rows, scoreRow{Section: sec, Name: name, Value: estimateText(*v, ci, scale), Unit: unit})
 	}
 	text := func(name, v, unit string) {
 		if v != "" {

@@ -144,13 +144,13 @@ func ciCell(d metrics.Distribution, v float64, ci stats.Interval) htmlCell {
 	if d.Count == 0 {
 		return htmlCell{Main: "-"}
 	}
-	m, sub := splitEstimate(v, ci)
+	m, sub := splitEstimate(fmtEstimate(v, ci))
 	return htmlCell{Main: m, Sub: sub}
 }
 
 // rateCell is a rate with its interval below.
 func rateCell(v float64, ci stats.Interval) htmlCell {
-	m, sub := splitEstimate(v, ci)
+	m, sub := splitEstimate(fmtEstimate(v, ci))
 	return htmlCell{Main: m, Sub: sub}
 }
 
