@@ -43,7 +43,7 @@
 #        IP_CONC_REQUESTS  inference-perf's concurrent stage sends a count,
 #                       not a duration (default: what GuideLLM completed at
 #                       the same concurrency in SECONDS_PER_RUN, else 400)
-#        COST_RATES ("50 100 200 400 800 1600"), COST_SECONDS (15), CLAIM_RATE (1000:
+#        COST_RATES ("10 25 50 100 200 400 800 1600"), COST_SECONDS (15), CLAIM_RATE (1000:
 #                       every client also runs there once, for the completed-tokens ratio)
 #        CALLGRIND_N1, CALLGRIND_N2 (100, 300 requests), CALLGRIND_CLIENTS ("gollm-bench";
 #                       the peers are opt-in, 10-15 minutes each),
@@ -68,7 +68,7 @@ CONC=${CONCURRENCY:-4}
 RATE=${RATE:-4}
 SEED=${SEED:-42}
 ISL=128 OSL=64
-COST_RATES=${COST_RATES:-50 100 200 400 800 1600}
+COST_RATES=${COST_RATES:-10 25 50 100 200 400 800 1600}
 COST_SECONDS=${COST_SECONDS:-15}
 CLAIM_RATE=${CLAIM_RATE:-1000}
 CALLGRIND_N1=${CALLGRIND_N1:-100}
@@ -362,10 +362,15 @@ cost_client() { # CLIENT RATE SECONDS -> one line of cost.tsv (or nothing)
     ttft=$(jq '.successes.latency.time_to_first_token.p99 * 1000' "$out/stage_0_lifecycle_metrics.json" 2>/dev/null)
     done=$(jq '.successes.count // empty' "$out/stage_0_lifecycle_metrics.json" 2>/dev/null) ;;
   esac
+  # Sustained: lag p99 within 10 ms, and the server saw the planned count
+  # less the larger of 5 % and three standard deviations of a Poisson
+  # count (sqrt of the plan): at 25 req/s for 15 s the plan is 375 ± 19, so
+  # a 5 % floor alone failed a correct client's seed one time in six.
   jq -rn --arg c "$c" --argjson r "$r" --argjson s "$s" --argjson st "$st" --arg lag "${lag:--}" --arg cpu "${cpu:--}" --arg ttft "${ttft:--}" --arg done "${done:--}" '
     ($st.count // 0) as $n | ($n / ($r * $s)) as $ach |
+    ($r * $s) as $plan | ([0.95 * $plan, $plan - 3 * ($plan | sqrt)] | min) as $floor |
     [$c, $r, $n, $ach, $lag, $cpu, $ttft, ($st.ttft_p99_ms // "-"),
-     (if $lag == "-" then "no" elif $ach >= 0.95 and ($lag|tonumber) <= 10 then "yes" else "no" end), $done] | @tsv'
+     (if $lag == "-" then "no" elif $n >= $floor and ($lag|tonumber) <= 10 then "yes" else "no" end), $done] | @tsv'
 }
 cost() {
   mkdir -p "$W/cost"
@@ -509,8 +514,10 @@ if [ -s "$W/cost.tsv" ]; then
     printf "| %s | %s | %d | %.3f | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, lag, $6, cpr, tt, $8, err, $9, $10, ratio
   }' "$W/cost.tsv" "$W/cost.tsv"
   echo
-  echo "Highest rate sustained (achieved ≥ 0.95 of the target and lag p99 ≤ 10 ms):"
-  awk -F'\t' '$9 == "yes" {best[$1] = $2} {seen[$1] = 1} END {for (c in seen) printf "- %s: %s\n", c, (c in best) ? best[c] " req/s" : "none of the rates tried"}' "$W/cost.tsv" | sort
+  echo "Highest rate sustained (served at least the smaller of 0.95 × rate × seconds and that count less 3 Poisson standard deviations, and lag p99 ≤ 10 ms):"
+  awk -F'\t' -v top="${COST_RATES##* }" '$9 == "yes" && (!($1 in best) || $2 + 0 > best[$1] + 0) {best[$1] = $2}
+    $9 != "yes" {failed[$1] = 1} {seen[$1] = 1}
+    END {for (c in seen) printf "- %s: %s\n", c, !(c in best) ? "none of the rates tried" : (best[c] + 0 >= top + 0 && !(c in failed)) ? "at least " best[c] " req/s (every rate tried)" : best[c] " req/s"}' "$W/cost.tsv" | sort
 fi
 if [ -s "$W/callgrind.tsv" ]; then
   echo
