@@ -482,9 +482,14 @@ litellm_install() {
 }
 # litellm_upstream: sets LITELLM_UPSTREAM to the URL of a llama-server
 # for the proxy: LLAMA_URL, the live part's, or one started here as the
-# live part starts it.
+# live part starts it (a server of someone else's on LLAMA_PORT is not
+# used unless given as LLAMA_URL).
 litellm_upstream() {
   local url=${LLAMA_URL:-http://127.0.0.1:$LLAMA_PORT}
+  if [ -z "${LLAMA_URL:-}" ] && ! has_part live && curl -s -o /dev/null "$url/health"; then
+    problem "litellm: port $LLAMA_PORT already answers: stop that server or give LLAMA_URL=$url"
+    return 1
+  fi
   if ! curl -sf -o /dev/null "$url/health"; then
     [ -z "${LLAMA_URL:-}" ] || { problem "litellm: LLAMA_URL=$LLAMA_URL does not answer"; return 1; }
     for f in "$LLAMA_SERVER" "$MODEL"; do [ -e "$f" ] || { problem "litellm: missing $f: build llama-server and the model first (docs/cross-check.md)"; return 1; }; done
