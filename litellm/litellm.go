@@ -19,7 +19,11 @@ const (
 	InputTokens  = "litellm_input_tokens_metric_total"  // tokens; labels end_user, hashed_api_key, api_key_alias, requested_model, team, team_alias, user, model
 	OutputTokens = "litellm_output_tokens_metric_total" // tokens; same labels
 	TotalTokens  = "litellm_total_tokens_metric_total"  // tokens; same labels
-	Spend        = "litellm_spend_metric_total"         // spend in LiteLLM's price currency; no requested_model label
+	// CachedInputTokens counts the input tokens the provider reported read
+	// from its prompt cache (usage.prompt_tokens_details.cached_tokens),
+	// part of InputTokens; LiteLLM creates it at the first cached token.
+	CachedInputTokens = "litellm_input_cached_tokens_metric_total"
+	Spend             = "litellm_spend_metric_total" // spend in LiteLLM's price currency; requested_model label only in newer releases (1.108.7 has it)
 )
 
 // ResponseCostHeader is the response header in which LiteLLM gives one
@@ -51,6 +55,11 @@ type Reading struct {
 	InputTokens  *float64 `json:"input_tokens,omitempty"`
 	OutputTokens *float64 `json:"output_tokens,omitempty"`
 	TotalTokens  *float64 `json:"total_tokens,omitempty"`
+	// CachedInputTokens is the increase of
+	// litellm_input_cached_tokens_metric_total (tokens, part of
+	// InputTokens); nil when it had no matching series, as before the
+	// proxy's first cached token.
+	CachedInputTokens *float64 `json:"cached_input_tokens,omitempty"`
 	// Spend is the increase of litellm_spend_metric_total, in LiteLLM's
 	// price currency; nil when it had no matching series.
 	Spend *float64 `json:"spend,omitempty"`
@@ -74,12 +83,16 @@ func (r Reading) SpendCPM() (cpm float64, ok bool) {
 const tolerance = 0.01
 
 // CrossCheck compares LiteLLM's input and output token counts over the
-// window with the client's (input: prompt tokens of the window's
-// requests; output: output tokens that arrived in it) and returns a
-// WarnTokenMismatch warning for each that differs by more than 1 %. A zero
-// client count, or a count LiteLLM does not have, is not checked. LiteLLM
-// counts a request when it completes, and counts every client of the
-// proxy that the filter lets through.
+// window with the client's and returns a WarnTokenMismatch warning for
+// each that differs by more than 1 %. LiteLLM adds a request's tokens to
+// its counters when the request has ended (its success callback, LiteLLM
+// 1.108.7 litellm/integrations/prometheus.py:1518
+// async_log_success_event), so the client's counts to give are those of
+// the requests that completed successfully in the window, not the tokens
+// that arrived in it: the requests in flight at either edge would be in
+// one count only. A zero client count, or a count LiteLLM does not have,
+// is not checked. LiteLLM counts every client of the proxy that the
+// filter lets through.
 func CrossCheck(r Reading, input, output int64) []metrics.Warning {
 	if !r.Valid {
 		return nil
@@ -91,7 +104,7 @@ func CrossCheck(r Reading, input, output int64) []metrics.Warning {
 		}
 		if diff := math.Abs(*theirs-float64(ours)) / float64(ours); diff > tolerance {
 			ws = append(ws, metrics.Warning{Code: WarnTokenMismatch, Level: -1,
-				Message: fmt.Sprintf("LiteLLM counted %.0f %s tokens in the window (%s), the client %d (%.2f %% apart): other clients of the proxy, requests straddling the window, or a tokenizer that differs", *theirs, what, filterWords(r.Filter), ours, 100*diff)})
+				Message: fmt.Sprintf("LiteLLM counted %.0f %s tokens of the requests that ended in the window (%s), the client %d (%.2f %% apart): other clients of the proxy, requests whose lengths vary, or a tokenizer that differs", *theirs, what, filterWords(r.Filter), ours, 100*diff)})
 		}
 	}
 	check("input", r.InputTokens, input)
@@ -113,9 +126,10 @@ type Meter struct {
 type Option func(*options)
 
 type options struct {
-	client *http.Client
-	now    func() time.Time
-	target string
+	client       *http.Client
+	now          func() time.Time
+	target       string
+	targetHeader http.Header
 }
 
 // WithHTTPClient sets the HTTP client (default: a private client, 10 s timeout).
@@ -127,6 +141,16 @@ func WithClock(now func() time.Time) Option { return func(o *options) { o.now = 
 // WithTarget gives the benchmark's target base URL, which the source
 // "target" scrapes at /metrics (the /v1 suffix dropped).
 func WithTarget(base string) Option { return func(o *options) { o.target = base } }
+
+// WithTargetHeader gives the headers the benchmark sends to its target
+// (its Authorization above all). The source "target" sends them with its
+// scrapes of /metrics, to the target's host only: a LiteLLM proxy asks for
+// a key there by default (litellm_settings.require_auth_for_metrics_endpoint,
+// true in LiteLLM 1.108.7) and answers 401 without one. Other sources
+// send none. h is not modified.
+func WithTargetHeader(h http.Header) Option {
+	return func(o *options) { o.targetHeader = h }
+}
 
 func newOptions(opts []Option) options {
 	o := options{now: time.Now}
@@ -173,7 +197,15 @@ func Parse(spec string, opts ...Option) (*Meter, error) {
 			return nil, errors.New("LiteLLM metrics target: no target URL to read /metrics from (WithTarget)")
 		}
 		base := strings.TrimSuffix(strings.TrimSuffix(o.target, "/"), "/v1")
-		win = prom.NewScrapeWindow(base+"/metrics", o.client)
+		client := o.client
+		if len(o.targetHeader) > 0 {
+			u, err := url.Parse(base)
+			if err != nil {
+				return nil, fmt.Errorf("LiteLLM metrics target: the target URL %q does not parse: %w", o.target, err)
+			}
+			client = withHeader(client, u.Host, o.targetHeader)
+		}
+		win = prom.NewScrapeWindow(base+"/metrics", client)
 	default:
 		u, err := httpURL(src)
 		if err != nil {
@@ -197,6 +229,46 @@ func Parse(spec string, opts ...Option) (*Meter, error) {
 	return NewMeter(win, filter, opts...), nil
 }
 
+// withHeader returns a client like c (nil: the private default) that adds
+// h to every request it sends to host, and to no other (a redirect
+// elsewhere does not carry the target's credentials).
+func withHeader(c *http.Client, host string, h http.Header) *http.Client {
+	out := http.Client{Timeout: prom.DefaultTimeout}
+	if c != nil {
+		out = *c
+	}
+	base := out.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	out.Transport = headerTransport{base: base, host: host, header: h}
+	return &out
+}
+
+// headerTransport adds header to the requests to host.
+type headerTransport struct {
+	base   http.RoundTripper
+	host   string
+	header http.Header
+}
+
+// RoundTrip implements http.RoundTripper; it clones a request before
+// adding the headers, as the interface asks.
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Host != t.host {
+		return t.base.RoundTrip(r)
+	}
+	r = r.Clone(r.Context())
+	for k, vs := range t.header {
+		if r.Header.Get(k) == "" {
+			for _, v := range vs {
+				r.Header.Add(k, v)
+			}
+		}
+	}
+	return t.base.RoundTrip(r)
+}
+
 func httpURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -216,6 +288,16 @@ func filterWords(f string) string {
 		return "no label filter: every series"
 	}
 	return "filter " + f
+}
+
+// matchAll reports whether labels satisfy every matcher of ms.
+func matchAll(ms []prom.Matcher, labels map[string]string) bool {
+	for _, m := range ms {
+		if !m.Match(labels) {
+			return false
+		}
+	}
+	return true
 }
 
 func filterString(ms []prom.Matcher) string {
@@ -255,8 +337,10 @@ func (m *Meter) Stop(ctx context.Context) (Reading, error) {
 }
 
 // Read reads the four counters from a window win already closed by End.
-// The spend counter carries no requested_model label: a requested_model
-// term is left out of its filter, with a WarnSpendUnfiltered warning.
+// A requested_model term filters the spend counter only where its series
+// carry that label (LiteLLM 1.108.7 does; older releases do not): else
+// the term is left out of the spend's filter, with a WarnSpendUnfiltered
+// warning.
 func Read(ctx context.Context, win prom.Window, filter []prom.Matcher, start, end time.Time) (Reading, error) {
 	r := Reading{Via: win.Name(), Filter: filterString(filter), Start: start, End: end, WindowSeconds: end.Sub(start).Seconds()}
 	reset := false
@@ -286,23 +370,54 @@ func Read(ctx context.Context, win prom.Window, filter []prom.Matcher, start, en
 	if r.TotalTokens, err = read(TotalTokens, filter); err != nil {
 		return Reading{}, err
 	}
-	var spendFilter []prom.Matcher
-	var dropped []string
+	if r.CachedInputTokens, err = read(CachedInputTokens, filter); err != nil {
+		return Reading{}, err
+	}
+	// The spend counter gained a requested_model label in later releases
+	// (LiteLLM 1.108.7 litellm/types/integrations/prometheus.py:597,
+	// litellm_spend_metric); older ones lack it. Its series are read
+	// without the requested_model terms, which are then applied here
+	// when every series carries the label, and dropped (with a warning)
+	// when one does not.
+	var spendFilter, dropped []prom.Matcher
 	for _, m := range filter {
 		if m.Label == "requested_model" {
-			dropped = append(dropped, m.String())
+			dropped = append(dropped, m)
 			continue
 		}
 		spendFilter = append(spendFilter, m)
 	}
-	if r.Spend, err = read(Spend, spendFilter); err != nil {
-		return Reading{}, err
+	spend, err := win.Increase(ctx, Spend, spendFilter...)
+	if err != nil {
+		return Reading{}, fmt.Errorf("litellm: %w", err)
+	}
+	labelled := true
+	for _, x := range spend {
+		if _, ok := x.Labels["requested_model"]; !ok {
+			labelled = false
+		}
+	}
+	if labelled && len(dropped) > 0 {
+		kept := spend[:0:0]
+		for _, x := range spend {
+			if matchAll(dropped, x.Labels) {
+				kept = append(kept, x)
+			}
+		}
+		spend, dropped = kept, nil
+	}
+	if len(spend) > 0 {
+		for _, x := range spend {
+			reset = reset || x.Reset
+		}
+		v := prom.Sum(spend)
+		r.Spend = &v
 	}
 	if r.InputTokens == nil && r.OutputTokens == nil && r.TotalTokens == nil {
 		r.Warnings = append(r.Warnings, metrics.Warning{Code: WarnNoSeries, Level: -1,
 			Message: fmt.Sprintf("LiteLLM (%s) has no token series matching {%s} over the %.1f s window (looked for %s and %s): no LiteLLM figures for this window; check the filter (requested_model is the model name the client sends) and that the proxy's prometheus callback is on",
 				r.Via, r.Filter, r.WindowSeconds, InputTokens, OutputTokens)})
-		r.Spend = nil
+		r.Spend, r.CachedInputTokens = nil, nil
 		return r, nil
 	}
 	if len(dropped) > 0 && r.Spend != nil {
@@ -311,8 +426,8 @@ func Read(ctx context.Context, win prom.Window, filter []prom.Matcher, start, en
 			spendWords = "with the filter {" + f + "} only"
 		}
 		r.Warnings = append(r.Warnings, metrics.Warning{Code: WarnSpendUnfiltered, Level: -1,
-			Message: fmt.Sprintf("LiteLLM's spend counter has no requested_model label: the spend is read %s, not by %s, and may include other models; add model=NAME to the filter",
-				spendWords, strings.Join(dropped, ","))})
+			Message: fmt.Sprintf("LiteLLM's spend counter has no requested_model label (LiteLLM releases before it was added): the spend is read %s, not by %s, and may include other models; add model=NAME to the filter",
+				spendWords, filterString(dropped))})
 	}
 	r.Valid = !reset
 	if reset {

@@ -2,6 +2,7 @@ package litellm_test
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -137,7 +138,7 @@ func TestPrometheusWindow(t *testing.T) {
 		t.Fatalf("reading = %+v", r)
 	}
 	qs := srv.Queries()
-	if len(qs) != 4 {
+	if len(qs) != 5 { // input, output, total, cached input, spend
 		t.Fatalf("%d queries: %+v", len(qs), qs)
 	}
 	for _, q := range qs {
@@ -222,5 +223,110 @@ func TestCrossCheckNamesFilter(t *testing.T) {
 		if len(ws) != 1 || !strings.Contains(ws[0].Message, tc.want) || strings.Contains(ws[0].Message, "()") {
 			t.Errorf("filter %q: %v, want a message with %q", tc.filter, ws, tc.want)
 		}
+	}
+}
+
+// The real thing: /metrics of a LiteLLM 1.108.7 proxy (prometheus callback
+// on) before and after gollm-bench sent it 81 requests
+// (testdata/telemetry/README.md). Its spend counter carries
+// requested_model, so the filter applies to it with no warning; the
+// deltas are exactly what the proxy's own spend log holds for the same
+// requests.
+func TestRealProxy1087(t *testing.T) {
+	url := scrapes(t, fixture(t, "litellm-1.108.7-t0.prom"), fixture(t, "litellm-1.108.7-t1.prom"))
+	m, err := litellm.Parse(url+",requested_model=tiny-qwen3", litellm.WithClock(edgeClock()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := measure(t, m)
+	if !r.Valid || len(r.Warnings) != 0 {
+		t.Fatalf("reading %+v", r)
+	}
+	// The proxy's own record of each request (its callback,
+	// bench/litellm_spend_log.py), summed.
+	var in, cached, out, spend float64
+	var n int
+	for _, line := range strings.Split(strings.TrimSpace(string(fixture(t, "litellm-1.108.7-spend.jsonl"))), "\n") {
+		var row struct {
+			Prompt       float64 `json:"prompt_tokens"`
+			Cached       float64 `json:"cached_tokens"`
+			Completion   float64 `json:"completion_tokens"`
+			ResponseCost float64 `json:"response_cost"`
+		}
+		if err := json.Unmarshal([]byte(line), &row); err != nil {
+			t.Fatal(err)
+		}
+		in, cached, out, spend, n = in+row.Prompt, cached+row.Cached, out+row.Completion, spend+row.ResponseCost, n+1
+	}
+	if n != 81 || in != 10368 || cached != 175 || out != 5184 {
+		t.Fatalf("spend log: %d requests, %v input (%v cached), %v output", n, in, cached, out)
+	}
+	if !eq(r.InputTokens, in) || !eq(r.OutputTokens, out) || !eq(r.TotalTokens, in+out) || !eq(r.CachedInputTokens, cached) {
+		t.Errorf("tokens: input %v, cached %v, output %v, total %v; the proxy's log: %v, %v, %v", *r.InputTokens, r.CachedInputTokens, *r.OutputTokens, *r.TotalTokens, in, cached, out)
+	}
+	// The prices: 0.50, 1.50 and 0.10 per 1M input, output and cached
+	// input tokens.
+	want := ((in-cached)*0.5 + cached*0.1 + out*1.5) / 1e6
+	if r.Spend == nil || math.Abs(*r.Spend-spend) > 1e-12 || math.Abs(spend-want) > 1e-12 {
+		t.Errorf("spend %v, the proxy's log %v, by the prices %v", r.Spend, spend, want)
+	}
+	// Another requested model: no series, no figures.
+	m, _ = litellm.Parse(url+",requested_model=other", litellm.WithClock(edgeClock()))
+	if r := measure(t, m); r.Valid || r.Spend != nil || !has(r.Warnings, litellm.WarnNoSeries) {
+		t.Errorf("other model: %+v", r)
+	}
+}
+
+// The spend counter of older releases has no requested_model label: the
+// term is left out of its filter, with a warning, and a series set that
+// mixes both is treated as the older kind.
+func TestSpendWithoutRequestedModel(t *testing.T) {
+	url := scrapes(t, fixture(t, "litellm-t0.prom"), fixture(t, "litellm-t1.prom"))
+	m, _ := litellm.Parse(url+",requested_model=llama-70b", litellm.WithClock(edgeClock()))
+	r := measure(t, m)
+	if !has(r.Warnings, litellm.WarnSpendUnfiltered) || r.Spend == nil || math.Abs(*r.Spend-(1.184218+0.0054)) > 1e-9 {
+		t.Errorf("older proxy: spend %v, warnings %+v", r.Spend, r.Warnings)
+	}
+}
+
+// LiteLLM 1.108.7 serves /metrics only with a key by default
+// (litellm_settings.require_auth_for_metrics_endpoint) and redirects
+// /metrics to /metrics/: the source "target" sends the target's
+// credentials (WithTargetHeader), to the target's host only; a /metrics
+// URL source sends none.
+func TestTargetCredentials(t *testing.T) {
+	bodies := [][]byte{fixture(t, "litellm-1.108.7-t0.prom"), fixture(t, "litellm-1.108.7-t1.prom")}
+	var n atomic.Int32
+	var unauthorized atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/metrics":
+			http.Redirect(w, r, "/metrics/", http.StatusTemporaryRedirect)
+		case "/metrics/":
+			if r.Header.Get("Authorization") != "Bearer sk-test" {
+				unauthorized.Add(1)
+				http.Error(w, `"Unauthorized access to metrics endpoint: No module named 'prisma' To allow unauthenticated access, set `+"`litellm_settings.require_auth_for_metrics_endpoint: false`"+` in your proxy_config.yaml."`, http.StatusUnauthorized)
+				return
+			}
+			w.Write(bodies[min(int(n.Add(1))-1, 1)])
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	h := http.Header{}
+	h.Set("Authorization", "Bearer sk-test")
+	m, err := litellm.Parse("target,requested_model=tiny-qwen3", litellm.WithTarget(srv.URL+"/v1"), litellm.WithTargetHeader(h), litellm.WithClock(edgeClock()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := measure(t, m); !eq(r.OutputTokens, 5184) || unauthorized.Load() != 0 {
+		t.Errorf("target with the key: %+v, %d refused", r, unauthorized.Load())
+	}
+	// A URL source is not the target: no credentials, and the proxy's
+	// refusal is the error.
+	m, _ = litellm.Parse(srv.URL+"/metrics", litellm.WithTargetHeader(h))
+	if err := m.Start(context.Background()); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Errorf("URL source: %v, want the 401", err)
 	}
 }

@@ -224,9 +224,12 @@ type Record struct {
 	// that ServerPromptTokens counts template tokens LocalPromptTokens
 	// does not.
 	PromptTemplated bool `json:"prompt_templated,omitempty"`
-	// ResponseCost is the cost a LiteLLM proxy gave for this response in
-	// its x-litellm-response-cost header, in the currency of its prices;
-	// nil without the header (or with a value that is not a number >= 0).
+	// ResponseCost is the cost a LiteLLM proxy gave for this response, in
+	// the currency of its prices: its x-litellm-response-cost header, else
+	// the "cost" of the response's usage object (where a LiteLLM proxy puts
+	// it on a stream, whose headers leave before the cost is known; where
+	// OpenRouter puts it); nil without either (or with a value that is not
+	// a number >= 0).
 	ResponseCost *float64 `json:"response_cost,omitempty"`
 
 	// ServerCachedTokens is usage.prompt_tokens_details.cached_tokens:

@@ -3,6 +3,7 @@ package mockserver
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -72,6 +73,10 @@ type Fault struct {
 	// ResponseCost, when not empty, is sent as the x-litellm-response-cost
 	// response header (a LiteLLM proxy's cost of the response), verbatim.
 	ResponseCost string
+	// UsageCost, when not empty, is sent as usage.cost, verbatim: where a
+	// LiteLLM proxy puts a streamed response's cost (its headers leave
+	// before the cost is known).
+	UsageCost string
 }
 
 // Bodies of the body=KIND fault (Fault.Body).
@@ -118,6 +123,7 @@ const (
 //	usage-completion=N   usage.completion_tokens is N (any integer)
 //	cached-tokens=N      usage.prompt_tokens_details.cached_tokens is N (at most the prompt's tokens)
 //	response-cost=X      header x-litellm-response-cost: X (X a decimal number, e.g. 0.000123)
+//	usage-cost=X         usage.cost is X (a decimal number), as a LiteLLM proxy sends on a stream
 //
 // Every bad item is reported (errors.Join), with its 1-based column.
 // ParseFault is safe for concurrent use.
@@ -272,6 +278,12 @@ func (f *Fault) applyItem(item string) error {
 			return fmt.Errorf("needs a cost >= 0, e.g. response-cost=0.000123")
 		}
 		f.ResponseCost = arg
+	case "usage-cost":
+		v, perr := strconv.ParseFloat(arg, 64)
+		if !hasArg || perr != nil || !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("needs a cost >= 0, e.g. usage-cost=0.0000129")
+		}
+		f.UsageCost = strconv.FormatFloat(v, 'g', -1, 64)
 	default:
 		code, ok := strings.CutPrefix(name, "http-")
 		if !ok {

@@ -108,6 +108,10 @@ func (g *generation) appendUsage(b []byte) []byte {
 		b = appendInt(b, int64(g.tr.CachedTokens))
 		b = append(b, '}')
 	}
+	if g.f.UsageCost != "" {
+		b = append(b, `,"cost":`...)
+		b = append(b, g.f.UsageCost...)
+	}
 	return append(b, '}')
 }
 

@@ -104,6 +104,28 @@ type usage struct {
 	prompt     count // usage.prompt_tokens
 	completion count // usage.completion_tokens
 	cached     count // usage.prompt_tokens_details.cached_tokens
+	cost       price // usage.cost: a LiteLLM proxy's cost of a streamed response, OpenRouter's of any
+}
+
+// price is a cost a server put in its usage object ("cost"): a finite
+// JSON number >= 0, in the currency of the server's prices; set is false
+// for anything else (absent, null, a string, an object of parts).
+type price struct {
+	set bool
+	v   float64
+}
+
+// parsePrice reads usage.cost's raw JSON value.
+func parsePrice(raw []byte) price {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || !(raw[0] >= '0' && raw[0] <= '9') {
+		return price{} // null, a string, an object, or negative
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || math.IsInf(f, 0) {
+		return price{}
+	}
+	return price{set: true, v: f}
 }
 
 // count is one token count of a usage object as the server sent it; the
@@ -154,6 +176,7 @@ func (c *chunk) slowDecode(data []byte) error {
 			PromptTokensDetails *struct {
 				CachedTokens json.RawMessage `json:"cached_tokens"`
 			} `json:"prompt_tokens_details"`
+			Cost json.RawMessage `json:"cost"`
 		} `json:"usage"`
 		Error  rawJSON `json:"error"`
 		Object rawJSON `json:"object"`
@@ -171,7 +194,7 @@ func (c *chunk) slowDecode(data []byte) error {
 	c.Error = v.Error
 	c.Object = v.Object
 	if v.Usage != nil {
-		c.Usage = usage{present: true, prompt: parseCount(v.Usage.PromptTokens), completion: parseCount(v.Usage.CompletionTokens)}
+		c.Usage = usage{present: true, prompt: parseCount(v.Usage.PromptTokens), completion: parseCount(v.Usage.CompletionTokens), cost: parsePrice(v.Usage.Cost)}
 		if d := v.Usage.PromptTokensDetails; d != nil {
 			c.Usage.cached = parseCount(d.CachedTokens)
 		}

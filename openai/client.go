@@ -1124,6 +1124,13 @@ func (c *Client) finish(req *loadgen.Request, rec *loadgen.Record, st *streamSta
 	prompt, promptOK, promptNote := usageCount("prompt_tokens", st.usage.prompt, 0)
 	out, outOK, outNote := usageCount("completion_tokens", st.usage.completion, st.delivered)
 	cachedNote := c.cachedCount(rec, st.usage.cached, prompt, promptOK)
+	if rec.ResponseCost == nil && st.usage.cost.set {
+		// A LiteLLM proxy sends no cost header on a stream (its headers
+		// leave before the cost is known) and puts the cost in the final
+		// usage chunk instead; the header wins where both came.
+		v := st.usage.cost.v
+		rec.ResponseCost = &v
+	}
 	var notes []string
 	for _, n := range []string{promptNote, outNote, cachedNote} {
 		if n != "" {
@@ -1171,7 +1178,8 @@ func (c *Client) finish(req *loadgen.Request, rec *loadgen.Record, st *streamSta
 
 // ResponseCostHeader is the response header in which a LiteLLM proxy gives
 // the response's cost, in the currency of its prices. The client copies it
-// into Record.ResponseCost.
+// into Record.ResponseCost; without it, the usage object's "cost" (a
+// LiteLLM proxy's streams, OpenRouter) is taken.
 const ResponseCostHeader = "x-litellm-response-cost"
 
 // responseCost parses the ResponseCostHeader's value: a finite number >= 0,

@@ -83,6 +83,8 @@ func FuzzChunkDecode(f *testing.F) {
 		`{"usage":{"prompt_tokens_details":{"cached_tokens":2},"prompt_tokens_details":{"audio_tokens":1}}}`,
 		`{"usage":{"Prompt_Tokens_Details":{"Cached_Tokens":2}}}`,
 		`{"object":"error","message":"boom","code":500}`, `{"Object":"error"}`, `{"object":"chat.completion.chunk","choices":[]}`,
+		`{"choices":[{"index":0}],"usage":{"completion_tokens":8,"prompt_tokens":5,"total_tokens":13,"prompt_tokens_details":{"cached_tokens":4},"cost":0.0000129}}`,
+		`{"usage":{"cost":{"total_cost":1}}}`, `{"usage":{"cost":"0.1"}}`, `{"usage":{"cost":-1}}`, `{"usage":{"Cost":2}}`, `{"usage":{"cost":1e400}}`, `{"usage":{"cost":null,"cost":3}}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -127,8 +127,12 @@ func (c *chunk) scanUsage(s *scanner) bool {
 			return ok
 		case "prompt_tokens_details":
 			return c.scanPromptDetails(s)
+		case "cost":
+			raw := s.raw()
+			c.Usage.cost = parsePrice(raw)
+			return raw != nil
 		}
-		return !nearKey(key, "prompt_tokens", "completion_tokens", "prompt_tokens_details") && s.skip()
+		return !nearKey(key, "prompt_tokens", "completion_tokens", "prompt_tokens_details", "cost") && s.skip()
 	})
 }
 

@@ -162,7 +162,9 @@ func (r *LevelReading) ServerConcurrency() float64 {
 
 // Warnings returns the reading's warnings, and cross-checks the engine's
 // and LiteLLM's token counters against ours over the window (warning when
-// they differ by more than 1 %).
+// they differ by more than 1 %). LiteLLM, which counts a request when it
+// has ended, is compared with the requests that completed ok in the
+// window (req/s × window × mean ISL or OSL).
 func (r *LevelReading) Warnings(s metrics.Summary) []metrics.Warning {
 	if r == nil {
 		return nil
@@ -176,8 +178,14 @@ func (r *LevelReading) Warnings(s metrics.Summary) []metrics.Warning {
 	}
 	if r.LiteLLM != nil {
 		out = append(out, r.LiteLLM.Warnings...)
-		prompt := int64(s.InputTokensPerSecond*s.WindowSeconds + 0.5)
-		output := int64(s.OutputTokensPerSecond*s.WindowSeconds + 0.5)
+		// LiteLLM counts a request's tokens when it has ended: the
+		// requests that completed ok in the window, each at the window's
+		// mean ISL and OSL (exact when the lengths are fixed), not the
+		// tokens that arrived in it (a request in flight at an edge would
+		// be in one count only).
+		ended := s.RequestsPerSecond * s.WindowSeconds
+		prompt := int64(ended*s.PromptTokens.Mean + 0.5)
+		output := int64(ended*s.OutputTokens.Mean + 0.5)
 		for _, w := range litellm.CrossCheck(*r.LiteLLM, prompt, output) {
 			w.Level = s.Level
 			out = append(out, w)

@@ -82,7 +82,10 @@ func TestSourcesPodAndLiteLLM(t *testing.T) {
 	}
 	// The summary of the same window: vLLM's counts, so LiteLLM agrees on
 	// input and output; 2 % fewer output tokens on our side disagrees.
-	sum := metrics.Summary{Level: 3, WindowSeconds: 120, InputTokensPerSecond: 1104512.0 / 120, OutputTokensPerSecond: 421308.0 / 120}
+	// LiteLLM is compared with the requests that ended in the window:
+	// here 4, of 276,128 prompt and 105,327 output tokens on average.
+	sum := metrics.Summary{Level: 3, WindowSeconds: 120, InputTokensPerSecond: 1104512.0 / 120, OutputTokensPerSecond: 421308.0 / 120,
+		RequestsPerSecond: 4.0 / 120, PromptTokens: metrics.Distribution{Mean: 276128}, OutputTokens: metrics.Distribution{Mean: 105327}}
 	codes := func(ws []metrics.Warning) string {
 		var c []string
 		for _, w := range ws {
@@ -93,7 +96,7 @@ func TestSourcesPodAndLiteLLM(t *testing.T) {
 	if got := codes(r.Warnings(sum)); got != string(litellm.WarnSpendUnfiltered) {
 		t.Errorf("warnings %s", got)
 	}
-	sum.OutputTokensPerSecond /= 1.02
+	sum.OutputTokens.Mean /= 1.02
 	if got := codes(r.Warnings(sum)); !strings.Contains(got, string(litellm.WarnTokenMismatch)) {
 		t.Errorf("warnings %s", got)
 	}
@@ -119,5 +122,29 @@ func TestSourcesPodAndLiteLLM(t *testing.T) {
 	if r.Energy == nil || !r.Energy.Valid || r.Pod == nil || r.Pod.Valid || r.PodGap != nil ||
 		len(r.Pod.Warnings) != 1 || r.Pod.Warnings[0].Code != "pod_energy_failed" {
 		t.Errorf("energy %+v, pod %+v", r.Energy, r.Pod)
+	}
+}
+
+// LiteLLM counts a request when it ends; the summary's output tok/s counts
+// the tokens that arrived in the window. Through a real LiteLLM 1.108.7
+// proxy (concurrency 2, 20 s, 128 prompt and 64 output tokens a request;
+// bench/cross-check.sh's litellm part) the proxy counted 8,064 input and
+// 4,032 output tokens in the window: 63 requests. The tokens that arrived
+// in the window were 4,117 (2.1 % more: the requests in flight at the
+// edges), and the 63 requests that completed in it hold exactly LiteLLM's
+// counts. Those are compared; 65 requests would be a mismatch.
+func TestLiteLLMCountsEndedRequests(t *testing.T) {
+	in, out := 8064.0, 4032.0
+	r := &LevelReading{LiteLLM: &litellm.Reading{Valid: true, Via: "scrape", InputTokens: &in, OutputTokens: &out}}
+	const window = 15.95
+	sum := metrics.Summary{Level: 0, WindowSeconds: window, InputTokensPerSecond: 8064 / window, OutputTokensPerSecond: 4117 / window,
+		RequestsPerSecond: 63 / window, PromptTokens: metrics.Distribution{Mean: 128}, OutputTokens: metrics.Distribution{Mean: 64}}
+	if ws := r.Warnings(sum); len(ws) != 0 {
+		t.Errorf("the same 63 requests: %+v", ws)
+	}
+	sum.RequestsPerSecond = 65 / window
+	ws := r.Warnings(sum)
+	if len(ws) != 2 || ws[0].Code != litellm.WarnTokenMismatch || !strings.Contains(ws[1].Message, "LiteLLM counted 4032 output tokens of the requests that ended in the window") {
+		t.Errorf("65 requests: %+v", ws)
 	}
 }

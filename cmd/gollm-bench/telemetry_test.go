@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -222,6 +225,81 @@ func TestLiteLLMAndPodEnergyOnMock(t *testing.T) {
 				t.Errorf("plausibility %+v", e.Plausibility)
 			}
 		})
+	}
+}
+
+// A LiteLLM proxy as version 1.108.7 behaves by default, in front of the
+// mock: /metrics answers 401 without the proxy's key, and a stream's cost
+// comes in its usage object, not in a header. --litellm-metrics target
+// sends the run's --api-key to /metrics, and each record keeps its
+// response's cost.
+func TestLiteLLMProxyBehindItsKey(t *testing.T) {
+	t.Parallel()
+	s, url := fastServer(t)
+	lite := fakeLiteLLM(t, s, 1)
+	var refused atomic.Int64
+	mock, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upstream := httputil.NewSingleHostReverseProxy(mock)
+	upstream.FlushInterval = -1
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer sk-proxy-key" {
+			refused.Add(1)
+			http.Error(w, `{"error":"Authentication Error, No api key passed in."}`, http.StatusUnauthorized)
+			return
+		}
+		if r.URL.Path != "/metrics" {
+			upstream.ServeHTTP(w, r)
+			return
+		}
+		resp, err := http.Get(lite)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(front.Close)
+	dir := t.TempDir()
+	code, stdout, stderr := cli(t, context.Background(), "run", "--target", front.URL+"/v1", "--api-key", "sk-proxy-key",
+		"--profile", "concurrent", "--rate", "2", "--max-requests", "20", "--data", "prompt_tokens=8,output_tokens=4", "--energy", "none",
+		"--output-dir", dir, "--run-id", "lite", "--warmup", "0", "--cooldown", "0", "--max-lag", lenientLag,
+		"--header", mockserver.FaultHeader+"=usage-cost=0.0000088", "--litellm-metrics", "target,requested_model=mock-model")
+	if code != exitcode.OK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	run, err := results.Read(filepath.Join(dir, "lite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if refused.Load() != 0 || levelWarning(run, "litellm_failed") != nil {
+		t.Fatalf("%d requests refused; litellm_failed %v", refused.Load(), levelWarning(run, "litellm_failed"))
+	}
+	if l := run.Telemetry; len(l) == 0 || l[0].LiteLLM == nil || !l[0].LiteLLM.Valid || *l[0].LiteLLM.OutputTokens != 80 {
+		t.Fatalf("litellm reading %+v", l)
+	}
+	f, err := os.Open(filepath.Join(dir, "lite", "requests.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := loadgen.NewDecoder(f)
+	n := 0
+	for {
+		var r loadgen.Record
+		if err := dec.Decode(&r); err != nil {
+			break
+		}
+		n++
+		if r.ResponseCost == nil || *r.ResponseCost != 8.8e-6 {
+			t.Fatalf("record %d: response cost %v, want the usage object's 8.8e-6", r.Seq, r.ResponseCost)
+		}
+	}
+	if n != 20 {
+		t.Errorf("%d records, want 20", n)
 	}
 }
 
