@@ -55,6 +55,7 @@
 #        CALLGRIND_N1, CALLGRIND_N2 (100, 300 requests), CALLGRIND_CLIENTS ("gollm-bench";
 #                       the peers are opt-in, 10-15 minutes each),
 #        CALLGRIND_TIMEOUT (900 s a run: a client over it gets no count)
+#        CALLGRIND_DUMP_BB (20000000: basic blocks between periodic dumps of each process)
 #        LITELLM_PIN (1.108.7), LITELLM_PORT (4091), LITELLM_SECONDS (20),
 #        LITELLM_CONCURRENCY (2), LITELLM_PRICE (EUR per 1M tokens, the proxy's
 #        prices per token: "input=0.50,output=1.50,cached_input=0.10");
@@ -85,6 +86,7 @@ COST_SECONDS=${COST_SECONDS:-15}
 CLAIM_RATE=${CLAIM_RATE:-1000}
 CALLGRIND_N1=${CALLGRIND_N1:-100}
 CALLGRIND_N2=${CALLGRIND_N2:-300}
+CALLGRIND_DUMP_BB=${CALLGRIND_DUMP_BB:-20000000}
 # Only gollm-bench by default: a Python client under callgrind takes 10-15
 # minutes for 50 + 150 requests (its start-up alone is billions of
 # instructions), which would take the script past 30 minutes; name them to
@@ -426,11 +428,21 @@ callgrind_client() { # CLIENT N -> instructions (Ir) over every process of the c
   # Go's asynchronous preemption signals trip an assertion in callgrind
   # 3.19 (vgCallgrind_post_signal); without them the Go scheduler still
   # preempts at function calls.
-  GODEBUG=asyncpreemptoff=1 timeout "$CALLGRIND_TIMEOUT" taskset -c "$CLIENT_CPU" valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$out/cg.%p" "${cmd[@]}" >"$out/log" 2>&1 || true
-  # The total of every process's "summary:" line. A child process (Python's
-  # multiprocessing helpers) may still be writing its file when the
-  # client's main process has exited: wait up to 2 minutes for every file
-  # to be complete; none when one never is (cut off by the timeout).
+  # --dump-every-bb: each process writes its counts every
+  # CALLGRIND_DUMP_BB basic blocks (cg.PID.1, cg.PID.2, ...; each dump holds
+  # the instructions since the one before) and at its exit. AIPerf's
+  # controller ends its service processes with a signal callgrind cannot
+  # catch, so they never reach the exit dump: without the periodic dumps
+  # their whole count was lost (three empty files of six); with them only
+  # the part after a process's last dump is.
+  GODEBUG=asyncpreemptoff=1 timeout "$CALLGRIND_TIMEOUT" taskset -c "$CLIENT_CPU" valgrind --tool=callgrind --trace-children=yes \
+    --dump-every-bb="$CALLGRIND_DUMP_BB" --callgrind-out-file="$out/cg.%p" "${cmd[@]}" >"$out/log" 2>&1 || true
+  # The total of every dump's "summary:" line. A child process (Python's
+  # multiprocessing helpers) may still be writing its last dump when the
+  # client's main process has exited: wait up to 2 minutes for it. A
+  # process whose exit dump never came (killed) counts as cut off: its
+  # total is a lower bound, short by less than one dump interval, and the
+  # number of such processes goes to cut.txt.
   local f i complete
   for i in $(seq 120); do
     complete=1
@@ -438,7 +450,16 @@ callgrind_client() { # CLIENT N -> instructions (Ir) over every process of the c
     [ $complete = 1 ] && break
     sleep 1
   done
-  for f in "$out"/cg.*; do grep -q '^summary:' "$f" || { echo 0; return; }; done
+  # A process's exit dump is cg.PID (its periodic ones cg.PID.N).
+  local cut=0 pid main
+  for pid in $(ls "$out" | sed -n 's/^cg\.\([0-9]*\).*/\1/p' | sort -nu); do
+    main=${main:-$pid} # the lowest PID: the client's own command
+    grep -qs '^summary:' "$out/cg.$pid" || cut=$((cut + 1))
+  done
+  echo "$cut" >"$out/cut.txt"
+  # The main process must have reached its exit dump, or the plan did not
+  # finish: no count then.
+  if [ -z "$main" ] || ! grep -q '^summary:' "$out/cg.$main"; then echo 0; return; fi
   cat "$out"/cg.* 2>/dev/null | awk '/^summary:/ {s += $2} END {printf "%.0f\n", s}'
 }
 callgrind() {
@@ -460,6 +481,10 @@ callgrind() {
     i2=$(callgrind_client "$c" "$CALLGRIND_N2")
     [ "$i2" != 0 ] || { problem "callgrind: $c, $CALLGRIND_N2 requests: a process's count is incomplete (cut off at $CALLGRIND_TIMEOUT s?); see $W/callgrind/$c-$CALLGRIND_N2/log"; continue; }
     printf '%s\t%s\t%s\n' "$c" "$i1" "$i2" >>"$W/callgrind.tsv"
+    local k1 k2
+    k1=$(cat "$W/callgrind/$c-$CALLGRIND_N1/cut.txt" 2>/dev/null || echo 0)
+    k2=$(cat "$W/callgrind/$c-$CALLGRIND_N2/cut.txt" 2>/dev/null || echo 0)
+    [ "$k1$k2" = 00 ] || problem "callgrind: $c: $k1 and $k2 dump files incomplete (processes ended by a signal, or cut off): their counts stop at their last periodic dump, each short by less than $CALLGRIND_DUMP_BB basic blocks"
   done
 }
 
