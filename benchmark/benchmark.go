@@ -242,9 +242,10 @@ func (b *Benchmark) parse() error {
 			bad(fmt.Errorf("--precision: %w", err))
 		}
 	}
-	if s.Repeat < 1 {
+	if s.Repeat < 0 {
 		bad(fmt.Errorf("--repeat %d: a level runs at least once; give 1 (the default) or more, e.g. --repeat 3", s.Repeat))
 	}
+	s.Repeat = max(s.Repeat, 1) // 0: once
 	for _, v := range s.Rates {
 		if b.arr.unread {
 			break

@@ -21,7 +21,7 @@ func TestNewRefusesBadSettings(t *testing.T) {
 	s.OutputDir = dir
 	s.Rates = []float64{-1}
 	s.KneeTolerance = 2
-	s.Repeat = 0
+	s.Repeat = -1
 	_, err := New(context.Background(), s, Options{})
 	var bad *InputError
 	if !errors.As(err, &bad) {
@@ -31,6 +31,28 @@ func TestNewRefusesBadSettings(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %s:\n%v", want, err)
 		}
+	}
+}
+
+// Seen (issue 26): Settings.Repeat's comment says 0 or 1 means once,
+// but New refused 0, the zero value an embedder leaves. Zero runs each
+// level once; a negative count is still refused.
+func TestRepeatZeroRunsOnce(t *testing.T) {
+	t.Parallel()
+	s := DefaultSettings(CommandRun)
+	s.MockPreset, s.Energy, s.OutputDir = "instant", "none", ""
+	s.Rates, s.MaxRequests, s.MaxLag = []float64{2}, 8, time.Second
+	s.Repeat = 0
+	b, err := New(context.Background(), s, Options{})
+	if err != nil {
+		t.Fatalf("Repeat 0: %v, want it to mean once", err)
+	}
+	out, err := b.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(out.Run.Timelines); n != 1 || out.Run.Config.Repeat != 1 {
+		t.Errorf("Repeat 0: %d timelines, run.json repeat %d; want one run, recorded as 1", n, out.Run.Config.Repeat)
 	}
 }
 

@@ -141,7 +141,7 @@ type Settings struct {
 	SLO                 slo.Objective
 	Precision           string  // precision: "decide", interval targets levels run to (e.g. ttft_p99:5%), or "quick"; "": decide for a sweep with an SLO, else quick
 	PrecisionMaxSeconds float64 // precision-max-seconds: a sweep's bound on a level run to a decision, s (0: 10 × MaxSeconds)
-	Repeat              int     // repeat: runs of each level, pooled (0 or 1: once)
+	Repeat              int     // repeat: runs of each level, pooled (0 or 1: once; New sets 0 to 1)
 
 	// Energy, cost and carbon.
 	Energy            string  // energy: auto, nvml, dcgm=URL, prometheus=URL or none

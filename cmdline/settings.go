@@ -26,13 +26,16 @@ type SettingsText struct {
 	SLO              string   // --slo
 	Warmup, Cooldown string   // --warmup, --cooldown
 	Ramp             string   // --ramp ("": none)
+	// Repeat is --repeat: the library reads 0 as once, but a user who
+	// types --repeat 0 is told that a level runs at least once.
+	Repeat int
 }
 
 // NewSettingsText returns the text of s's typed settings, as the flags
 // show them for their defaults (benchmark.DefaultSettings): "10%", not a
 // Go value.
 func NewSettingsText(s benchmark.Settings) SettingsText {
-	t := SettingsText{Warmup: s.Warmup.String(), Cooldown: s.Cooldown.String()}
+	t := SettingsText{Warmup: s.Warmup.String(), Cooldown: s.Cooldown.String(), Repeat: max(s.Repeat, 1)}
 	for _, r := range s.Rates {
 		t.Rates = append(t.Rates, strconv.FormatFloat(r, 'g', -1, 64))
 	}
@@ -45,7 +48,8 @@ func NewSettingsText(s benchmark.Settings) SettingsText {
 	return t
 }
 
-// Apply parses t into s's Rates, SLO, Warmup, Cooldown and Ramp. It reports
+// Apply parses t into s's Rates, SLO, Warmup, Cooldown, Ramp and Repeat
+// (a Repeat below 1 is refused). It reports
 // every bad value at once (errors.Join), each starting with its flag, as
 // benchmark.New does for the others; the values that parse are set even
 // when others do not, so that checking s afterwards does not also
@@ -75,6 +79,10 @@ func (t SettingsText) Apply(s *benchmark.Settings) error {
 			errs = append(errs, fmt.Errorf("--%s %w", trim.flag, err))
 		}
 		*trim.to = v
+	}
+	s.Repeat = max(t.Repeat, 1)
+	if t.Repeat < 1 {
+		errs = append(errs, fmt.Errorf("--repeat %d: a level runs at least once; give 1 (the default) or more, e.g. --repeat 3", t.Repeat))
 	}
 	s.Ramp = nil
 	if strings.TrimSpace(t.Ramp) != "" {

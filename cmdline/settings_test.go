@@ -19,14 +19,14 @@ func TestSettingsTextApply(t *testing.T) {
 	if text.Warmup != "10%" || text.Cooldown != "10%" || text.SLO != "" || len(text.Rates) != 0 {
 		t.Errorf("defaults as text: %+v, want the flags' 10%% trims and nothing else", text)
 	}
-	text = cmdline.SettingsText{Rates: []string{"1", "y", "2.5", "-3"}, SLO: "ttft_p99<=fast", Warmup: "zz", Cooldown: "30s"}
+	text = cmdline.SettingsText{Rates: []string{"1", "y", "2.5", "-3"}, SLO: "ttft_p99<=fast", Warmup: "zz", Cooldown: "30s", Repeat: 0}
 	err := text.Apply(&s)
-	for _, want := range []string{`--rate "y"`, `--rate "-3"`, "--slo: ", `--warmup "zz"`} {
+	for _, want := range []string{`--rate "y"`, `--rate "-3"`, "--slo: ", `--warmup "zz"`, "--repeat 0: a level runs at least once"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Apply: %v, want an error containing %s", err, want)
 		}
 	}
-	if !reflect.DeepEqual(s.Rates, []float64{1, 2.5}) || s.Cooldown != (loadgen.Trim{Duration: 30e9}) {
+	if !reflect.DeepEqual(s.Rates, []float64{1, 2.5}) || s.Cooldown != (loadgen.Trim{Duration: 30e9}) || s.Repeat != 1 {
 		t.Errorf("rates %v, cooldown %v: want the values that parsed", s.Rates, s.Cooldown)
 	}
 }
@@ -38,7 +38,7 @@ func FuzzSettingsTextApply(f *testing.F) {
 	f.Add("x", "bad", "zz", "-1", "sine:1")
 	f.Add("1e308", "error_rate<=0.5%", "100", "0", "exponential:2->64:2m")
 	f.Fuzz(func(t *testing.T, rates, obj, warmup, cooldown, ramp string) {
-		text := cmdline.SettingsText{Rates: strings.Split(rates, ","), SLO: obj, Warmup: warmup, Cooldown: cooldown, Ramp: ramp}
+		text := cmdline.SettingsText{Rates: strings.Split(rates, ","), SLO: obj, Warmup: warmup, Cooldown: cooldown, Ramp: ramp, Repeat: 1}
 		var s benchmark.Settings
 		if err := text.Apply(&s); err != nil {
 			return
@@ -63,7 +63,7 @@ func TestBadRampOneErrorNoField(t *testing.T) {
 	for _, ramp := range []string{"linear:20->2:6s", "linear:2->2:6s", "exponential:0->2:6s", "sine:1->2:6s", "linear:1->2:0s", "linear:20"} {
 		s := benchmark.DefaultSettings(benchmark.CommandRun)
 		s.Given = map[string]bool{"ramp": true}
-		err := cmdline.SettingsText{Ramp: ramp, Warmup: "10%", Cooldown: "10%"}.Check(s)
+		err := cmdline.SettingsText{Ramp: ramp, Warmup: "10%", Cooldown: "10%", Repeat: 1}.Check(s)
 		if err == nil {
 			t.Errorf("--ramp %s: no error", ramp)
 			continue

@@ -81,7 +81,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	if sweep {
 		fs.Float64Var(&s.PrecisionMaxSeconds, "precision-max-seconds", s.PrecisionMaxSeconds, "with --precision, the longest a level that decides the knee may run, s (default 10 × --max-seconds; the grid runs --max-seconds)")
 	}
-	fs.IntVar(&s.Repeat, "repeat", s.Repeat, "run each level this many times (seeds derived from --seed) and pool them, with the spread between runs")
+	fs.IntVar(&b.text.Repeat, "repeat", b.text.Repeat, "run each level this many times (seeds derived from --seed) and pool them, with the spread between runs")
 	fs.Func("min-samples", "no effect: replaced by the confidence intervals every figure carries (see --precision)", benchmark.CheckMinSamples)
 	_ = fs.MarkDeprecated("min-samples", "every figure now carries a 95% confidence interval and verdicts say when more requests are needed; use --precision to extend levels until decided")
 
