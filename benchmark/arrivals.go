@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/gollm-bench/gollm-bench/internal/fieldname"
 	"github.com/gollm-bench/gollm-bench/loadgen"
@@ -78,10 +77,10 @@ func (b *Benchmark) parseArrivals() []error {
 			a.unread = true
 		case b.isSweep():
 			bad("--ramp with sweep: a ramp raises the rate within a level; use `gollm-bench run --ramp %s`", r)
-		case f.Given["max-seconds"] && time.Duration(f.MaxSeconds*float64(time.Second)) < r.Over:
-			bad("--max-seconds %v ends the level before --ramp %s reaches its end rate after %v: raise --max-seconds (the level holds the end rate after the ramp), or shorten the ramp", f.MaxSeconds, r, r.Over)
+		case f.Given["max-seconds"] && f.MaxDuration < r.Over:
+			bad("--max-seconds %v ends the level before --ramp %s reaches its end rate after %v: raise --max-seconds (the level holds the end rate after the ramp), or shorten the ramp", f.MaxDuration.Seconds(), r, r.Over)
 		case !f.Given["max-seconds"] && !f.Given["max-requests"]:
-			f.MaxSeconds = r.Over.Seconds()
+			f.MaxDuration = r.Over
 		}
 		a.shape.Ramp = &r
 		clash("ramp", "the ramp sets the level's rates", "rate")
@@ -170,7 +169,7 @@ func (b *Benchmark) readTrace() []error {
 	f.Rates = []float64{roundTo4(plan.Rate())}
 	f.MaxRequests = lim.MaxRequests
 	if !f.Given["max-seconds"] {
-		f.MaxSeconds = lim.MaxDuration.Seconds()
+		f.MaxDuration = lim.MaxDuration
 	}
 	for name, v := range map[string]*loadgen.Trim{"warmup": &f.Warmup, "cooldown": &f.Cooldown} {
 		if !f.Given[name] {

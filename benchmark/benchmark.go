@@ -371,31 +371,28 @@ func (b *Benchmark) parse() error {
 	if s.Repeat > 1 && s.Shard != "" {
 		return fmt.Errorf("--repeat %d with --shard %s: repeats are pooled within one process; run the repeats as separate distributed runs, or drop one flag", s.Repeat, s.Shard)
 	}
-	if s.MaxSeconds == 0 && s.MaxRequests == 0 {
-		s.MaxSeconds = 30
+	if s.MaxDuration == 0 && s.MaxRequests == 0 {
+		s.MaxDuration = 30 * time.Second
 		if b.isSweep() && s.Target == "" {
-			s.MaxSeconds = 8 // the demo: a knee within a couple of minutes
+			s.MaxDuration = 8 * time.Second // the demo: a knee within a couple of minutes
 		}
 		if !b.precision.IsZero() && !b.isSweep() {
 			// Levels run to a decision stop when measured well enough;
 			// this is only their bound.
-			s.MaxSeconds = 120
+			s.MaxDuration = 120 * time.Second
 		}
 	}
-	if s.PrecisionMaxSeconds < 0 || math.IsNaN(s.PrecisionMaxSeconds) || math.IsInf(s.PrecisionMaxSeconds, 0) {
-		return fmt.Errorf("--precision-max-seconds %v: want a positive number of seconds, e.g. 120", s.PrecisionMaxSeconds)
+	if s.PrecisionMaxDuration > 0 && b.precision.IsZero() {
+		return fmt.Errorf("--precision-max-seconds %v without --precision: it bounds the levels --precision runs to a decision; give --precision too, or drop it", s.PrecisionMaxDuration.Seconds())
 	}
-	if s.PrecisionMaxSeconds > 0 && b.precision.IsZero() {
-		return fmt.Errorf("--precision-max-seconds %v without --precision: it bounds the levels --precision runs to a decision; give --precision too, or drop it", s.PrecisionMaxSeconds)
-	}
-	if b.isSweep() && !b.precision.IsZero() && s.PrecisionMaxSeconds == 0 {
-		s.PrecisionMaxSeconds = 10 * s.MaxSeconds
-		if s.MaxSeconds == 0 {
-			s.PrecisionMaxSeconds = 300
+	if b.isSweep() && !b.precision.IsZero() && s.PrecisionMaxDuration == 0 {
+		s.PrecisionMaxDuration = 10 * s.MaxDuration
+		if s.MaxDuration == 0 {
+			s.PrecisionMaxDuration = 300 * time.Second
 		}
 	}
 	b.limits = loadgen.Limits{
-		MaxDuration:      time.Duration(s.MaxSeconds * float64(time.Second)),
+		MaxDuration:      s.MaxDuration,
 		MaxRequests:      s.MaxRequests,
 		MaxErrors:        s.MaxErrors,
 		UnreachableAfter: s.UnreachableAfter,
@@ -550,7 +547,7 @@ func (b *Benchmark) setup(ctx context.Context) error {
 		Objective: b.obj,
 		Precision: b.precision,
 		DecideLimits: loadgen.Limits{
-			MaxDuration: time.Duration(s.PrecisionMaxSeconds * float64(time.Second)),
+			MaxDuration: s.PrecisionMaxDuration,
 			MaxErrors:   b.limits.MaxErrors, UnreachableAfter: b.limits.UnreachableAfter,
 		},
 		Repeat:      s.Repeat,
@@ -1129,9 +1126,9 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 			Stream: !s.NoStream, IgnoreEOS: !s.NoIgnoreEOS, Profile: s.Profile, Rates: b.levels,
 			MaxConcurrency: s.MaxConcurrency, Seed: s.Seed, Data: b.dataSpec(), SequenceDistribution: s.SequenceDistribution,
 			Dataset: s.Dataset, PrefixCache: b.prefixCacheState(), Warmup: b.warmup.String(), Cooldown: b.cooldown.String(),
-			MaxSeconds: s.MaxSeconds, MaxRequests: s.MaxRequests, MaxErrors: s.MaxErrors,
+			MaxSeconds: s.MaxDuration.Seconds(), MaxRequests: s.MaxRequests, MaxErrors: s.MaxErrors,
 			RequestTimeoutS: s.RequestTimeout.Seconds(), IdleTimeoutS: s.IdleTimeout.Seconds(),
-			MaxLagMs: msOf(b.runnerMaxLag()), SLO: b.obj.String(), Precision: b.precision.String(), PrecisionMaxS: s.PrecisionMaxSeconds, Repeat: s.Repeat,
+			MaxLagMs: msOf(b.runnerMaxLag()), SLO: b.obj.String(), Precision: b.precision.String(), PrecisionMaxS: s.PrecisionMaxDuration.Seconds(), Repeat: s.Repeat,
 			Energy: redact.URLs(s.Energy), Labels: labels,
 			UnreachableAfter: s.UnreachableAfter, CACert: s.CACert, Insecure: s.Insecure, ReceiveClock: cmp.Or(s.ReceiveClock, "auto"), Like: s.Like,
 		},

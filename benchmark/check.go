@@ -11,7 +11,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gollm-bench/gollm-bench/cost"
 	"github.com/gollm-bench/gollm-bench/energy"
@@ -44,8 +43,8 @@ func (b *Benchmark) validateFlags() []error {
 		bad bool
 		msg string
 	}{
-		{!finite(s.MaxSeconds) || s.MaxSeconds < 0, fmt.Sprintf("--max-seconds %v: want a level length in seconds, e.g. 30 (0: 30 unless --max-requests is given)", s.MaxSeconds)},
-		{finite(s.MaxSeconds) && s.MaxSeconds > maxLevelSeconds, fmt.Sprintf("--max-seconds %v: longer than the longest level gollm-bench can time, %.0f s (about 292 years); want a level length in seconds, e.g. 30", s.MaxSeconds, maxLevelSeconds)},
+		{s.MaxDuration < 0, fmt.Sprintf("--max-seconds %v: want a level length, e.g. 30s (0: 30s unless --max-requests is given)", s.MaxDuration)},
+		{s.PrecisionMaxDuration < 0, fmt.Sprintf("--precision-max-seconds %v: want a positive bound on a level run to a decision, e.g. 2m (0: 10 × --max-seconds)", s.PrecisionMaxDuration)},
 		{s.MaxRequests < 0, fmt.Sprintf("--max-requests %d: want a number of requests per level, e.g. 1000 (0: no limit)", s.MaxRequests)},
 		{s.MaxErrors < 0, fmt.Sprintf("--max-errors %d: want a number of failed requests, e.g. 50 (0: never stop on errors)", s.MaxErrors)},
 		{s.UnreachableAfter < 0, fmt.Sprintf("--unreachable-after %d: want a number of requests, e.g. %d (0: never stop)", s.UnreachableAfter, DefaultUnreachableAfter)},
@@ -322,11 +321,6 @@ func CheckMinSamples(v string) error {
 	}
 	return nil
 }
-
-// maxLevelSeconds is the longest --max-seconds, s: the longest
-// time.Duration, about 292 years. A longer one would overflow to a
-// negative duration.
-const maxLevelSeconds = float64(math.MaxInt64 / int64(time.Second))
 
 // formatRates spells rates as the flag does: 1,2.5,4.
 func formatRates(rates []float64) string {

@@ -124,7 +124,7 @@ type Settings struct {
 	// the level (loadgen.ParseTrim reads the flags' "30s", "100", "10%").
 	Warmup, Cooldown loadgen.Trim
 	WarmupPhase      string        // warmup-phase: load sent before the first level, counted in no level: PROFILE:LEVEL:DURATION, e.g. concurrent:4:60s
-	MaxSeconds       float64       // max-seconds: level length, s (0: 30, or 8 for a sweep of the mock, or 120 for a run with Precision)
+	MaxDuration      time.Duration // max-seconds: level length (0: 30s, or 8s for a sweep of the mock, or 120s for a run with Precision)
 	MaxRequests      int64         // max-requests: requests per level (0: no limit)
 	MaxErrors        int64         // max-errors: stop a level after this many failures (0: never)
 	UnreachableAfter int64         // unreachable-after: stop a level whose first N requests fail to connect (0: never)
@@ -138,10 +138,10 @@ type Settings struct {
 	// SLO (slo) is the service-level objective each level is judged
 	// against (slo.Parse reads the flag's ttft_p99<=500ms,itl_p95<=50ms);
 	// the zero Objective judges nothing.
-	SLO                 slo.Objective
-	Precision           string  // precision: "decide", interval targets levels run to (e.g. ttft_p99:5%), or "quick"; "": decide for a sweep with an SLO, else quick
-	PrecisionMaxSeconds float64 // precision-max-seconds: a sweep's bound on a level run to a decision, s (0: 10 × MaxSeconds)
-	Repeat              int     // repeat: runs of each level, pooled (0 or 1: once; New sets 0 to 1)
+	SLO                  slo.Objective
+	Precision            string        // precision: "decide", interval targets levels run to (e.g. ttft_p99:5%), or "quick"; "": decide for a sweep with an SLO, else quick
+	PrecisionMaxDuration time.Duration // precision-max-seconds: a sweep's bound on a level run to a decision (0: 10 × MaxDuration)
+	Repeat               int           // repeat: runs of each level, pooled (0 or 1: once; New sets 0 to 1)
 
 	// Energy, cost and carbon.
 	Energy            string  // energy: auto, nvml, dcgm=URL, prometheus=URL or none

@@ -57,7 +57,7 @@ func (b *Benchmark) parseWarmupPhase() error {
 // length to compare with.
 func (b *Benchmark) checkWarmupLength() error {
 	s := &b.s
-	if s.WarmupPhase == "" || s.MaxSeconds <= 0 {
+	if s.WarmupPhase == "" || s.MaxDuration <= 0 {
 		return nil
 	}
 	levels, what := len(b.profiles()), "level(s)"
@@ -67,7 +67,7 @@ func (b *Benchmark) checkWarmupLength() error {
 			levels, what = max(len(b.levels), s.GridLevels), "grid level(s)"
 		}
 	}
-	budget := time.Duration(float64(levels*max(s.Repeat, 1)) * s.MaxSeconds * float64(time.Second))
+	budget := time.Duration(float64(levels*max(s.Repeat, 1)) * float64(s.MaxDuration))
 	if b.phase.Duration <= budget {
 		return nil
 	}
@@ -76,7 +76,7 @@ func (b *Benchmark) checkWarmupLength() error {
 		rep = fmt.Sprintf(" × --repeat %d", s.Repeat)
 	}
 	return fmt.Errorf("--warmup-phase %s: the phase (%v) is longer than the whole run it warms (%d %s × --max-seconds %g%s = %v); shorten the phase, or lengthen --max-seconds (with --stabilize, the gate holds a short phase open as long as the GPUs need)",
-		s.WarmupPhase, b.phase.Duration, levels, what, s.MaxSeconds, rep, budget)
+		s.WarmupPhase, b.phase.Duration, levels, what, s.MaxDuration.Seconds(), rep, budget)
 }
 
 // suggestWarmupPhase says, once, that a sweep of a real server without a

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gollm-bench/gollm-bench/benchmark"
 	"github.com/gollm-bench/gollm-bench/internal/fieldname"
@@ -26,6 +27,10 @@ type SettingsText struct {
 	SLO              string   // --slo
 	Warmup, Cooldown string   // --warmup, --cooldown
 	Ramp             string   // --ramp ("": none)
+	// MaxSeconds and PrecisionMaxSeconds are --max-seconds and
+	// --precision-max-seconds, s: Settings.MaxDuration and
+	// PrecisionMaxDuration.
+	MaxSeconds, PrecisionMaxSeconds float64
 	// Repeat is --repeat: the library reads 0 as once, but a user who
 	// types --repeat 0 is told that a level runs at least once.
 	Repeat int
@@ -35,7 +40,8 @@ type SettingsText struct {
 // show them for their defaults (benchmark.DefaultSettings): "10%", not a
 // Go value.
 func NewSettingsText(s benchmark.Settings) SettingsText {
-	t := SettingsText{Warmup: s.Warmup.String(), Cooldown: s.Cooldown.String(), Repeat: max(s.Repeat, 1)}
+	t := SettingsText{Warmup: s.Warmup.String(), Cooldown: s.Cooldown.String(), Repeat: max(s.Repeat, 1),
+		MaxSeconds: s.MaxDuration.Seconds(), PrecisionMaxSeconds: s.PrecisionMaxDuration.Seconds()}
 	for _, r := range s.Rates {
 		t.Rates = append(t.Rates, strconv.FormatFloat(r, 'g', -1, 64))
 	}
@@ -48,7 +54,8 @@ func NewSettingsText(s benchmark.Settings) SettingsText {
 	return t
 }
 
-// Apply parses t into s's Rates, SLO, Warmup, Cooldown, Ramp and Repeat
+// Apply parses t into s's Rates, SLO, Warmup, Cooldown, Ramp, MaxDuration,
+// PrecisionMaxDuration and Repeat
 // (a Repeat below 1 is refused). It reports
 // every bad value at once (errors.Join), each starting with its flag, as
 // benchmark.New does for the others; the values that parse are set even
@@ -80,6 +87,21 @@ func (t SettingsText) Apply(s *benchmark.Settings) error {
 		}
 		*trim.to = v
 	}
+	s.MaxDuration, s.PrecisionMaxDuration = 0, 0
+	if v := t.MaxSeconds; !(v >= 0) || math.IsInf(v, 0) {
+		errs = append(errs, fmt.Errorf("--max-seconds %v: want a level length in seconds, e.g. 30 (0: 30 unless --max-requests is given)", v))
+	} else if v > maxLevelSeconds {
+		errs = append(errs, fmt.Errorf("--max-seconds %v: longer than the longest level gollm-bench can time, %.0f s (about 292 years); want a level length in seconds, e.g. 30", v, maxLevelSeconds))
+	} else {
+		s.MaxDuration = time.Duration(v * float64(time.Second))
+	}
+	if v := t.PrecisionMaxSeconds; !(v >= 0) || math.IsInf(v, 0) {
+		errs = append(errs, fmt.Errorf("--precision-max-seconds %v: want a positive number of seconds, e.g. 120", v))
+	} else if v > maxLevelSeconds {
+		errs = append(errs, fmt.Errorf("--precision-max-seconds %v: longer than the longest level gollm-bench can time, %.0f s (about 292 years); want a number of seconds, e.g. 120", v, maxLevelSeconds))
+	} else {
+		s.PrecisionMaxDuration = time.Duration(v * float64(time.Second))
+	}
 	s.Repeat = max(t.Repeat, 1)
 	if t.Repeat < 1 {
 		errs = append(errs, fmt.Errorf("--repeat %d: a level runs at least once; give 1 (the default) or more, e.g. --repeat 3", t.Repeat))
@@ -99,6 +121,11 @@ func (t SettingsText) Apply(s *benchmark.Settings) error {
 	}
 	return errors.Join(errs...)
 }
+
+// maxLevelSeconds is the longest --max-seconds, s: the longest
+// time.Duration, about 292 years. A longer one would overflow to a
+// negative duration.
+const maxLevelSeconds = float64(math.MaxInt64 / int64(time.Second))
 
 // Settings returns s with t parsed in (Apply), and Apply's error.
 func (t SettingsText) Settings(s benchmark.Settings) (benchmark.Settings, error) {

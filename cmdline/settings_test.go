@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gollm-bench/gollm-bench/benchmark"
 	"github.com/gollm-bench/gollm-bench/cmdline"
@@ -28,6 +29,31 @@ func TestSettingsTextApply(t *testing.T) {
 	}
 	if !reflect.DeepEqual(s.Rates, []float64{1, 2.5}) || s.Cooldown != (loadgen.Trim{Duration: 30e9}) || s.Repeat != 1 {
 		t.Errorf("rates %v, cooldown %v: want the values that parsed", s.Rates, s.Cooldown)
+	}
+}
+
+// --max-seconds and --precision-max-seconds stay seconds on the command
+// line and become time.Durations; a length no Duration holds is refused
+// rather than overflowing to a negative one.
+func TestSettingsTextSeconds(t *testing.T) {
+	s := benchmark.DefaultSettings(benchmark.CommandSweep)
+	if err := (cmdline.SettingsText{MaxSeconds: 1.5, PrecisionMaxSeconds: 90, Repeat: 1, Warmup: "0", Cooldown: "0"}).Apply(&s); err != nil {
+		t.Fatal(err)
+	}
+	if s.MaxDuration != 1500*time.Millisecond || s.PrecisionMaxDuration != 90*time.Second {
+		t.Errorf("MaxDuration %v, PrecisionMaxDuration %v; want 1.5s and 1m30s", s.MaxDuration, s.PrecisionMaxDuration)
+	}
+	if text := cmdline.NewSettingsText(s); text.MaxSeconds != 1.5 || text.PrecisionMaxSeconds != 90 {
+		t.Errorf("text %+v, want the seconds back", text)
+	}
+	err := (cmdline.SettingsText{MaxSeconds: 1e300, PrecisionMaxSeconds: -1, Repeat: 1, Warmup: "0", Cooldown: "0"}).Apply(&s)
+	for _, want := range []string{"--max-seconds 1e+300: longer than the longest level", "--precision-max-seconds -1: want a positive number of seconds"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Apply: %v, want %s", err, want)
+		}
+	}
+	if s.MaxDuration != 0 || s.PrecisionMaxDuration != 0 {
+		t.Errorf("refused lengths set %v, %v", s.MaxDuration, s.PrecisionMaxDuration)
 	}
 }
 

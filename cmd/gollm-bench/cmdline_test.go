@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -267,7 +268,7 @@ func TestPeerSpellings(t *testing.T) {
 		ok   check  // nil: refused
 		want string // in the error of a refused spelling
 	}{
-		{[]string{"--config", cfg}, func(s benchmark.Settings) bool { return s.MaxSeconds == 7 && s.Given["max-seconds"] }, ""},
+		{[]string{"--config", cfg}, func(s benchmark.Settings) bool { return s.MaxDuration == 7*time.Second && s.Given["max-seconds"] }, ""},
 		{[]string{"--url", "http://h:8000"}, func(s benchmark.Settings) bool { return s.Target == "http://h:8000" }, ""},
 		{[]string{"--url", "localhost:8000"}, func(s benchmark.Settings) bool { return s.Target == "http://localhost:8000" }, ""},
 		{[]string{"-u", "http://h:8000"}, func(s benchmark.Settings) bool { return s.Target == "http://h:8000" }, ""},

@@ -66,7 +66,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.StringVar(&b.text.Warmup, "warmup", b.text.Warmup, "excluded from the window at each level's start: a duration (30s), a request count (100) or a share of the level (10%)")
 	fs.StringVar(&b.text.Cooldown, "cooldown", b.text.Cooldown, "excluded at each level's end: a duration, a request count or a share")
 	fs.StringVar(&s.WarmupPhase, "warmup-phase", s.WarmupPhase, "before the first level, send this load for this long, counted in no level: concurrent:N:DURATION, constant:R:DURATION or poisson:R:DURATION, e.g. concurrent:4:60s")
-	fs.Float64Var(&s.MaxSeconds, "max-seconds", s.MaxSeconds, "length of each level, s (default 30 without --max-requests)")
+	fs.Float64Var(&b.text.MaxSeconds, "max-seconds", b.text.MaxSeconds, "length of each level, s (default 30 without --max-requests)")
 	fs.Int64Var(&s.MaxRequests, "max-requests", s.MaxRequests, "requests per level")
 	fs.Int64Var(&s.MaxErrors, "max-errors", s.MaxErrors, "stop a level once this many requests failed (0: never)")
 	fs.Int64Var(&s.UnreachableAfter, "unreachable-after", s.UnreachableAfter, "stop a level when its first N requests all fail to connect (refused, unknown host, TLS failure); 0: never")
@@ -79,7 +79,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.StringVar(&b.text.SLO, "slo", b.text.SLO, `service-level objective, e.g. "ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%"`)
 	fs.StringVar(&s.Precision, "precision", s.Precision, `run each level until every SLO term is decided ("decide"), or also until these 95% intervals are this tight relative to their estimate, e.g. "ttft_p99:5%,itl_p95:3%", or not at all ("quick") (run: bounded by --max-seconds, default 120s with it, or --max-requests; sweep: the grid runs --max-seconds and the levels that decide the knee run up to --precision-max-seconds; default: "decide" for a sweep with --slo, else "quick")`)
 	if sweep {
-		fs.Float64Var(&s.PrecisionMaxSeconds, "precision-max-seconds", s.PrecisionMaxSeconds, "with --precision, the longest a level that decides the knee may run, s (default 10 × --max-seconds; the grid runs --max-seconds)")
+		fs.Float64Var(&b.text.PrecisionMaxSeconds, "precision-max-seconds", b.text.PrecisionMaxSeconds, "with --precision, the longest a level that decides the knee may run, s (default 10 × --max-seconds; the grid runs --max-seconds)")
 	}
 	fs.IntVar(&b.text.Repeat, "repeat", b.text.Repeat, "run each level this many times (seeds derived from --seed) and pool them, with the spread between runs")
 	fs.Func("min-samples", "no effect: replaced by the confidence intervals every figure carries (see --precision)", benchmark.CheckMinSamples)
