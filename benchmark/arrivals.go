@@ -139,7 +139,7 @@ func (b *Benchmark) readTrace() []error {
 	if !(f.TraceSpeedup > 0) {
 		errs = append(errs, fmt.Errorf("--trace-speedup %v: want a factor > 0, e.g. 10 (ten times faster) or 0.5 (half speed)", f.TraceSpeedup))
 	}
-	failed, err := workload.ParseFailedRows(f.TraceFailed)
+	failed, err := workload.ParseFailedRows(string(f.TraceFailed))
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--trace-failed: %w", err))
 	}

@@ -229,16 +229,16 @@ func (b *Benchmark) parse() error {
 	errs = append(errs, b.parseArrivals()...)
 	var err error
 	b.obj = s.SLO
-	if s.Precision == "" && s.Command == CommandSweep && !s.SLO.IsZero() {
+	switch {
+	case s.Precision == nil && s.Command == CommandSweep && !s.SLO.IsZero():
 		// A user who gives a sweep an SLO asks for the knee: decide it.
 		// `--precision quick` keeps the undecided grid of short levels.
 		b.precisionDefaulted = true
 		b.precision = slo.Precision{Decide: true}
-	} else if b.precision, err = slo.ParsePrecision(s.Precision); err != nil {
-		if !strings.ContainsAny(s.Precision, ":_%=") {
-			// A model precision (fp8, bf16) given the old way.
-			bad(fmt.Errorf("--precision %q: --precision sets how long each level runs: decide, quick, or interval targets such as ttft_p99:5%%; for the model's numeric precision (metadata) use --model-precision %s", s.Precision, s.Precision))
-		} else {
+	case s.Precision != nil:
+		// Checked as its text would be: a target the grammar could not
+		// spell (a fraction out of range, a statistic twice) is refused.
+		if b.precision, err = slo.ParsePrecision(s.Precision.String()); err != nil {
 			bad(fmt.Errorf("--precision: %w", err))
 		}
 	}
@@ -293,7 +293,7 @@ func (b *Benchmark) parse() error {
 	default:
 		bad(fmt.Errorf("--profile %q: `%s` runs %s", s.Profile, s.Command, strings.Join(s.Command.Profiles(), ", ")))
 	}
-	if s.Endpoint != "completions" && s.Endpoint != "chat" {
+	if s.Endpoint != EndpointCompletions && s.Endpoint != EndpointChat {
 		bad(fmt.Errorf("--endpoint %q: want completions or chat", s.Endpoint))
 	}
 	if s.Data != "" && s.SequenceDistribution != "" {
@@ -327,10 +327,10 @@ func (b *Benchmark) parse() error {
 			bad(fmt.Errorf("--data %s with --dataset: the dataset's prompts are sent as they are, so %s would be ignored; with --dataset, --data takes only output_tokens (the output length of entries that give none), e.g. --data output_tokens=256", s.Data, strings.Join(ignored, ", ")))
 		}
 	}
-	if s.Dataset != "" && s.PrefixCache != "" {
+	if s.Dataset != "" && (s.PrefixCache != PrefixCache{} || s.Given["prefix-cache"]) {
 		bad(fmt.Errorf("--prefix-cache %s with --dataset: the dataset's prompts are sent as they are, so their prefix-cache state is the dataset's; drop --prefix-cache, or use --data for synthetic prompts whose prefix sharing gollm-bench controls", s.PrefixCache))
 	}
-	if pc, warmN, err := parsePrefixCache(b.prefixCacheSpec()); err != nil {
+	if pc, warmN, err := s.PrefixCache.synthetic(); err != nil {
 		bad(err)
 	} else if lengths != nil && s.Dataset == "" {
 		// Checked here, with the lengths, so that a warm prefix as long
@@ -353,7 +353,7 @@ func (b *Benchmark) parse() error {
 	}
 	for _, fm := range s.Formats {
 		switch fm {
-		case "console", "json", "csv", "html":
+		case FormatConsole, FormatJSON, FormatCSV, FormatHTML:
 		default:
 			bad(fmt.Errorf("--format %q: want console, json, csv or html", fm))
 		}
@@ -423,10 +423,8 @@ func (b *Benchmark) dataSpec() string {
 	return d
 }
 
-// prefixCacheSpec is Settings.PrefixCache, or its default, cold.
-func (b *Benchmark) prefixCacheSpec() string {
-	return cmp.Or(b.s.PrefixCache, string(workload.PrefixCold))
-}
+// prefixCacheSpec is Settings.PrefixCache as the flag spells it.
+func (b *Benchmark) prefixCacheSpec() string { return b.s.PrefixCache.String() }
 
 // nonce is what makes the cold prefixes of this run its own: Settings.Nonce,
 // or the run id.
@@ -580,7 +578,7 @@ func (b *Benchmark) describeHost(ctx context.Context) error {
 
 func (b *Benchmark) newClient(ctx context.Context) error {
 	s := &b.s
-	endpoint, err := openai.ParseEndpoint(s.Endpoint)
+	endpoint, err := openai.ParseEndpoint(string(s.Endpoint))
 	if err != nil {
 		return badInput(fmt.Errorf("--endpoint: %w", err))
 	}
@@ -623,7 +621,7 @@ func (b *Benchmark) newClient(ctx context.Context) error {
 	} else if proxy != nil {
 		opts = append(opts, openai.WithProxy(proxy))
 	}
-	if m, err := openai.ParseReceiveClock(cmp.Or(s.ReceiveClock, "auto")); err == nil {
+	if m, err := openai.ParseReceiveClock(string(s.ReceiveClock)); err == nil {
 		opts = append(opts, openai.WithReceiveClock(m))
 	}
 	if b.model == "" {
@@ -742,7 +740,7 @@ func (b *Benchmark) newWorkload() error {
 		b.work = w
 		return nil
 	}
-	pc, warmN, err := parsePrefixCache(b.prefixCacheSpec())
+	pc, warmN, err := s.PrefixCache.synthetic()
 	if err != nil {
 		return err
 	}
@@ -803,7 +801,6 @@ func (b *Benchmark) noChatTemplate(err error) {
 	fmt.Fprintf(b.opt.Log, "warning: %s\n", w.Message)
 }
 
-// parsePrefixCache parses --prefix-cache cold | warm:N.
 // prefixCacheState is the prefix-cache state the run declares: the
 // --prefix-cache value for synthetic prompts, "dataset" for a --dataset's
 // prompts, which gollm-bench sends unchanged and so does not control.
@@ -822,24 +819,6 @@ func (b *Benchmark) prefixCacheState() string {
 		return "sessions:" + state
 	}
 	return state
-}
-
-func parsePrefixCache(s string) (workload.PrefixCache, int, error) {
-	mode, n, hasN := strings.Cut(s, ":")
-	switch workload.PrefixCache(mode) {
-	case workload.PrefixCold:
-		if hasN {
-			return "", 0, fmt.Errorf("--prefix-cache %q: cold takes no length", s)
-		}
-		return workload.PrefixCold, 0, nil
-	case workload.PrefixWarm:
-		v, err := strconv.Atoi(n)
-		if !hasN || err != nil || v < 1 {
-			return "", 0, fmt.Errorf("--prefix-cache %q: warm needs the shared prefix length in tokens, e.g. warm:256", s)
-		}
-		return workload.PrefixWarm, v, nil
-	}
-	return "", 0, fmt.Errorf("--prefix-cache %q: want cold or warm:N", s)
 }
 
 // profiles returns the levels of a `run`.
@@ -1122,15 +1101,15 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 		Settings:      b.record(),
 		SettingsGiven: b.given(),
 		Config: results.Config{
-			Command: string(s.Command), Target: redact.URL(b.target), Endpoint: s.Endpoint, Model: b.model,
-			Stream: !s.NoStream, IgnoreEOS: !s.NoIgnoreEOS, Profile: s.Profile, Rates: b.levels,
+			Command: string(s.Command), Target: redact.URL(b.target), Endpoint: string(s.Endpoint), Model: b.model,
+			Stream: !s.NoStream, IgnoreEOS: !s.NoIgnoreEOS, Profile: string(s.Profile), Rates: b.levels,
 			MaxConcurrency: s.MaxConcurrency, Seed: s.Seed, Data: b.dataSpec(), SequenceDistribution: s.SequenceDistribution,
 			Dataset: s.Dataset, PrefixCache: b.prefixCacheState(), Warmup: b.warmup.String(), Cooldown: b.cooldown.String(),
 			MaxSeconds: s.MaxDuration.Seconds(), MaxRequests: s.MaxRequests, MaxErrors: s.MaxErrors,
 			RequestTimeoutS: s.RequestTimeout.Seconds(), IdleTimeoutS: s.IdleTimeout.Seconds(),
 			MaxLagMs: msOf(b.runnerMaxLag()), SLO: b.obj.String(), Precision: b.precision.String(), PrecisionMaxS: s.PrecisionMaxDuration.Seconds(), Repeat: s.Repeat,
 			Energy: redact.URLs(s.Energy), Labels: labels,
-			UnreachableAfter: s.UnreachableAfter, CACert: s.CACert, Insecure: s.Insecure, ReceiveClock: cmp.Or(s.ReceiveClock, "auto"), Like: s.Like,
+			UnreachableAfter: s.UnreachableAfter, CACert: s.CACert, Insecure: s.Insecure, ReceiveClock: string(cmp.Or(s.ReceiveClock, openai.ReceiveAuto)), Like: s.Like,
 		},
 	}
 	if s.SequenceDistribution != "" {
@@ -1205,7 +1184,12 @@ func (b *Benchmark) writeOutputs(ctx context.Context, run results.Run) (results.
 	sc := run.Scorecard()
 	run.Metadata = sc.Metadata
 	dir := b.folder()
-	formats := slices.DeleteFunc(slices.Clone(b.s.Formats), func(f string) bool { return f == "json" })
+	var formats []string
+	for _, f := range b.s.Formats {
+		if f != FormatJSON {
+			formats = append(formats, string(f))
+		}
+	}
 	if b.dir == "" {
 		// No folder: only the console table, which needs none.
 		formats = slices.DeleteFunc(formats, func(f string) bool { return f != "console" })

@@ -64,8 +64,8 @@ func TestRunAndSweepAgreeOnOfferedLoad(t *testing.T) {
 	t.Parallel()
 	levels := func(cmd Command, profile string, rates ...float64) []float64 {
 		s := DefaultSettings(cmd)
-		s.MockPreset, s.Energy, s.Formats = "instant", "none", []string{"json"}
-		s.OutputDir, s.Profile, s.Rates = t.TempDir(), profile, rates
+		s.MockPreset, s.Energy, s.Formats = "instant", "none", []Format{FormatJSON}
+		s.OutputDir, s.Profile, s.Rates = t.TempDir(), Profile(profile), rates
 		s.MaxRequests, s.Warmup, s.Cooldown = 8, loadgen.Trim{}, loadgen.Trim{}
 		s.MaxLag = time.Second
 		b, err := New(context.Background(), s, Options{})
@@ -103,12 +103,12 @@ func TestProfilesAreWhatNewAccepts(t *testing.T) {
 		for _, p := range all {
 			s := DefaultSettings(cmd)
 			s.OutputDir = t.TempDir()
-			s.Profile = p
+			s.Profile = Profile(p)
 			s.Rates = nil
 			if p == "concurrent" || p == "constant" || p == "poisson" {
 				s.Rates = []float64{1, 2}
 			}
-			s.Repeat = 0 // a bad setting, so that New stops at its checks
+			s.Repeat = -1 // a bad setting, so that New stops at its checks
 			_, err := New(context.Background(), s, Options{})
 			refused := err != nil && strings.Contains(err.Error(), "--profile")
 			if listed := slices.Contains(cmd.Profiles(), p); listed == refused {
@@ -139,7 +139,14 @@ func TestSweepWithSLODecidesByDefault(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.SLO, s.Precision = obj, tt.prec
+		s.SLO = obj
+		if tt.prec != "" {
+			p, err := slo.ParsePrecision(tt.prec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Precision = &p
+		}
 		if tt.command == CommandRun {
 			s.Rates = []float64{4}
 		}

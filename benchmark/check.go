@@ -1,7 +1,6 @@
 package benchmark
 
 import (
-	"cmp"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -124,7 +123,7 @@ func (b *Benchmark) validateFlags() []error {
 			bad("--target: %w", fieldname.Replace(err, fieldname.Name{Field: "WithEndpoint", Caller: "--endpoint"}))
 		}
 	}
-	if m, err := openai.ParseReceiveClock(cmp.Or(s.ReceiveClock, "auto")); err != nil {
+	if m, err := openai.ParseReceiveClock(string(s.ReceiveClock)); err != nil {
 		bad("--receive-clock: %w", err)
 	} else if err := m.Available(); err != nil {
 		bad("--receive-clock: %w", err)

@@ -120,7 +120,11 @@ func TestSessionsPrefixCacheState(t *testing.T) {
 		{"dataset", "", "chats.json", "sessions:dataset"},
 	} {
 		b := &Benchmark{s: DefaultSettings(CommandRun)}
-		b.s.Turns, b.s.PrefixCache, b.s.Dataset = tc.turns, tc.prefixCache, tc.dataset
+		pc, err := ParsePrefixCache(tc.prefixCache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.s.Turns, b.s.PrefixCache, b.s.Dataset = tc.turns, pc, tc.dataset
 		if got := b.prefixCacheState(); got != tc.want {
 			t.Errorf("--turns %q --prefix-cache %q --dataset %q: %q, want %q", tc.turns, tc.prefixCache, tc.dataset, got, tc.want)
 		}
@@ -140,4 +144,25 @@ func TestReceiveClockNoteNamesFlag(t *testing.T) {
 	if got := res.Levels[0].Summary.ReceiveClockNote; got != "chosen by --receive-clock" {
 		t.Errorf("note %q", got)
 	}
+}
+
+// FuzzParsePrefixCache: ParsePrefixCache never panics, and what it
+// accepts reads back the same through String.
+func FuzzParsePrefixCache(f *testing.F) {
+	for _, s := range []string{"", "cold", "warm:256", "warm:0", "warm", "cold:3", "hot", "warm:-1", "warm:9999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := ParsePrefixCache(s)
+		if err != nil {
+			return
+		}
+		if p.WarmTokens < 0 {
+			t.Fatalf("%q: WarmTokens %d", s, p.WarmTokens)
+		}
+		again, err := ParsePrefixCache(p.String())
+		if err != nil || again != p {
+			t.Errorf("%q parsed to %v, which reads back as %v, %v", s, p, again, err)
+		}
+	})
 }

@@ -114,7 +114,7 @@ func (b *Benchmark) sessionConfig() (workload.SessionConfig, error) {
 	} else if d, err := workload.ParseData(b.dataSpec()); err == nil {
 		cfg.Synthetic.Lengths = d
 	}
-	if pc, warmN, err := parsePrefixCache(b.prefixCacheSpec()); err == nil {
+	if pc, warmN, err := b.s.PrefixCache.synthetic(); err == nil {
 		cfg.Synthetic.PrefixCache, cfg.Synthetic.WarmPrefixTokens = pc, warmN
 	}
 	cfg.Synthetic.Seed, cfg.Synthetic.Nonce = f.Seed, b.nonce()

@@ -1,6 +1,9 @@
 package benchmark
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/net/http/httpproxy"
@@ -8,6 +11,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/openai"
 	"github.com/gollm-bench/gollm-bench/slo"
+	"github.com/gollm-bench/gollm-bench/workload"
 )
 
 // Command is what a benchmark does with its levels.
@@ -22,7 +26,8 @@ const (
 	CommandSweep Command = "sweep"
 )
 
-// Profiles returns the load profiles (Settings.Profile) the command runs:
+// Profiles returns the names of the load profiles (Settings.Profile) the
+// command runs:
 // run's one level of each kind, and sweep's knee search over a rate grid
 // (sweep) or over the --rate levels given (constant, poisson, concurrent).
 func (c Command) Profiles() []string {
@@ -30,6 +35,97 @@ func (c Command) Profiles() []string {
 		return []string{"sweep", "constant", "poisson", "concurrent"}
 	}
 	return []string{"synchronous", "concurrent", "throughput", "constant", "poisson"}
+}
+
+// Profile is a load profile (profile): how a level sends its requests.
+type Profile string
+
+// Load profiles (docs/metrics.md#load-profiles).
+const (
+	// ProfileSynchronous sends one request at a time (run only).
+	ProfileSynchronous Profile = "synchronous"
+	// ProfileConcurrent keeps Rates requests in flight, a closed loop.
+	ProfileConcurrent Profile = "concurrent"
+	// ProfileThroughput sends as fast as the server takes them (run
+	// only), with Rates, when given, as the cap on requests in flight.
+	ProfileThroughput Profile = "throughput"
+	// ProfileConstant sends Rates req/s, evenly spaced, an open loop.
+	ProfileConstant Profile = "constant"
+	// ProfilePoisson sends Rates req/s with exponential gaps.
+	ProfilePoisson Profile = "poisson"
+	// ProfileSweep is a sweep's rate grid and knee search (sweep only).
+	ProfileSweep Profile = "sweep"
+)
+
+// Endpoint is the API the requests call (endpoint).
+type Endpoint string
+
+// Endpoints.
+const (
+	EndpointCompletions Endpoint = "completions" // POST /v1/completions
+	EndpointChat        Endpoint = "chat"        // POST /v1/chat/completions
+)
+
+// Format is an output of a run besides run.json, scorecard.json and the
+// records (format).
+type Format string
+
+// Formats.
+const (
+	FormatConsole Format = "console" // the levels' table, on Options.Stdout
+	FormatJSON    Format = "json"    // run.json and scorecard.json (always written with a folder)
+	FormatCSV     Format = "csv"     // levels.csv
+	FormatHTML    Format = "html"    // report.html
+)
+
+// PrefixCache is the declared prefix-cache state of synthetic prompts
+// (prefix-cache, docs/metrics.md#isl-and-osl). The zero value is cold:
+// every prompt starts with a unique leading token sequence.
+type PrefixCache struct {
+	// WarmTokens > 0 is warm: every prompt starts with the same
+	// WarmTokens tokens, then a unique part; fewer tokens than the
+	// prompts' (the flag's warm:N).
+	WarmTokens int
+}
+
+// String spells p as ParsePrefixCache reads it: cold or warm:N.
+func (p PrefixCache) String() string {
+	if p.WarmTokens == 0 {
+		return string(workload.PrefixCold)
+	}
+	return string(workload.PrefixWarm) + ":" + strconv.Itoa(p.WarmTokens)
+}
+
+// ParsePrefixCache reads a prefix-cache state: cold ("" too) or warm:N,
+// N tokens > 0. Its errors quote s and say what to write.
+func ParsePrefixCache(s string) (PrefixCache, error) {
+	mode, n, hasN := strings.Cut(s, ":")
+	switch workload.PrefixCache(mode) {
+	case workload.PrefixCold, "":
+		if hasN {
+			return PrefixCache{}, fmt.Errorf("%q: cold takes no length", s)
+		}
+		return PrefixCache{}, nil
+	case workload.PrefixWarm:
+		v, err := strconv.Atoi(n)
+		if !hasN || err != nil || v < 1 {
+			return PrefixCache{}, fmt.Errorf("%q: warm needs the shared prefix length in tokens, e.g. warm:256", s)
+		}
+		return PrefixCache{WarmTokens: v}, nil
+	}
+	return PrefixCache{}, fmt.Errorf("%q: want cold or warm:N", s)
+}
+
+// synthetic is p as workload.SyntheticConfig takes it; a negative
+// WarmTokens is refused.
+func (p PrefixCache) synthetic() (workload.PrefixCache, int, error) {
+	switch {
+	case p.WarmTokens < 0:
+		return "", 0, fmt.Errorf("--prefix-cache %q: warm needs the shared prefix length in tokens, e.g. warm:256", p)
+	case p.WarmTokens > 0:
+		return workload.PrefixWarm, p.WarmTokens, nil
+	}
+	return workload.PrefixCold, 0, nil
 }
 
 // Settings are everything a benchmark is set up from: the target and its
@@ -54,10 +150,10 @@ type Settings struct {
 	Command Command
 
 	// Target and requests.
-	Target   string // target: base URL; "" starts the built-in mock in-process
-	Model    string // model: "" asks GET /v1/models for its first id
-	Endpoint string // endpoint: completions or chat
-	APIKey   string // api-key: bearer token, never written to an output
+	Target   string   // target: base URL; "" starts the built-in mock in-process
+	Model    string   // model: "" asks GET /v1/models for its first id
+	Endpoint Endpoint // endpoint: EndpointCompletions or EndpointChat
+	APIKey   string   // api-key: bearer token, never written to an output
 	// ProxyEnv is the environment's proxy settings (HTTP_PROXY,
 	// HTTPS_PROXY, NO_PROXY, read as Go's http.ProxyFromEnvironment does);
 	// the zero value uses no proxy. Credentials in it are never written.
@@ -76,12 +172,13 @@ type Settings struct {
 	CACert      string   // ca-cert: PEM file of the CA that signed the target's certificate
 	Insecure    bool     // insecure: no TLS certificate verification
 	// ReceiveClock is the clock of each received chunk (receive-clock):
-	// kernel (the kernel's receive time, Linux), user (when the client
-	// read it), or auto ("": kernel where available).
-	ReceiveClock string
+	// openai.ReceiveKernel (the kernel's receive time, Linux),
+	// ReceiveUser (when the client read it), or ReceiveAuto ("" too:
+	// kernel where available).
+	ReceiveClock openai.ReceiveClockMode
 
 	// Load.
-	Profile string // profile: synchronous, concurrent, throughput, constant, poisson or sweep
+	Profile Profile // profile: ProfileSynchronous, ProfileConcurrent, ..., ProfileSweep (Command.Profiles)
 	// Rates (rate) are the levels: concurrencies, whole numbers, for the
 	// concurrent and throughput profiles; req/s for constant and poisson.
 	// Each > 0.
@@ -99,19 +196,19 @@ type Settings struct {
 	EarlyStop     bool    // early-stop: stop after two levels that fail by a wide margin
 
 	// Data.
-	Data                 string  // data: synthetic lengths, e.g. prompt_tokens=256,output_tokens=64 ("": that default)
-	SequenceDistribution string  // sequence-distribution: an ISL/OSL mix
-	Dataset              string  // dataset: a prompts file (JSONL or ShareGPT JSON)
-	Tokenizer            string  // tokenizer: the served model's tokenizer.json, its folder, a model id (cache, else Hub), or TokenizerAuto ("" too), TokenizerServer, TokenizerWords
-	PrefixCache          string  // prefix-cache: cold or warm:N ("": cold)
-	Turns                string  // turns: multi-turn chat sessions: N, uniform:MIN:MAX or dataset ("": none)
-	ThinkTime            string  // think-time: with Turns, the pause before each next turn: a duration, uniform:MIN:MAX or exponential:MEAN ("": 0)
-	MaxContext           int     // max-context: with Turns, the model's context window, tokens (0: not checked)
-	Trace                string  // trace: replay this request trace's arrival times and lengths (run only)
-	TraceFormat          string  // trace-format: mooncake, azure or burstgpt ("": detected)
-	TraceSpeedup         float64 // trace-speedup: play the trace this many times faster (0: 1)
-	TraceWindow          string  // trace-window: START,END of the trace to replay (time since its first request)
-	TraceFailed          string  // trace-failed: lines describing failed requests (0 output tokens): replay, skip or refuse ("": replay)
+	Data                 string              // data: synthetic lengths, e.g. prompt_tokens=256,output_tokens=64 ("": that default)
+	SequenceDistribution string              // sequence-distribution: an ISL/OSL mix
+	Dataset              string              // dataset: a prompts file (JSONL or ShareGPT JSON)
+	Tokenizer            string              // tokenizer: the served model's tokenizer.json, its folder, a model id (cache, else Hub), or TokenizerAuto ("" too), TokenizerServer, TokenizerWords
+	PrefixCache          PrefixCache         // prefix-cache: the zero value is cold
+	Turns                string              // turns: multi-turn chat sessions: N, uniform:MIN:MAX or dataset ("": none)
+	ThinkTime            string              // think-time: with Turns, the pause before each next turn: a duration, uniform:MIN:MAX or exponential:MEAN ("": 0)
+	MaxContext           int                 // max-context: with Turns, the model's context window, tokens (0: not checked)
+	Trace                string              // trace: replay this request trace's arrival times and lengths (run only)
+	TraceFormat          string              // trace-format: mooncake, azure or burstgpt ("": detected)
+	TraceSpeedup         float64             // trace-speedup: play the trace this many times faster (0: 1)
+	TraceWindow          string              // trace-window: START,END of the trace to replay (time since its first request)
+	TraceFailed          workload.FailedRows // trace-failed: lines describing failed requests (0 output tokens): FailedReplay ("" too), FailedSkip or FailedRefuse
 	// Ramp (ramp) raises the rate within each level, run only (nil: no
 	// ramp; loadgen.ParseRamp reads the flag's linear:1->50:60s).
 	Ramp         *loadgen.Ramp
@@ -138,8 +235,14 @@ type Settings struct {
 	// SLO (slo) is the service-level objective each level is judged
 	// against (slo.Parse reads the flag's ttft_p99<=500ms,itl_p95<=50ms);
 	// the zero Objective judges nothing.
-	SLO                  slo.Objective
-	Precision            string        // precision: "decide", interval targets levels run to (e.g. ttft_p99:5%), or "quick"; "": decide for a sweep with an SLO, else quick
+	SLO slo.Objective
+	// Precision (precision) is how long each level runs: until every SLO
+	// term is decided (Decide), until the intervals of Targets are that
+	// tight too, or its plain length (the zero slo.Precision, "quick";
+	// slo.ParsePrecision reads the flag's decide, quick or
+	// ttft_p99:5%,itl_p95:3%). nil: decide for a sweep with an SLO, else
+	// quick.
+	Precision            *slo.Precision
 	PrecisionMaxDuration time.Duration // precision-max-seconds: a sweep's bound on a level run to a decision (0: 10 × MaxDuration)
 	Repeat               int           // repeat: runs of each level, pooled (0 or 1: once; New sets 0 to 1)
 
@@ -176,7 +279,7 @@ type Settings struct {
 	// on Options.Stdout when Formats has "console". DefaultSettings gives
 	// DefaultOutputDir, the command line's default.
 	OutputDir  string
-	Formats    []string // format: console, json, csv, html
+	Formats    []Format // format: FormatConsole, FormatJSON, FormatCSV, FormatHTML
 	Overwrite  bool     // overwrite: replace an existing results folder
 	Gzip       bool     // gzip: write requests.jsonl.gz
 	MockPreset string   // mock-preset: the in-process mock's preset when Target is ""
@@ -208,9 +311,9 @@ type Settings struct {
 func DefaultSettings(command Command) Settings {
 	s := Settings{
 		Command:          command,
-		Endpoint:         "completions",
-		ReceiveClock:     "auto",
-		Profile:          "concurrent",
+		Endpoint:         EndpointCompletions,
+		ReceiveClock:     openai.ReceiveAuto,
+		Profile:          ProfileConcurrent,
 		Seed:             42,
 		GridLevels:       10,
 		KneeTolerance:    0.05,
@@ -226,12 +329,12 @@ func DefaultSettings(command Command) Settings {
 		Energy:           "auto",
 		Currency:         "EUR",
 		OutputDir:        DefaultOutputDir,
-		Formats:          []string{"console", "json", "csv", "html"},
+		Formats:          []Format{FormatConsole, FormatJSON, FormatCSV, FormatHTML},
 		MockPreset:       "demo",
 		TraceSpeedup:     1,
 	}
 	if command == CommandSweep {
-		s.Profile = "sweep"
+		s.Profile = ProfileSweep
 	}
 	return s
 }

@@ -229,7 +229,7 @@ func (b *Benchmark) serverCountUnfit() string {
 		return "server counts size synthetic prompts, not a --dataset's"
 	case b.arr.plan != nil || b.arr.shared != nil:
 		return "server counts size synthetic prompts, not a trace's or shared prefixes'"
-	case b.prefixCacheSpec() != "" && b.prefixCacheSpec() != string(workload.PrefixCold):
+	case b.s.PrefixCache.WarmTokens != 0:
 		return "server counts size prompts with cold prefixes only, not --prefix-cache " + b.prefixCacheSpec()
 	}
 	return ""

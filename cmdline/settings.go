@@ -1,6 +1,7 @@
 package cmdline
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -31,6 +32,9 @@ type SettingsText struct {
 	// --precision-max-seconds, s: Settings.MaxDuration and
 	// PrecisionMaxDuration.
 	MaxSeconds, PrecisionMaxSeconds float64
+	Precision                       string   // --precision ("": the default, nil)
+	PrefixCache                     string   // --prefix-cache ("": cold)
+	Formats                         []string // --format
 	// Repeat is --repeat: the library reads 0 as once, but a user who
 	// types --repeat 0 is told that a level runs at least once.
 	Repeat int
@@ -51,11 +55,20 @@ func NewSettingsText(s benchmark.Settings) SettingsText {
 	if s.Ramp != nil {
 		t.Ramp = s.Ramp.String()
 	}
+	if p := s.Precision; p != nil {
+		t.Precision = cmp.Or(p.String(), slo.PrecisionQuick)
+	}
+	if s.PrefixCache != (benchmark.PrefixCache{}) {
+		t.PrefixCache = s.PrefixCache.String()
+	}
+	for _, f := range s.Formats {
+		t.Formats = append(t.Formats, string(f))
+	}
 	return t
 }
 
 // Apply parses t into s's Rates, SLO, Warmup, Cooldown, Ramp, MaxDuration,
-// PrecisionMaxDuration and Repeat
+// PrecisionMaxDuration, Precision, PrefixCache, Formats and Repeat
 // (a Repeat below 1 is refused). It reports
 // every bad value at once (errors.Join), each starting with its flag, as
 // benchmark.New does for the others; the values that parse are set even
@@ -101,6 +114,28 @@ func (t SettingsText) Apply(s *benchmark.Settings) error {
 		errs = append(errs, fmt.Errorf("--precision-max-seconds %v: longer than the longest level gollm-bench can time, %.0f s (about 292 years); want a number of seconds, e.g. 120", v, maxLevelSeconds))
 	} else {
 		s.PrecisionMaxDuration = time.Duration(v * float64(time.Second))
+	}
+	s.Precision = nil
+	if text := t.Precision; strings.TrimSpace(text) != "" {
+		p, err := slo.ParsePrecision(text)
+		switch {
+		case err == nil:
+			s.Precision = &p
+		case !strings.ContainsAny(text, ":_%="):
+			// A model precision (fp8, bf16) given the old way.
+			errs = append(errs, fmt.Errorf("--precision %q: --precision sets how long each level runs: decide, quick, or interval targets such as ttft_p99:5%%; for the model's numeric precision (metadata) use --model-precision %s", text, text))
+		default:
+			errs = append(errs, fmt.Errorf("--precision: %w", err))
+		}
+	}
+	pc, err := benchmark.ParsePrefixCache(t.PrefixCache)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("--prefix-cache %w", err))
+	}
+	s.PrefixCache = pc
+	s.Formats = s.Formats[:0:0]
+	for _, f := range t.Formats {
+		s.Formats = append(s.Formats, benchmark.Format(f))
 	}
 	s.Repeat = max(t.Repeat, 1)
 	if t.Repeat < 1 {

@@ -32,6 +32,32 @@ func TestSettingsTextApply(t *testing.T) {
 	}
 }
 
+// The enumerations' text: --precision's quick is a zero slo.Precision,
+// not the default (nil); a dtype given to --precision points to
+// --model-precision; --prefix-cache warm:N is WarmTokens N; --format's
+// names are Formats.
+func TestSettingsTextEnumerations(t *testing.T) {
+	s := benchmark.DefaultSettings(benchmark.CommandSweep)
+	text := cmdline.NewSettingsText(s)
+	text.Precision, text.PrefixCache, text.Formats = "quick", "warm:64", []string{"json", "html"}
+	if err := text.Apply(&s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Precision == nil || !s.Precision.IsZero() || s.PrefixCache.WarmTokens != 64 || !reflect.DeepEqual(s.Formats, []benchmark.Format{benchmark.FormatJSON, benchmark.FormatHTML}) {
+		t.Errorf("precision %v, prefix cache %v, formats %v", s.Precision, s.PrefixCache, s.Formats)
+	}
+	if back := cmdline.NewSettingsText(s); back.Precision != "quick" || back.PrefixCache != "warm:64" {
+		t.Errorf("read back as %q, %q", back.Precision, back.PrefixCache)
+	}
+	text.Precision, text.PrefixCache = "fp8", "warm:x"
+	err := text.Apply(&s)
+	for _, want := range []string{`--precision "fp8": --precision sets how long each level runs`, "--model-precision fp8", `--prefix-cache "warm:x": warm needs the shared prefix length`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Apply: %v, want %s", err, want)
+		}
+	}
+}
+
 // --max-seconds and --precision-max-seconds stay seconds on the command
 // line and become time.Durations; a length no Duration holds is refused
 // rather than overflowing to a negative one.
@@ -60,11 +86,13 @@ func TestSettingsTextSeconds(t *testing.T) {
 // FuzzSettingsTextApply: Apply never panics, and what it accepts reads
 // back the same through NewSettingsText.
 func FuzzSettingsTextApply(f *testing.F) {
-	f.Add("1,2.5", "ttft_p99<=500ms,itl_p95<=50ms", "10%", "30s", "linear:1->50:60s")
-	f.Add("x", "bad", "zz", "-1", "sine:1")
-	f.Add("1e308", "error_rate<=0.5%", "100", "0", "exponential:2->64:2m")
-	f.Fuzz(func(t *testing.T, rates, obj, warmup, cooldown, ramp string) {
-		text := cmdline.SettingsText{Rates: strings.Split(rates, ","), SLO: obj, Warmup: warmup, Cooldown: cooldown, Ramp: ramp, Repeat: 1}
+	f.Add("1,2.5", "ttft_p99<=500ms,itl_p95<=50ms", "10%", "30s", "linear:1->50:60s", "ttft_p99:5%,itl_p95:3%", "warm:256")
+	f.Add("x", "bad", "zz", "-1", "sine:1", "fp8", "warm:0")
+	f.Add("1e308", "error_rate<=0.5%", "100", "0", "exponential:2->64:2m", "quick", "cold")
+	f.Add("2", "", "0", "0", "", "decide", "")
+	f.Fuzz(func(t *testing.T, rates, obj, warmup, cooldown, ramp, precision, prefixCache string) {
+		text := cmdline.SettingsText{Rates: strings.Split(rates, ","), SLO: obj, Warmup: warmup, Cooldown: cooldown, Ramp: ramp, Repeat: 1,
+			Precision: precision, PrefixCache: prefixCache}
 		var s benchmark.Settings
 		if err := text.Apply(&s); err != nil {
 			return
@@ -73,7 +101,8 @@ func FuzzSettingsTextApply(f *testing.F) {
 		if err := cmdline.NewSettingsText(s).Apply(&again); err != nil {
 			t.Fatalf("%+v parsed, but its own text does not: %v", text, err)
 		}
-		if !reflect.DeepEqual(again.Rates, s.Rates) || again.Warmup != s.Warmup || again.Cooldown != s.Cooldown || again.SLO.String() != s.SLO.String() || !reflect.DeepEqual(again.Ramp, s.Ramp) {
+		if !reflect.DeepEqual(again.Rates, s.Rates) || again.Warmup != s.Warmup || again.Cooldown != s.Cooldown || again.SLO.String() != s.SLO.String() || !reflect.DeepEqual(again.Ramp, s.Ramp) ||
+			!reflect.DeepEqual(again.Precision, s.Precision) || again.PrefixCache != s.PrefixCache {
 			t.Errorf("%+v read back as %+v", s, again)
 		}
 	})

@@ -22,7 +22,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	b.text = cmdline.NewSettingsText(b.s)
 	fs.StringVar(&s.Target, "target", s.Target, "base URL of the server, e.g. http://127.0.0.1:8000 (default: start the built-in mock in-process)")
 	fs.StringVar(&s.Model, "model", s.Model, "model name (default: the first id of GET /v1/models)")
-	fs.StringVar(&s.Endpoint, "endpoint", s.Endpoint, "API: completions|chat (/v1/completions or /v1/chat/completions)")
+	fs.StringVar((*string)(&s.Endpoint), "endpoint", string(s.Endpoint), "API: completions|chat (/v1/completions or /v1/chat/completions)")
 	fs.StringVar(&s.APIKey, "api-key", s.APIKey, "bearer token (default $OPENAI_API_KEY); an Authorization --header or --target credentials win over both; never written to outputs")
 	fs.StringArrayVar(&s.Headers, "header", s.Headers, "extra HTTP header K=V (repeatable)")
 	fs.StringVar(&s.ExtraBody, "extra-body", s.ExtraBody, "JSON object merged into every request body; it wins over every default")
@@ -31,10 +31,10 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.IntVar(&s.MinTokens, "min-tokens", s.MinTokens, "send min_tokens (a vLLM extension) when > 0")
 	fs.Float64Var(&s.Temperature, "temperature", s.Temperature, "sampling temperature")
 	fs.StringVar(&s.CACert, "ca-cert", s.CACert, "PEM file of the CA that signed an https --target's certificate (added to the system's roots)")
-	fs.StringVar(&s.ReceiveClock, "receive-clock", s.ReceiveClock, "clock of each received chunk: auto|kernel|user (kernel: the kernel's receive time, Linux; user: when the client read it; auto: kernel where available); run.json says which each level used")
+	fs.StringVar((*string)(&s.ReceiveClock), "receive-clock", string(s.ReceiveClock), "clock of each received chunk: auto|kernel|user (kernel: the kernel's receive time, Linux; user: when the client read it; auto: kernel where available); run.json says which each level used")
 	fs.BoolVar(&s.Insecure, "insecure", s.Insecure, "do not verify the https --target's TLS certificate (a test server only; recorded in run.json and the scorecard)")
 
-	fs.StringVar(&s.Profile, "profile", s.Profile, "load profile: "+strings.Join(s.Command.Profiles(), "|"))
+	fs.StringVar((*string)(&s.Profile), "profile", string(s.Profile), "load profile: "+strings.Join(s.Command.Profiles(), "|"))
 	fs.StringSliceVar(&b.text.Rates, "rate", b.text.Rates, "levels: concurrency for concurrent/throughput, req/s for constant/poisson; a list, e.g. 1,2,4,8")
 	fs.IntVar(&s.MaxConcurrency, "max-concurrency", s.MaxConcurrency, "cap on requests in flight for rate modes (arrivals beyond it queue, counted as scheduling lag)")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of everything random (prompts, lengths, Poisson arrivals); recorded")
@@ -56,12 +56,12 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.StringVar(&s.Trace, "trace", s.Trace, "replay this request trace's arrival times and lengths (run only): Mooncake JSONL, Azure LLM inference CSV or BurstGPT CSV; one level, one request per line")
 	fs.StringVar(&s.TraceFormat, "trace-format", s.TraceFormat, "format of --trace: mooncake|azure|burstgpt (default: detected from the first line)")
 	fs.Float64Var(&s.TraceSpeedup, "trace-speedup", s.TraceSpeedup, "play --trace this many times faster (0.5: half speed)")
-	fs.StringVar(&s.TraceFailed, "trace-failed", s.TraceFailed, "--trace lines that describe requests that failed in the traced service (0 output tokens, as BurstGPT logs them): replay (send with 1 output token; the default), skip, or refuse")
+	fs.StringVar((*string)(&s.TraceFailed), "trace-failed", string(s.TraceFailed), "--trace lines that describe requests that failed in the traced service (0 output tokens, as BurstGPT logs them): replay (send with 1 output token; the default), skip, or refuse")
 	fs.StringVar(&s.TraceWindow, "trace-window", s.TraceWindow, "replay only the requests of --trace arriving in START,END (time since its first request: 10m,20m or 600,1200; either may be empty)")
 	fs.StringVar(&b.text.Ramp, "ramp", b.text.Ramp, `raise the arrival rate within each level (run only), e.g. "linear:1->50:60s" or "exponential:2->64:2m" (req/s; constant arrivals, or Poisson with --profile poisson)`)
 	fs.Float64Var(&s.Burstiness, "burstiness", s.Burstiness, "gamma-distributed gaps of this shape K with the level's mean rate (implies --profile poisson): 1 is Poisson, below 1 burstier (0.5: CV 1.41), above 1 smoother")
 	fs.StringVar(&s.SharedPrefix, "shared-prefix", s.SharedPrefix, `groups of prompts sharing a prefix, e.g. "groups=8,prompts=64,prefix=2048,question=128,output=256" (tokens; prefix-cache state shared:GxS)`)
-	fs.StringVar(&s.PrefixCache, "prefix-cache", s.PrefixCache, "cold (the default: a unique leading token sequence per request) or warm:N (a shared N-token prefix; N below the ISL: prompt_tokens, or the smallest ISL of --sequence-distribution)")
+	fs.StringVar(&b.text.PrefixCache, "prefix-cache", b.text.PrefixCache, "cold (the default: a unique leading token sequence per request) or warm:N (a shared N-token prefix; N below the ISL: prompt_tokens, or the smallest ISL of --sequence-distribution)")
 
 	fs.StringVar(&b.text.Warmup, "warmup", b.text.Warmup, "excluded from the window at each level's start: a duration (30s), a request count (100) or a share of the level (10%)")
 	fs.StringVar(&b.text.Cooldown, "cooldown", b.text.Cooldown, "excluded at each level's end: a duration, a request count or a share")
@@ -77,7 +77,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.DurationVar(&s.MaxLag, "max-lag", s.MaxLag, "scheduling-lag p99 above which a level is client-limited (default 5% of the tightest TTFT, TTFOT or E2E threshold, or 10ms)")
 
 	fs.StringVar(&b.text.SLO, "slo", b.text.SLO, `service-level objective, e.g. "ttft_p99<=500ms,itl_p95<=50ms,error_rate<=0.5%"`)
-	fs.StringVar(&s.Precision, "precision", s.Precision, `run each level until every SLO term is decided ("decide"), or also until these 95% intervals are this tight relative to their estimate, e.g. "ttft_p99:5%,itl_p95:3%", or not at all ("quick") (run: bounded by --max-seconds, default 120s with it, or --max-requests; sweep: the grid runs --max-seconds and the levels that decide the knee run up to --precision-max-seconds; default: "decide" for a sweep with --slo, else "quick")`)
+	fs.StringVar(&b.text.Precision, "precision", b.text.Precision, `run each level until every SLO term is decided ("decide"), or also until these 95% intervals are this tight relative to their estimate, e.g. "ttft_p99:5%,itl_p95:3%", or not at all ("quick") (run: bounded by --max-seconds, default 120s with it, or --max-requests; sweep: the grid runs --max-seconds and the levels that decide the knee run up to --precision-max-seconds; default: "decide" for a sweep with --slo, else "quick")`)
 	if sweep {
 		fs.Float64Var(&b.text.PrecisionMaxSeconds, "precision-max-seconds", b.text.PrecisionMaxSeconds, "with --precision, the longest a level that decides the knee may run, s (default 10 × --max-seconds; the grid runs --max-seconds)")
 	}
@@ -110,7 +110,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.StringArrayVar(&s.Labels, "label", s.Labels, "metadata label K=V (repeatable)")
 
 	fs.StringVar(&s.OutputDir, "output-dir", s.OutputDir, "parent folder of each run's folder OUTPUT-DIR/RUN-ID/")
-	fs.StringSliceVar(&s.Formats, "format", s.Formats, "outputs: console,json,csv,html")
+	fs.StringSliceVar(&b.text.Formats, "format", b.text.Formats, "outputs: console,json,csv,html")
 	fs.BoolVar(&s.Overwrite, "overwrite", s.Overwrite, "replace an existing OUTPUT-DIR/RUN-ID/")
 	fs.BoolVar(&s.Gzip, "gzip", s.Gzip, "write requests.jsonl.gz instead of requests.jsonl")
 	fs.BoolVar(&b.quiet, "quiet", false, "no progress lines")
