@@ -34,35 +34,35 @@ type arrivals struct {
 // sent), and sets the profile, rate and limits a trace or a ramp implies
 // where they were not given. It runs at the start of parse.
 func (b *Benchmark) parseArrivals() []error {
-	f, a := &b.s, &b.arr
+	f, a, given := &b.s, &b.arr, b.explicit
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	// clash refuses the flags of others given with flag.
 	clash := func(flag, why string, others ...string) {
 		for _, o := range others {
-			if f.Given[o] {
+			if given[o] {
 				bad("--%s with --%s: %s; drop --%s", flag, o, why, o)
 			}
 		}
 	}
 	for _, n := range []string{"trace-format", "trace-speedup", "trace-window", "trace-failed"} {
-		if f.Given[n] && f.Trace == "" {
+		if given[n] && f.Trace == "" {
 			bad("--%s without --trace: it applies to a replayed trace; give --trace FILE, or drop --%s", n, n)
 		}
 	}
-	if f.Given["burstiness"] {
+	if given["burstiness"] {
 		a.shape.Burstiness = f.Burstiness
 		if err := (loadgen.Arrivals{Burstiness: f.Burstiness}).Validate(); err != nil || f.Burstiness == 0 {
 			bad("--burstiness %v: want a gamma shape K > 0: 1 is Poisson arrivals, below 1 burstier (0.5 gives gaps with a coefficient of variation of 1.41), above 1 more even", f.Burstiness)
 		}
 		switch {
-		case !f.Given["profile"]:
+		case !given["profile"]:
 			f.Profile = "poisson"
 		case f.Profile != "poisson":
 			bad("--burstiness with --profile %s: gamma gaps replace a Poisson process's exponential ones; use --profile poisson (the default with --burstiness)", f.Profile)
 		}
 	}
-	if f.Ramp == nil && f.Given["ramp"] {
+	if f.Ramp == nil && given["ramp"] {
 		// A ramp the command line could not parse (cmdline.SettingsText):
 		// the profile and rate it would set are not checked.
 		a.unread = true
@@ -77,14 +77,14 @@ func (b *Benchmark) parseArrivals() []error {
 			a.unread = true
 		case b.isSweep():
 			bad("--ramp with sweep: a ramp raises the rate within a level; use `gollm-bench run --ramp %s`", r)
-		case f.Given["max-seconds"] && f.MaxDuration < r.Over:
-			bad("--max-seconds %v ends the level before --ramp %s reaches its end rate after %v: raise --max-seconds (the level holds the end rate after the ramp), or shorten the ramp", f.MaxDuration.Seconds(), r, r.Over)
-		case !f.Given["max-seconds"] && !f.Given["max-requests"]:
+		case given["max-seconds"] && f.MaxDuration < r.Over:
+			bad("--max-seconds %s ends the level before --ramp %s reaches its end rate after %v: raise --max-seconds (the level holds the end rate after the ramp), or shorten the ramp", b.seconds(f.MaxDuration), r, r.Over)
+		case !given["max-seconds"] && !given["max-requests"]:
 			f.MaxDuration = r.Over
 		}
 		a.shape.Ramp = &r
 		clash("ramp", "the ramp sets the level's rates", "rate")
-		if !f.Given["profile"] && !f.Given["burstiness"] {
+		if !given["profile"] && !given["burstiness"] {
 			f.Profile = "constant"
 		} else if f.Profile != "constant" && f.Profile != "poisson" {
 			bad("--ramp with --profile %s: a ramp paces arrivals by time; use --profile constant (evenly spaced) or poisson", f.Profile)
@@ -121,7 +121,7 @@ func (b *Benchmark) parseArrivals() []error {
 // unless --max-seconds is given, a length that ends a mean gap after the
 // last arrival (requests in flight then finish within --drain-timeout).
 func (b *Benchmark) readTrace() []error {
-	f, a := &b.s, &b.arr
+	f, a, given := &b.s, &b.arr, b.explicit
 	spec := workload.TraceSpec{File: f.Trace, Format: workload.TraceFormat(f.TraceFormat), Speedup: f.TraceSpeedup}
 	var errs []error
 	switch f.TraceFormat {
@@ -168,11 +168,11 @@ func (b *Benchmark) readTrace() []error {
 	f.Profile = "constant"
 	f.Rates = []float64{roundTo4(plan.Rate())}
 	f.MaxRequests = lim.MaxRequests
-	if !f.Given["max-seconds"] {
+	if !given["max-seconds"] {
 		f.MaxDuration = lim.MaxDuration
 	}
 	for name, v := range map[string]*loadgen.Trim{"warmup": &f.Warmup, "cooldown": &f.Cooldown} {
-		if !f.Given[name] {
+		if !given[name] {
 			*v = loadgen.Trim{}
 		}
 	}

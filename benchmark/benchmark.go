@@ -82,10 +82,16 @@ type Options struct {
 	// Getenv looks up an environment variable (a CLI passes os.Getenv);
 	// nil: none is read.
 	Getenv func(string) string
+	// FlagNames names each setting, in the errors of New, Check and Run,
+	// by its command-line flag (--max-seconds 5), as a CLI does; false,
+	// a library caller's default: by its Settings field
+	// (Settings.MaxDuration 5s).
+	FlagNames bool
 }
 
 // InputError is a bad setting, found before anything was sent or written:
-// a CLI exits 2 on it. Its message names the setting's key and the fix.
+// a CLI exits 2 on it. Its message names the setting (its Settings field,
+// or its flag with Options.FlagNames) and the fix.
 type InputError struct{ Err error }
 
 func (e *InputError) Error() string { return e.Err.Error() }
@@ -112,6 +118,7 @@ type Benchmark struct {
 	warmup, cooldown   loadgen.Trim
 	limits             loadgen.Limits
 	shard              loadgen.Shard          // Settings.Shard; zero when unsharded
+	explicit           map[string]bool        // the keys of the settings given (explicitSettings)
 	tls                *tls.Config            // CACert or Insecure; nil for Go's defaults
 	defaultRunID       bool                   // RunID was not given: a taken one gets a suffix
 	arr                arrivals               // Trace, Ramp, Burstiness, SharedPrefix parsed
@@ -181,23 +188,24 @@ func New(ctx context.Context, s Settings, opt Options) (*Benchmark, error) {
 	}
 	b := &Benchmark{s: s, opt: opt}
 	if err := b.parse(); err != nil {
-		return nil, badInput(err)
+		return nil, b.named(badInput(err))
 	}
 	if err := b.setup(ctx); err != nil {
 		b.Close()
-		return nil, err
+		return nil, b.named(err)
 	}
 	return b, nil
 }
 
 // Check checks s as New does before it sets anything up, and returns
-// every bad setting at once as an *InputError, or nil. It reads the files
-// the settings name (a trace, a CA certificate) and sends nothing; a CLI
-// uses it to check a configuration file's values that its command line
-// overrides (cmdline.Options.Check).
-func Check(s Settings) error {
-	b := &Benchmark{s: s, opt: Options{Log: io.Discard}}
-	return badInput(b.parse())
+// every bad setting at once as an *InputError, or nil; opt.FlagNames says
+// how its errors name the settings, and its other fields are not used.
+// It reads the files the settings name (a trace, a CA certificate) and
+// sends nothing; a CLI uses it to check a configuration file's values
+// that its command line overrides (cmdline.Options.Check).
+func Check(s Settings, opt Options) error {
+	b := &Benchmark{s: s, opt: Options{Log: io.Discard, FlagNames: opt.FlagNames}}
+	return b.named(badInput(b.parse()))
 }
 
 // Close stops the built-in mock, if one was started, and gives back the
@@ -226,6 +234,7 @@ func (b *Benchmark) parse() error {
 	s := &b.s
 	var errs []error
 	bad := func(err error) { errs = append(errs, err) }
+	b.explicit = explicitSettings(*s)
 	errs = append(errs, b.parseArrivals()...)
 	var err error
 	b.obj = s.SLO
@@ -273,7 +282,7 @@ func (b *Benchmark) parse() error {
 		}
 	case "concurrent", "constant", "poisson":
 		// Given: a --rate whose every value was refused is not also missing.
-		if len(s.Rates) == 0 && !s.Given["rate"] && !(b.isSweep() && s.Profile != "concurrent") && !b.arr.unread {
+		if len(s.Rates) == 0 && !b.explicit["rate"] && !(b.isSweep() && s.Profile != "concurrent") && !b.arr.unread {
 			what := "req/s levels, e.g. --rate 5,10,20"
 			if s.Profile == "concurrent" {
 				what = "concurrency levels, e.g. --rate 8 or --rate 1,2,4,8"
@@ -311,10 +320,10 @@ func (b *Benchmark) parse() error {
 	} else {
 		lengths = d
 	}
-	if s.Dataset != "" && s.Given["sequence-distribution"] {
+	if s.Dataset != "" && b.explicit["sequence-distribution"] {
 		bad(errors.New("--sequence-distribution with --dataset: the dataset's prompts are sent, so the distribution would be ignored; drop one of them"))
 	}
-	if s.Dataset != "" && s.Given["data"] {
+	if s.Dataset != "" && b.explicit["data"] {
 		// Only output_tokens is read: the length of the entries that
 		// give none.
 		var ignored []string
@@ -327,7 +336,7 @@ func (b *Benchmark) parse() error {
 			bad(fmt.Errorf("--data %s with --dataset: the dataset's prompts are sent as they are, so %s would be ignored; with --dataset, --data takes only output_tokens (the output length of entries that give none), e.g. --data output_tokens=256", s.Data, strings.Join(ignored, ", ")))
 		}
 	}
-	if s.Dataset != "" && (s.PrefixCache != PrefixCache{} || s.Given["prefix-cache"]) {
+	if s.Dataset != "" && (s.PrefixCache != PrefixCache{} || b.explicit["prefix-cache"]) {
 		bad(fmt.Errorf("--prefix-cache %s with --dataset: the dataset's prompts are sent as they are, so their prefix-cache state is the dataset's; drop --prefix-cache, or use --data for synthetic prompts whose prefix sharing gollm-bench controls", s.PrefixCache))
 	}
 	if pc, warmN, err := s.PrefixCache.synthetic(); err != nil {
@@ -383,7 +392,7 @@ func (b *Benchmark) parse() error {
 		}
 	}
 	if s.PrecisionMaxDuration > 0 && b.precision.IsZero() {
-		return fmt.Errorf("--precision-max-seconds %v without --precision: it bounds the levels --precision runs to a decision; give --precision too, or drop it", s.PrecisionMaxDuration.Seconds())
+		return fmt.Errorf("--precision-max-seconds %s without --precision: it bounds the levels --precision runs to a decision; give --precision too, or drop it", b.seconds(s.PrecisionMaxDuration))
 	}
 	if b.isSweep() && !b.precision.IsZero() && s.PrecisionMaxDuration == 0 {
 		s.PrecisionMaxDuration = 10 * s.MaxDuration
@@ -455,7 +464,7 @@ func (b *Benchmark) nonceWarnings() []metrics.Warning {
 func (b *Benchmark) given() []string {
 	var out []string
 	for k := range b.opt.Record {
-		if b.s.Given[k] {
+		if b.explicit[k] {
 			out = append(out, k)
 		}
 	}
@@ -942,6 +951,11 @@ type Outcome struct {
 // cancelled) is not an error but Code exitcode.Partial, with the partial
 // results written and marked.
 func (b *Benchmark) Run(ctx context.Context) (Outcome, error) {
+	out, err := b.run(ctx)
+	return out, b.named(err)
+}
+
+func (b *Benchmark) run(ctx context.Context) (Outcome, error) {
 	defer b.Close()
 	var res sweep.Result
 	runErr := b.warmUp(ctx)

@@ -2,7 +2,6 @@ package benchmark
 
 import (
 	"context"
-	"errors"
 	"os"
 	"slices"
 	"strings"
@@ -14,7 +13,10 @@ import (
 )
 
 // Bad settings are all reported at once, as an *InputError naming each
-// setting, and New starts nothing: no results folder is created.
+// setting, and New starts nothing: no results folder is created. Seen
+// (issue 26): a library caller read the flags (--rate, --knee-tolerance),
+// not the fields it set; it reads its Settings fields, and a CLI
+// (Options.FlagNames) its flags.
 func TestNewRefusesBadSettings(t *testing.T) {
 	dir := t.TempDir()
 	s := DefaultSettings(CommandSweep)
@@ -22,15 +24,28 @@ func TestNewRefusesBadSettings(t *testing.T) {
 	s.Rates = []float64{-1}
 	s.KneeTolerance = 2
 	s.Repeat = -1
-	_, err := New(context.Background(), s, Options{})
-	var bad *InputError
-	if !errors.As(err, &bad) {
-		t.Fatalf("err = %v, want an *InputError", err)
-	}
-	for _, want := range []string{"--rate", "--knee-tolerance", "--repeat"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error lacks %s:\n%v", want, err)
+	for _, tc := range []struct {
+		opt   Options
+		names []string
+	}{
+		{Options{}, []string{"Settings.Rates", "Settings.KneeTolerance 2:", "Settings.Repeat -1:"}},
+		{Options{FlagNames: true}, []string{"--rate", "--knee-tolerance 2:", "--repeat -1:"}},
+	} {
+		_, err := New(context.Background(), s, tc.opt)
+		if _, ok := err.(*InputError); !ok {
+			t.Fatalf("err = %v, want an *InputError", err)
 		}
+		for _, want := range tc.names {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("FlagNames %v: error lacks %s:\n%v", tc.opt.FlagNames, want, err)
+			}
+		}
+		if tc.opt.FlagNames == strings.Contains(err.Error(), "Settings.") || tc.opt.FlagNames != strings.Contains(err.Error(), "--") {
+			t.Errorf("FlagNames %v: the error mixes the names:\n%v", tc.opt.FlagNames, err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("New created %d entries in the output folder", len(entries))
 	}
 }
 
@@ -110,7 +125,7 @@ func TestProfilesAreWhatNewAccepts(t *testing.T) {
 			}
 			s.Repeat = -1 // a bad setting, so that New stops at its checks
 			_, err := New(context.Background(), s, Options{})
-			refused := err != nil && strings.Contains(err.Error(), "--profile")
+			refused := err != nil && strings.Contains(err.Error(), "Settings.Profile")
 			if listed := slices.Contains(cmd.Profiles(), p); listed == refused {
 				t.Errorf("%s --profile %s: listed %v, but New says: %v", cmd, p, listed, err)
 			}

@@ -50,7 +50,7 @@ func TestBadInputNamesFlagsNotFields(t *testing.T) {
 		s.OutputDir = t.TempDir()
 		s.Given = map[string]bool{}
 		tc.set(&s)
-		_, err := New(context.Background(), s, Options{})
+		_, err := New(context.Background(), s, Options{FlagNames: true})
 		if err == nil {
 			t.Errorf("%s: no error", tc.name)
 			continue
@@ -94,7 +94,7 @@ func TestBadInputOneError(t *testing.T) {
 			s.Rates = []float64{2} // run's concurrent default needs levels
 		}
 		tc.set(&s)
-		_, err := New(context.Background(), s, Options{})
+		_, err := New(context.Background(), s, Options{FlagNames: true})
 		if err == nil {
 			t.Errorf("%s: no error", tc.name)
 			continue

@@ -139,10 +139,12 @@ func (p PrefixCache) synthetic() (workload.PrefixCache, int, error) {
 // other text settings still use the flags' grammar (docs/cli.md) and are
 // parsed by New.
 //
-// Each setting is named, in errors and in documentation, by its key: the
-// name of the `gollm-bench run`/`sweep` flag that sets it (the comment of
-// each field gives it), which is also its key in a configuration file.
-// New checks every setting and reports every bad one at once.
+// Each setting has a key: the name of the `gollm-bench run`/`sweep` flag
+// that sets it (the comment of each field gives it), which is also its
+// key in a configuration file and in Given. Errors name a setting by its
+// field (Settings.MaxDuration), or by its flag (--max-seconds) when
+// Options.FlagNames is set, as a CLI does. New checks every setting and
+// reports every bad one at once.
 //
 // The zero value of a field means its default where the comment gives
 // one; DefaultSettings fills in the defaults a flag shows.
@@ -299,10 +301,15 @@ type Settings struct {
 	// server that does not answer /v1/models is not refused.
 	ModelFromLike bool `json:"-"`
 
-	// Given holds the keys of the settings given explicitly (the flags on
-	// the command line). Settings that imply others (a trace sets the
-	// profile, rate and limits; a ramp the level length; burstiness the
-	// profile) set only those not given, and refuse those that clash.
+	// Given is a command line's: the keys of the settings given
+	// explicitly (the flags the user gave, cmdline.Parser.Given), since a
+	// flag given its default value is still given. Settings that imply
+	// others (a trace sets the profile, rate and limits; a ramp the level
+	// length; burstiness the profile) set only those not given, and refuse
+	// those that clash. A library caller leaves it nil: a setting then
+	// counts as given when its value differs from DefaultSettings(Command)'s
+	// (an empty list as nil), so that starting from DefaultSettings and
+	// setting fields is what giving their flags is.
 	Given map[string]bool
 }
 

@@ -75,8 +75,8 @@ func (b *Benchmark) checkWarmupLength() error {
 	if s.Repeat > 1 {
 		rep = fmt.Sprintf(" × --repeat %d", s.Repeat)
 	}
-	return fmt.Errorf("--warmup-phase %s: the phase (%v) is longer than the whole run it warms (%d %s × --max-seconds %g%s = %v); shorten the phase, or lengthen --max-seconds (with --stabilize, the gate holds a short phase open as long as the GPUs need)",
-		s.WarmupPhase, b.phase.Duration, levels, what, s.MaxDuration.Seconds(), rep, budget)
+	return fmt.Errorf("--warmup-phase %s: the phase (%v) is longer than the whole run it warms (%d %s × --max-seconds %s%s = %v); shorten the phase, or lengthen --max-seconds (with --stabilize, the gate holds a short phase open as long as the GPUs need)",
+		s.WarmupPhase, b.phase.Duration, levels, what, b.seconds(s.MaxDuration), rep, budget)
 }
 
 // suggestWarmupPhase says, once, that a sweep of a real server without a

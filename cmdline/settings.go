@@ -173,5 +173,5 @@ func (t SettingsText) Settings(s benchmark.Settings) (benchmark.Settings, error)
 // command line whose text does not parse.
 func (t SettingsText) Check(s benchmark.Settings) error {
 	s, err := t.Settings(s)
-	return errors.Join(err, benchmark.Check(s))
+	return errors.Join(err, benchmark.Check(s, benchmark.Options{FlagNames: true}))
 }

@@ -61,15 +61,16 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 	b.s.EnvAPIKey = e.getenv("OPENAI_API_KEY")
 	b.s.ProxyEnv = benchmark.ProxyEnv(e.getenv)
 	opt := benchmark.Options{
-		Stdout:   e.stdout,
-		Log:      e.stderr,
-		FS:       e.fs,
-		Tool:     tool(),
-		Args:     append([]string{name}, args...),
-		OpenNVML: openNVML,
-		Notes:    notes,
-		Record:   p.Record("api-key", "quiet"),
-		Getenv:   e.getenv,
+		Stdout:    e.stdout,
+		Log:       e.stderr,
+		FS:        e.fs,
+		Tool:      tool(),
+		Args:      append([]string{name}, args...),
+		OpenNVML:  openNVML,
+		Notes:     notes,
+		Record:    p.Record("api-key", "quiet"),
+		Getenv:    e.getenv,
+		FlagNames: true,
 	}
 	opt.Progress, opt.SweepProgress = liveView(e, b.quiet)
 	s, err := b.text.Settings(b.s)
