@@ -305,18 +305,18 @@ func (b *Benchmark) parse() error {
 	if s.Endpoint != EndpointCompletions && s.Endpoint != EndpointChat {
 		bad(fmt.Errorf("--endpoint %q: want completions or chat", s.Endpoint))
 	}
-	if s.Data != "" && s.SequenceDistribution != "" {
+	if s.Data != nil && s.SequenceDistribution != nil {
 		bad(errors.New("--data and --sequence-distribution both set lengths: give one"))
 	}
 	var lengths workload.LengthSampler
-	if s.SequenceDistribution != "" {
-		if sd, err := workload.ParseSequenceDistribution(s.SequenceDistribution); err != nil {
+	if sd := s.SequenceDistribution; sd != nil {
+		if err := sd.Validate(); err != nil {
 			bad(flagged("--sequence-distribution", err))
 		} else {
-			lengths = sd
+			lengths = *sd
 		}
-	} else if d, err := workload.ParseData(b.dataSpec()); err != nil {
-		bad(flagged("--data", err))
+	} else if d := b.dataLengths(); d.Validate() != nil {
+		bad(flagged("--data", d.Validate()))
 	} else {
 		lengths = d
 	}
@@ -327,13 +327,13 @@ func (b *Benchmark) parse() error {
 		// Only output_tokens is read: the length of the entries that
 		// give none.
 		var ignored []string
-		for _, kv := range strings.Split(s.Data, ",") {
-			if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) != "output_tokens" && strings.TrimSpace(k) != "" {
-				ignored = append(ignored, strings.TrimSpace(k))
+		for _, kv := range strings.Split(dataText(s.Data), ",") {
+			if k, _, _ := strings.Cut(kv, "="); k != "output_tokens" && k != "" {
+				ignored = append(ignored, k)
 			}
 		}
 		if len(ignored) > 0 {
-			bad(fmt.Errorf("--data %s with --dataset: the dataset's prompts are sent as they are, so %s would be ignored; with --dataset, --data takes only output_tokens (the output length of entries that give none), e.g. --data output_tokens=256", s.Data, strings.Join(ignored, ", ")))
+			bad(fmt.Errorf("--data %s with --dataset: the dataset's prompts are sent as they are, so %s would be ignored; with --dataset, --data takes only output_tokens (the output length of entries that give none), e.g. --data output_tokens=256", dataText(s.Data), strings.Join(ignored, ", ")))
 		}
 	}
 	if s.Dataset != "" && (s.PrefixCache != PrefixCache{} || b.explicit["prefix-cache"]) {
@@ -419,17 +419,29 @@ func (b *Benchmark) parse() error {
 	return nil
 }
 
-// dataSpec is Settings.Data, or its default.
+// dataLengths is Settings.Data, or the default lengths (DefaultData).
 //
 // With --dataset only output_tokens is read (the output length of entries
 // that give none), so a --data without prompt_tokens is accepted: a
 // placeholder prompt length, never used, completes it.
-func (b *Benchmark) dataSpec() string {
-	d := cmp.Or(b.s.Data, DefaultData)
-	if b.s.Dataset != "" && !strings.Contains(d, "prompt_tokens=") {
-		d = "prompt_tokens=1," + d
+func (b *Benchmark) dataLengths() workload.Data {
+	d := workload.Data{PromptTokens: 256, OutputTokens: 64} // DefaultData
+	if b.s.Data != nil {
+		d = *b.s.Data
+	}
+	if b.s.Dataset != "" && d.PromptTokens == 0 {
+		d.PromptTokens = 1
 	}
 	return d
+}
+
+// dataText spells d as --data does, without a prompt_tokens it lacks
+// (the output length of a dataset's entries); "" for nil.
+func dataText(d *workload.Data) string {
+	if d == nil {
+		return ""
+	}
+	return strings.TrimPrefix(d.String(), "prompt_tokens=0,")
 }
 
 // prefixCacheSpec is Settings.PrefixCache as the flag spells it.
@@ -719,17 +731,11 @@ func (b *Benchmark) newWorkload() error {
 	var lengths workload.LengthSampler
 	var defaultOSL int
 	switch {
-	case s.SequenceDistribution != "":
-		sd, err := workload.ParseSequenceDistribution(s.SequenceDistribution)
-		if err != nil {
-			return flagged("--sequence-distribution", err)
-		}
+	case s.SequenceDistribution != nil:
+		sd := *s.SequenceDistribution
 		lengths, defaultOSL = sd, sd.Entries[0].OSL
 	default:
-		d, err := workload.ParseData(b.dataSpec())
-		if err != nil {
-			return flagged("--data", err)
-		}
+		d := b.dataLengths()
 		lengths, defaultOSL = d, d.OutputTokens
 		b.lengths = d
 	}
@@ -1117,7 +1123,7 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 		Config: results.Config{
 			Command: string(s.Command), Target: redact.URL(b.target), Endpoint: string(s.Endpoint), Model: b.model,
 			Stream: !s.NoStream, IgnoreEOS: !s.NoIgnoreEOS, Profile: string(s.Profile), Rates: b.levels,
-			MaxConcurrency: s.MaxConcurrency, Seed: s.Seed, Data: b.dataSpec(), SequenceDistribution: s.SequenceDistribution,
+			MaxConcurrency: s.MaxConcurrency, Seed: s.Seed, Data: b.dataLengths().String(),
 			Dataset: s.Dataset, PrefixCache: b.prefixCacheState(), Warmup: b.warmup.String(), Cooldown: b.cooldown.String(),
 			MaxSeconds: s.MaxDuration.Seconds(), MaxRequests: s.MaxRequests, MaxErrors: s.MaxErrors,
 			RequestTimeoutS: s.RequestTimeout.Seconds(), IdleTimeoutS: s.IdleTimeout.Seconds(),
@@ -1126,12 +1132,12 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 			UnreachableAfter: s.UnreachableAfter, CACert: s.CACert, Insecure: s.Insecure, ReceiveClock: string(cmp.Or(s.ReceiveClock, openai.ReceiveAuto)), Like: s.Like,
 		},
 	}
-	if s.SequenceDistribution != "" {
-		run.Config.Data = ""
+	if s.SequenceDistribution != nil {
+		run.Config.Data, run.Config.SequenceDistribution = "", s.SequenceDistribution.String()
 	}
 	run.Config.Proxy = b.proxyUsed
-	if s.Dataset != "" && s.Data != "" && !strings.Contains(s.Data, "prompt_tokens=") {
-		run.Config.Data = s.Data // not dataSpec's placeholder prompt length
+	if s.Dataset != "" && s.Data != nil && s.Data.PromptTokens == 0 {
+		run.Config.Data = dataText(s.Data) // not dataLengths' placeholder prompt length
 	}
 	b.arr.describe(&run.Config)
 	b.recordWarmup(&run)
@@ -1275,7 +1281,7 @@ func writeFailedWarning(err *results.WriteError, recs harness.Records) string {
 // tokens.
 func (b *Benchmark) islWarnings(res sweep.Result) []metrics.Warning {
 	want := b.lengths.PromptTokens
-	if b.tok != nil || b.counter != nil || want == 0 || b.s.Dataset != "" || b.s.SequenceDistribution != "" {
+	if b.tok != nil || b.counter != nil || want == 0 || b.s.Dataset != "" || b.s.SequenceDistribution != nil {
 		return nil
 	}
 	for _, lv := range res.Levels {

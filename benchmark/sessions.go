@@ -107,12 +107,10 @@ func (b *Benchmark) sessionConfig() (workload.SessionConfig, error) {
 		errs = append(errs, fmt.Errorf("--think-time %w", err))
 	}
 	cfg.ThinkTime = tt
-	if f.SequenceDistribution != "" {
-		if sd, err := workload.ParseSequenceDistribution(f.SequenceDistribution); err == nil {
-			cfg.Synthetic.Lengths = sd
-		}
-	} else if d, err := workload.ParseData(b.dataSpec()); err == nil {
-		cfg.Synthetic.Lengths = d
+	if f.SequenceDistribution != nil {
+		cfg.Synthetic.Lengths = *f.SequenceDistribution
+	} else {
+		cfg.Synthetic.Lengths = b.dataLengths()
 	}
 	if pc, warmN, err := b.s.PrefixCache.synthetic(); err == nil {
 		cfg.Synthetic.PrefixCache, cfg.Synthetic.WarmPrefixTokens = pc, warmN

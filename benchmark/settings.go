@@ -198,8 +198,17 @@ type Settings struct {
 	EarlyStop     bool    // early-stop: stop after two levels that fail by a wide margin
 
 	// Data.
-	Data                 string              // data: synthetic lengths, e.g. prompt_tokens=256,output_tokens=64 ("": that default)
-	SequenceDistribution string              // sequence-distribution: an ISL/OSL mix
+	// Data (data) is the synthetic prompts' lengths, tokens (nil:
+	// DefaultData; workload.ParseData reads the flag's
+	// prompt_tokens=256,output_tokens=64). With Dataset only OutputTokens
+	// is read, the output length of the entries that give none, and
+	// PromptTokens may be 0.
+	Data *workload.Data
+	// SequenceDistribution (sequence-distribution) is a weighted mix of
+	// ISL/OSL pairs in its place (nil: none; the weights are shares of
+	// their sum; workload.ParseSequenceDistribution reads the flag's
+	// "64|10,32|8:70;256|40,128|20:30").
+	SequenceDistribution *workload.SequenceDistribution
 	Dataset              string              // dataset: a prompts file (JSONL or ShareGPT JSON)
 	Tokenizer            string              // tokenizer: the served model's tokenizer.json, its folder, a model id (cache, else Hub), or TokenizerAuto ("" too), TokenizerServer, TokenizerWords
 	PrefixCache          PrefixCache         // prefix-cache: the zero value is cold
@@ -357,5 +366,5 @@ const DefaultOutputDir = "gollm-bench-results"
 const DefaultUnreachableAfter = 10
 
 // DefaultData is the synthetic lengths used when Settings.Data,
-// SequenceDistribution and Dataset are all empty.
+// SequenceDistribution and Dataset are all unset, as --data spells them.
 const DefaultData = "prompt_tokens=256,output_tokens=64"

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/workload"
 )
 
 // Every Settings field a caller sets has a key (its flag), the name a
@@ -60,6 +61,13 @@ func TestLibraryErrorsNameFields(t *testing.T) {
 		}, "Settings.MaxDuration 2s ends the level before Settings.Ramp linear:1->5:6s", "--max-seconds 2 ends the level before --ramp linear:1->5:6s"},
 		{"bound without precision", func(s *Settings) { s.PrecisionMaxDuration = time.Minute },
 			"Settings.PrecisionMaxDuration 1m0s without Settings.Precision", "--precision-max-seconds 60 without --precision"},
+		{"two length sources", func(s *Settings) {
+			s.Data = &workload.Data{PromptTokens: 8, OutputTokens: 4}
+			s.SequenceDistribution = &workload.SequenceDistribution{Entries: []workload.SequenceEntry{{ISL: 8, OSL: 0, Weight: 1}}}
+		}, "Settings.Data and Settings.SequenceDistribution both set lengths", "--data and --sequence-distribution both set lengths"},
+		{"a mix that cannot be sampled", func(s *Settings) {
+			s.SequenceDistribution = &workload.SequenceDistribution{Entries: []workload.SequenceEntry{{ISL: 8, OSL: 0, Weight: 1}}}
+		}, "Settings.SequenceDistribution: sequence distribution: entry 1: ISL 8 and OSL 0", "--sequence-distribution: sequence distribution: entry 1"},
 	} {
 		for _, flags := range []bool{false, true} {
 			s := DefaultSettings(CommandRun)

@@ -13,6 +13,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/internal/fieldname"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/slo"
+	"github.com/gollm-bench/gollm-bench/workload"
 )
 
 // SettingsText is the text, in the flags' grammar, of the benchmark
@@ -35,6 +36,12 @@ type SettingsText struct {
 	Precision                       string   // --precision ("": the default, nil)
 	PrefixCache                     string   // --prefix-cache ("": cold)
 	Formats                         []string // --format
+	// Data and SequenceDistribution are --data (workload.ParseData's
+	// prompt_tokens=256,output_tokens=64; with --dataset, output_tokens
+	// alone) and --sequence-distribution (workload.
+	// ParseSequenceDistribution's "64|10,32|8:70;256|40,128|20:30"); "":
+	// not set.
+	Data, SequenceDistribution string
 	// Repeat is --repeat: the library reads 0 as once, but a user who
 	// types --repeat 0 is told that a level runs at least once.
 	Repeat int
@@ -64,11 +71,18 @@ func NewSettingsText(s benchmark.Settings) SettingsText {
 	for _, f := range s.Formats {
 		t.Formats = append(t.Formats, string(f))
 	}
+	if s.Data != nil {
+		t.Data = strings.TrimPrefix(s.Data.String(), "prompt_tokens=0,")
+	}
+	if s.SequenceDistribution != nil {
+		t.SequenceDistribution = s.SequenceDistribution.String()
+	}
 	return t
 }
 
 // Apply parses t into s's Rates, SLO, Warmup, Cooldown, Ramp, MaxDuration,
-// PrecisionMaxDuration, Precision, PrefixCache, Formats and Repeat
+// PrecisionMaxDuration, Precision, PrefixCache, Formats, Data,
+// SequenceDistribution and Repeat
 // (a Repeat below 1 is refused). It reports
 // every bad value at once (errors.Join), each starting with its flag, as
 // benchmark.New does for the others; the values that parse are set even
@@ -133,6 +147,7 @@ func (t SettingsText) Apply(s *benchmark.Settings) error {
 		errs = append(errs, fmt.Errorf("--prefix-cache %w", err))
 	}
 	s.PrefixCache = pc
+	errs = append(errs, t.applyLengths(s)...)
 	s.Formats = s.Formats[:0:0]
 	for _, f := range t.Formats {
 		s.Formats = append(s.Formats, benchmark.Format(f))
@@ -155,6 +170,39 @@ func (t SettingsText) Apply(s *benchmark.Settings) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// applyLengths parses --data and --sequence-distribution into s. With
+// --dataset, a --data without prompt_tokens is read for its output length:
+// Data.PromptTokens is then 0.
+func (t SettingsText) applyLengths(s *benchmark.Settings) []error {
+	var errs []error
+	s.Data, s.SequenceDistribution = nil, nil
+	if text := t.Data; strings.TrimSpace(text) != "" {
+		placeholder := s.Dataset != "" && !strings.Contains(text, "prompt_tokens=")
+		if placeholder {
+			text = "prompt_tokens=1," + text
+		}
+		d, err := workload.ParseData(text)
+		switch {
+		case err != nil:
+			errs = append(errs, fieldname.Apply(err, fieldname.Name{Caller: "--data"}))
+		case placeholder:
+			d.PromptTokens = 0
+			fallthrough
+		default:
+			s.Data = &d
+		}
+	}
+	if text := t.SequenceDistribution; strings.TrimSpace(text) != "" {
+		sd, err := workload.ParseSequenceDistribution(text)
+		if err != nil {
+			errs = append(errs, fieldname.Apply(err, fieldname.Name{Caller: "--sequence-distribution"}))
+		} else {
+			s.SequenceDistribution = &sd
+		}
+	}
+	return errs
 }
 
 // maxLevelSeconds is the longest --max-seconds, s: the longest

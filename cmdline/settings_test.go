@@ -10,6 +10,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/benchmark"
 	"github.com/gollm-bench/gollm-bench/cmdline"
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/workload"
 )
 
 // The typed settings' text: every bad value at once, each naming its
@@ -52,6 +53,34 @@ func TestSettingsTextEnumerations(t *testing.T) {
 	text.Precision, text.PrefixCache = "fp8", "warm:x"
 	err := text.Apply(&s)
 	for _, want := range []string{`--precision "fp8": --precision sets how long each level runs`, "--model-precision fp8", `--prefix-cache "warm:x": warm needs the shared prefix length`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Apply: %v, want %s", err, want)
+		}
+	}
+}
+
+// --data and --sequence-distribution are workload's types; with
+// --dataset, --data output_tokens=N alone is the entries' output length.
+func TestSettingsTextLengths(t *testing.T) {
+	s := benchmark.DefaultSettings(benchmark.CommandRun)
+	text := cmdline.NewSettingsText(s)
+	text.Data, text.SequenceDistribution = "prompt_tokens=512,output_tokens=128", "64|10,32|8:70;256|40,128|20:30"
+	if err := text.Apply(&s); err != nil {
+		t.Fatal(err)
+	}
+	if *s.Data != (workload.Data{PromptTokens: 512, OutputTokens: 128}) || len(s.SequenceDistribution.Entries) != 2 || s.SequenceDistribution.Entries[1].Weight != 30 {
+		t.Errorf("data %+v, sequence distribution %+v", s.Data, s.SequenceDistribution)
+	}
+	s.Dataset, text.Data, text.SequenceDistribution = "prompts.jsonl", "output_tokens=256", ""
+	if err := text.Apply(&s); err != nil || *s.Data != (workload.Data{OutputTokens: 256}) || s.SequenceDistribution != nil {
+		t.Errorf("with --dataset: data %+v, %v", s.Data, err)
+	}
+	if back := cmdline.NewSettingsText(s); back.Data != "output_tokens=256" {
+		t.Errorf("read back as %q", back.Data)
+	}
+	text.Data, text.SequenceDistribution = "prompt_tokens=x", "1,1:50"
+	err := text.Apply(&s)
+	for _, want := range []string{"--data: token lengths:", "--sequence-distribution: sequence distribution: the weights sum to 50"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Apply: %v, want %s", err, want)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gollm-bench/gollm-bench/benchmark"
+	"github.com/gollm-bench/gollm-bench/cmdline"
 	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/mockserver"
 )
@@ -284,15 +285,15 @@ func TestPeerSpellings(t *testing.T) {
 		}, ""},
 		{[]string{"--request-count", "100"}, func(s benchmark.Settings) bool { return s.MaxRequests == 100 }, ""},
 		{[]string{"--num-prompts", "100"}, nil, "here --max-requests N"},
-		{[]string{"--isl", "512"}, func(s benchmark.Settings) bool { return s.Data == "prompt_tokens=512,output_tokens=64" }, ""},
-		{[]string{"--osl", "128"}, func(s benchmark.Settings) bool { return s.Data == "prompt_tokens=256,output_tokens=128" }, ""},
-		{[]string{"--isl", "512", "--osl", "128"}, func(s benchmark.Settings) bool { return s.Data == "prompt_tokens=512,output_tokens=128" }, ""},
-		{[]string{"--input-tokens", "100"}, func(s benchmark.Settings) bool { return s.Data == "prompt_tokens=100,output_tokens=64" }, ""},
-		{[]string{"--output-tokens", "10"}, func(s benchmark.Settings) bool { return s.Data == "prompt_tokens=256,output_tokens=10" }, ""},
+		{[]string{"--isl", "512"}, func(s benchmark.Settings) bool { return dataOf(s) == "prompt_tokens=512,output_tokens=64" }, ""},
+		{[]string{"--osl", "128"}, func(s benchmark.Settings) bool { return dataOf(s) == "prompt_tokens=256,output_tokens=128" }, ""},
+		{[]string{"--isl", "512", "--osl", "128"}, func(s benchmark.Settings) bool { return dataOf(s) == "prompt_tokens=512,output_tokens=128" }, ""},
+		{[]string{"--input-tokens", "100"}, func(s benchmark.Settings) bool { return dataOf(s) == "prompt_tokens=100,output_tokens=64" }, ""},
+		{[]string{"--output-tokens", "10"}, func(s benchmark.Settings) bool { return dataOf(s) == "prompt_tokens=256,output_tokens=10" }, ""},
 		{[]string{"--synthetic-input-tokens-mean", "300", "--synthetic-input-tokens-stddev", "10.0"}, func(s benchmark.Settings) bool {
-			return s.Data == "prompt_tokens=300,output_tokens=64,prompt_tokens_stdev=10"
+			return dataOf(s) == "prompt_tokens=300,output_tokens=64,prompt_tokens_stdev=10"
 		}, ""},
-		{[]string{"--output-tokens-mean", "32"}, func(s benchmark.Settings) bool { return s.Data == "prompt_tokens=256,output_tokens=32" }, ""},
+		{[]string{"--output-tokens-mean", "32"}, func(s benchmark.Settings) bool { return dataOf(s) == "prompt_tokens=256,output_tokens=32" }, ""},
 		{[]string{"--data", "prompt_tokens=8,output_tokens=4", "--osl", "16"}, nil, "--osl 16 with --data prompt_tokens=8,output_tokens=4"},
 		{[]string{"--streaming"}, func(s benchmark.Settings) bool { return !s.NoStream }, ""},
 		{[]string{"--streaming=false"}, func(s benchmark.Settings) bool { return s.NoStream }, ""},
@@ -331,7 +332,7 @@ func TestPeerSpellings(t *testing.T) {
 				t.Fatalf("refused: %v", err)
 			case tc.ok != nil && !tc.ok(s):
 				t.Errorf("settings: target %q profile %q rates %v data %q slo %q output-dir %q endpoint %q headers %v max-requests %d max-concurrency %d no-stream %v",
-					s.Target, s.Profile, s.Rates, s.Data, s.SLO, s.OutputDir, s.Endpoint, s.Headers, s.MaxRequests, s.MaxConcurrency, s.NoStream)
+					s.Target, s.Profile, s.Rates, dataOf(s), s.SLO, s.OutputDir, s.Endpoint, s.Headers, s.MaxRequests, s.MaxConcurrency, s.NoStream)
 			case tc.ok == nil && (err == nil || !strings.Contains(err.Error(), tc.want)):
 				t.Errorf("error %v, want one saying %q", err, tc.want)
 			}
@@ -560,3 +561,6 @@ func TestKubernetesConfig(t *testing.T) {
 		t.Errorf("config.yaml read as target %q, output-dir %q, engine %q, slo %q", s.Target, s.OutputDir, s.Engine, s.SLO)
 	}
 }
+
+// dataOf is s.Data as --data spells it ("" for none).
+func dataOf(s benchmark.Settings) string { return cmdline.NewSettingsText(s).Data }

@@ -46,8 +46,8 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 		fs.BoolVar(&s.EarlyStop, "early-stop", s.EarlyStop, "stop once two consecutive levels fail by a wide margin (declared in the output)")
 	}
 
-	fs.StringVar(&s.Data, "data", s.Data, "synthetic lengths, GuideLLM spelling: prompt_tokens=N,output_tokens=M[,prompt_tokens_stdev=..,_min=..,_max=..] (default "+benchmark.DefaultData+")")
-	fs.StringVar(&s.SequenceDistribution, "sequence-distribution", s.SequenceDistribution, `AIPerf length mix "ISL|sd,OSL|sd:weight;...", e.g. "64|10,32|8:70;256|40,128|20:30"`)
+	fs.StringVar(&b.text.Data, "data", b.text.Data, "synthetic lengths, GuideLLM spelling: prompt_tokens=N,output_tokens=M[,prompt_tokens_stdev=..,_min=..,_max=..] (default "+benchmark.DefaultData+")")
+	fs.StringVar(&b.text.SequenceDistribution, "sequence-distribution", b.text.SequenceDistribution, `AIPerf length mix "ISL|sd,OSL|sd:weight;...", e.g. "64|10,32|8:70;256|40,128|20:30"`)
 	fs.StringVar(&s.Dataset, "dataset", s.Dataset, "prompts file: JSONL (one prompt per line, or {\"prompt\",\"output_tokens\"}) or ShareGPT JSON")
 	fs.StringVar(&s.Tokenizer, "tokenizer", s.Tokenizer, "served model's tokenizer: tokenizer.json, a folder holding one, a model id ORG/NAME[@REVISION] (read from the local HF cache, else downloaded from the Hub: HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE), server (the server's /tokenize counts), words, or auto (default: the served model's id, else the server's counts, else words)")
 	fs.StringVar(&s.Turns, "turns", s.Turns, `multi-turn chat sessions (needs --endpoint chat): N turns, "uniform:MIN:MAX", or "dataset" (every user turn of a ShareGPT --dataset); each turn sends the conversation so far with the server's replies and a new user message of --data's prompt_tokens; a session is one arrival, so --rate, --max-concurrency, --max-requests and request-count --warmup/--cooldown count sessions`)
