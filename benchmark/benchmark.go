@@ -348,12 +348,6 @@ func (b *Benchmark) parse() error {
 			bad(fieldname.Replace(err, syntheticFields...))
 		}
 	}
-	if _, err := parseKV("header", s.Headers); err != nil {
-		bad(err)
-	}
-	if _, err := parseKV("label", s.Labels); err != nil {
-		bad(err)
-	}
 	if err := b.parseShard(); err != nil {
 		bad(err)
 	}
@@ -621,15 +615,20 @@ func (b *Benchmark) newClient(ctx context.Context) error {
 	if s.MinTokens > 0 {
 		opts = append(opts, openai.WithMinTokens(s.MinTokens))
 	}
-	headers, _ := parseKV("header", s.Headers)
-	if key := b.credential(headers); key != "" {
+	if key := b.credential(s.Headers); key != "" {
 		opts = append(opts, openai.WithAPIKey(key))
 	}
-	for k, v := range headers {
-		opts = append(opts, openai.WithHeader(k, v))
+	for k, vs := range s.Headers {
+		for _, v := range vs {
+			opts = append(opts, openai.WithHeader(strings.TrimSpace(k), v))
+		}
 	}
-	if s.ExtraBody != "" {
-		opts = append(opts, openai.WithExtraBody(json.RawMessage(s.ExtraBody)))
+	if s.ExtraBody != nil {
+		extra, err := json.Marshal(s.ExtraBody)
+		if err != nil {
+			return badInput(fmt.Errorf("--extra-body: %w", err))
+		}
+		opts = append(opts, openai.WithExtraBody(extra))
 	}
 	if b.tok != nil {
 		opts = append(opts, openai.WithByteTokenCounter(b.tok.CountBytes))
@@ -1108,7 +1107,7 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 	res.Warnings = append(res.Warnings, b.inFlightWarnings(res)...)
 	res.Warnings = append(res.Warnings, b.proxyWarnings()...)
 	redactWarnings(&res)
-	labels, _ := parseKV("label", s.Labels)
+	labels := maps.Clone(s.Labels)
 	run := results.Run{
 		SchemaVersion: results.SchemaVersion,
 		RunID:         s.RunID,

@@ -3,11 +3,14 @@ package benchmark
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -109,13 +112,21 @@ func (b *Benchmark) validateFlags() []error {
 	}
 
 	// Requests.
-	for _, kv := range s.Headers {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			continue // parseKV reports it
+	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
+		for _, v := range s.Headers[k] {
+			if err := openai.CheckHeader(strings.TrimSpace(k), v); err != nil {
+				bad("--header: %w", err)
+			}
 		}
-		if err := openai.CheckHeader(strings.TrimSpace(k), v); err != nil {
-			bad("--header: %w", err)
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Labels)) {
+		if strings.TrimSpace(k) == "" {
+			bad("--label %q: want KEY=VALUE, with a key", "="+s.Labels[k])
+		}
+	}
+	if s.ExtraBody != nil {
+		if _, err := json.Marshal(s.ExtraBody); err != nil {
+			bad("--extra-body: want a JSON object such as {\"top_p\": 0.9}: %w", err)
 		}
 	}
 	if s.Target != "" {
@@ -283,30 +294,6 @@ func (s *Settings) tlsConfig() (*tls.Config, error) {
 		return nil, fmt.Errorf("--ca-cert %s: holds no PEM certificate: want the CA's certificate in PEM (a block starting -----BEGIN CERTIFICATE-----)", s.CACert)
 	}
 	return &tls.Config{RootCAs: pool}, nil
-}
-
-// parseKV parses repeatable K=V flags. A bad --header is not quoted, since
-// it may hold a secret ("Authorization: Bearer ...").
-func parseKV(flag string, kvs []string) (map[string]string, error) {
-	out := map[string]string{}
-	var errs []error
-	for i, kv := range kvs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			switch {
-			case flag != "header":
-				errs = append(errs, fmt.Errorf("--%s %q: want KEY=VALUE", flag, kv))
-			case strings.Contains(kv, ":"):
-				name, _, _ := strings.Cut(kv, ":")
-				errs = append(errs, fmt.Errorf("--header %q (value not shown): want NAME=VALUE, with '=' where curl has ':', e.g. --header '%s=...'", strings.TrimSpace(name)+": ...", strings.TrimSpace(name)))
-			default:
-				errs = append(errs, fmt.Errorf("--header number %d (not shown, it may be a secret): want NAME=VALUE, e.g. --header 'X-Tenant=a'", i+1))
-			}
-			continue
-		}
-		out[strings.TrimSpace(k)] = v
-	}
-	return out, errors.Join(errs...)
 }
 
 // CheckMinSamples checks a value of the deprecated --min-samples flag,

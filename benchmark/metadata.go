@@ -3,6 +3,7 @@ package benchmark
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 // declared energy factors; Run.Scorecard then needs nothing else.
 func (b *Benchmark) withScorecardInputs(ctx context.Context, run results.Run) results.Run {
 	s := &b.s
-	labels, _ := parseKV("label", s.Labels)
+	labels := maps.Clone(s.Labels)
 	seed := s.Seed
 	meta := scorecard.Metadata{
 		Engine:        s.Engine,

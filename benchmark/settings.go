@@ -2,6 +2,7 @@ package benchmark
 
 import (
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -164,15 +165,21 @@ type Settings struct {
 	// only when no more explicit credential is given (an Authorization
 	// --header, credentials in --target, --api-key), and then said once
 	// on the log. Never written to an output.
-	EnvAPIKey   string
-	Headers     []string // header: extra HTTP headers, each NAME=VALUE
-	ExtraBody   string   // extra-body: a JSON object merged into every request body
-	NoStream    bool     // no-stream: non-streaming requests (no TTFT, no ITL)
-	NoIgnoreEOS bool     // no-ignore-eos: do not send ignore_eos
-	MinTokens   int      // min-tokens: min_tokens sent when > 0 (a vLLM extension)
-	Temperature float64  // temperature
-	CACert      string   // ca-cert: PEM file of the CA that signed the target's certificate
-	Insecure    bool     // insecure: no TLS certificate verification
+	EnvAPIKey string
+	// Headers (header) are extra HTTP headers sent with every request,
+	// each value of each name (an Authorization header is the credential
+	// sent, see EnvAPIKey); never written to an output.
+	Headers http.Header
+	// ExtraBody (extra-body) is a JSON object merged into every request
+	// body, last, so that its members win over the defaults (a value
+	// json.Marshal can encode; nil: none).
+	ExtraBody   map[string]any
+	NoStream    bool    // no-stream: non-streaming requests (no TTFT, no ITL)
+	NoIgnoreEOS bool    // no-ignore-eos: do not send ignore_eos
+	MinTokens   int     // min-tokens: min_tokens sent when > 0 (a vLLM extension)
+	Temperature float64 // temperature
+	CACert      string  // ca-cert: PEM file of the CA that signed the target's certificate
+	Insecure    bool    // insecure: no TLS certificate verification
 	// ReceiveClock is the clock of each received chunk (receive-clock):
 	// openai.ReceiveKernel (the kernel's receive time, Linux),
 	// ReceiveUser (when the client read it), or ReceiveAuto ("" too:
@@ -275,12 +282,12 @@ type Settings struct {
 	Reference         string  // reference: a published Wh/token (or tokens/J) to check against, with its source, or @FILE
 
 	// Metadata.
-	Engine         string   // engine: engine and version
-	ModelRevision  string   // model-revision
-	ModelPrecision string   // model-precision: the model's numeric precision, e.g. fp8
-	Hardware       string   // hardware ("": from NVML or DCGM)
-	RunID          string   // run-id ("": the UTC start time, with a suffix if taken)
-	Labels         []string // label: K=V pairs
+	Engine         string            // engine: engine and version
+	ModelRevision  string            // model-revision
+	ModelPrecision string            // model-precision: the model's numeric precision, e.g. fp8
+	Hardware       string            // hardware ("": from NVML or DCGM)
+	RunID          string            // run-id ("": the UTC start time, with a suffix if taken)
+	Labels         map[string]string // label: metadata labels, key to value
 
 	// Outputs.
 	// OutputDir (output-dir) is the parent of the run's folder

@@ -1,15 +1,22 @@
 package benchmark
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/workload"
 )
 
@@ -65,6 +72,10 @@ func TestLibraryErrorsNameFields(t *testing.T) {
 			s.Data = &workload.Data{PromptTokens: 8, OutputTokens: 4}
 			s.SequenceDistribution = &workload.SequenceDistribution{Entries: []workload.SequenceEntry{{ISL: 8, OSL: 0, Weight: 1}}}
 		}, "Settings.Data and Settings.SequenceDistribution both set lengths", "--data and --sequence-distribution both set lengths"},
+		{"a header no server takes", func(s *Settings) { s.Headers = http.Header{"Bad Header": {"x"}} },
+			`Settings.Headers: header name "Bad Header"`, `--header: header name "Bad Header"`},
+		{"an extra body JSON cannot hold", func(s *Settings) { s.ExtraBody = map[string]any{"f": func() {}} },
+			"Settings.ExtraBody: want a JSON object", "--extra-body: want a JSON object"},
 		{"a mix that cannot be sampled", func(s *Settings) {
 			s.SequenceDistribution = &workload.SequenceDistribution{Entries: []workload.SequenceEntry{{ISL: 8, OSL: 0, Weight: 1}}}
 		}, "Settings.SequenceDistribution: sequence distribution: entry 1: ISL 8 and OSL 0", "--sequence-distribution: sequence distribution: entry 1"},
@@ -110,5 +121,62 @@ func TestNilGivenMeansChangedFromDefaults(t *testing.T) {
 	s.Given = map[string]bool{}
 	if got := explicitSettings(s); len(got) != 0 {
 		t.Errorf("an empty Given (a command line with no flag) read as %v", got)
+	}
+}
+
+// An embedder's typed request settings reach the wire: each header, the
+// extra body's members (a 64-bit integer exact), and the labels in
+// run.json; nothing is parsed from flag text.
+func TestTypedRequestSettingsAreSent(t *testing.T) {
+	t.Parallel()
+	cfg, err := mockserver.Preset("instant")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mockserver.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var tenants, bodies []string
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/completions") {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			mu.Lock()
+			tenants, bodies = append(tenants, r.Header.Get("X-Tenant")), append(bodies, string(body))
+			mu.Unlock()
+		}
+		srv.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { ts.Close(); srv.Close() })
+
+	s := DefaultSettings(CommandRun)
+	s.Target, s.Profile, s.MaxRequests = ts.URL, ProfileSynchronous, 2
+	s.Data = &workload.Data{PromptTokens: 4, OutputTokens: 2}
+	s.Headers = http.Header{"X-Tenant": {"blue"}}
+	s.ExtraBody = map[string]any{"top_k": 5, "seed": json.Number("12345678901234567890")}
+	s.Labels = map[string]string{"team": "inference"}
+	s.Energy, s.OutputDir, s.MaxLag = "none", "", time.Second
+	b, err := New(context.Background(), s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := b.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bodies) == 0 {
+		t.Fatal("no completion request reached the server")
+	}
+	for i, body := range bodies {
+		if tenants[i] != "blue" || !strings.Contains(body, `"top_k":5`) || !strings.Contains(body, `"seed":12345678901234567890`) {
+			t.Errorf("request %d: X-Tenant %q, body %s", i, tenants[i], body)
+		}
+	}
+	if out.Run.Config.Labels["team"] != "inference" || out.Run.Config.Data != "prompt_tokens=4,output_tokens=2" {
+		t.Errorf("run.json: labels %v, data %q", out.Run.Config.Labels, out.Run.Config.Data)
 	}
 }

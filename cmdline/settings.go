@@ -2,9 +2,13 @@ package cmdline
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,6 +46,10 @@ type SettingsText struct {
 	// ParseSequenceDistribution's "64|10,32|8:70;256|40,128|20:30"); "":
 	// not set.
 	Data, SequenceDistribution string
+	// Headers, Labels and ExtraBody are --header NAME=VALUE and --label
+	// KEY=VALUE, each repeatable, and --extra-body's JSON object.
+	Headers, Labels []string
+	ExtraBody       string
 	// Repeat is --repeat: the library reads 0 as once, but a user who
 	// types --repeat 0 is told that a level runs at least once.
 	Repeat int
@@ -77,12 +85,24 @@ func NewSettingsText(s benchmark.Settings) SettingsText {
 	if s.SequenceDistribution != nil {
 		t.SequenceDistribution = s.SequenceDistribution.String()
 	}
+	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
+		for _, v := range s.Headers[k] {
+			t.Headers = append(t.Headers, k+"="+v)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Labels)) {
+		t.Labels = append(t.Labels, k+"="+s.Labels[k])
+	}
+	if s.ExtraBody != nil {
+		extra, _ := json.Marshal(s.ExtraBody)
+		t.ExtraBody = string(extra)
+	}
 	return t
 }
 
 // Apply parses t into s's Rates, SLO, Warmup, Cooldown, Ramp, MaxDuration,
 // PrecisionMaxDuration, Precision, PrefixCache, Formats, Data,
-// SequenceDistribution and Repeat
+// SequenceDistribution, Headers, Labels, ExtraBody and Repeat
 // (a Repeat below 1 is refused). It reports
 // every bad value at once (errors.Join), each starting with its flag, as
 // benchmark.New does for the others; the values that parse are set even
@@ -148,6 +168,7 @@ func (t SettingsText) Apply(s *benchmark.Settings) error {
 	}
 	s.PrefixCache = pc
 	errs = append(errs, t.applyLengths(s)...)
+	errs = append(errs, t.applyRequests(s)...)
 	s.Formats = s.Formats[:0:0]
 	for _, f := range t.Formats {
 		s.Formats = append(s.Formats, benchmark.Format(f))
@@ -203,6 +224,69 @@ func (t SettingsText) applyLengths(s *benchmark.Settings) []error {
 		}
 	}
 	return errs
+}
+
+// applyRequests parses --header, --label and --extra-body into s.
+func (t SettingsText) applyRequests(s *benchmark.Settings) []error {
+	var errs []error
+	headers, err := parsePairs("header", t.Headers)
+	errs = append(errs, err)
+	s.Headers = nil
+	for k, v := range headers {
+		if s.Headers == nil {
+			s.Headers = http.Header{}
+		}
+		s.Headers[k] = []string{v} // as typed: the client canonicalizes
+	}
+	s.Labels, err = parsePairs("label", t.Labels)
+	errs = append(errs, err)
+	s.ExtraBody = nil
+	if strings.TrimSpace(t.ExtraBody) != "" {
+		dec := json.NewDecoder(strings.NewReader(t.ExtraBody))
+		dec.UseNumber() // 64-bit integers stay exact
+		var extra map[string]any
+		err := dec.Decode(&extra)
+		if err == nil && dec.More() {
+			err = errors.New("more than one JSON value")
+		} else if err == nil && extra == nil {
+			err = errors.New("null")
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--extra-body: want a JSON object such as '{\"top_p\":0.9}': %w", err))
+		} else {
+			s.ExtraBody = extra
+		}
+	}
+	return errs
+}
+
+// parsePairs parses the repeatable K=V values of --header or --label
+// (nil for none); a later value of a key replaces an earlier one. A bad
+// --header is not quoted, since it may hold a secret ("Authorization:
+// Bearer ...").
+func parsePairs(flag string, kvs []string) (map[string]string, error) {
+	var out map[string]string
+	var errs []error
+	for i, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			switch {
+			case flag != "header":
+				errs = append(errs, fmt.Errorf("--%s %q: want KEY=VALUE", flag, kv))
+			case strings.Contains(kv, ":"):
+				name, _, _ := strings.Cut(kv, ":")
+				errs = append(errs, fmt.Errorf("--header %q (value not shown): want NAME=VALUE, with '=' where curl has ':', e.g. --header '%s=...'", strings.TrimSpace(name)+": ...", strings.TrimSpace(name)))
+			default:
+				errs = append(errs, fmt.Errorf("--header number %d (not shown, it may be a secret): want NAME=VALUE, e.g. --header 'X-Tenant=a'", i+1))
+			}
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[strings.TrimSpace(k)] = v
+	}
+	return out, errors.Join(errs...)
 }
 
 // maxLevelSeconds is the longest --max-seconds, s: the longest

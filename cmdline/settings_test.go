@@ -1,6 +1,7 @@
 package cmdline_test
 
 import (
+	"net/http"
 	"reflect"
 	"regexp"
 	"strings"
@@ -84,6 +85,36 @@ func TestSettingsTextLengths(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Apply: %v, want %s", err, want)
 		}
+	}
+}
+
+// --header, --label and --extra-body: pairs as typed (a later value of a
+// name replacing an earlier one), a bad --header never quoted, and the
+// extra body's integers exact.
+func TestSettingsTextRequests(t *testing.T) {
+	s := benchmark.DefaultSettings(benchmark.CommandRun)
+	text := cmdline.NewSettingsText(s)
+	text.Headers = []string{"X-Tenant=a", "Authorization=Bearer s", "X-Tenant=b"}
+	text.Labels = []string{"team=x", "zone=eu=1"}
+	text.ExtraBody = `{"top_p":0.9,"seed":12345678901234567890}`
+	if err := text.Apply(&s); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(s.Headers, http.Header{"X-Tenant": {"b"}, "Authorization": {"Bearer s"}}) || !reflect.DeepEqual(s.Labels, map[string]string{"team": "x", "zone": "eu=1"}) {
+		t.Errorf("headers %v, labels %v", s.Headers, s.Labels)
+	}
+	if back := cmdline.NewSettingsText(s); back.ExtraBody != `{"seed":12345678901234567890,"top_p":0.9}` {
+		t.Errorf("extra body read back as %s", back.ExtraBody)
+	}
+	text.Headers, text.Labels, text.ExtraBody = []string{"Authorization: Bearer SECRET", "NOSEPARATORSECRET"}, []string{"nokey"}, `{"a":1} {}`
+	err := text.Apply(&s)
+	for _, want := range []string{`--header "Authorization: ..." (value not shown)`, "--header number 2 (not shown", `--label "nokey": want KEY=VALUE`, "--extra-body: want a JSON object"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Apply: %v, want %s", err, want)
+		}
+	}
+	if err != nil && strings.Contains(err.Error(), "SECRET") {
+		t.Errorf("a bad header is quoted: %v", err)
 	}
 }
 
