@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -624,11 +623,7 @@ func (b *Benchmark) newClient(ctx context.Context) error {
 		}
 	}
 	if s.ExtraBody != nil {
-		extra, err := json.Marshal(s.ExtraBody)
-		if err != nil {
-			return badInput(fmt.Errorf("--extra-body: %w", err))
-		}
-		opts = append(opts, openai.WithExtraBody(extra))
+		opts = append(opts, openai.WithExtraBody(s.ExtraBody))
 	}
 	if b.tok != nil {
 		opts = append(opts, openai.WithByteTokenCounter(b.tok.CountBytes))

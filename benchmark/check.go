@@ -125,8 +125,12 @@ func (b *Benchmark) validateFlags() []error {
 		}
 	}
 	if s.ExtraBody != nil {
-		if _, err := json.Marshal(s.ExtraBody); err != nil {
-			bad("--extra-body: want a JSON object such as {\"top_p\": 0.9}: %w", err)
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(s.ExtraBody, &obj); err != nil || obj == nil {
+			if err == nil {
+				err = errors.New("null")
+			}
+			bad("--extra-body: want a JSON object such as '{\"top_p\":0.9}': %w", err)
 		}
 	}
 	if s.Target != "" {

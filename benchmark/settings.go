@@ -1,6 +1,7 @@
 package benchmark
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -171,9 +172,10 @@ type Settings struct {
 	// sent, see EnvAPIKey); never written to an output.
 	Headers http.Header
 	// ExtraBody (extra-body) is a JSON object merged into every request
-	// body, last, so that its members win over the defaults (a value
-	// json.Marshal can encode; nil: none).
-	ExtraBody   map[string]any
+	// body, last, so that its members win over the defaults (nil: none),
+	// e.g. json.RawMessage(`{"top_p":0.9}`); a program holding a Go value
+	// marshals it (json.Marshal).
+	ExtraBody   json.RawMessage
 	NoStream    bool    // no-stream: non-streaming requests (no TTFT, no ITL)
 	NoIgnoreEOS bool    // no-ignore-eos: do not send ignore_eos
 	MinTokens   int     // min-tokens: min_tokens sent when > 0 (a vLLM extension)

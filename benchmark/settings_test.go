@@ -74,7 +74,7 @@ func TestLibraryErrorsNameFields(t *testing.T) {
 		}, "Settings.Data and Settings.SequenceDistribution both set lengths", "--data and --sequence-distribution both set lengths"},
 		{"a header no server takes", func(s *Settings) { s.Headers = http.Header{"Bad Header": {"x"}} },
 			`Settings.Headers: header name "Bad Header"`, `--header: header name "Bad Header"`},
-		{"an extra body JSON cannot hold", func(s *Settings) { s.ExtraBody = map[string]any{"f": func() {}} },
+		{"an extra body that is not an object", func(s *Settings) { s.ExtraBody = json.RawMessage(`[1]`) },
 			"Settings.ExtraBody: want a JSON object", "--extra-body: want a JSON object"},
 		{"a mix that cannot be sampled", func(s *Settings) {
 			s.SequenceDistribution = &workload.SequenceDistribution{Entries: []workload.SequenceEntry{{ISL: 8, OSL: 0, Weight: 1}}}
@@ -155,7 +155,7 @@ func TestTypedRequestSettingsAreSent(t *testing.T) {
 	s.Target, s.Profile, s.MaxRequests = ts.URL, ProfileSynchronous, 2
 	s.Data = &workload.Data{PromptTokens: 4, OutputTokens: 2}
 	s.Headers = http.Header{"X-Tenant": {"blue"}}
-	s.ExtraBody = map[string]any{"top_k": 5, "seed": json.Number("12345678901234567890")}
+	s.ExtraBody = json.RawMessage(`{"top_k": 5, "seed": 12345678901234567890}`)
 	s.Labels = map[string]string{"team": "inference"}
 	s.Energy, s.OutputDir, s.MaxLag = "none", "", time.Second
 	b, err := New(context.Background(), s, Options{})

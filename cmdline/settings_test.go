@@ -88,9 +88,9 @@ func TestSettingsTextLengths(t *testing.T) {
 	}
 }
 
-// --header, --label and --extra-body: pairs as typed (a later value of a
-// name replacing an earlier one), a bad --header never quoted, and the
-// extra body's integers exact.
+// --header and --label: pairs as typed (a later value of a name
+// replacing an earlier one), a bad --header never quoted; --extra-body's
+// text is the raw JSON.
 func TestSettingsTextRequests(t *testing.T) {
 	s := benchmark.DefaultSettings(benchmark.CommandRun)
 	text := cmdline.NewSettingsText(s)
@@ -103,11 +103,11 @@ func TestSettingsTextRequests(t *testing.T) {
 	if !reflect.DeepEqual(s.Headers, http.Header{"X-Tenant": {"b"}, "Authorization": {"Bearer s"}}) || !reflect.DeepEqual(s.Labels, map[string]string{"team": "x", "zone": "eu=1"}) {
 		t.Errorf("headers %v, labels %v", s.Headers, s.Labels)
 	}
-	if back := cmdline.NewSettingsText(s); back.ExtraBody != `{"seed":12345678901234567890,"top_p":0.9}` {
+	if back := cmdline.NewSettingsText(s); back.ExtraBody != text.ExtraBody {
 		t.Errorf("extra body read back as %s", back.ExtraBody)
 	}
 	text.Headers, text.Labels, text.ExtraBody = []string{"Authorization: Bearer SECRET", "NOSEPARATORSECRET"}, []string{"nokey"}, `{"a":1} {}`
-	err := text.Apply(&s)
+	err := text.Check(s)
 	for _, want := range []string{`--header "Authorization: ..." (value not shown)`, "--header number 2 (not shown", `--label "nokey": want KEY=VALUE`, "--extra-body: want a JSON object"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Apply: %v, want %s", err, want)
