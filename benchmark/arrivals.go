@@ -93,10 +93,13 @@ func (b *Benchmark) parseArrivals() []error {
 			f.Rates = []float64{r.To} // names the level
 		}
 	}
-	if f.SharedPrefix != "" {
-		sp, err := workload.ParseSharedPrefix(f.SharedPrefix)
-		if err != nil {
-			bad("--shared-prefix: %w", fieldname.Replace(err, sharedPrefixFields...))
+	if f.SharedPrefix != nil {
+		sp := *f.SharedPrefix
+		if err := sp.Validate(); err != nil {
+			if b.opt.FlagNames {
+				err = fieldname.Replace(err, sharedPrefixFields...)
+			}
+			bad("--shared-prefix: %w", err)
 		}
 		a.shared = &sp
 		clash("shared-prefix", "the shared prefix sets the prompts and their lengths", "dataset", "data", "sequence-distribution", "prefix-cache", "turns")
@@ -122,19 +125,15 @@ func (b *Benchmark) parseArrivals() []error {
 // last arrival (requests in flight then finish within --drain-timeout).
 func (b *Benchmark) readTrace() []error {
 	f, a, given := &b.s, &b.arr, b.explicit
-	spec := workload.TraceSpec{File: f.Trace, Format: workload.TraceFormat(f.TraceFormat), Speedup: f.TraceSpeedup}
+	spec := workload.TraceSpec{File: f.Trace, Format: f.TraceFormat, Speedup: f.TraceSpeedup, Window: f.TraceWindow}
 	var errs []error
 	switch f.TraceFormat {
 	case "", "mooncake", "azure", "burstgpt":
 	default:
 		errs = append(errs, fmt.Errorf("--trace-format %q: want mooncake, azure or burstgpt", f.TraceFormat))
 	}
-	if f.TraceWindow != "" {
-		w, err := workload.ParseTraceWindow(f.TraceWindow)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("--trace-window: %w", err))
-		}
-		spec.Window = w
+	if w := f.TraceWindow; w.Start < 0 || w.End < 0 || (w.End != 0 && w.End <= w.Start) {
+		errs = append(errs, fmt.Errorf("--trace-window %s: want a START before END, both times since the trace's first request >= 0 (END 0: to the end)", w))
 	}
 	if !(f.TraceSpeedup > 0) {
 		errs = append(errs, fmt.Errorf("--trace-speedup %v: want a factor > 0, e.g. 10 (ten times faster) or 0.5 (half speed)", f.TraceSpeedup))

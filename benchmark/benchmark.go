@@ -370,7 +370,7 @@ func (b *Benchmark) parse() error {
 	if n := b.warmup.Requests + b.cooldown.Requests; s.MaxRequests > 0 && n >= s.MaxRequests {
 		return fmt.Errorf("--warmup %s and --cooldown %s exclude %d requests of --max-requests %d: nothing would be measured; lower them or raise --max-requests", s.Warmup, s.Cooldown, n, s.MaxRequests)
 	}
-	if s.Repeat > 1 && s.Shard != "" {
+	if s.Repeat > 1 && !s.Shard.IsZero() {
 		return fmt.Errorf("--repeat %d with --shard %s: repeats are pooled within one process; run the repeats as separate distributed runs, or drop one flag", s.Repeat, s.Shard)
 	}
 	if s.MaxDuration == 0 && s.MaxRequests == 0 {

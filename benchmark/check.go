@@ -186,11 +186,6 @@ func (b *Benchmark) validateFlags() []error {
 	case s.OpenCostNamespace != "":
 		bad("--opencost-namespace %s has no effect without --opencost URL: give both, or neither", s.OpenCostNamespace)
 	}
-	if s.EnergyFilter != "" {
-		if _, err := energy.ParseFilter(s.EnergyFilter); err != nil {
-			errs = append(errs, flagged("--energy-filter", err))
-		}
-	}
 	if s.Stabilize != "" {
 		if _, err := parseStabilize(s.Stabilize); err != nil {
 			errs = append(errs, err)
@@ -217,33 +212,26 @@ func (b *Benchmark) validateTelemetry() []error {
 			errs = append(errs, errors.New(redact.URLs(flagged("--litellm-metrics", err).Error())))
 		}
 	}
-	if s.Price != "" {
-		p, err := cost.ParsePrices(s.Price)
-		if err != nil {
-			errs = append(errs, flagged("--price", err))
-		} else {
-			b.prices = &scorecard.TokenPrices{Input: p.Input, Output: p.Output}
-			if p.HasCachedInput {
-				c := p.CachedInput
-				b.prices.CachedInput = &c
+	if p := s.Price; p != nil {
+		for _, c := range []struct {
+			name string
+			v    float64
+		}{{"input", p.Input}, {"output", p.Output}, {"cached_input", p.CachedInput}} {
+			if !(c.v >= 0) || math.IsInf(c.v, 0) {
+				errs = append(errs, fmt.Errorf("--price: prices: %s=%v: want a price >= 0 in EUR per 1M tokens", c.name, c.v))
 			}
+		}
+		b.prices = &scorecard.TokenPrices{Input: p.Input, Output: p.Output}
+		if p.HasCachedInput {
+			c := p.CachedInput
+			b.prices.CachedInput = &c
 		}
 	}
-	if s.Reference != "" {
-		text := s.Reference
-		if path, ok := strings.CutPrefix(text, "@"); ok {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return append(errs, fmt.Errorf("--reference @%s: %w", path, err))
-			}
-			text = string(data)
+	if r := s.Reference; r != nil {
+		if !(r.WhPerToken > 0) || math.IsInf(r.WhPerToken, 0) || strings.TrimSpace(r.Source) == "" {
+			errs = append(errs, fmt.Errorf("--reference: reference: want an energy per token > 0, Wh (got %v), and the source it was published in (got %q)", r.WhPerToken, r.Source))
 		}
-		r, err := scorecard.ParseReference(text)
-		if err != nil {
-			errs = append(errs, flagged("--reference", err))
-		} else {
-			b.reference = &r
-		}
+		b.reference = r
 	}
 	return errs
 }

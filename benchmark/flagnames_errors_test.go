@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/cost"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/sweep"
+	"github.com/gollm-bench/gollm-bench/workload"
 )
 
 // goIdent matches what a user of the CLI cannot act on: a Go type's
@@ -42,8 +44,12 @@ func TestBadInputNamesFlagsNotFields(t *testing.T) {
 		}, "--ramp"},
 		{"ramp shape", func(s *Settings) { s.Ramp = &loadgen.Ramp{Shape: "sine", From: 1, To: 2, Over: 6 * time.Second} }, "--ramp"},
 		{"ramp length", func(s *Settings) { s.Ramp = &loadgen.Ramp{Shape: loadgen.RampLinear, From: 1, To: 2} }, "--ramp"},
-		{"no groups", func(s *Settings) { s.SharedPrefix = "groups=0,prompts=4,prefix=64,question=16,output=8" }, "--shared-prefix"},
-		{"no output", func(s *Settings) { s.SharedPrefix = "groups=2,prompts=4,prefix=64,question=16,output=0" }, "--shared-prefix"},
+		{"no groups", func(s *Settings) {
+			s.SharedPrefix = &workload.SharedPrefixSpec{Groups: 0, Prompts: 4, PrefixTokens: 64, QuestionTokens: 16, OutputTokens: 8}
+		}, "--shared-prefix"},
+		{"no output", func(s *Settings) {
+			s.SharedPrefix = &workload.SharedPrefixSpec{Groups: 2, Prompts: 4, PrefixTokens: 64, QuestionTokens: 16, OutputTokens: 0}
+		}, "--shared-prefix"},
 		{"trace speedup", func(s *Settings) { s.Trace, s.TraceSpeedup, s.Profile, s.Rates = trace, -1, "", nil }, "--trace-speedup"},
 	} {
 		s := DefaultSettings(CommandRun)
@@ -84,8 +90,10 @@ func TestBadInputOneError(t *testing.T) {
 			s.Ramp = &loadgen.Ramp{Shape: loadgen.RampLinear, From: 20, To: 2, Over: 6 * time.Second}
 		}, "--ramp"},
 		{"trace", func(s *Settings) { s.Trace = trace }, "--trace"},
-		{"shared prefix", func(s *Settings) { s.SharedPrefix = "groups=0,prompts=4,prefix=64,question=16,output=8" }, "--shared-prefix"},
-		{"price", func(s *Settings) { s.Price = "input=abc,output=1" }, "--price"},
+		{"shared prefix", func(s *Settings) {
+			s.SharedPrefix = &workload.SharedPrefixSpec{Groups: 0, Prompts: 4, PrefixTokens: 64, QuestionTokens: 16, OutputTokens: 8}
+		}, "--shared-prefix"},
+		{"price", func(s *Settings) { s.Price = &cost.Prices{Input: -1, Output: 1} }, "--price"},
 	} {
 		s := DefaultSettings(CommandRun)
 		s.OutputDir = t.TempDir()

@@ -1,7 +1,6 @@
 package benchmark
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -52,7 +51,7 @@ func (b *Benchmark) parseSessions() []error {
 		for _, c := range []struct {
 			name string
 			set  bool
-		}{{"think-time", s.ThinkTime != ""}, {"max-context", s.MaxContext != 0}} {
+		}{{"think-time", b.explicit["think-time"]}, {"max-context", s.MaxContext != 0}} {
 			if c.set {
 				bad("--%s without --turns: it shapes multi-turn sessions; add --turns N (with --endpoint chat), or drop it", c.name)
 			}
@@ -102,11 +101,10 @@ func (b *Benchmark) sessionConfig() (workload.SessionConfig, error) {
 		}
 		cfg.Turns = t
 	}
-	tt, err := workload.ParseThinkTime(cmp.Or(s.ThinkTime, "0"))
-	if err != nil {
+	if err := s.ThinkTime.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("--think-time %w", err))
 	}
-	cfg.ThinkTime = tt
+	cfg.ThinkTime = s.ThinkTime
 	if f.SequenceDistribution != nil {
 		cfg.Synthetic.Lengths = *f.SequenceDistribution
 	} else {

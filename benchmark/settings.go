@@ -10,8 +10,11 @@ import (
 
 	"golang.org/x/net/http/httpproxy"
 
+	"github.com/gollm-bench/gollm-bench/cost"
+	"github.com/gollm-bench/gollm-bench/energy"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/openai"
+	"github.com/gollm-bench/gollm-bench/scorecard"
 	"github.com/gollm-bench/gollm-bench/slo"
 	"github.com/gollm-bench/gollm-bench/workload"
 )
@@ -134,12 +137,17 @@ func (p PrefixCache) synthetic() (workload.PrefixCache, int, error) {
 // requests, the load, the data, the limits, the SLO and the knee search,
 // telemetry, cost, metadata and outputs.
 //
-// The levels (Rates, req/s or concurrencies), the SLO (an slo.Objective),
-// the trims (loadgen.Trim), the ramp (loadgen.Ramp) and the durations are
-// typed values; a command
-// line parses its text into them (package cmdline's SettingsText). The
-// other text settings still use the flags' grammar (docs/cli.md) and are
-// parsed by New.
+// The settings are typed values: levels as numbers, an slo.Objective,
+// loadgen.Trims, time.Durations, the enumerations' constants (Profile,
+// Endpoint, Format, ...), workload's lengths, an http.Header, cost's
+// prices. A command line parses its text into them (package cmdline's
+// SettingsText, with the parsers of the packages that own the types), so
+// that a program sets values and New parses no flag grammar, with these
+// exceptions, still the flag's grammar (docs/cli.md), parsed by New:
+// Energy, EngineMetrics, PodEnergy and LiteLLMMetrics (telemetry sources,
+// URLs and filters), Stabilize and WarmupPhase (the warm-up phase), and
+// Turns (N, uniform:MIN:MAX or dataset). Strings that are names, paths or
+// URLs (Target, Model, Dataset, Tokenizer, Trace, ...) are not grammars.
 //
 // Each setting has a key: the name of the `gollm-bench run`/`sweep` flag
 // that sets it (the comment of each field gives it), which is also its
@@ -218,22 +226,25 @@ type Settings struct {
 	// their sum; workload.ParseSequenceDistribution reads the flag's
 	// "64|10,32|8:70;256|40,128|20:30").
 	SequenceDistribution *workload.SequenceDistribution
-	Dataset              string              // dataset: a prompts file (JSONL or ShareGPT JSON)
-	Tokenizer            string              // tokenizer: the served model's tokenizer.json, its folder, a model id (cache, else Hub), or TokenizerAuto ("" too), TokenizerServer, TokenizerWords
-	PrefixCache          PrefixCache         // prefix-cache: the zero value is cold
-	Turns                string              // turns: multi-turn chat sessions: N, uniform:MIN:MAX or dataset ("": none)
-	ThinkTime            string              // think-time: with Turns, the pause before each next turn: a duration, uniform:MIN:MAX or exponential:MEAN ("": 0)
-	MaxContext           int                 // max-context: with Turns, the model's context window, tokens (0: not checked)
-	Trace                string              // trace: replay this request trace's arrival times and lengths (run only)
-	TraceFormat          string              // trace-format: mooncake, azure or burstgpt ("": detected)
-	TraceSpeedup         float64             // trace-speedup: play the trace this many times faster (0: 1)
-	TraceWindow          string              // trace-window: START,END of the trace to replay (time since its first request)
-	TraceFailed          workload.FailedRows // trace-failed: lines describing failed requests (0 output tokens): FailedReplay ("" too), FailedSkip or FailedRefuse
+	Dataset              string               // dataset: a prompts file (JSONL or ShareGPT JSON)
+	Tokenizer            string               // tokenizer: the served model's tokenizer.json, its folder, a model id (cache, else Hub), or TokenizerAuto ("" too), TokenizerServer, TokenizerWords
+	PrefixCache          PrefixCache          // prefix-cache: the zero value is cold
+	Turns                string               // turns: multi-turn chat sessions: N, uniform:MIN:MAX or dataset ("": none)
+	ThinkTime            workload.ThinkTime   // think-time: with Turns, the pause before each next turn (workload.ParseThinkTime reads 2s, uniform:MIN:MAX, exponential:MEAN; zero: none)
+	MaxContext           int                  // max-context: with Turns, the model's context window, tokens (0: not checked)
+	Trace                string               // trace: replay this request trace's arrival times and lengths (run only)
+	TraceFormat          workload.TraceFormat // trace-format: workload.TraceMooncake, TraceAzure or TraceBurstGPT ("": detected)
+	TraceSpeedup         float64              // trace-speedup: play the trace this many times faster (0: 1)
+	TraceWindow          workload.TraceWindow // trace-window: the part of the trace to replay, times since its first request (zero: all of it)
+	TraceFailed          workload.FailedRows  // trace-failed: lines describing failed requests (0 output tokens): FailedReplay ("" too), FailedSkip or FailedRefuse
 	// Ramp (ramp) raises the rate within each level, run only (nil: no
 	// ramp; loadgen.ParseRamp reads the flag's linear:1->50:60s).
-	Ramp         *loadgen.Ramp
-	Burstiness   float64 // burstiness: gamma shape K of the gaps (0: none; implies profile poisson)
-	SharedPrefix string  // shared-prefix: groups=G,prompts=P,prefix=S,question=Q,output=O
+	Ramp       *loadgen.Ramp
+	Burstiness float64 // burstiness: gamma shape K of the gaps (0: none; implies profile poisson)
+	// SharedPrefix (shared-prefix) is groups of prompts sharing a prefix
+	// (nil: none; workload.ParseSharedPrefix reads the flag's
+	// groups=G,prompts=P,prefix=S,question=Q,output=O).
+	SharedPrefix *workload.SharedPrefixSpec
 
 	// Limits and windows.
 	// Warmup (warmup) is trimmed from each level's start, and Cooldown
@@ -267,21 +278,27 @@ type Settings struct {
 	Repeat               int           // repeat: runs of each level, pooled (0 or 1: once; New sets 0 to 1)
 
 	// Energy, cost and carbon.
-	Energy            string  // energy: auto, nvml, dcgm=URL, prometheus=URL or none
-	EnergyFilter      string  // energy-filter: labels a GPU must carry, e.g. Hostname=node-1
-	EngineMetrics     string  // engine-metrics: the engine's /metrics URL, or "target"
-	GPUCostEURh       float64 // gpu-cost-eur-h: the deployment's cost, EUR/h
-	OpenCost          string  // opencost: OpenCost base URL
-	OpenCostNamespace string  // opencost-namespace: the namespace whose allocation is the cost
-	Currency          string  // currency: of OpenCost figures
-	PUE               float64 // pue: data-centre PUE (0: none declared)
-	GridGCO2KWh       float64 // grid-gco2-kwh: grid carbon intensity, gCO2/kWh
-	IdleBaselineW     float64 // idle-baseline-w: idle power subtracted, W
-	Stabilize         string  // stabilize: WINDOW,BAND[,TIMEOUT], hold the warm-up phase until GPU power settles under its load
-	PodEnergy         string  // pod-energy: Kepler's energy of the benchmarked pod (prometheus=URL,namespace=NS... or kepler=URL)
-	LiteLLMMetrics    string  // litellm-metrics: a LiteLLM proxy's counters: target, a URL or prometheus=URL, then filters
-	Price             string  // price: EUR per 1M tokens by type, input=..,output=..[,cached_input=..]
-	Reference         string  // reference: a published Wh/token (or tokens/J) to check against, with its source, or @FILE
+	Energy            string        // energy: auto, nvml, dcgm=URL, prometheus=URL or none
+	EnergyFilter      energy.Filter // energy-filter: labels a GPU must carry, e.g. {"Hostname": "node-1"} (energy.ParseFilter reads Hostname=node-1)
+	EngineMetrics     string        // engine-metrics: the engine's /metrics URL, or "target"
+	GPUCostEURh       float64       // gpu-cost-eur-h: the deployment's cost, EUR/h
+	OpenCost          string        // opencost: OpenCost base URL
+	OpenCostNamespace string        // opencost-namespace: the namespace whose allocation is the cost
+	Currency          string        // currency: of OpenCost figures
+	PUE               float64       // pue: data-centre PUE (0: none declared)
+	GridGCO2KWh       float64       // grid-gco2-kwh: grid carbon intensity, gCO2/kWh
+	IdleBaselineW     float64       // idle-baseline-w: idle power subtracted, W
+	Stabilize         string        // stabilize: WINDOW,BAND[,TIMEOUT], hold the warm-up phase until GPU power settles under its load
+	PodEnergy         string        // pod-energy: Kepler's energy of the benchmarked pod (prometheus=URL,namespace=NS... or kepler=URL)
+	LiteLLMMetrics    string        // litellm-metrics: a LiteLLM proxy's counters: target, a URL or prometheus=URL, then filters
+	// Price (price) is the token prices by type, EUR per 1M tokens (nil:
+	// none; cost.ParsePrices reads the flag's
+	// input=..,output=..[,cached_input=..]).
+	Price *cost.Prices
+	// Reference (reference) is a published Wh/token to check the run's
+	// against, with its source (nil: none; scorecard.ParseReference reads
+	// the flag's text, which the command line also reads from @FILE).
+	Reference *scorecard.Reference
 
 	// Metadata.
 	Engine         string            // engine: engine and version
@@ -310,8 +327,8 @@ type Settings struct {
 	MockPrefixCache int
 
 	// Distributed runs and peers.
-	Shard string // shard: I/N, this process's share of a distributed run (run only)
-	Like  string // like: the peer result whose load was reproduced (recorded)
+	Shard loadgen.Shard // shard: this process's share of a distributed run, run only (zero: the whole run; loadgen.ParseShard reads the flag's I/N)
+	Like  string        // like: the peer result whose load was reproduced (recorded)
 	// ModelFromLike is set when Model came from the Like file, not from
 	// the user: New then asks the target's GET /v1/models, and refuses
 	// the run (an *InputError naming the file's model, the served ones

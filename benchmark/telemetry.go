@@ -22,12 +22,8 @@ import (
 func (b *Benchmark) openMeter() error {
 	s := &b.s
 	opts := []energy.Option{energy.WithNVML(b.opt.OpenNVML)}
-	if s.EnergyFilter != "" {
-		flt, err := energy.ParseFilter(s.EnergyFilter)
-		if err != nil {
-			return badInput(flagged("--energy-filter", err))
-		}
-		opts = append(opts, energy.WithFilter(flt))
+	if len(s.EnergyFilter) > 0 {
+		opts = append(opts, energy.WithFilter(s.EnergyFilter))
 	}
 	if s.IdleBaselineW > 0 {
 		opts = append(opts, energy.WithIdleBaseline(s.IdleBaselineW))

@@ -8,14 +8,18 @@ import (
 	"maps"
 	"math"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/benchmark"
+	"github.com/gollm-bench/gollm-bench/cost"
+	"github.com/gollm-bench/gollm-bench/energy"
 	"github.com/gollm-bench/gollm-bench/internal/fieldname"
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/scorecard"
 	"github.com/gollm-bench/gollm-bench/slo"
 	"github.com/gollm-bench/gollm-bench/workload"
 )
@@ -50,6 +54,10 @@ type SettingsText struct {
 	// KEY=VALUE, each repeatable, and --extra-body's JSON object.
 	Headers, Labels []string
 	ExtraBody       string
+	// The text of --think-time, --trace-window, --shared-prefix,
+	// --energy-filter, --price, --reference (or @FILE, read here) and
+	// --shard, in their packages' grammars; "": not set.
+	ThinkTime, TraceWindow, SharedPrefix, EnergyFilter, Price, Reference, Shard string
 	// Repeat is --repeat: the library reads 0 as once, but a user who
 	// types --repeat 0 is told that a level runs at least once.
 	Repeat int
@@ -94,12 +102,34 @@ func NewSettingsText(s benchmark.Settings) SettingsText {
 		t.Labels = append(t.Labels, k+"="+s.Labels[k])
 	}
 	t.ExtraBody = string(s.ExtraBody)
+	if s.ThinkTime != (workload.ThinkTime{}) {
+		t.ThinkTime = s.ThinkTime.String()
+	}
+	if !s.TraceWindow.IsZero() {
+		t.TraceWindow = s.TraceWindow.String()
+	}
+	if s.SharedPrefix != nil {
+		t.SharedPrefix = s.SharedPrefix.String()
+	}
+	if len(s.EnergyFilter) > 0 {
+		t.EnergyFilter = s.EnergyFilter.String()
+	}
+	if s.Price != nil {
+		t.Price = s.Price.String()
+	}
+	if s.Reference != nil {
+		t.Reference = "wh_per_token=" + strconv.FormatFloat(s.Reference.WhPerToken, 'g', -1, 64) + ",source=" + s.Reference.Source
+	}
+	if !s.Shard.IsZero() {
+		t.Shard = s.Shard.String()
+	}
 	return t
 }
 
 // Apply parses t into s's Rates, SLO, Warmup, Cooldown, Ramp, MaxDuration,
 // PrecisionMaxDuration, Precision, PrefixCache, Formats, Data,
-// SequenceDistribution, Headers, Labels, ExtraBody and Repeat
+// SequenceDistribution, Headers, Labels, ExtraBody, ThinkTime, TraceWindow,
+// SharedPrefix, EnergyFilter, Price, Reference, Shard and Repeat
 // (a Repeat below 1 is refused). It reports
 // every bad value at once (errors.Join), each starting with its flag, as
 // benchmark.New does for the others; the values that parse are set even
@@ -166,6 +196,7 @@ func (t SettingsText) Apply(s *benchmark.Settings) error {
 	s.PrefixCache = pc
 	errs = append(errs, t.applyLengths(s)...)
 	errs = append(errs, t.applyRequests(s)...)
+	errs = append(errs, t.applyTelemetry(s)...)
 	s.Formats = s.Formats[:0:0]
 	for _, f := range t.Formats {
 		s.Formats = append(s.Formats, benchmark.Format(f))
@@ -243,6 +274,88 @@ func (t SettingsText) applyRequests(s *benchmark.Settings) []error {
 		s.ExtraBody = json.RawMessage(t.ExtraBody) // checked by benchmark.New
 	}
 	return errs
+}
+
+// applyTelemetry parses --think-time, --trace-window, --shared-prefix,
+// --energy-filter, --price, --reference and --shard into s. An empty text
+// leaves the setting unset.
+func (t SettingsText) applyTelemetry(s *benchmark.Settings) []error {
+	var errs []error
+	set := func(text string, parse func(string) error) {
+		if strings.TrimSpace(text) != "" {
+			if err := parse(text); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	s.ThinkTime, s.TraceWindow, s.SharedPrefix, s.EnergyFilter, s.Price, s.Reference, s.Shard = workload.ThinkTime{}, workload.TraceWindow{}, nil, nil, nil, nil, loadgen.Shard{}
+	set(t.ThinkTime, func(text string) (err error) {
+		if s.ThinkTime, err = workload.ParseThinkTime(text); err != nil {
+			return fmt.Errorf("--think-time %w", err)
+		}
+		return nil
+	})
+	set(t.TraceWindow, func(text string) (err error) {
+		if s.TraceWindow, err = workload.ParseTraceWindow(text); err != nil {
+			return fmt.Errorf("--trace-window: %w", err)
+		}
+		return nil
+	})
+	set(t.SharedPrefix, func(text string) error {
+		sp, err := workload.ParseSharedPrefix(text)
+		if err != nil {
+			return fmt.Errorf("--shared-prefix: %w", fieldname.Replace(err, sharedPrefixFields...))
+		}
+		s.SharedPrefix = &sp
+		return nil
+	})
+	set(t.EnergyFilter, func(text string) (err error) {
+		if s.EnergyFilter, err = energy.ParseFilter(text); err != nil {
+			return fieldname.Apply(err, fieldname.Name{Caller: "--energy-filter"})
+		}
+		return nil
+	})
+	set(t.Price, func(text string) error {
+		p, err := cost.ParsePrices(text)
+		if err != nil {
+			return fieldname.Apply(err, fieldname.Name{Caller: "--price"})
+		}
+		s.Price = &p
+		return nil
+	})
+	set(t.Reference, func(text string) error {
+		if path, ok := strings.CutPrefix(text, "@"); ok {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return fmt.Errorf("--reference @%s: %w", path, err)
+			}
+			text = string(data)
+		}
+		r, err := scorecard.ParseReference(text)
+		if err != nil {
+			return fieldname.Apply(err, fieldname.Name{Caller: "--reference"})
+		}
+		s.Reference = &r
+		return nil
+	})
+	set(t.Shard, func(text string) (err error) {
+		if s.Shard, err = loadgen.ParseShard(text); err != nil {
+			return fmt.Errorf("--shard: %w", err)
+		}
+		return nil
+	})
+	return errs
+}
+
+// sharedPrefixFields drop the field names that workload.SharedPrefixSpec
+// puts after the words of its spec ("groups (SharedPrefixSpec.Groups)"):
+// the error quotes the flag's value, whose words (groups=) are the user's.
+var sharedPrefixFields = []fieldname.Name{
+	{Field: " (SharedPrefixSpec.Groups)", Caller: "="},
+	{Field: " (SharedPrefixSpec.Prompts)", Caller: "="},
+	{Field: " (SharedPrefixSpec.PrefixTokens)", Caller: "="},
+	{Field: " (SharedPrefixSpec.QuestionTokens)", Caller: "="},
+	{Field: " (SharedPrefixSpec.OutputTokens)", Caller: "="},
 }
 
 // parsePairs parses the repeatable K=V values of --header or --label

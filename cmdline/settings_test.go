@@ -2,6 +2,8 @@ package cmdline_test
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -115,6 +117,47 @@ func TestSettingsTextRequests(t *testing.T) {
 	}
 	if err != nil && strings.Contains(err.Error(), "SECRET") {
 		t.Errorf("a bad header is quoted: %v", err)
+	}
+}
+
+// The telemetry, cost and session settings' text: each parsed by its
+// package, each bad one one error naming its flag (seen in benchmark's
+// TestBadInputOneError when the library parsed --price: "input= is
+// required" followed "input=abc"), a --reference @FILE read here.
+func TestSettingsTextTelemetry(t *testing.T) {
+	ref := filepath.Join(t.TempDir(), "ref.txt")
+	if err := os.WriteFile(ref, []byte("wh_per_token=0.00044\nsource=MLPerf, 8xH100"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := benchmark.DefaultSettings(benchmark.CommandRun)
+	text := cmdline.NewSettingsText(s)
+	text.ThinkTime, text.TraceWindow, text.SharedPrefix = "uniform:1s:3s", "10m,20m", "groups=2,prompts=4,prefix=64,question=16,output=8"
+	text.EnergyFilter, text.Price, text.Reference, text.Shard = "Hostname=n1", "input=0.5,output=1.5", "@"+ref, "1/4"
+	if err := text.Apply(&s); err != nil {
+		t.Fatal(err)
+	}
+	if s.ThinkTime.Max != 3*time.Second || s.TraceWindow.End != 20*time.Minute || s.SharedPrefix.Groups != 2 || s.EnergyFilter["Hostname"] != "n1" ||
+		s.Price.Output != 1.5 || s.Reference.Source != "MLPerf, 8xH100" || s.Shard != (loadgen.Shard{Index: 1, Count: 4}) {
+		t.Errorf("%+v %+v %+v %v %+v %+v %+v", s.ThinkTime, s.TraceWindow, s.SharedPrefix, s.EnergyFilter, s.Price, s.Reference, s.Shard)
+	}
+	var again benchmark.Settings
+	if err := cmdline.NewSettingsText(s).Apply(&again); err != nil || !reflect.DeepEqual(again.Price, s.Price) || !reflect.DeepEqual(again.Reference, s.Reference) || again.Shard != s.Shard || again.ThinkTime != s.ThinkTime || again.TraceWindow != s.TraceWindow {
+		t.Errorf("read back: %v", err)
+	}
+	for flag, bad := range map[string]cmdline.SettingsText{
+		"--price":         {Price: "input=abc,output=1"},
+		"--shared-prefix": {SharedPrefix: "groups=0,prompts=4,prefix=64,question=16,output=8"},
+		"--shard":         {Shard: "4/4"},
+		"--think-time":    {ThinkTime: "soon"},
+		"--trace-window":  {TraceWindow: "20m,10m"},
+		"--energy-filter": {EnergyFilter: "nokey"},
+		"--reference":     {Reference: "wh_per_token=1"},
+	} {
+		bad.Repeat, bad.Warmup, bad.Cooldown = 1, "0", "0"
+		err := bad.Apply(&s)
+		if err == nil || len(strings.Split(err.Error(), "\n")) != 1 || !strings.HasPrefix(err.Error(), flag) || strings.Contains(err.Error(), "SharedPrefixSpec.") {
+			t.Errorf("%s: want one error naming it, no Go field: %v", flag, err)
+		}
 	}
 }
 

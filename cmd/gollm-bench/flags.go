@@ -51,16 +51,16 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.StringVar(&s.Dataset, "dataset", s.Dataset, "prompts file: JSONL (one prompt per line, or {\"prompt\",\"output_tokens\"}) or ShareGPT JSON")
 	fs.StringVar(&s.Tokenizer, "tokenizer", s.Tokenizer, "served model's tokenizer: tokenizer.json, a folder holding one, a model id ORG/NAME[@REVISION] (read from the local HF cache, else downloaded from the Hub: HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE), server (the server's /tokenize counts), words, or auto (default: the served model's id, else the server's counts, else words)")
 	fs.StringVar(&s.Turns, "turns", s.Turns, `multi-turn chat sessions (needs --endpoint chat): N turns, "uniform:MIN:MAX", or "dataset" (every user turn of a ShareGPT --dataset); each turn sends the conversation so far with the server's replies and a new user message of --data's prompt_tokens; a session is one arrival, so --rate, --max-concurrency, --max-requests and request-count --warmup/--cooldown count sessions`)
-	fs.StringVar(&s.ThinkTime, "think-time", s.ThinkTime, `with --turns: the pause between a turn's end and the next turn's intended send time: a duration (2s), "uniform:MIN:MAX" or "exponential:MEAN" (default 0)`)
+	fs.StringVar(&b.text.ThinkTime, "think-time", b.text.ThinkTime, `with --turns: the pause between a turn's end and the next turn's intended send time: a duration (2s), "uniform:MIN:MAX" or "exponential:MEAN" (default 0)`)
 	fs.IntVar(&s.MaxContext, "max-context", s.MaxContext, "with --turns: the served model's context window, tokens; sessions whose last turn would not fit at the declared lengths are refused before anything is sent (0: not checked)")
 	fs.StringVar(&s.Trace, "trace", s.Trace, "replay this request trace's arrival times and lengths (run only): Mooncake JSONL, Azure LLM inference CSV or BurstGPT CSV; one level, one request per line")
-	fs.StringVar(&s.TraceFormat, "trace-format", s.TraceFormat, "format of --trace: mooncake|azure|burstgpt (default: detected from the first line)")
+	fs.StringVar((*string)(&s.TraceFormat), "trace-format", string(s.TraceFormat), "format of --trace: mooncake|azure|burstgpt (default: detected from the first line)")
 	fs.Float64Var(&s.TraceSpeedup, "trace-speedup", s.TraceSpeedup, "play --trace this many times faster (0.5: half speed)")
 	fs.StringVar((*string)(&s.TraceFailed), "trace-failed", string(s.TraceFailed), "--trace lines that describe requests that failed in the traced service (0 output tokens, as BurstGPT logs them): replay (send with 1 output token; the default), skip, or refuse")
-	fs.StringVar(&s.TraceWindow, "trace-window", s.TraceWindow, "replay only the requests of --trace arriving in START,END (time since its first request: 10m,20m or 600,1200; either may be empty)")
+	fs.StringVar(&b.text.TraceWindow, "trace-window", b.text.TraceWindow, "replay only the requests of --trace arriving in START,END (time since its first request: 10m,20m or 600,1200; either may be empty)")
 	fs.StringVar(&b.text.Ramp, "ramp", b.text.Ramp, `raise the arrival rate within each level (run only), e.g. "linear:1->50:60s" or "exponential:2->64:2m" (req/s; constant arrivals, or Poisson with --profile poisson)`)
 	fs.Float64Var(&s.Burstiness, "burstiness", s.Burstiness, "gamma-distributed gaps of this shape K with the level's mean rate (implies --profile poisson): 1 is Poisson, below 1 burstier (0.5: CV 1.41), above 1 smoother")
-	fs.StringVar(&s.SharedPrefix, "shared-prefix", s.SharedPrefix, `groups of prompts sharing a prefix, e.g. "groups=8,prompts=64,prefix=2048,question=128,output=256" (tokens; prefix-cache state shared:GxS)`)
+	fs.StringVar(&b.text.SharedPrefix, "shared-prefix", b.text.SharedPrefix, `groups of prompts sharing a prefix, e.g. "groups=8,prompts=64,prefix=2048,question=128,output=256" (tokens; prefix-cache state shared:GxS)`)
 	fs.StringVar(&b.text.PrefixCache, "prefix-cache", b.text.PrefixCache, "cold (the default: a unique leading token sequence per request) or warm:N (a shared N-token prefix; N below the ISL: prompt_tokens, or the smallest ISL of --sequence-distribution)")
 
 	fs.StringVar(&b.text.Warmup, "warmup", b.text.Warmup, "excluded from the window at each level's start: a duration (30s), a request count (100) or a share of the level (10%)")
@@ -86,7 +86,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	_ = fs.MarkDeprecated("min-samples", "every figure now carries a 95% confidence interval and verdicts say when more requests are needed; use --precision to extend levels until decided")
 
 	fs.StringVar(&s.Energy, "energy", s.Energy, "GPU energy source: auto|nvml|dcgm=URL|prometheus=URL|none")
-	fs.StringVar(&s.EnergyFilter, "energy-filter", s.EnergyFilter, "keep GPUs whose labels match, e.g. Hostname=gpu-node-01,namespace=inference")
+	fs.StringVar(&b.text.EnergyFilter, "energy-filter", b.text.EnergyFilter, "keep GPUs whose labels match, e.g. Hostname=gpu-node-01,namespace=inference")
 	fs.StringVar(&s.EngineMetrics, "engine-metrics", s.EngineMetrics, "scrape the engine's Prometheus /metrics (vLLM, SGLang, llama.cpp or TGI) at window start and end: a URL, or 'target'")
 	fs.Float64Var(&s.GPUCostEURh, "gpu-cost-eur-h", s.GPUCostEURh, "cost of the deployment, EUR per hour")
 	fs.StringVar(&s.OpenCost, "opencost", s.OpenCost, "OpenCost base URL for EUR/h over the window (with --opencost-namespace)")
@@ -99,8 +99,8 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.Lookup("stabilize").NoOptDefVal = "30s,3W"
 	fs.StringVar(&s.PodEnergy, "pod-energy", s.PodEnergy, `Kepler's energy of the benchmarked pod over each window, beside the GPU energy: "prometheus=URL,namespace=NS[,pod=NAME|pod=~RE][,container=NAME]" (or kepler=URL for Kepler's own /metrics)`)
 	fs.StringVar(&s.LiteLLMMetrics, "litellm-metrics", s.LiteLLMMetrics, `a LiteLLM proxy's token and spend counters over each window: 'target', its /metrics URL or prometheus=URL, then filters, e.g. "target,requested_model=llama-70b"`)
-	fs.StringVar(&s.Price, "price", s.Price, `token prices, EUR per 1M tokens, for cost by token type: "input=0.50,output=1.50[,cached_input=0.10]"`)
-	fs.StringVar(&s.Reference, "reference", s.Reference, `a published energy per token to check Wh/token against (a factor of 2): "wh_per_token=0.00044,source=TEXT" or "tokens_per_j=N,source=TEXT" (source last), or @FILE holding that`)
+	fs.StringVar(&b.text.Price, "price", b.text.Price, `token prices, EUR per 1M tokens, for cost by token type: "input=0.50,output=1.50[,cached_input=0.10]"`)
+	fs.StringVar(&b.text.Reference, "reference", b.text.Reference, `a published energy per token to check Wh/token against (a factor of 2): "wh_per_token=0.00044,source=TEXT" or "tokens_per_j=N,source=TEXT" (source last), or @FILE holding that`)
 
 	fs.StringVar(&s.Engine, "engine", s.Engine, "metadata: engine and version, e.g. vllm-0.9.1")
 	fs.StringVar(&s.ModelRevision, "model-revision", s.ModelRevision, "metadata: model revision (commit or tag)")
@@ -117,7 +117,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.StringVar(&s.MockPreset, "mock-preset", s.MockPreset, "preset of the in-process mock used when --target is not given")
 	fs.IntVar(&s.MockPrefixCache, "mock-prefix-cache", s.MockPrefixCache, "the in-process mock's prefix cache capacity, tokens (on with 16-token blocks when the preset has none; 0: the preset's, demo-cache 65,536)")
 	if !sweep {
-		fs.StringVar(&s.Shard, "shard", s.Shard, "run shard `I/N` of a distributed run: the same seeded plan, every N-th request, results in OUTPUT-DIR/RUN-ID/shard-I/; combine with gollm-bench merge")
+		fs.StringVar(&b.text.Shard, "shard", b.text.Shard, "run shard `I/N` of a distributed run: the same seeded plan, every N-th request, results in OUTPUT-DIR/RUN-ID/shard-I/; combine with gollm-bench merge")
 		fs.StringVar(&s.Like, "like", s.Like, "run the load of this result: a GuideLLM, AIPerf, GenAI-Perf, vLLM or inference-perf result file (or folder), or a gollm-bench results folder; its profile, rates, lengths or dataset, limits, warmup, streaming, endpoint, model and SLO become the defaults of the flags not given")
 	}
 }
