@@ -27,11 +27,14 @@ import (
 // SettingsText is the text, in the flags' grammar, of the benchmark
 // settings that benchmark.Settings holds as typed values: --rate (a list
 // of numbers), --slo (slo.Parse's grammar), --warmup and --cooldown
-// (loadgen.ParseTrim's: 30s, 100, 10%) and --ramp (loadgen.ParseRamp's:
-// linear:1->50:60s). The command binds those flags to
-// its fields, so that configuration files, peer aliases and --like set
-// them as they set any flag, and Apply parses them into the settings:
-// the library takes typed values, and the grammar is the command line's.
+// (loadgen.ParseTrim's: 30s, 100, 10%), --ramp (loadgen.ParseRamp's:
+// linear:1->50:60s), and the others below, each read by the parser of
+// the package that owns its type. The command binds those flags to its
+// fields, so that configuration files, peer aliases and --like set them
+// as they set any flag, and Apply parses them into the settings: the
+// library takes typed values, and the grammar is the command line's.
+// (The enumerations whose type is a named string, such as --profile, are
+// bound to their Settings field directly: their text is their value.)
 type SettingsText struct {
 	Rates            []string // --rate
 	SLO              string   // --slo

@@ -24,7 +24,7 @@ func runSweep(ctx context.Context, e env, args []string) error {
 // that only the CLI has.
 type bench struct {
 	s     benchmark.Settings
-	text  cmdline.SettingsText // --rate, --slo, --warmup, --cooldown, --ramp: parsed into s's typed fields
+	text  cmdline.SettingsText // the text of s's typed fields (--rate, --slo, --data, ...), parsed into them
 	quiet bool                 // --quiet: no progress lines
 }
 

@@ -10,9 +10,9 @@ import (
 )
 
 // The flags of `run` and `sweep` set benchmark.Settings, one flag per
-// field, named as the field's comment says; --rate, --slo, --warmup,
-// --cooldown and --ramp set its typed fields through their text
-// (cmdline.SettingsText). Names follow GuideLLM and
+// field, named as the field's comment says; a flag whose field is not a
+// string, a number or a named string sets its text (cmdline.SettingsText),
+// parsed into the typed field. Names follow GuideLLM and
 // AIPerf where they have one.
 
 // register binds the flags of `run` (sweep false) or `sweep` to b's
