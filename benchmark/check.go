@@ -186,9 +186,9 @@ func (b *Benchmark) validateFlags() []error {
 	case s.OpenCostNamespace != "":
 		bad("--opencost-namespace %s has no effect without --opencost URL: give both, or neither", s.OpenCostNamespace)
 	}
-	if s.Stabilize != "" {
-		if _, err := parseStabilize(s.Stabilize); err != nil {
-			errs = append(errs, err)
+	if st := s.Stabilize; st != nil {
+		if err := st.Validate(); err != nil {
+			bad("--stabilize %s: %w", energy.StabilizationText(*st), err)
 		}
 	}
 	return append(errs, b.validateTelemetry()...)

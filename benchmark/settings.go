@@ -12,6 +12,7 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/cost"
 	"github.com/gollm-bench/gollm-bench/energy"
+	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/openai"
 	"github.com/gollm-bench/gollm-bench/scorecard"
@@ -145,8 +146,7 @@ func (p PrefixCache) synthetic() (workload.PrefixCache, int, error) {
 // that a program sets values and New parses no flag grammar, with these
 // exceptions, still the flag's grammar (docs/cli.md), parsed by New:
 // Energy, EngineMetrics, PodEnergy and LiteLLMMetrics (telemetry sources,
-// URLs and filters), Stabilize and WarmupPhase (the warm-up phase), and
-// Turns (N, uniform:MIN:MAX or dataset). Strings that are names, paths or
+// URLs and filters), and Turns (N, uniform:MIN:MAX or dataset). Strings that are names, paths or
 // URLs (Target, Model, Dataset, Tokenizer, Trace, ...) are not grammars.
 //
 // Each setting has a key: the name of the `gollm-bench run`/`sweep` flag
@@ -251,7 +251,11 @@ type Settings struct {
 	// (cooldown) from its end: a duration, a request count or a share of
 	// the level (loadgen.ParseTrim reads the flags' "30s", "100", "10%").
 	Warmup, Cooldown loadgen.Trim
-	WarmupPhase      string        // warmup-phase: load sent before the first level, counted in no level: PROFILE:LEVEL:DURATION, e.g. concurrent:4:60s
+	// WarmupPhase (warmup-phase) is load sent before the first level,
+	// counted in no level (zero: none; harness.ParseWarmupPhase reads the
+	// flag's PROFILE:LEVEL:DURATION, e.g. concurrent:4:60s). Its Gate is
+	// Stabilize's: set that.
+	WarmupPhase      harness.WarmupPhase
 	MaxDuration      time.Duration // max-seconds: level length (0: 30s, or 8s for a sweep of the mock, or 120s for a run with Precision)
 	MaxRequests      int64         // max-requests: requests per level (0: no limit)
 	MaxErrors        int64         // max-errors: stop a level after this many failures (0: never)
@@ -288,9 +292,12 @@ type Settings struct {
 	PUE               float64       // pue: data-centre PUE (0: none declared)
 	GridGCO2KWh       float64       // grid-gco2-kwh: grid carbon intensity, gCO2/kWh
 	IdleBaselineW     float64       // idle-baseline-w: idle power subtracted, W
-	Stabilize         string        // stabilize: WINDOW,BAND[,TIMEOUT], hold the warm-up phase until GPU power settles under its load
-	PodEnergy         string        // pod-energy: Kepler's energy of the benchmarked pod (prometheus=URL,namespace=NS... or kepler=URL)
-	LiteLLMMetrics    string        // litellm-metrics: a LiteLLM proxy's counters: target, a URL or prometheus=URL, then filters
+	// Stabilize (stabilize) holds the warm-up phase until GPU power
+	// settles under its load (nil: no gate; energy.ParseStabilization
+	// reads the flag's WINDOW,BAND[,TIMEOUT], e.g. 30s,3W,5m).
+	Stabilize      *energy.Stabilization
+	PodEnergy      string // pod-energy: Kepler's energy of the benchmarked pod (prometheus=URL,namespace=NS... or kepler=URL)
+	LiteLLMMetrics string // litellm-metrics: a LiteLLM proxy's counters: target, a URL or prometheus=URL, then filters
 	// Price (price) is the token prices by type, EUR per 1M tokens (nil:
 	// none; cost.ParsePrices reads the flag's
 	// input=..,output=..[,cached_input=..]).

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/energy"
+	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/workload"
@@ -76,6 +78,9 @@ func TestLibraryErrorsNameFields(t *testing.T) {
 			`Settings.Headers: header name "Bad Header"`, `--header: header name "Bad Header"`},
 		{"an extra body that is not an object", func(s *Settings) { s.ExtraBody = json.RawMessage(`[1]`) },
 			"Settings.ExtraBody: want a JSON object", "--extra-body: want a JSON object"},
+		{"a warm-up phase with its own gate", func(s *Settings) {
+			s.WarmupPhase = harness.WarmupPhase{Profile: loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 2}, Duration: time.Second, Gate: &energy.Stabilization{}}
+		}, "Settings.WarmupPhase: its Gate is Settings.Stabilize's", "--warmup-phase: its Gate is --stabilize's"},
 		{"a mix that cannot be sampled", func(s *Settings) {
 			s.SequenceDistribution = &workload.SequenceDistribution{Entries: []workload.SequenceEntry{{ISL: 8, OSL: 0, Weight: 1}}}
 		}, "Settings.SequenceDistribution: sequence distribution: entry 1: ISL 8 and OSL 0", "--sequence-distribution: sequence distribution: entry 1"},

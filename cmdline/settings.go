@@ -17,6 +17,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/benchmark"
 	"github.com/gollm-bench/gollm-bench/cost"
 	"github.com/gollm-bench/gollm-bench/energy"
+	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/internal/fieldname"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/scorecard"
@@ -61,6 +62,10 @@ type SettingsText struct {
 	// --energy-filter, --price, --reference (or @FILE, read here) and
 	// --shard, in their packages' grammars; "": not set.
 	ThinkTime, TraceWindow, SharedPrefix, EnergyFilter, Price, Reference, Shard string
+	// WarmupPhase and Stabilize are --warmup-phase (harness's
+	// PROFILE:LEVEL:DURATION) and --stabilize (energy's
+	// WINDOW,BAND[,TIMEOUT]); "": none.
+	WarmupPhase, Stabilize string
 	// Repeat is --repeat: the library reads 0 as once, but a user who
 	// types --repeat 0 is told that a level runs at least once.
 	Repeat int
@@ -126,13 +131,18 @@ func NewSettingsText(s benchmark.Settings) SettingsText {
 	if !s.Shard.IsZero() {
 		t.Shard = s.Shard.String()
 	}
+	t.WarmupPhase = s.WarmupPhase.String()
+	if s.Stabilize != nil {
+		t.Stabilize = energy.StabilizationText(*s.Stabilize)
+	}
 	return t
 }
 
 // Apply parses t into s's Rates, SLO, Warmup, Cooldown, Ramp, MaxDuration,
 // PrecisionMaxDuration, Precision, PrefixCache, Formats, Data,
 // SequenceDistribution, Headers, Labels, ExtraBody, ThinkTime, TraceWindow,
-// SharedPrefix, EnergyFilter, Price, Reference, Shard and Repeat
+// SharedPrefix, EnergyFilter, Price, Reference, Shard, WarmupPhase,
+// Stabilize and Repeat
 // (a Repeat below 1 is refused). It reports
 // every bad value at once (errors.Join), each starting with its flag, as
 // benchmark.New does for the others; the values that parse are set even
@@ -280,7 +290,8 @@ func (t SettingsText) applyRequests(s *benchmark.Settings) []error {
 }
 
 // applyTelemetry parses --think-time, --trace-window, --shared-prefix,
-// --energy-filter, --price, --reference and --shard into s. An empty text
+// --energy-filter, --price, --reference, --warmup-phase, --stabilize and
+// --shard into s. An empty text
 // leaves the setting unset.
 func (t SettingsText) applyTelemetry(s *benchmark.Settings) []error {
 	var errs []error
@@ -339,6 +350,21 @@ func (t SettingsText) applyTelemetry(s *benchmark.Settings) []error {
 			return fieldname.Apply(err, fieldname.Name{Caller: "--reference"})
 		}
 		s.Reference = &r
+		return nil
+	})
+	s.WarmupPhase, s.Stabilize = harness.WarmupPhase{}, nil
+	set(t.WarmupPhase, func(text string) (err error) {
+		if s.WarmupPhase, err = harness.ParseWarmupPhase(text); err != nil {
+			return fmt.Errorf("--warmup-phase %w", err)
+		}
+		return nil
+	})
+	set(t.Stabilize, func(text string) error {
+		st, err := energy.ParseStabilization(text)
+		if err != nil {
+			return fmt.Errorf("--stabilize %w", err)
+		}
+		s.Stabilize = &st
 		return nil
 	})
 	set(t.Shard, func(text string) (err error) {

@@ -133,8 +133,15 @@ func TestSettingsTextTelemetry(t *testing.T) {
 	text := cmdline.NewSettingsText(s)
 	text.ThinkTime, text.TraceWindow, text.SharedPrefix = "uniform:1s:3s", "10m,20m", "groups=2,prompts=4,prefix=64,question=16,output=8"
 	text.EnergyFilter, text.Price, text.Reference, text.Shard = "Hostname=n1", "input=0.5,output=1.5", "@"+ref, "1/4"
+	text.WarmupPhase, text.Stabilize = "concurrent:4:60s", "30s,3W"
 	if err := text.Apply(&s); err != nil {
 		t.Fatal(err)
+	}
+	if s.WarmupPhase.Duration != time.Minute || s.WarmupPhase.Profile.Concurrency != 4 || s.Stabilize == nil || s.Stabilize.BandW != 3 {
+		t.Errorf("warm-up phase %+v, gate %+v", s.WarmupPhase, s.Stabilize)
+	}
+	if back := cmdline.NewSettingsText(s); back.WarmupPhase != "concurrent:4:60s" || back.Stabilize != "30s,3W" {
+		t.Errorf("read back as %q, %q", back.WarmupPhase, back.Stabilize)
 	}
 	if s.ThinkTime.Max != 3*time.Second || s.TraceWindow.End != 20*time.Minute || s.SharedPrefix.Groups != 2 || s.EnergyFilter["Hostname"] != "n1" ||
 		s.Price.Output != 1.5 || s.Reference.Source != "MLPerf, 8xH100" || s.Shard != (loadgen.Shard{Index: 1, Count: 4}) {
@@ -152,6 +159,8 @@ func TestSettingsTextTelemetry(t *testing.T) {
 		"--trace-window":  {TraceWindow: "20m,10m"},
 		"--energy-filter": {EnergyFilter: "nokey"},
 		"--reference":     {Reference: "wh_per_token=1"},
+		"--warmup-phase":  {WarmupPhase: "concurrent:4"},
+		"--stabilize":     {Stabilize: "30s,3W,10s"},
 	} {
 		bad.Repeat, bad.Warmup, bad.Cooldown = 1, "0", "0"
 		err := bad.Apply(&s)

@@ -65,7 +65,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 
 	fs.StringVar(&b.text.Warmup, "warmup", b.text.Warmup, "excluded from the window at each level's start: a duration (30s), a request count (100) or a share of the level (10%)")
 	fs.StringVar(&b.text.Cooldown, "cooldown", b.text.Cooldown, "excluded at each level's end: a duration, a request count or a share")
-	fs.StringVar(&s.WarmupPhase, "warmup-phase", s.WarmupPhase, "before the first level, send this load for this long, counted in no level: concurrent:N:DURATION, constant:R:DURATION or poisson:R:DURATION, e.g. concurrent:4:60s")
+	fs.StringVar(&b.text.WarmupPhase, "warmup-phase", b.text.WarmupPhase, "before the first level, send this load for this long, counted in no level: concurrent:N:DURATION, constant:R:DURATION or poisson:R:DURATION, e.g. concurrent:4:60s")
 	fs.Float64Var(&b.text.MaxSeconds, "max-seconds", b.text.MaxSeconds, "length of each level, s (default 30 without --max-requests)")
 	fs.Int64Var(&s.MaxRequests, "max-requests", s.MaxRequests, "requests per level")
 	fs.Int64Var(&s.MaxErrors, "max-errors", s.MaxErrors, "stop a level once this many requests failed (0: never)")
@@ -95,7 +95,7 @@ func (b *bench) register(fs *pflag.FlagSet, sweep bool) {
 	fs.Float64Var(&s.PUE, "pue", s.PUE, "data-centre PUE for PUE-adjusted energy (e.g. 1.4)")
 	fs.Float64Var(&s.GridGCO2KWh, "grid-gco2-kwh", s.GridGCO2KWh, "grid carbon intensity, gCO2 per kWh")
 	fs.Float64Var(&s.IdleBaselineW, "idle-baseline-w", s.IdleBaselineW, "subtract this idle power, W, over the window (declared in the output)")
-	fs.StringVar(&s.Stabilize, "stabilize", s.Stabilize, "hold the warm-up phase (default load concurrent:4) until every GPU's power stays within ±band over a window and its temperature stops rising, up to a timeout: WINDOW,BAND[,TIMEOUT], e.g. 30s,3W,5m")
+	fs.StringVar(&b.text.Stabilize, "stabilize", b.text.Stabilize, "hold the warm-up phase (default load concurrent:4) until every GPU's power stays within ±band over a window and its temperature stops rising, up to a timeout: WINDOW,BAND[,TIMEOUT], e.g. 30s,3W,5m")
 	fs.Lookup("stabilize").NoOptDefVal = "30s,3W"
 	fs.StringVar(&s.PodEnergy, "pod-energy", s.PodEnergy, `Kepler's energy of the benchmarked pod over each window, beside the GPU energy: "prometheus=URL,namespace=NS[,pod=NAME|pod=~RE][,container=NAME]" (or kepler=URL for Kepler's own /metrics)`)
 	fs.StringVar(&s.LiteLLMMetrics, "litellm-metrics", s.LiteLLMMetrics, `a LiteLLM proxy's token and spend counters over each window: 'target', its /metrics URL or prometheus=URL, then filters, e.g. "target,requested_model=llama-70b"`)
