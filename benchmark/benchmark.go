@@ -824,7 +824,7 @@ func (b *Benchmark) prefixCacheState() string {
 	if b.s.Dataset != "" {
 		state = "dataset"
 	}
-	if b.s.Turns != "" {
+	if b.s.Turns != nil {
 		return "sessions:" + state
 	}
 	return state

@@ -119,13 +119,14 @@ func TestBadInputOneError(t *testing.T) {
 func TestSessionsPrefixCacheState(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		turns, prefixCache, dataset, want string
+		turns                      *workload.TurnCount
+		prefixCache, dataset, want string
 	}{
-		{"", "", "", "cold"},
-		{"", "warm:64", "", "warm:64"},
-		{"3", "", "", "sessions:cold"},
-		{"uniform:2:4", "warm:64", "", "sessions:warm:64"},
-		{"dataset", "", "chats.json", "sessions:dataset"},
+		{nil, "", "", "cold"},
+		{nil, "warm:64", "", "warm:64"},
+		{&workload.TurnCount{Min: 3, Max: 3}, "", "", "sessions:cold"},
+		{&workload.TurnCount{Min: 2, Max: 4}, "warm:64", "", "sessions:warm:64"},
+		{&workload.TurnCount{}, "", "chats.json", "sessions:dataset"},
 	} {
 		b := &Benchmark{s: DefaultSettings(CommandRun)}
 		pc, err := ParsePrefixCache(tc.prefixCache)
@@ -134,7 +135,7 @@ func TestSessionsPrefixCacheState(t *testing.T) {
 		}
 		b.s.Turns, b.s.PrefixCache, b.s.Dataset = tc.turns, pc, tc.dataset
 		if got := b.prefixCacheState(); got != tc.want {
-			t.Errorf("--turns %q --prefix-cache %q --dataset %q: %q, want %q", tc.turns, tc.prefixCache, tc.dataset, got, tc.want)
+			t.Errorf("--turns %v --prefix-cache %q --dataset %q: %q, want %q", tc.turns, tc.prefixCache, tc.dataset, got, tc.want)
 		}
 	}
 }

@@ -17,7 +17,7 @@ import (
 // MaxContext, with errors that name them.
 
 // on reports whether the run sends sessions.
-func (b *Benchmark) sessions() bool { return b.s.Turns != "" }
+func (b *Benchmark) sessions() bool { return b.s.Turns != nil }
 
 // sessionErr rewrites the workload.SessionConfig fields err's messages
 // name as the flags that set them.
@@ -68,7 +68,7 @@ func (b *Benchmark) parseSessions() []error {
 	switch {
 	case err != nil:
 		errs = append(errs, err)
-	case f.Dataset == "" && strings.EqualFold(s.Turns, "dataset"):
+	case f.Dataset == "" && s.Turns.IsZero():
 		bad("--turns dataset: plays every user turn of a ShareGPT --dataset's conversations; give --dataset FILE, or a number of turns (--turns 3)")
 	case f.Dataset == "" && cfg.Synthetic.Lengths != nil:
 		// Synthetic messages: the context check needs only the lengths.
@@ -94,10 +94,9 @@ func (b *Benchmark) sessionConfig() (workload.SessionConfig, error) {
 	f, s := &b.s, &b.s
 	cfg := workload.SessionConfig{MaxContextTokens: max(s.MaxContext, 0)}
 	var errs []error
-	if !strings.EqualFold(s.Turns, "dataset") {
-		t, err := workload.ParseTurnCount(s.Turns)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("--turns %w", err))
+	if t := *s.Turns; !t.IsZero() {
+		if err := t.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("--turns %s: %w", t, err))
 		}
 		cfg.Turns = t
 	}

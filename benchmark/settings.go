@@ -145,8 +145,8 @@ func (p PrefixCache) synthetic() (workload.PrefixCache, int, error) {
 // SettingsText, with the parsers of the packages that own the types), so
 // that a program sets values and New parses no flag grammar, with these
 // exceptions, still the flag's grammar (docs/cli.md), parsed by New:
-// Energy, EngineMetrics, PodEnergy and LiteLLMMetrics (telemetry sources,
-// URLs and filters), and Turns (N, uniform:MIN:MAX or dataset). Strings that are names, paths or
+// Energy, EngineMetrics, PodEnergy and LiteLLMMetrics: telemetry sources,
+// URLs with filters. Strings that are names, paths or
 // URLs (Target, Model, Dataset, Tokenizer, Trace, ...) are not grammars.
 //
 // Each setting has a key: the name of the `gollm-bench run`/`sweep` flag
@@ -226,17 +226,22 @@ type Settings struct {
 	// their sum; workload.ParseSequenceDistribution reads the flag's
 	// "64|10,32|8:70;256|40,128|20:30").
 	SequenceDistribution *workload.SequenceDistribution
-	Dataset              string               // dataset: a prompts file (JSONL or ShareGPT JSON)
-	Tokenizer            string               // tokenizer: the served model's tokenizer.json, its folder, a model id (cache, else Hub), or TokenizerAuto ("" too), TokenizerServer, TokenizerWords
-	PrefixCache          PrefixCache          // prefix-cache: the zero value is cold
-	Turns                string               // turns: multi-turn chat sessions: N, uniform:MIN:MAX or dataset ("": none)
-	ThinkTime            workload.ThinkTime   // think-time: with Turns, the pause before each next turn (workload.ParseThinkTime reads 2s, uniform:MIN:MAX, exponential:MEAN; zero: none)
-	MaxContext           int                  // max-context: with Turns, the model's context window, tokens (0: not checked)
-	Trace                string               // trace: replay this request trace's arrival times and lengths (run only)
-	TraceFormat          workload.TraceFormat // trace-format: workload.TraceMooncake, TraceAzure or TraceBurstGPT ("": detected)
-	TraceSpeedup         float64              // trace-speedup: play the trace this many times faster (0: 1)
-	TraceWindow          workload.TraceWindow // trace-window: the part of the trace to replay, times since its first request (zero: all of it)
-	TraceFailed          workload.FailedRows  // trace-failed: lines describing failed requests (0 output tokens): FailedReplay ("" too), FailedSkip or FailedRefuse
+	Dataset              string      // dataset: a prompts file (JSONL or ShareGPT JSON)
+	Tokenizer            string      // tokenizer: the served model's tokenizer.json, its folder, a model id (cache, else Hub), or TokenizerAuto ("" too), TokenizerServer, TokenizerWords
+	PrefixCache          PrefixCache // prefix-cache: the zero value is cold
+	// Turns (turns) makes each arrival a multi-turn chat session of this
+	// many turns (nil: single requests; the zero TurnCount: every user
+	// turn of a ShareGPT Dataset's conversations; workload.ParseTurnCount
+	// reads the flag's N or uniform:MIN:MAX, and the command line's
+	// "dataset" is the zero TurnCount).
+	Turns        *workload.TurnCount
+	ThinkTime    workload.ThinkTime   // think-time: with Turns, the pause before each next turn (workload.ParseThinkTime reads 2s, uniform:MIN:MAX, exponential:MEAN; zero: none)
+	MaxContext   int                  // max-context: with Turns, the model's context window, tokens (0: not checked)
+	Trace        string               // trace: replay this request trace's arrival times and lengths (run only)
+	TraceFormat  workload.TraceFormat // trace-format: workload.TraceMooncake, TraceAzure or TraceBurstGPT ("": detected)
+	TraceSpeedup float64              // trace-speedup: play the trace this many times faster (0: 1)
+	TraceWindow  workload.TraceWindow // trace-window: the part of the trace to replay, times since its first request (zero: all of it)
+	TraceFailed  workload.FailedRows  // trace-failed: lines describing failed requests (0 output tokens): FailedReplay ("" too), FailedSkip or FailedRefuse
 	// Ramp (ramp) raises the rate within each level, run only (nil: no
 	// ramp; loadgen.ParseRamp reads the flag's linear:1->50:60s).
 	Ramp       *loadgen.Ramp

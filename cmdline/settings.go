@@ -66,6 +66,9 @@ type SettingsText struct {
 	// PROFILE:LEVEL:DURATION) and --stabilize (energy's
 	// WINDOW,BAND[,TIMEOUT]); "": none.
 	WarmupPhase, Stabilize string
+	// Turns is --turns: N, uniform:MIN:MAX (workload.ParseTurnCount) or
+	// dataset (the zero workload.TurnCount); "": no sessions.
+	Turns string
 	// Repeat is --repeat: the library reads 0 as once, but a user who
 	// types --repeat 0 is told that a level runs at least once.
 	Repeat int
@@ -132,6 +135,9 @@ func NewSettingsText(s benchmark.Settings) SettingsText {
 		t.Shard = s.Shard.String()
 	}
 	t.WarmupPhase = s.WarmupPhase.String()
+	if s.Turns != nil {
+		t.Turns = s.Turns.String()
+	}
 	if s.Stabilize != nil {
 		t.Stabilize = energy.StabilizationText(*s.Stabilize)
 	}
@@ -142,7 +148,7 @@ func NewSettingsText(s benchmark.Settings) SettingsText {
 // PrecisionMaxDuration, Precision, PrefixCache, Formats, Data,
 // SequenceDistribution, Headers, Labels, ExtraBody, ThinkTime, TraceWindow,
 // SharedPrefix, EnergyFilter, Price, Reference, Shard, WarmupPhase,
-// Stabilize and Repeat
+// Stabilize, Turns and Repeat
 // (a Repeat below 1 is refused). It reports
 // every bad value at once (errors.Join), each starting with its flag, as
 // benchmark.New does for the others; the values that parse are set even
@@ -290,8 +296,8 @@ func (t SettingsText) applyRequests(s *benchmark.Settings) []error {
 }
 
 // applyTelemetry parses --think-time, --trace-window, --shared-prefix,
-// --energy-filter, --price, --reference, --warmup-phase, --stabilize and
-// --shard into s. An empty text
+// --energy-filter, --price, --reference, --warmup-phase, --stabilize,
+// --turns and --shard into s. An empty text
 // leaves the setting unset.
 func (t SettingsText) applyTelemetry(s *benchmark.Settings) []error {
 	var errs []error
@@ -352,7 +358,18 @@ func (t SettingsText) applyTelemetry(s *benchmark.Settings) []error {
 		s.Reference = &r
 		return nil
 	})
-	s.WarmupPhase, s.Stabilize = harness.WarmupPhase{}, nil
+	s.WarmupPhase, s.Stabilize, s.Turns = harness.WarmupPhase{}, nil, nil
+	set(t.Turns, func(text string) error {
+		var c workload.TurnCount // dataset: every user turn
+		if !strings.EqualFold(strings.TrimSpace(text), "dataset") {
+			var err error
+			if c, err = workload.ParseTurnCount(text); err != nil {
+				return fmt.Errorf("--turns %w", err)
+			}
+		}
+		s.Turns = &c
+		return nil
+	})
 	set(t.WarmupPhase, func(text string) (err error) {
 		if s.WarmupPhase, err = harness.ParseWarmupPhase(text); err != nil {
 			return fmt.Errorf("--warmup-phase %w", err)

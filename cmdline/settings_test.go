@@ -133,9 +133,16 @@ func TestSettingsTextTelemetry(t *testing.T) {
 	text := cmdline.NewSettingsText(s)
 	text.ThinkTime, text.TraceWindow, text.SharedPrefix = "uniform:1s:3s", "10m,20m", "groups=2,prompts=4,prefix=64,question=16,output=8"
 	text.EnergyFilter, text.Price, text.Reference, text.Shard = "Hostname=n1", "input=0.5,output=1.5", "@"+ref, "1/4"
-	text.WarmupPhase, text.Stabilize = "concurrent:4:60s", "30s,3W"
+	text.WarmupPhase, text.Stabilize, text.Turns = "concurrent:4:60s", "30s,3W", "uniform:2:6"
 	if err := text.Apply(&s); err != nil {
 		t.Fatal(err)
+	}
+	if *s.Turns != (workload.TurnCount{Min: 2, Max: 6}) {
+		t.Errorf("turns %+v", s.Turns)
+	}
+	var ds benchmark.Settings
+	if dataset := (cmdline.SettingsText{Turns: "dataset", Repeat: 1, Warmup: "0", Cooldown: "0"}); dataset.Apply(&ds) != nil || ds.Turns == nil || !ds.Turns.IsZero() {
+		t.Errorf("--turns dataset: %+v, want the zero TurnCount", ds.Turns)
 	}
 	if s.WarmupPhase.Duration != time.Minute || s.WarmupPhase.Profile.Concurrency != 4 || s.Stabilize == nil || s.Stabilize.BandW != 3 {
 		t.Errorf("warm-up phase %+v, gate %+v", s.WarmupPhase, s.Stabilize)
@@ -161,6 +168,7 @@ func TestSettingsTextTelemetry(t *testing.T) {
 		"--reference":     {Reference: "wh_per_token=1"},
 		"--warmup-phase":  {WarmupPhase: "concurrent:4"},
 		"--stabilize":     {Stabilize: "30s,3W,10s"},
+		"--turns":         {Turns: "uniform:5:2"},
 	} {
 		bad.Repeat, bad.Warmup, bad.Cooldown = 1, "0", "0"
 		err := bad.Apply(&s)
