@@ -143,10 +143,10 @@ func (p PrefixCache) synthetic() (workload.PrefixCache, int, error) {
 // Endpoint, Format, ...), workload's lengths, an http.Header, cost's
 // prices. A command line parses its text into them (package cmdline's
 // SettingsText, with the parsers of the packages that own the types), so
-// that a program sets values and New parses no flag grammar, with these
-// exceptions, still the flag's grammar (docs/cli.md), parsed by New:
-// Energy, EngineMetrics, PodEnergy and LiteLLMMetrics: telemetry sources,
-// URLs with filters. Strings that are names, paths or
+// that a program sets values and New parses no flag grammar, except in
+// the telemetry sources Energy, EngineMetrics, PodEnergy and
+// LiteLLMMetrics, which are still the flag's grammar (URLs with filters,
+// docs/cli.md) and are parsed by New. Strings that are names, paths or
 // URLs (Target, Model, Dataset, Tokenizer, Trace, ...) are not grammars.
 //
 // Each setting has a key: the name of the `gollm-bench run`/`sweep` flag
