@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/gollm-bench/gollm-bench/internal/fieldname"
 	"github.com/gollm-bench/gollm-bench/loadgen"
@@ -35,35 +34,35 @@ type arrivals struct {
 // sent), and sets the profile, rate and limits a trace or a ramp implies
 // where they were not given. It runs at the start of parse.
 func (b *Benchmark) parseArrivals() []error {
-	f, a := &b.s, &b.arr
+	f, a, given := &b.s, &b.arr, b.explicit
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	// clash refuses the flags of others given with flag.
 	clash := func(flag, why string, others ...string) {
 		for _, o := range others {
-			if f.Given[o] {
+			if given[o] {
 				bad("--%s with --%s: %s; drop --%s", flag, o, why, o)
 			}
 		}
 	}
 	for _, n := range []string{"trace-format", "trace-speedup", "trace-window", "trace-failed"} {
-		if f.Given[n] && f.Trace == "" {
+		if given[n] && f.Trace == "" {
 			bad("--%s without --trace: it applies to a replayed trace; give --trace FILE, or drop --%s", n, n)
 		}
 	}
-	if f.Given["burstiness"] {
+	if given["burstiness"] {
 		a.shape.Burstiness = f.Burstiness
 		if err := (loadgen.Arrivals{Burstiness: f.Burstiness}).Validate(); err != nil || f.Burstiness == 0 {
 			bad("--burstiness %v: want a gamma shape K > 0: 1 is Poisson arrivals, below 1 burstier (0.5 gives gaps with a coefficient of variation of 1.41), above 1 more even", f.Burstiness)
 		}
 		switch {
-		case !f.Given["profile"]:
+		case !given["profile"]:
 			f.Profile = "poisson"
 		case f.Profile != "poisson":
 			bad("--burstiness with --profile %s: gamma gaps replace a Poisson process's exponential ones; use --profile poisson (the default with --burstiness)", f.Profile)
 		}
 	}
-	if f.Ramp == nil && f.Given["ramp"] {
+	if f.Ramp == nil && given["ramp"] {
 		// A ramp the command line could not parse (cmdline.SettingsText):
 		// the profile and rate it would set are not checked.
 		a.unread = true
@@ -78,14 +77,14 @@ func (b *Benchmark) parseArrivals() []error {
 			a.unread = true
 		case b.isSweep():
 			bad("--ramp with sweep: a ramp raises the rate within a level; use `gollm-bench run --ramp %s`", r)
-		case f.Given["max-seconds"] && time.Duration(f.MaxSeconds*float64(time.Second)) < r.Over:
-			bad("--max-seconds %v ends the level before --ramp %s reaches its end rate after %v: raise --max-seconds (the level holds the end rate after the ramp), or shorten the ramp", f.MaxSeconds, r, r.Over)
-		case !f.Given["max-seconds"] && !f.Given["max-requests"]:
-			f.MaxSeconds = r.Over.Seconds()
+		case given["max-seconds"] && f.MaxDuration < r.Over:
+			bad("--max-seconds %s ends the level before --ramp %s reaches its end rate after %v: raise --max-seconds (the level holds the end rate after the ramp), or shorten the ramp", b.seconds(f.MaxDuration), r, r.Over)
+		case !given["max-seconds"] && !given["max-requests"]:
+			f.MaxDuration = r.Over
 		}
 		a.shape.Ramp = &r
 		clash("ramp", "the ramp sets the level's rates", "rate")
-		if !f.Given["profile"] && !f.Given["burstiness"] {
+		if !given["profile"] && !given["burstiness"] {
 			f.Profile = "constant"
 		} else if f.Profile != "constant" && f.Profile != "poisson" {
 			bad("--ramp with --profile %s: a ramp paces arrivals by time; use --profile constant (evenly spaced) or poisson", f.Profile)
@@ -94,10 +93,13 @@ func (b *Benchmark) parseArrivals() []error {
 			f.Rates = []float64{r.To} // names the level
 		}
 	}
-	if f.SharedPrefix != "" {
-		sp, err := workload.ParseSharedPrefix(f.SharedPrefix)
-		if err != nil {
-			bad("--shared-prefix: %w", fieldname.Replace(err, sharedPrefixFields...))
+	if f.SharedPrefix != nil {
+		sp := *f.SharedPrefix
+		if err := sp.Validate(); err != nil {
+			if b.opt.FlagNames {
+				err = fieldname.Replace(err, sharedPrefixFields...)
+			}
+			bad("--shared-prefix: %w", err)
 		}
 		a.shared = &sp
 		clash("shared-prefix", "the shared prefix sets the prompts and their lengths", "dataset", "data", "sequence-distribution", "prefix-cache", "turns")
@@ -122,25 +124,21 @@ func (b *Benchmark) parseArrivals() []error {
 // unless --max-seconds is given, a length that ends a mean gap after the
 // last arrival (requests in flight then finish within --drain-timeout).
 func (b *Benchmark) readTrace() []error {
-	f, a := &b.s, &b.arr
-	spec := workload.TraceSpec{File: f.Trace, Format: workload.TraceFormat(f.TraceFormat), Speedup: f.TraceSpeedup}
+	f, a, given := &b.s, &b.arr, b.explicit
+	spec := workload.TraceSpec{File: f.Trace, Format: f.TraceFormat, Speedup: f.TraceSpeedup, Window: f.TraceWindow}
 	var errs []error
 	switch f.TraceFormat {
 	case "", "mooncake", "azure", "burstgpt":
 	default:
 		errs = append(errs, fmt.Errorf("--trace-format %q: want mooncake, azure or burstgpt", f.TraceFormat))
 	}
-	if f.TraceWindow != "" {
-		w, err := workload.ParseTraceWindow(f.TraceWindow)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("--trace-window: %w", err))
-		}
-		spec.Window = w
+	if w := f.TraceWindow; w.Start < 0 || w.End < 0 || (w.End != 0 && w.End <= w.Start) {
+		errs = append(errs, fmt.Errorf("--trace-window %s: want a START before END, both times since the trace's first request >= 0 (END 0: to the end)", w))
 	}
 	if !(f.TraceSpeedup > 0) {
 		errs = append(errs, fmt.Errorf("--trace-speedup %v: want a factor > 0, e.g. 10 (ten times faster) or 0.5 (half speed)", f.TraceSpeedup))
 	}
-	failed, err := workload.ParseFailedRows(f.TraceFailed)
+	failed, err := workload.ParseFailedRows(string(f.TraceFailed))
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--trace-failed: %w", err))
 	}
@@ -169,11 +167,11 @@ func (b *Benchmark) readTrace() []error {
 	f.Profile = "constant"
 	f.Rates = []float64{roundTo4(plan.Rate())}
 	f.MaxRequests = lim.MaxRequests
-	if !f.Given["max-seconds"] {
-		f.MaxSeconds = lim.MaxDuration.Seconds()
+	if !given["max-seconds"] {
+		f.MaxDuration = lim.MaxDuration
 	}
 	for name, v := range map[string]*loadgen.Trim{"warmup": &f.Warmup, "cooldown": &f.Cooldown} {
-		if !f.Given[name] {
+		if !given[name] {
 			*v = loadgen.Trim{}
 		}
 	}

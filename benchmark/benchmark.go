@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -83,10 +82,16 @@ type Options struct {
 	// Getenv looks up an environment variable (a CLI passes os.Getenv);
 	// nil: none is read.
 	Getenv func(string) string
+	// FlagNames names each setting, in the errors of New, Check and Run,
+	// by its command-line flag (--max-seconds 5), as a CLI does; false,
+	// a library caller's default: by its Settings field
+	// (Settings.MaxDuration 5s).
+	FlagNames bool
 }
 
 // InputError is a bad setting, found before anything was sent or written:
-// a CLI exits 2 on it. Its message names the setting's key and the fix.
+// a CLI exits 2 on it. Its message names the setting (its Settings field,
+// or its flag with Options.FlagNames) and the fix.
 type InputError struct{ Err error }
 
 func (e *InputError) Error() string { return e.Err.Error() }
@@ -113,6 +118,7 @@ type Benchmark struct {
 	warmup, cooldown   loadgen.Trim
 	limits             loadgen.Limits
 	shard              loadgen.Shard          // Settings.Shard; zero when unsharded
+	explicit           map[string]bool        // the keys of the settings given (explicitSettings)
 	tls                *tls.Config            // CACert or Insecure; nil for Go's defaults
 	defaultRunID       bool                   // RunID was not given: a taken one gets a suffix
 	arr                arrivals               // Trace, Ramp, Burstiness, SharedPrefix parsed
@@ -187,23 +193,24 @@ func New(ctx context.Context, s Settings, opt Options) (*Benchmark, error) {
 	}
 	b := &Benchmark{s: s, opt: opt}
 	if err := b.parse(); err != nil {
-		return nil, badInput(err)
+		return nil, b.named(badInput(err))
 	}
 	if err := b.setup(ctx); err != nil {
 		b.Close()
-		return nil, err
+		return nil, b.named(err)
 	}
 	return b, nil
 }
 
 // Check checks s as New does before it sets anything up, and returns
-// every bad setting at once as an *InputError, or nil. It reads the files
-// the settings name (a trace, a CA certificate) and sends nothing; a CLI
-// uses it to check a configuration file's values that its command line
-// overrides (cmdline.Options.Check).
-func Check(s Settings) error {
-	b := &Benchmark{s: s, opt: Options{Log: io.Discard}}
-	return badInput(b.parse())
+// every bad setting at once as an *InputError, or nil; opt.FlagNames says
+// how its errors name the settings, and its other fields are not used.
+// It reads the files the settings name (a trace, a CA certificate) and
+// sends nothing; a CLI uses it to check a configuration file's values
+// that its command line overrides (cmdline.Options.Check).
+func Check(s Settings, opt Options) error {
+	b := &Benchmark{s: s, opt: Options{Log: io.Discard, FlagNames: opt.FlagNames}}
+	return b.named(badInput(b.parse()))
 }
 
 // Close stops the built-in mock, if one was started, and gives back the
@@ -232,25 +239,27 @@ func (b *Benchmark) parse() error {
 	s := &b.s
 	var errs []error
 	bad := func(err error) { errs = append(errs, err) }
+	b.explicit = explicitSettings(*s)
 	errs = append(errs, b.parseArrivals()...)
 	var err error
 	b.obj = s.SLO
-	if s.Precision == "" && s.Command == CommandSweep && !s.SLO.IsZero() {
+	switch {
+	case s.Precision == nil && s.Command == CommandSweep && !s.SLO.IsZero():
 		// A user who gives a sweep an SLO asks for the knee: decide it.
 		// `--precision quick` keeps the undecided grid of short levels.
 		b.precisionDefaulted = true
 		b.precision = slo.Precision{Decide: true}
-	} else if b.precision, err = slo.ParsePrecision(s.Precision); err != nil {
-		if !strings.ContainsAny(s.Precision, ":_%=") {
-			// A model precision (fp8, bf16) given the old way.
-			bad(fmt.Errorf("--precision %q: --precision sets how long each level runs: decide, quick, or interval targets such as ttft_p99:5%%; for the model's numeric precision (metadata) use --model-precision %s", s.Precision, s.Precision))
-		} else {
+	case s.Precision != nil:
+		// Checked as its text would be: a target the grammar could not
+		// spell (a fraction out of range, a statistic twice) is refused.
+		if b.precision, err = slo.ParsePrecision(s.Precision.String()); err != nil {
 			bad(fmt.Errorf("--precision: %w", err))
 		}
 	}
-	if s.Repeat < 1 {
+	if s.Repeat < 0 {
 		bad(fmt.Errorf("--repeat %d: a level runs at least once; give 1 (the default) or more, e.g. --repeat 3", s.Repeat))
 	}
+	s.Repeat = max(s.Repeat, 1) // 0: once
 	for _, v := range s.Rates {
 		if b.arr.unread {
 			break
@@ -278,7 +287,7 @@ func (b *Benchmark) parse() error {
 		}
 	case "concurrent", "constant", "poisson":
 		// Given: a --rate whose every value was refused is not also missing.
-		if len(s.Rates) == 0 && !s.Given["rate"] && !(b.isSweep() && s.Profile != "concurrent") && !b.arr.unread {
+		if len(s.Rates) == 0 && !b.explicit["rate"] && !(b.isSweep() && s.Profile != "concurrent") && !b.arr.unread {
 			what := "req/s levels, e.g. --rate 5,10,20"
 			if s.Profile == "concurrent" {
 				what = "concurrency levels, e.g. --rate 8 or --rate 1,2,4,8"
@@ -298,44 +307,44 @@ func (b *Benchmark) parse() error {
 	default:
 		bad(fmt.Errorf("--profile %q: `%s` runs %s", s.Profile, s.Command, strings.Join(s.Command.Profiles(), ", ")))
 	}
-	if s.Endpoint != "completions" && s.Endpoint != "chat" {
+	if s.Endpoint != EndpointCompletions && s.Endpoint != EndpointChat {
 		bad(fmt.Errorf("--endpoint %q: want completions or chat", s.Endpoint))
 	}
-	if s.Data != "" && s.SequenceDistribution != "" {
+	if s.Data != nil && s.SequenceDistribution != nil {
 		bad(errors.New("--data and --sequence-distribution both set lengths: give one"))
 	}
 	var lengths workload.LengthSampler
-	if s.SequenceDistribution != "" {
-		if sd, err := workload.ParseSequenceDistribution(s.SequenceDistribution); err != nil {
+	if sd := s.SequenceDistribution; sd != nil {
+		if err := sd.Validate(); err != nil {
 			bad(flagged("--sequence-distribution", err))
 		} else {
-			lengths = sd
+			lengths = *sd
 		}
-	} else if d, err := workload.ParseData(b.dataSpec()); err != nil {
-		bad(flagged("--data", err))
+	} else if d := b.dataLengths(); d.Validate() != nil {
+		bad(flagged("--data", d.Validate()))
 	} else {
 		lengths = d
 	}
-	if s.Dataset != "" && s.Given["sequence-distribution"] {
+	if s.Dataset != "" && b.explicit["sequence-distribution"] {
 		bad(errors.New("--sequence-distribution with --dataset: the dataset's prompts are sent, so the distribution would be ignored; drop one of them"))
 	}
-	if s.Dataset != "" && s.Given["data"] {
+	if s.Dataset != "" && b.explicit["data"] {
 		// Only output_tokens is read: the length of the entries that
 		// give none.
 		var ignored []string
-		for _, kv := range strings.Split(s.Data, ",") {
-			if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) != "output_tokens" && strings.TrimSpace(k) != "" {
-				ignored = append(ignored, strings.TrimSpace(k))
+		for _, kv := range strings.Split(dataText(s.Data), ",") {
+			if k, _, _ := strings.Cut(kv, "="); k != "output_tokens" && k != "" {
+				ignored = append(ignored, k)
 			}
 		}
 		if len(ignored) > 0 {
-			bad(fmt.Errorf("--data %s with --dataset: the dataset's prompts are sent as they are, so %s would be ignored; with --dataset, --data takes only output_tokens (the output length of entries that give none), e.g. --data output_tokens=256", s.Data, strings.Join(ignored, ", ")))
+			bad(fmt.Errorf("--data %s with --dataset: the dataset's prompts are sent as they are, so %s would be ignored; with --dataset, --data takes only output_tokens (the output length of entries that give none), e.g. --data output_tokens=256", dataText(s.Data), strings.Join(ignored, ", ")))
 		}
 	}
-	if s.Dataset != "" && s.PrefixCache != "" {
+	if s.Dataset != "" && (s.PrefixCache != PrefixCache{} || b.explicit["prefix-cache"]) {
 		bad(fmt.Errorf("--prefix-cache %s with --dataset: the dataset's prompts are sent as they are, so their prefix-cache state is the dataset's; drop --prefix-cache, or use --data for synthetic prompts whose prefix sharing gollm-bench controls", s.PrefixCache))
 	}
-	if pc, warmN, err := parsePrefixCache(b.prefixCacheSpec()); err != nil {
+	if pc, warmN, err := s.PrefixCache.synthetic(); err != nil {
 		bad(err)
 	} else if lengths != nil && s.Dataset == "" {
 		// Checked here, with the lengths, so that a warm prefix as long
@@ -343,12 +352,6 @@ func (b *Benchmark) parse() error {
 		if err := (workload.SyntheticConfig{Lengths: lengths, PrefixCache: pc, WarmPrefixTokens: warmN}).Validate(); err != nil {
 			bad(fieldname.Replace(err, syntheticFields...))
 		}
-	}
-	if _, err := parseKV("header", s.Headers); err != nil {
-		bad(err)
-	}
-	if _, err := parseKV("label", s.Labels); err != nil {
-		bad(err)
 	}
 	if err := b.parseShard(); err != nil {
 		bad(err)
@@ -358,7 +361,7 @@ func (b *Benchmark) parse() error {
 	}
 	for _, fm := range s.Formats {
 		switch fm {
-		case "console", "json", "csv", "html":
+		case FormatConsole, FormatJSON, FormatCSV, FormatHTML:
 		default:
 			bad(fmt.Errorf("--format %q: want console, json, csv or html", fm))
 		}
@@ -373,34 +376,31 @@ func (b *Benchmark) parse() error {
 	if n := b.warmup.Requests + b.cooldown.Requests; s.MaxRequests > 0 && n >= s.MaxRequests {
 		return fmt.Errorf("--warmup %s and --cooldown %s exclude %d requests of --max-requests %d: nothing would be measured; lower them or raise --max-requests", s.Warmup, s.Cooldown, n, s.MaxRequests)
 	}
-	if s.Repeat > 1 && s.Shard != "" {
+	if s.Repeat > 1 && !s.Shard.IsZero() {
 		return fmt.Errorf("--repeat %d with --shard %s: repeats are pooled within one process; run the repeats as separate distributed runs, or drop one flag", s.Repeat, s.Shard)
 	}
-	if s.MaxSeconds == 0 && s.MaxRequests == 0 {
-		s.MaxSeconds = 30
+	if s.MaxDuration == 0 && s.MaxRequests == 0 {
+		s.MaxDuration = 30 * time.Second
 		if b.isSweep() && s.Target == "" {
-			s.MaxSeconds = 8 // the demo: a knee within a couple of minutes
+			s.MaxDuration = 8 * time.Second // the demo: a knee within a couple of minutes
 		}
 		if !b.precision.IsZero() && !b.isSweep() {
 			// Levels run to a decision stop when measured well enough;
 			// this is only their bound.
-			s.MaxSeconds = 120
+			s.MaxDuration = 120 * time.Second
 		}
 	}
-	if s.PrecisionMaxSeconds < 0 || math.IsNaN(s.PrecisionMaxSeconds) || math.IsInf(s.PrecisionMaxSeconds, 0) {
-		return fmt.Errorf("--precision-max-seconds %v: want a positive number of seconds, e.g. 120", s.PrecisionMaxSeconds)
+	if s.PrecisionMaxDuration > 0 && b.precision.IsZero() {
+		return fmt.Errorf("--precision-max-seconds %s without --precision: it bounds the levels --precision runs to a decision; give --precision too, or drop it", b.seconds(s.PrecisionMaxDuration))
 	}
-	if s.PrecisionMaxSeconds > 0 && b.precision.IsZero() {
-		return fmt.Errorf("--precision-max-seconds %v without --precision: it bounds the levels --precision runs to a decision; give --precision too, or drop it", s.PrecisionMaxSeconds)
-	}
-	if b.isSweep() && !b.precision.IsZero() && s.PrecisionMaxSeconds == 0 {
-		s.PrecisionMaxSeconds = 10 * s.MaxSeconds
-		if s.MaxSeconds == 0 {
-			s.PrecisionMaxSeconds = 300
+	if b.isSweep() && !b.precision.IsZero() && s.PrecisionMaxDuration == 0 {
+		s.PrecisionMaxDuration = 10 * s.MaxDuration
+		if s.MaxDuration == 0 {
+			s.PrecisionMaxDuration = 300 * time.Second
 		}
 	}
 	b.limits = loadgen.Limits{
-		MaxDuration:      time.Duration(s.MaxSeconds * float64(time.Second)),
+		MaxDuration:      s.MaxDuration,
 		MaxRequests:      s.MaxRequests,
 		MaxErrors:        s.MaxErrors,
 		UnreachableAfter: s.UnreachableAfter,
@@ -418,23 +418,33 @@ func (b *Benchmark) parse() error {
 	return nil
 }
 
-// dataSpec is Settings.Data, or its default.
+// dataLengths is Settings.Data, or the default lengths (DefaultData).
 //
 // With --dataset only output_tokens is read (the output length of entries
 // that give none), so a --data without prompt_tokens is accepted: a
 // placeholder prompt length, never used, completes it.
-func (b *Benchmark) dataSpec() string {
-	d := cmp.Or(b.s.Data, DefaultData)
-	if b.s.Dataset != "" && !strings.Contains(d, "prompt_tokens=") {
-		d = "prompt_tokens=1," + d
+func (b *Benchmark) dataLengths() workload.Data {
+	d := workload.Data{PromptTokens: 256, OutputTokens: 64} // DefaultData
+	if b.s.Data != nil {
+		d = *b.s.Data
+	}
+	if b.s.Dataset != "" && d.PromptTokens == 0 {
+		d.PromptTokens = 1
 	}
 	return d
 }
 
-// prefixCacheSpec is Settings.PrefixCache, or its default, cold.
-func (b *Benchmark) prefixCacheSpec() string {
-	return cmp.Or(b.s.PrefixCache, string(workload.PrefixCold))
+// dataText spells d as --data does, without a prompt_tokens it lacks
+// (the output length of a dataset's entries); "" for nil.
+func dataText(d *workload.Data) string {
+	if d == nil {
+		return ""
+	}
+	return strings.TrimPrefix(d.String(), "prompt_tokens=0,")
 }
+
+// prefixCacheSpec is Settings.PrefixCache as the flag spells it.
+func (b *Benchmark) prefixCacheSpec() string { return b.s.PrefixCache.String() }
 
 // nonce is what makes the cold prefixes of this run its own: Settings.Nonce,
 // or the run id.
@@ -465,7 +475,7 @@ func (b *Benchmark) nonceWarnings() []metrics.Warning {
 func (b *Benchmark) given() []string {
 	var out []string
 	for k := range b.opt.Record {
-		if b.s.Given[k] {
+		if b.explicit[k] {
 			out = append(out, k)
 		}
 	}
@@ -555,7 +565,7 @@ func (b *Benchmark) setup(ctx context.Context) error {
 		Objective: b.obj,
 		Precision: b.precision,
 		DecideLimits: loadgen.Limits{
-			MaxDuration: time.Duration(s.PrecisionMaxSeconds * float64(time.Second)),
+			MaxDuration: s.PrecisionMaxDuration,
 			MaxErrors:   b.limits.MaxErrors, UnreachableAfter: b.limits.UnreachableAfter,
 		},
 		Repeat:      s.Repeat,
@@ -588,7 +598,7 @@ func (b *Benchmark) describeHost(ctx context.Context) error {
 
 func (b *Benchmark) newClient(ctx context.Context) error {
 	s := &b.s
-	endpoint, err := openai.ParseEndpoint(s.Endpoint)
+	endpoint, err := openai.ParseEndpoint(string(s.Endpoint))
 	if err != nil {
 		return badInput(fmt.Errorf("--endpoint: %w", err))
 	}
@@ -610,18 +620,19 @@ func (b *Benchmark) newClient(ctx context.Context) error {
 	if s.MinTokens > 0 {
 		opts = append(opts, openai.WithMinTokens(s.MinTokens))
 	}
-	headers, _ := parseKV("header", s.Headers)
 	b.targetHeader = http.Header{}
-	if key := b.credential(headers); key != "" {
+	if key := b.credential(s.Headers); key != "" {
 		opts = append(opts, openai.WithAPIKey(key))
 		b.targetHeader.Set("Authorization", "Bearer "+key)
 	}
-	for k, v := range headers {
-		opts = append(opts, openai.WithHeader(k, v))
-		b.targetHeader.Set(k, v)
+	for k, vs := range s.Headers {
+		for _, v := range vs {
+			opts = append(opts, openai.WithHeader(strings.TrimSpace(k), v))
+			b.targetHeader.Add(strings.TrimSpace(k), v)
+		}
 	}
-	if s.ExtraBody != "" {
-		opts = append(opts, openai.WithExtraBody(json.RawMessage(s.ExtraBody)))
+	if s.ExtraBody != nil {
+		opts = append(opts, openai.WithExtraBody(s.ExtraBody))
 	}
 	if b.tok != nil {
 		opts = append(opts, openai.WithByteTokenCounter(b.tok.CountBytes))
@@ -634,7 +645,7 @@ func (b *Benchmark) newClient(ctx context.Context) error {
 	} else if proxy != nil {
 		opts = append(opts, openai.WithProxy(proxy))
 	}
-	if m, err := openai.ParseReceiveClock(cmp.Or(s.ReceiveClock, "auto")); err == nil {
+	if m, err := openai.ParseReceiveClock(string(s.ReceiveClock)); err == nil {
 		opts = append(opts, openai.WithReceiveClock(m))
 	}
 	if b.model == "" {
@@ -723,17 +734,11 @@ func (b *Benchmark) newWorkload() error {
 	var lengths workload.LengthSampler
 	var defaultOSL int
 	switch {
-	case s.SequenceDistribution != "":
-		sd, err := workload.ParseSequenceDistribution(s.SequenceDistribution)
-		if err != nil {
-			return flagged("--sequence-distribution", err)
-		}
+	case s.SequenceDistribution != nil:
+		sd := *s.SequenceDistribution
 		lengths, defaultOSL = sd, sd.Entries[0].OSL
 	default:
-		d, err := workload.ParseData(b.dataSpec())
-		if err != nil {
-			return flagged("--data", err)
-		}
+		d := b.dataLengths()
 		lengths, defaultOSL = d, d.OutputTokens
 		b.lengths = d
 	}
@@ -753,7 +758,7 @@ func (b *Benchmark) newWorkload() error {
 		b.work = w
 		return nil
 	}
-	pc, warmN, err := parsePrefixCache(b.prefixCacheSpec())
+	pc, warmN, err := s.PrefixCache.synthetic()
 	if err != nil {
 		return err
 	}
@@ -814,7 +819,6 @@ func (b *Benchmark) noChatTemplate(err error) {
 	fmt.Fprintf(b.opt.Log, "warning: %s\n", w.Message)
 }
 
-// parsePrefixCache parses --prefix-cache cold | warm:N.
 // prefixCacheState is the prefix-cache state the run declares: the
 // --prefix-cache value for synthetic prompts, "dataset" for a --dataset's
 // prompts, which gollm-bench sends unchanged and so does not control.
@@ -829,28 +833,10 @@ func (b *Benchmark) prefixCacheState() string {
 	if b.s.Dataset != "" {
 		state = "dataset"
 	}
-	if b.s.Turns != "" {
+	if b.s.Turns != nil {
 		return "sessions:" + state
 	}
 	return state
-}
-
-func parsePrefixCache(s string) (workload.PrefixCache, int, error) {
-	mode, n, hasN := strings.Cut(s, ":")
-	switch workload.PrefixCache(mode) {
-	case workload.PrefixCold:
-		if hasN {
-			return "", 0, fmt.Errorf("--prefix-cache %q: cold takes no length", s)
-		}
-		return workload.PrefixCold, 0, nil
-	case workload.PrefixWarm:
-		v, err := strconv.Atoi(n)
-		if !hasN || err != nil || v < 1 {
-			return "", 0, fmt.Errorf("--prefix-cache %q: warm needs the shared prefix length in tokens, e.g. warm:256", s)
-		}
-		return workload.PrefixWarm, v, nil
-	}
-	return "", 0, fmt.Errorf("--prefix-cache %q: want cold or warm:N", s)
 }
 
 // profiles returns the levels of a `run`.
@@ -974,6 +960,11 @@ type Outcome struct {
 // cancelled) is not an error but Code exitcode.Partial, with the partial
 // results written and marked.
 func (b *Benchmark) Run(ctx context.Context) (Outcome, error) {
+	out, err := b.run(ctx)
+	return out, b.named(err)
+}
+
+func (b *Benchmark) run(ctx context.Context) (Outcome, error) {
 	defer b.Close()
 	var res sweep.Result
 	runErr := b.warmUp(ctx)
@@ -1120,7 +1111,7 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 	res.Warnings = append(res.Warnings, b.inFlightWarnings(res)...)
 	res.Warnings = append(res.Warnings, b.proxyWarnings()...)
 	redactWarnings(&res)
-	labels, _ := parseKV("label", s.Labels)
+	labels := maps.Clone(s.Labels)
 	run := results.Run{
 		SchemaVersion: results.SchemaVersion,
 		RunID:         s.RunID,
@@ -1133,23 +1124,23 @@ func (b *Benchmark) result(res sweep.Result) results.Run {
 		Settings:      b.record(),
 		SettingsGiven: b.given(),
 		Config: results.Config{
-			Command: string(s.Command), Target: redact.URL(b.target), Endpoint: s.Endpoint, Model: b.model,
-			Stream: !s.NoStream, IgnoreEOS: !s.NoIgnoreEOS, Profile: s.Profile, Rates: b.levels,
-			MaxConcurrency: s.MaxConcurrency, Seed: s.Seed, Data: b.dataSpec(), SequenceDistribution: s.SequenceDistribution,
+			Command: string(s.Command), Target: redact.URL(b.target), Endpoint: string(s.Endpoint), Model: b.model,
+			Stream: !s.NoStream, IgnoreEOS: !s.NoIgnoreEOS, Profile: string(s.Profile), Rates: b.levels,
+			MaxConcurrency: s.MaxConcurrency, Seed: s.Seed, Data: b.dataLengths().String(),
 			Dataset: s.Dataset, PrefixCache: b.prefixCacheState(), Warmup: b.warmup.String(), Cooldown: b.cooldown.String(),
-			MaxSeconds: s.MaxSeconds, MaxRequests: s.MaxRequests, MaxErrors: s.MaxErrors,
+			MaxSeconds: s.MaxDuration.Seconds(), MaxRequests: s.MaxRequests, MaxErrors: s.MaxErrors,
 			RequestTimeoutS: s.RequestTimeout.Seconds(), IdleTimeoutS: s.IdleTimeout.Seconds(),
-			MaxLagMs: msOf(b.runnerMaxLag()), SLO: b.obj.String(), Precision: b.precision.String(), PrecisionMaxS: s.PrecisionMaxSeconds, Repeat: s.Repeat,
+			MaxLagMs: msOf(b.runnerMaxLag()), SLO: b.obj.String(), Precision: b.precision.String(), PrecisionMaxS: s.PrecisionMaxDuration.Seconds(), Repeat: s.Repeat,
 			Energy: redact.URLs(s.Energy), Labels: labels,
-			UnreachableAfter: s.UnreachableAfter, CACert: s.CACert, Insecure: s.Insecure, ReceiveClock: cmp.Or(s.ReceiveClock, "auto"), Like: s.Like,
+			UnreachableAfter: s.UnreachableAfter, CACert: s.CACert, Insecure: s.Insecure, ReceiveClock: string(cmp.Or(s.ReceiveClock, openai.ReceiveAuto)), Like: s.Like,
 		},
 	}
-	if s.SequenceDistribution != "" {
-		run.Config.Data = ""
+	if s.SequenceDistribution != nil {
+		run.Config.Data, run.Config.SequenceDistribution = "", s.SequenceDistribution.String()
 	}
 	run.Config.Proxy = b.proxyUsed
-	if s.Dataset != "" && s.Data != "" && !strings.Contains(s.Data, "prompt_tokens=") {
-		run.Config.Data = s.Data // not dataSpec's placeholder prompt length
+	if s.Dataset != "" && s.Data != nil && s.Data.PromptTokens == 0 {
+		run.Config.Data = dataText(s.Data) // not dataLengths' placeholder prompt length
 	}
 	b.arr.describe(&run.Config)
 	b.recordWarmup(&run)
@@ -1216,7 +1207,12 @@ func (b *Benchmark) writeOutputs(ctx context.Context, run results.Run) (results.
 	sc := run.Scorecard()
 	run.Metadata = sc.Metadata
 	dir := b.folder()
-	formats := slices.DeleteFunc(slices.Clone(b.s.Formats), func(f string) bool { return f == "json" })
+	var formats []string
+	for _, f := range b.s.Formats {
+		if f != FormatJSON {
+			formats = append(formats, string(f))
+		}
+	}
 	if b.dir == "" {
 		// No folder: only the console table, which needs none.
 		formats = slices.DeleteFunc(formats, func(f string) bool { return f != "console" })
@@ -1288,7 +1284,7 @@ func writeFailedWarning(err *results.WriteError, recs harness.Records) string {
 // tokens.
 func (b *Benchmark) islWarnings(res sweep.Result) []metrics.Warning {
 	want := b.lengths.PromptTokens
-	if b.tok != nil || b.counter != nil || want == 0 || b.s.Dataset != "" || b.s.SequenceDistribution != "" {
+	if b.tok != nil || b.counter != nil || want == 0 || b.s.Dataset != "" || b.s.SequenceDistribution != nil {
 		return nil
 	}
 	for _, lv := range res.Levels {

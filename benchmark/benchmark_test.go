@@ -2,7 +2,6 @@ package benchmark
 
 import (
 	"context"
-	"errors"
 	"os"
 	"slices"
 	"strings"
@@ -14,23 +13,61 @@ import (
 )
 
 // Bad settings are all reported at once, as an *InputError naming each
-// setting, and New starts nothing: no results folder is created.
+// setting, and New starts nothing: no results folder is created. Seen
+// (issue 26): a library caller read the flags (--rate, --knee-tolerance),
+// not the fields it set; it reads its Settings fields, and a CLI
+// (Options.FlagNames) its flags.
 func TestNewRefusesBadSettings(t *testing.T) {
 	dir := t.TempDir()
 	s := DefaultSettings(CommandSweep)
 	s.OutputDir = dir
 	s.Rates = []float64{-1}
 	s.KneeTolerance = 2
-	s.Repeat = 0
-	_, err := New(context.Background(), s, Options{})
-	var bad *InputError
-	if !errors.As(err, &bad) {
-		t.Fatalf("err = %v, want an *InputError", err)
-	}
-	for _, want := range []string{"--rate", "--knee-tolerance", "--repeat"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error lacks %s:\n%v", want, err)
+	s.Repeat = -1
+	for _, tc := range []struct {
+		opt   Options
+		names []string
+	}{
+		{Options{}, []string{"Settings.Rates", "Settings.KneeTolerance 2:", "Settings.Repeat -1:"}},
+		{Options{FlagNames: true}, []string{"--rate", "--knee-tolerance 2:", "--repeat -1:"}},
+	} {
+		_, err := New(context.Background(), s, tc.opt)
+		if _, ok := err.(*InputError); !ok {
+			t.Fatalf("err = %v, want an *InputError", err)
 		}
+		for _, want := range tc.names {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("FlagNames %v: error lacks %s:\n%v", tc.opt.FlagNames, want, err)
+			}
+		}
+		if tc.opt.FlagNames == strings.Contains(err.Error(), "Settings.") || tc.opt.FlagNames != strings.Contains(err.Error(), "--") {
+			t.Errorf("FlagNames %v: the error mixes the names:\n%v", tc.opt.FlagNames, err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("New created %d entries in the output folder", len(entries))
+	}
+}
+
+// Seen (issue 26): Settings.Repeat's comment says 0 or 1 means once,
+// but New refused 0, the zero value an embedder leaves. Zero runs each
+// level once; a negative count is still refused.
+func TestRepeatZeroRunsOnce(t *testing.T) {
+	t.Parallel()
+	s := DefaultSettings(CommandRun)
+	s.MockPreset, s.Energy, s.OutputDir = "instant", "none", ""
+	s.Rates, s.MaxRequests, s.MaxLag = []float64{2}, 8, time.Second
+	s.Repeat = 0
+	b, err := New(context.Background(), s, Options{})
+	if err != nil {
+		t.Fatalf("Repeat 0: %v, want it to mean once", err)
+	}
+	out, err := b.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(out.Run.Timelines); n != 1 || out.Run.Config.Repeat != 1 {
+		t.Errorf("Repeat 0: %d timelines, run.json repeat %d; want one run, recorded as 1", n, out.Run.Config.Repeat)
 	}
 }
 
@@ -42,8 +79,8 @@ func TestRunAndSweepAgreeOnOfferedLoad(t *testing.T) {
 	t.Parallel()
 	levels := func(cmd Command, profile string, rates ...float64) []float64 {
 		s := DefaultSettings(cmd)
-		s.MockPreset, s.Energy, s.Formats = "instant", "none", []string{"json"}
-		s.OutputDir, s.Profile, s.Rates = t.TempDir(), profile, rates
+		s.MockPreset, s.Energy, s.Formats = "instant", "none", []Format{FormatJSON}
+		s.OutputDir, s.Profile, s.Rates = t.TempDir(), Profile(profile), rates
 		s.MaxRequests, s.Warmup, s.Cooldown = 8, loadgen.Trim{}, loadgen.Trim{}
 		s.MaxLag = time.Second
 		b, err := New(context.Background(), s, Options{})
@@ -81,14 +118,14 @@ func TestProfilesAreWhatNewAccepts(t *testing.T) {
 		for _, p := range all {
 			s := DefaultSettings(cmd)
 			s.OutputDir = t.TempDir()
-			s.Profile = p
+			s.Profile = Profile(p)
 			s.Rates = nil
 			if p == "concurrent" || p == "constant" || p == "poisson" {
 				s.Rates = []float64{1, 2}
 			}
-			s.Repeat = 0 // a bad setting, so that New stops at its checks
+			s.Repeat = -1 // a bad setting, so that New stops at its checks
 			_, err := New(context.Background(), s, Options{})
-			refused := err != nil && strings.Contains(err.Error(), "--profile")
+			refused := err != nil && strings.Contains(err.Error(), "Settings.Profile")
 			if listed := slices.Contains(cmd.Profiles(), p); listed == refused {
 				t.Errorf("%s --profile %s: listed %v, but New says: %v", cmd, p, listed, err)
 			}
@@ -117,7 +154,14 @@ func TestSweepWithSLODecidesByDefault(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.SLO, s.Precision = obj, tt.prec
+		s.SLO = obj
+		if tt.prec != "" {
+			p, err := slo.ParsePrecision(tt.prec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Precision = &p
+		}
 		if tt.command == CommandRun {
 			s.Rates = []float64{4}
 		}

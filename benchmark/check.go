@@ -1,17 +1,18 @@
 package benchmark
 
 import (
-	"cmp"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gollm-bench/gollm-bench/cost"
 	"github.com/gollm-bench/gollm-bench/energy"
@@ -44,8 +45,8 @@ func (b *Benchmark) validateFlags() []error {
 		bad bool
 		msg string
 	}{
-		{!finite(s.MaxSeconds) || s.MaxSeconds < 0, fmt.Sprintf("--max-seconds %v: want a level length in seconds, e.g. 30 (0: 30 unless --max-requests is given)", s.MaxSeconds)},
-		{finite(s.MaxSeconds) && s.MaxSeconds > maxLevelSeconds, fmt.Sprintf("--max-seconds %v: longer than the longest level gollm-bench can time, %.0f s (about 292 years); want a level length in seconds, e.g. 30", s.MaxSeconds, maxLevelSeconds)},
+		{s.MaxDuration < 0, fmt.Sprintf("--max-seconds %v: want a level length, e.g. 30s (0: 30s unless --max-requests is given)", s.MaxDuration)},
+		{s.PrecisionMaxDuration < 0, fmt.Sprintf("--precision-max-seconds %v: want a positive bound on a level run to a decision, e.g. 2m (0: 10 × --max-seconds)", s.PrecisionMaxDuration)},
 		{s.MaxRequests < 0, fmt.Sprintf("--max-requests %d: want a number of requests per level, e.g. 1000 (0: no limit)", s.MaxRequests)},
 		{s.MaxErrors < 0, fmt.Sprintf("--max-errors %d: want a number of failed requests, e.g. 50 (0: never stop on errors)", s.MaxErrors)},
 		{s.UnreachableAfter < 0, fmt.Sprintf("--unreachable-after %d: want a number of requests, e.g. %d (0: never stop)", s.UnreachableAfter, DefaultUnreachableAfter)},
@@ -111,13 +112,25 @@ func (b *Benchmark) validateFlags() []error {
 	}
 
 	// Requests.
-	for _, kv := range s.Headers {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			continue // parseKV reports it
+	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
+		for _, v := range s.Headers[k] {
+			if err := openai.CheckHeader(strings.TrimSpace(k), v); err != nil {
+				bad("--header: %w", err)
+			}
 		}
-		if err := openai.CheckHeader(strings.TrimSpace(k), v); err != nil {
-			bad("--header: %w", err)
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Labels)) {
+		if strings.TrimSpace(k) == "" {
+			bad("--label %q: want KEY=VALUE, with a key", "="+s.Labels[k])
+		}
+	}
+	if s.ExtraBody != nil {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(s.ExtraBody, &obj); err != nil || obj == nil {
+			if err == nil {
+				err = errors.New("null")
+			}
+			bad("--extra-body: want a JSON object such as '{\"top_p\":0.9}': %w", err)
 		}
 	}
 	if s.Target != "" {
@@ -125,7 +138,7 @@ func (b *Benchmark) validateFlags() []error {
 			bad("--target: %w", fieldname.Replace(err, fieldname.Name{Field: "WithEndpoint", Caller: "--endpoint"}))
 		}
 	}
-	if m, err := openai.ParseReceiveClock(cmp.Or(s.ReceiveClock, "auto")); err != nil {
+	if m, err := openai.ParseReceiveClock(string(s.ReceiveClock)); err != nil {
 		bad("--receive-clock: %w", err)
 	} else if err := m.Available(); err != nil {
 		bad("--receive-clock: %w", err)
@@ -173,14 +186,9 @@ func (b *Benchmark) validateFlags() []error {
 	case s.OpenCostNamespace != "":
 		bad("--opencost-namespace %s has no effect without --opencost URL: give both, or neither", s.OpenCostNamespace)
 	}
-	if s.EnergyFilter != "" {
-		if _, err := energy.ParseFilter(s.EnergyFilter); err != nil {
-			errs = append(errs, flagged("--energy-filter", err))
-		}
-	}
-	if s.Stabilize != "" {
-		if _, err := parseStabilize(s.Stabilize); err != nil {
-			errs = append(errs, err)
+	if st := s.Stabilize; st != nil {
+		if err := st.Validate(); err != nil {
+			bad("--stabilize %s: %w", energy.StabilizationText(*st), err)
 		}
 	}
 	return append(errs, b.validateTelemetry()...)
@@ -204,33 +212,26 @@ func (b *Benchmark) validateTelemetry() []error {
 			errs = append(errs, errors.New(redact.URLs(flagged("--litellm-metrics", err).Error())))
 		}
 	}
-	if s.Price != "" {
-		p, err := cost.ParsePrices(s.Price)
-		if err != nil {
-			errs = append(errs, flagged("--price", err))
-		} else {
-			b.prices = &scorecard.TokenPrices{Input: p.Input, Output: p.Output}
-			if p.HasCachedInput {
-				c := p.CachedInput
-				b.prices.CachedInput = &c
+	if p := s.Price; p != nil {
+		for _, c := range []struct {
+			name string
+			v    float64
+		}{{"input", p.Input}, {"output", p.Output}, {"cached_input", p.CachedInput}} {
+			if !(c.v >= 0) || math.IsInf(c.v, 0) {
+				errs = append(errs, fmt.Errorf("--price: prices: %s=%v: want a price >= 0 in EUR per 1M tokens", c.name, c.v))
 			}
+		}
+		b.prices = &scorecard.TokenPrices{Input: p.Input, Output: p.Output}
+		if p.HasCachedInput {
+			c := p.CachedInput
+			b.prices.CachedInput = &c
 		}
 	}
-	if s.Reference != "" {
-		text := s.Reference
-		if path, ok := strings.CutPrefix(text, "@"); ok {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return append(errs, fmt.Errorf("--reference @%s: %w", path, err))
-			}
-			text = string(data)
+	if r := s.Reference; r != nil {
+		if !(r.WhPerToken > 0) || math.IsInf(r.WhPerToken, 0) || strings.TrimSpace(r.Source) == "" {
+			errs = append(errs, fmt.Errorf("--reference: reference: want an energy per token > 0, Wh (got %v), and the source it was published in (got %q)", r.WhPerToken, r.Source))
 		}
-		r, err := scorecard.ParseReference(text)
-		if err != nil {
-			errs = append(errs, flagged("--reference", err))
-		} else {
-			b.reference = &r
-		}
+		b.reference = r
 	}
 	return errs
 }
@@ -287,30 +288,6 @@ func (s *Settings) tlsConfig() (*tls.Config, error) {
 	return &tls.Config{RootCAs: pool}, nil
 }
 
-// parseKV parses repeatable K=V flags. A bad --header is not quoted, since
-// it may hold a secret ("Authorization: Bearer ...").
-func parseKV(flag string, kvs []string) (map[string]string, error) {
-	out := map[string]string{}
-	var errs []error
-	for i, kv := range kvs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			switch {
-			case flag != "header":
-				errs = append(errs, fmt.Errorf("--%s %q: want KEY=VALUE", flag, kv))
-			case strings.Contains(kv, ":"):
-				name, _, _ := strings.Cut(kv, ":")
-				errs = append(errs, fmt.Errorf("--header %q (value not shown): want NAME=VALUE, with '=' where curl has ':', e.g. --header '%s=...'", strings.TrimSpace(name)+": ...", strings.TrimSpace(name)))
-			default:
-				errs = append(errs, fmt.Errorf("--header number %d (not shown, it may be a secret): want NAME=VALUE, e.g. --header 'X-Tenant=a'", i+1))
-			}
-			continue
-		}
-		out[strings.TrimSpace(k)] = v
-	}
-	return out, errors.Join(errs...)
-}
-
 // CheckMinSamples checks a value of the deprecated --min-samples flag,
 // which has no effect (every figure carries an interval instead): a
 // sample count, so a whole number >= 0. A value that cannot be a count
@@ -322,11 +299,6 @@ func CheckMinSamples(v string) error {
 	}
 	return nil
 }
-
-// maxLevelSeconds is the longest --max-seconds, s: the longest
-// time.Duration, about 292 years. A longer one would overflow to a
-// negative duration.
-const maxLevelSeconds = float64(math.MaxInt64 / int64(time.Second))
 
 // formatRates spells rates as the flag does: 1,2.5,4.
 func formatRates(rates []float64) string {

@@ -16,7 +16,7 @@ import (
 // built-in mock, which checks none). Two sources are
 // never merged: the log says once which one is sent and which are not.
 // No value is ever printed.
-func (b *Benchmark) credential(headers map[string]string) string {
+func (b *Benchmark) credential(headers http.Header) string {
 	s := &b.s
 	var header bool
 	for k := range headers {

@@ -1,6 +1,6 @@
 // Package benchmark assembles a whole benchmark run, as `gollm-bench run`
-// and `gollm-bench sweep` do: from its Settings (the flags' values, by the
-// flags' names) it builds the client of the target (or starts the
+// and `gollm-bench sweep` do: from its Settings (typed values, one field
+// per flag) it builds the client of the target (or starts the
 // built-in mock), the workload, the telemetry sources, the level runner
 // and the results folder; Run then runs the fixed levels or the knee
 // search, and writes run.json, scorecard.json, requests.jsonl and the
@@ -13,7 +13,8 @@
 // outputs). Use this package to get the whole product from a program.
 //
 // Errors: New returns an *InputError for a bad setting, before anything is
-// sent or written; its message names the setting by its flag name and
-// says how to fix it. Run's error is a runtime failure; Outcome.Code is
+// sent or written; its message names the setting by its Settings field
+// (by its flag with Options.FlagNames, as the CLI does) and says how to
+// fix it. Run's error is a runtime failure; Outcome.Code is
 // the exit code the CLI gives the outcome (package exitcode).
 package benchmark

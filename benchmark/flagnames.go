@@ -1,6 +1,12 @@
 package benchmark
 
 import (
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
 	"github.com/gollm-bench/gollm-bench/internal/fieldname"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 )
@@ -8,7 +14,9 @@ import (
 // The library packages name their own fields and options in errors and
 // warnings ("Limits.MaxDuration", "WithTemperature", "prices"); the tables
 // and helpers here put the settings' names, the flags, in their place, so
-// that the user reads the flag to fix.
+// that the user reads the flag to fix. A library caller (Options.FlagNames
+// false) then reads the Settings fields in the flags' place (named,
+// settingFields).
 
 // flagged puts flag in front of each error joined in err (errors.Join):
 // for parsers of a flag's grammar, whose errors name what they parse.
@@ -131,4 +139,103 @@ var (
 var traceFailedFields = []fieldname.Name{
 	{Field: "the failed-row policy FailedReplay", Caller: "--trace-failed replay"},
 	{Field: "FailedSkip", Caller: "--trace-failed skip"},
+}
+
+// settingFields maps each setting's key, the flag that sets it (without
+// its dashes), to its Settings field: the name an error gives a library
+// caller (Options.FlagNames false), and the field Given's keys stand for.
+var settingFields = map[string]string{
+	"target": "Target", "model": "Model", "endpoint": "Endpoint", "api-key": "APIKey",
+	"header": "Headers", "extra-body": "ExtraBody", "no-stream": "NoStream", "no-ignore-eos": "NoIgnoreEOS",
+	"min-tokens": "MinTokens", "temperature": "Temperature", "ca-cert": "CACert", "insecure": "Insecure",
+	"receive-clock": "ReceiveClock",
+
+	"profile": "Profile", "rate": "Rates", "max-concurrency": "MaxConcurrency", "seed": "Seed", "nonce": "Nonce",
+	"levels": "GridLevels", "knee-tolerance": "KneeTolerance", "max-levels": "MaxLevels", "early-stop": "EarlyStop",
+
+	"data": "Data", "sequence-distribution": "SequenceDistribution", "dataset": "Dataset", "tokenizer": "Tokenizer",
+	"prefix-cache": "PrefixCache", "turns": "Turns", "think-time": "ThinkTime", "max-context": "MaxContext",
+	"trace": "Trace", "trace-format": "TraceFormat", "trace-speedup": "TraceSpeedup", "trace-window": "TraceWindow",
+	"trace-failed": "TraceFailed", "ramp": "Ramp", "burstiness": "Burstiness", "shared-prefix": "SharedPrefix",
+
+	"warmup": "Warmup", "cooldown": "Cooldown", "warmup-phase": "WarmupPhase", "max-seconds": "MaxDuration",
+	"max-requests": "MaxRequests", "max-errors": "MaxErrors", "unreachable-after": "UnreachableAfter",
+	"request-timeout": "RequestTimeout", "idle-timeout": "IdleTimeout", "max-line-bytes": "MaxLineBytes",
+	"drain-timeout": "DrainTimeout", "max-lag": "MaxLag",
+
+	"slo": "SLO", "precision": "Precision", "precision-max-seconds": "PrecisionMaxDuration", "repeat": "Repeat",
+
+	"energy": "Energy", "energy-filter": "EnergyFilter", "engine-metrics": "EngineMetrics", "gpu-cost-eur-h": "GPUCostEURh",
+	"opencost": "OpenCost", "opencost-namespace": "OpenCostNamespace", "currency": "Currency", "pue": "PUE",
+	"grid-gco2-kwh": "GridGCO2KWh", "idle-baseline-w": "IdleBaselineW", "stabilize": "Stabilize",
+	"pod-energy": "PodEnergy", "litellm-metrics": "LiteLLMMetrics", "price": "Price", "reference": "Reference",
+
+	"engine": "Engine", "model-revision": "ModelRevision", "model-precision": "ModelPrecision", "hardware": "Hardware",
+	"run-id": "RunID", "label": "Labels",
+
+	"output-dir": "OutputDir", "format": "Formats", "overwrite": "Overwrite", "gzip": "Gzip",
+	"mock-preset": "MockPreset", "mock-prefix-cache": "MockPrefixCache",
+
+	"shard": "Shard", "like": "Like",
+}
+
+// flagToken matches a long flag in a message, or a command quoted in
+// backticks (`gollm-bench run --profile synchronous`), which is left as
+// the command line's.
+var flagToken = regexp.MustCompile("`[^`]*`|--[a-z][a-z0-9-]*")
+
+// fieldWords puts the Settings fields in place of the flags in msg:
+// "--max-seconds" reads "Settings.MaxDuration". A flag that sets no
+// field (--model-precision's advice aside, e.g. mock-server's) is left.
+func fieldWords(msg string) string {
+	return flagToken.ReplaceAllStringFunc(msg, func(tok string) string {
+		if f, ok := settingFields[strings.TrimPrefix(tok, "--")]; ok && tok[0] == '-' {
+			return "Settings." + f
+		}
+		return tok
+	})
+}
+
+// named is err as the caller names the settings: by their flags when
+// Options.FlagNames is set, else by their Settings fields. An
+// *InputError stays one, outermost.
+func (b *Benchmark) named(err error) error {
+	if err == nil || b.opt.FlagNames {
+		return err
+	}
+	if in, ok := err.(*InputError); ok {
+		return &InputError{Err: fieldname.Rewrite(in.Err, fieldWords)}
+	}
+	return fieldname.Rewrite(err, fieldWords)
+}
+
+// seconds spells a level length as the caller gives it: seconds for
+// --max-seconds (5), a Duration for Settings.MaxDuration (5s).
+func (b *Benchmark) seconds(d time.Duration) string {
+	if b.opt.FlagNames {
+		return strconv.FormatFloat(d.Seconds(), 'g', -1, 64)
+	}
+	return d.String()
+}
+
+// explicitSettings is s.Given, or, when that is nil (a library
+// caller), the keys of the settings whose value differs from
+// DefaultSettings(s.Command)'s; an empty list or map is its default's
+// nil.
+func explicitSettings(s Settings) map[string]bool {
+	if s.Given != nil {
+		return s.Given
+	}
+	out := map[string]bool{}
+	v, def := reflect.ValueOf(s), reflect.ValueOf(DefaultSettings(s.Command))
+	for key, field := range settingFields {
+		a, d := v.FieldByName(field), def.FieldByName(field)
+		if (a.Kind() == reflect.Slice || a.Kind() == reflect.Map) && a.Len() == 0 && d.Len() == 0 {
+			continue
+		}
+		if !reflect.DeepEqual(a.Interface(), d.Interface()) {
+			out[key] = true
+		}
+	}
+	return out
 }

@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/cost"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/sweep"
+	"github.com/gollm-bench/gollm-bench/workload"
 )
 
 // goIdent matches what a user of the CLI cannot act on: a Go type's
@@ -42,15 +44,19 @@ func TestBadInputNamesFlagsNotFields(t *testing.T) {
 		}, "--ramp"},
 		{"ramp shape", func(s *Settings) { s.Ramp = &loadgen.Ramp{Shape: "sine", From: 1, To: 2, Over: 6 * time.Second} }, "--ramp"},
 		{"ramp length", func(s *Settings) { s.Ramp = &loadgen.Ramp{Shape: loadgen.RampLinear, From: 1, To: 2} }, "--ramp"},
-		{"no groups", func(s *Settings) { s.SharedPrefix = "groups=0,prompts=4,prefix=64,question=16,output=8" }, "--shared-prefix"},
-		{"no output", func(s *Settings) { s.SharedPrefix = "groups=2,prompts=4,prefix=64,question=16,output=0" }, "--shared-prefix"},
+		{"no groups", func(s *Settings) {
+			s.SharedPrefix = &workload.SharedPrefixSpec{Groups: 0, Prompts: 4, PrefixTokens: 64, QuestionTokens: 16, OutputTokens: 8}
+		}, "--shared-prefix"},
+		{"no output", func(s *Settings) {
+			s.SharedPrefix = &workload.SharedPrefixSpec{Groups: 2, Prompts: 4, PrefixTokens: 64, QuestionTokens: 16, OutputTokens: 0}
+		}, "--shared-prefix"},
 		{"trace speedup", func(s *Settings) { s.Trace, s.TraceSpeedup, s.Profile, s.Rates = trace, -1, "", nil }, "--trace-speedup"},
 	} {
 		s := DefaultSettings(CommandRun)
 		s.OutputDir = t.TempDir()
 		s.Given = map[string]bool{}
 		tc.set(&s)
-		_, err := New(context.Background(), s, Options{})
+		_, err := New(context.Background(), s, Options{FlagNames: true})
 		if err == nil {
 			t.Errorf("%s: no error", tc.name)
 			continue
@@ -84,8 +90,10 @@ func TestBadInputOneError(t *testing.T) {
 			s.Ramp = &loadgen.Ramp{Shape: loadgen.RampLinear, From: 20, To: 2, Over: 6 * time.Second}
 		}, "--ramp"},
 		{"trace", func(s *Settings) { s.Trace = trace }, "--trace"},
-		{"shared prefix", func(s *Settings) { s.SharedPrefix = "groups=0,prompts=4,prefix=64,question=16,output=8" }, "--shared-prefix"},
-		{"price", func(s *Settings) { s.Price = "input=abc,output=1" }, "--price"},
+		{"shared prefix", func(s *Settings) {
+			s.SharedPrefix = &workload.SharedPrefixSpec{Groups: 0, Prompts: 4, PrefixTokens: 64, QuestionTokens: 16, OutputTokens: 8}
+		}, "--shared-prefix"},
+		{"price", func(s *Settings) { s.Price = &cost.Prices{Input: -1, Output: 1} }, "--price"},
 	} {
 		s := DefaultSettings(CommandRun)
 		s.OutputDir = t.TempDir()
@@ -94,7 +102,7 @@ func TestBadInputOneError(t *testing.T) {
 			s.Rates = []float64{2} // run's concurrent default needs levels
 		}
 		tc.set(&s)
-		_, err := New(context.Background(), s, Options{})
+		_, err := New(context.Background(), s, Options{FlagNames: true})
 		if err == nil {
 			t.Errorf("%s: no error", tc.name)
 			continue
@@ -111,18 +119,23 @@ func TestBadInputOneError(t *testing.T) {
 func TestSessionsPrefixCacheState(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		turns, prefixCache, dataset, want string
+		turns                      *workload.TurnCount
+		prefixCache, dataset, want string
 	}{
-		{"", "", "", "cold"},
-		{"", "warm:64", "", "warm:64"},
-		{"3", "", "", "sessions:cold"},
-		{"uniform:2:4", "warm:64", "", "sessions:warm:64"},
-		{"dataset", "", "chats.json", "sessions:dataset"},
+		{nil, "", "", "cold"},
+		{nil, "warm:64", "", "warm:64"},
+		{&workload.TurnCount{Min: 3, Max: 3}, "", "", "sessions:cold"},
+		{&workload.TurnCount{Min: 2, Max: 4}, "warm:64", "", "sessions:warm:64"},
+		{&workload.TurnCount{}, "", "chats.json", "sessions:dataset"},
 	} {
 		b := &Benchmark{s: DefaultSettings(CommandRun)}
-		b.s.Turns, b.s.PrefixCache, b.s.Dataset = tc.turns, tc.prefixCache, tc.dataset
+		pc, err := ParsePrefixCache(tc.prefixCache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.s.Turns, b.s.PrefixCache, b.s.Dataset = tc.turns, pc, tc.dataset
 		if got := b.prefixCacheState(); got != tc.want {
-			t.Errorf("--turns %q --prefix-cache %q --dataset %q: %q, want %q", tc.turns, tc.prefixCache, tc.dataset, got, tc.want)
+			t.Errorf("--turns %v --prefix-cache %q --dataset %q: %q, want %q", tc.turns, tc.prefixCache, tc.dataset, got, tc.want)
 		}
 	}
 }
@@ -140,4 +153,25 @@ func TestReceiveClockNoteNamesFlag(t *testing.T) {
 	if got := res.Levels[0].Summary.ReceiveClockNote; got != "chosen by --receive-clock" {
 		t.Errorf("note %q", got)
 	}
+}
+
+// FuzzParsePrefixCache: ParsePrefixCache never panics, and what it
+// accepts reads back the same through String.
+func FuzzParsePrefixCache(f *testing.F) {
+	for _, s := range []string{"", "cold", "warm:256", "warm:0", "warm", "cold:3", "hot", "warm:-1", "warm:9999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := ParsePrefixCache(s)
+		if err != nil {
+			return
+		}
+		if p.WarmTokens < 0 {
+			t.Fatalf("%q: WarmTokens %d", s, p.WarmTokens)
+		}
+		again, err := ParsePrefixCache(p.String())
+		if err != nil || again != p {
+			t.Errorf("%q parsed to %v, which reads back as %v, %v", s, p, again, err)
+		}
+	})
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/gollm-bench/gollm-bench/internal/fieldname"
-	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/results"
 )
 
@@ -17,14 +16,14 @@ import (
 // shards' plans would diverge. A fixed grid is `run --profile
 // constant|poisson|concurrent --rate R1,R2,...`.
 func (b *Benchmark) parseShard() error {
-	if b.s.Shard == "" {
+	if b.s.Shard.IsZero() {
 		return nil
 	}
 	if b.isSweep() {
 		return errors.New("--shard: only `gollm-bench run` can be sharded, since a sweep picks its levels from measurements no shard sees whole; run a fixed grid with `gollm-bench run --profile constant --rate R1,R2,... --shard I/N` and combine with `gollm-bench merge`")
 	}
-	s, err := loadgen.ParseShard(b.s.Shard)
-	if err != nil {
+	s := b.s.Shard
+	if err := s.Validate(); err != nil {
 		return fmt.Errorf("--shard: %w", err)
 	}
 	b.shard = s

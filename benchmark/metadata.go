@@ -3,6 +3,7 @@ package benchmark
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 // declared energy factors; Run.Scorecard then needs nothing else.
 func (b *Benchmark) withScorecardInputs(ctx context.Context, run results.Run) results.Run {
 	s := &b.s
-	labels, _ := parseKV("label", s.Labels)
+	labels := maps.Clone(s.Labels)
 	seed := s.Seed
 	meta := scorecard.Metadata{
 		Engine:        s.Engine,
@@ -29,9 +30,9 @@ func (b *Benchmark) withScorecardInputs(ctx context.Context, run results.Run) re
 		Warmup:        run.Config.Warmup,
 		RunID:         s.RunID,
 		Model:         b.model,
-		Endpoint:      s.Endpoint,
-		LoadMode:      s.Profile,
-		Profile:       s.Profile,
+		Endpoint:      string(s.Endpoint),
+		LoadMode:      string(s.Profile),
+		Profile:       string(s.Profile),
 		PrefixCache:   b.prefixCacheState(),
 		Seed:          &seed,
 		Labels:        labels,
@@ -50,24 +51,24 @@ func (b *Benchmark) withScorecardInputs(ctx context.Context, run results.Run) re
 	switch {
 	case s.Dataset != "":
 		meta.DataSpec = "dataset=" + s.Dataset
-	case s.SequenceDistribution != "":
-		meta.DataSpec = s.SequenceDistribution
+	case s.SequenceDistribution != nil:
+		meta.DataSpec = s.SequenceDistribution.String()
 	default:
-		meta.DataSpec = s.Data
+		meta.DataSpec = dataText(s.Data)
 	}
 	b.arr.scorecardSpec(&meta)
 	// ISL: with the served tokenizer, the requested --data length is hit
 	// exactly; without it, the mean the server's usage reported (which
 	// includes the chat template on /chat/completions).
 	switch {
-	case b.counter != nil && s.SequenceDistribution == "" && b.lengths.PromptTokens > 0:
+	case b.counter != nil && s.SequenceDistribution == nil && b.lengths.PromptTokens > 0:
 		// Fitted with the server's own counts.
 		meta.Tokenizer, meta.ISLBasis = "server: "+b.tokenizerAPI(), "prompt"
 		if b.counter.API().Chat {
 			meta.ISLBasis = "chat_template"
 		}
 		meta.ISLTokens, meta.OSLTokens = b.lengths.PromptTokens, b.lengths.OutputTokens
-	case b.tok != nil && s.Dataset == "" && s.SequenceDistribution == "" && b.lengths.PromptTokens > 0:
+	case b.tok != nil && s.Dataset == "" && s.SequenceDistribution == nil && b.lengths.PromptTokens > 0:
 		meta.Tokenizer, meta.TokenizerSHA256, meta.ISLBasis = b.tok.Path(), b.tok.SHA256(), "prompt"
 		if b.chat != nil {
 			meta.ISLBasis = "chat_template" // rendered with the template, as the server counts

@@ -33,7 +33,7 @@ func TestLevelsBoundedByOpenFiles(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := DefaultSettings(CommandRun)
-			s.Profile, s.MaxConcurrency = tc.profile, tc.maxConc
+			s.Profile, s.MaxConcurrency = Profile(tc.profile), tc.maxConc
 			b := &Benchmark{s: s, levels: []float64{tc.rate}, fdLimit: 228, fdBound: inFlightBound(228, false)}
 			got := b.profiles()[0]
 			got.Seed = 0

@@ -1,7 +1,6 @@
 package benchmark
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -18,7 +17,7 @@ import (
 // MaxContext, with errors that name them.
 
 // on reports whether the run sends sessions.
-func (b *Benchmark) sessions() bool { return b.s.Turns != "" }
+func (b *Benchmark) sessions() bool { return b.s.Turns != nil }
 
 // sessionErr rewrites the workload.SessionConfig fields err's messages
 // name as the flags that set them.
@@ -52,7 +51,7 @@ func (b *Benchmark) parseSessions() []error {
 		for _, c := range []struct {
 			name string
 			set  bool
-		}{{"think-time", s.ThinkTime != ""}, {"max-context", s.MaxContext != 0}} {
+		}{{"think-time", b.explicit["think-time"]}, {"max-context", s.MaxContext != 0}} {
 			if c.set {
 				bad("--%s without --turns: it shapes multi-turn sessions; add --turns N (with --endpoint chat), or drop it", c.name)
 			}
@@ -69,7 +68,7 @@ func (b *Benchmark) parseSessions() []error {
 	switch {
 	case err != nil:
 		errs = append(errs, err)
-	case f.Dataset == "" && strings.EqualFold(s.Turns, "dataset"):
+	case f.Dataset == "" && s.Turns.IsZero():
 		bad("--turns dataset: plays every user turn of a ShareGPT --dataset's conversations; give --dataset FILE, or a number of turns (--turns 3)")
 	case f.Dataset == "" && cfg.Synthetic.Lengths != nil:
 		// Synthetic messages: the context check needs only the lengths.
@@ -95,26 +94,22 @@ func (b *Benchmark) sessionConfig() (workload.SessionConfig, error) {
 	f, s := &b.s, &b.s
 	cfg := workload.SessionConfig{MaxContextTokens: max(s.MaxContext, 0)}
 	var errs []error
-	if !strings.EqualFold(s.Turns, "dataset") {
-		t, err := workload.ParseTurnCount(s.Turns)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("--turns %w", err))
+	if t := *s.Turns; !t.IsZero() {
+		if err := t.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("--turns %s: %w", t, err))
 		}
 		cfg.Turns = t
 	}
-	tt, err := workload.ParseThinkTime(cmp.Or(s.ThinkTime, "0"))
-	if err != nil {
+	if err := s.ThinkTime.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("--think-time %w", err))
 	}
-	cfg.ThinkTime = tt
-	if f.SequenceDistribution != "" {
-		if sd, err := workload.ParseSequenceDistribution(f.SequenceDistribution); err == nil {
-			cfg.Synthetic.Lengths = sd
-		}
-	} else if d, err := workload.ParseData(b.dataSpec()); err == nil {
-		cfg.Synthetic.Lengths = d
+	cfg.ThinkTime = s.ThinkTime
+	if f.SequenceDistribution != nil {
+		cfg.Synthetic.Lengths = *f.SequenceDistribution
+	} else {
+		cfg.Synthetic.Lengths = b.dataLengths()
 	}
-	if pc, warmN, err := parsePrefixCache(b.prefixCacheSpec()); err == nil {
+	if pc, warmN, err := b.s.PrefixCache.synthetic(); err == nil {
 		cfg.Synthetic.PrefixCache, cfg.Synthetic.WarmPrefixTokens = pc, warmN
 	}
 	cfg.Synthetic.Seed, cfg.Synthetic.Nonce = f.Seed, b.nonce()

@@ -1,13 +1,23 @@
 package benchmark
 
 import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/net/http/httpproxy"
 
+	"github.com/gollm-bench/gollm-bench/cost"
+	"github.com/gollm-bench/gollm-bench/energy"
+	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/loadgen"
 	"github.com/gollm-bench/gollm-bench/openai"
+	"github.com/gollm-bench/gollm-bench/scorecard"
 	"github.com/gollm-bench/gollm-bench/slo"
+	"github.com/gollm-bench/gollm-bench/workload"
 )
 
 // Command is what a benchmark does with its levels.
@@ -22,7 +32,8 @@ const (
 	CommandSweep Command = "sweep"
 )
 
-// Profiles returns the load profiles (Settings.Profile) the command runs:
+// Profiles returns the names of the load profiles (Settings.Profile) the
+// command runs:
 // run's one level of each kind, and sweep's knee search over a rate grid
 // (sweep) or over the --rate levels given (constant, poisson, concurrent).
 func (c Command) Profiles() []string {
@@ -32,21 +43,118 @@ func (c Command) Profiles() []string {
 	return []string{"synchronous", "concurrent", "throughput", "constant", "poisson"}
 }
 
+// Profile is a load profile (profile): how a level sends its requests.
+type Profile string
+
+// Load profiles (docs/metrics.md#load-profiles).
+const (
+	// ProfileSynchronous sends one request at a time (run only).
+	ProfileSynchronous Profile = "synchronous"
+	// ProfileConcurrent keeps Rates requests in flight, a closed loop.
+	ProfileConcurrent Profile = "concurrent"
+	// ProfileThroughput sends as fast as the server takes them (run
+	// only), with Rates, when given, as the cap on requests in flight.
+	ProfileThroughput Profile = "throughput"
+	// ProfileConstant sends Rates req/s, evenly spaced, an open loop.
+	ProfileConstant Profile = "constant"
+	// ProfilePoisson sends Rates req/s with exponential gaps.
+	ProfilePoisson Profile = "poisson"
+	// ProfileSweep is a sweep's rate grid and knee search (sweep only).
+	ProfileSweep Profile = "sweep"
+)
+
+// Endpoint is the API the requests call (endpoint).
+type Endpoint string
+
+// Endpoints.
+const (
+	EndpointCompletions Endpoint = "completions" // POST /v1/completions
+	EndpointChat        Endpoint = "chat"        // POST /v1/chat/completions
+)
+
+// Format is an output of a run besides run.json, scorecard.json and the
+// records (format).
+type Format string
+
+// Formats.
+const (
+	FormatConsole Format = "console" // the levels' table, on Options.Stdout
+	FormatJSON    Format = "json"    // run.json and scorecard.json (always written with a folder)
+	FormatCSV     Format = "csv"     // levels.csv
+	FormatHTML    Format = "html"    // report.html
+)
+
+// PrefixCache is the declared prefix-cache state of synthetic prompts
+// (prefix-cache, docs/metrics.md#isl-and-osl). The zero value is cold:
+// every prompt starts with a unique leading token sequence.
+type PrefixCache struct {
+	// WarmTokens > 0 is warm: every prompt starts with the same
+	// WarmTokens tokens, then a unique part; fewer tokens than the
+	// prompts' (the flag's warm:N).
+	WarmTokens int
+}
+
+// String spells p as ParsePrefixCache reads it: cold or warm:N.
+func (p PrefixCache) String() string {
+	if p.WarmTokens == 0 {
+		return string(workload.PrefixCold)
+	}
+	return string(workload.PrefixWarm) + ":" + strconv.Itoa(p.WarmTokens)
+}
+
+// ParsePrefixCache reads a prefix-cache state: cold ("" too) or warm:N,
+// N tokens > 0. Its errors quote s and say what to write.
+func ParsePrefixCache(s string) (PrefixCache, error) {
+	mode, n, hasN := strings.Cut(s, ":")
+	switch workload.PrefixCache(mode) {
+	case workload.PrefixCold, "":
+		if hasN {
+			return PrefixCache{}, fmt.Errorf("%q: cold takes no length", s)
+		}
+		return PrefixCache{}, nil
+	case workload.PrefixWarm:
+		v, err := strconv.Atoi(n)
+		if !hasN || err != nil || v < 1 {
+			return PrefixCache{}, fmt.Errorf("%q: warm needs the shared prefix length in tokens, e.g. warm:256", s)
+		}
+		return PrefixCache{WarmTokens: v}, nil
+	}
+	return PrefixCache{}, fmt.Errorf("%q: want cold or warm:N", s)
+}
+
+// synthetic is p as workload.SyntheticConfig takes it; a negative
+// WarmTokens is refused.
+func (p PrefixCache) synthetic() (workload.PrefixCache, int, error) {
+	switch {
+	case p.WarmTokens < 0:
+		return "", 0, fmt.Errorf("--prefix-cache %q: warm needs the shared prefix length in tokens, e.g. warm:256", p)
+	case p.WarmTokens > 0:
+		return workload.PrefixWarm, p.WarmTokens, nil
+	}
+	return workload.PrefixCold, 0, nil
+}
+
 // Settings are everything a benchmark is set up from: the target and its
 // requests, the load, the data, the limits, the SLO and the knee search,
 // telemetry, cost, metadata and outputs.
 //
-// The levels (Rates, req/s or concurrencies), the SLO (an slo.Objective),
-// the trims (loadgen.Trim), the ramp (loadgen.Ramp) and the durations are
-// typed values; a command
-// line parses its text into them (package cmdline's SettingsText). The
-// other text settings still use the flags' grammar (docs/cli.md) and are
-// parsed by New.
+// The settings are typed values: levels as numbers, an slo.Objective,
+// loadgen.Trims, time.Durations, the enumerations' constants (Profile,
+// Endpoint, Format, ...), workload's lengths, an http.Header, cost's
+// prices. A command line parses its text into them (package cmdline's
+// SettingsText, with the parsers of the packages that own the types), so
+// that a program sets values and New parses no flag grammar, except in
+// the telemetry sources Energy, EngineMetrics, PodEnergy and
+// LiteLLMMetrics, which are still the flag's grammar (URLs with filters,
+// docs/cli.md) and are parsed by New. Strings that are names, paths or
+// URLs (Target, Model, Dataset, Tokenizer, Trace, ...) are not grammars.
 //
-// Each setting is named, in errors and in documentation, by its key: the
-// name of the `gollm-bench run`/`sweep` flag that sets it (the comment of
-// each field gives it), which is also its key in a configuration file.
-// New checks every setting and reports every bad one at once.
+// Each setting has a key: the name of the `gollm-bench run`/`sweep` flag
+// that sets it (the comment of each field gives it), which is also its
+// key in a configuration file and in Given. Errors name a setting by its
+// field (Settings.MaxDuration), or by its flag (--max-seconds) when
+// Options.FlagNames is set, as a CLI does. New checks every setting and
+// reports every bad one at once.
 //
 // The zero value of a field means its default where the comment gives
 // one; DefaultSettings fills in the defaults a flag shows.
@@ -54,10 +162,10 @@ type Settings struct {
 	Command Command
 
 	// Target and requests.
-	Target   string // target: base URL; "" starts the built-in mock in-process
-	Model    string // model: "" asks GET /v1/models for its first id
-	Endpoint string // endpoint: completions or chat
-	APIKey   string // api-key: bearer token, never written to an output
+	Target   string   // target: base URL; "" starts the built-in mock in-process
+	Model    string   // model: "" asks GET /v1/models for its first id
+	Endpoint Endpoint // endpoint: EndpointCompletions or EndpointChat
+	APIKey   string   // api-key: bearer token, never written to an output
 	// ProxyEnv is the environment's proxy settings (HTTP_PROXY,
 	// HTTPS_PROXY, NO_PROXY, read as Go's http.ProxyFromEnvironment does);
 	// the zero value uses no proxy. Credentials in it are never written.
@@ -66,22 +174,30 @@ type Settings struct {
 	// only when no more explicit credential is given (an Authorization
 	// --header, credentials in --target, --api-key), and then said once
 	// on the log. Never written to an output.
-	EnvAPIKey   string
-	Headers     []string // header: extra HTTP headers, each NAME=VALUE
-	ExtraBody   string   // extra-body: a JSON object merged into every request body
-	NoStream    bool     // no-stream: non-streaming requests (no TTFT, no ITL)
-	NoIgnoreEOS bool     // no-ignore-eos: do not send ignore_eos
-	MinTokens   int      // min-tokens: min_tokens sent when > 0 (a vLLM extension)
-	Temperature float64  // temperature
-	CACert      string   // ca-cert: PEM file of the CA that signed the target's certificate
-	Insecure    bool     // insecure: no TLS certificate verification
+	EnvAPIKey string
+	// Headers (header) are extra HTTP headers sent with every request,
+	// each value of each name (an Authorization header is the credential
+	// sent, see EnvAPIKey); never written to an output.
+	Headers http.Header
+	// ExtraBody (extra-body) is a JSON object merged into every request
+	// body, last, so that its members win over the defaults (nil: none),
+	// e.g. json.RawMessage(`{"top_p":0.9}`); a program holding a Go value
+	// marshals it (json.Marshal).
+	ExtraBody   json.RawMessage
+	NoStream    bool    // no-stream: non-streaming requests (no TTFT, no ITL)
+	NoIgnoreEOS bool    // no-ignore-eos: do not send ignore_eos
+	MinTokens   int     // min-tokens: min_tokens sent when > 0 (a vLLM extension)
+	Temperature float64 // temperature
+	CACert      string  // ca-cert: PEM file of the CA that signed the target's certificate
+	Insecure    bool    // insecure: no TLS certificate verification
 	// ReceiveClock is the clock of each received chunk (receive-clock):
-	// kernel (the kernel's receive time, Linux), user (when the client
-	// read it), or auto ("": kernel where available).
-	ReceiveClock string
+	// openai.ReceiveKernel (the kernel's receive time, Linux),
+	// ReceiveUser (when the client read it), or ReceiveAuto ("" too:
+	// kernel where available).
+	ReceiveClock openai.ReceiveClockMode
 
 	// Load.
-	Profile string // profile: synchronous, concurrent, throughput, constant, poisson or sweep
+	Profile Profile // profile: ProfileSynchronous, ProfileConcurrent, ..., ProfileSweep (Command.Profiles)
 	// Rates (rate) are the levels: concurrencies, whole numbers, for the
 	// concurrent and throughput profiles; req/s for constant and poisson.
 	// Each > 0.
@@ -99,32 +215,53 @@ type Settings struct {
 	EarlyStop     bool    // early-stop: stop after two levels that fail by a wide margin
 
 	// Data.
-	Data                 string  // data: synthetic lengths, e.g. prompt_tokens=256,output_tokens=64 ("": that default)
-	SequenceDistribution string  // sequence-distribution: an ISL/OSL mix
-	Dataset              string  // dataset: a prompts file (JSONL or ShareGPT JSON)
-	Tokenizer            string  // tokenizer: the served model's tokenizer.json, its folder, a model id (cache, else Hub), or TokenizerAuto ("" too), TokenizerServer, TokenizerWords
-	PrefixCache          string  // prefix-cache: cold or warm:N ("": cold)
-	Turns                string  // turns: multi-turn chat sessions: N, uniform:MIN:MAX or dataset ("": none)
-	ThinkTime            string  // think-time: with Turns, the pause before each next turn: a duration, uniform:MIN:MAX or exponential:MEAN ("": 0)
-	MaxContext           int     // max-context: with Turns, the model's context window, tokens (0: not checked)
-	Trace                string  // trace: replay this request trace's arrival times and lengths (run only)
-	TraceFormat          string  // trace-format: mooncake, azure or burstgpt ("": detected)
-	TraceSpeedup         float64 // trace-speedup: play the trace this many times faster (0: 1)
-	TraceWindow          string  // trace-window: START,END of the trace to replay (time since its first request)
-	TraceFailed          string  // trace-failed: lines describing failed requests (0 output tokens): replay, skip or refuse ("": replay)
+	// Data (data) is the synthetic prompts' lengths, tokens (nil:
+	// DefaultData; workload.ParseData reads the flag's
+	// prompt_tokens=256,output_tokens=64). With Dataset only OutputTokens
+	// is read, the output length of the entries that give none, and
+	// PromptTokens may be 0.
+	Data *workload.Data
+	// SequenceDistribution (sequence-distribution) is a weighted mix of
+	// ISL/OSL pairs in its place (nil: none; the weights are shares of
+	// their sum; workload.ParseSequenceDistribution reads the flag's
+	// "64|10,32|8:70;256|40,128|20:30").
+	SequenceDistribution *workload.SequenceDistribution
+	Dataset              string      // dataset: a prompts file (JSONL or ShareGPT JSON)
+	Tokenizer            string      // tokenizer: the served model's tokenizer.json, its folder, a model id (cache, else Hub), or TokenizerAuto ("" too), TokenizerServer, TokenizerWords
+	PrefixCache          PrefixCache // prefix-cache: the zero value is cold
+	// Turns (turns) makes each arrival a multi-turn chat session of this
+	// many turns (nil: single requests; the zero TurnCount: every user
+	// turn of a ShareGPT Dataset's conversations; workload.ParseTurnCount
+	// reads the flag's N or uniform:MIN:MAX, and the command line's
+	// "dataset" is the zero TurnCount).
+	Turns        *workload.TurnCount
+	ThinkTime    workload.ThinkTime   // think-time: with Turns, the pause before each next turn (workload.ParseThinkTime reads 2s, uniform:MIN:MAX, exponential:MEAN; zero: none)
+	MaxContext   int                  // max-context: with Turns, the model's context window, tokens (0: not checked)
+	Trace        string               // trace: replay this request trace's arrival times and lengths (run only)
+	TraceFormat  workload.TraceFormat // trace-format: workload.TraceMooncake, TraceAzure or TraceBurstGPT ("": detected)
+	TraceSpeedup float64              // trace-speedup: play the trace this many times faster (0: 1)
+	TraceWindow  workload.TraceWindow // trace-window: the part of the trace to replay, times since its first request (zero: all of it)
+	TraceFailed  workload.FailedRows  // trace-failed: lines describing failed requests (0 output tokens): FailedReplay ("" too), FailedSkip or FailedRefuse
 	// Ramp (ramp) raises the rate within each level, run only (nil: no
 	// ramp; loadgen.ParseRamp reads the flag's linear:1->50:60s).
-	Ramp         *loadgen.Ramp
-	Burstiness   float64 // burstiness: gamma shape K of the gaps (0: none; implies profile poisson)
-	SharedPrefix string  // shared-prefix: groups=G,prompts=P,prefix=S,question=Q,output=O
+	Ramp       *loadgen.Ramp
+	Burstiness float64 // burstiness: gamma shape K of the gaps (0: none; implies profile poisson)
+	// SharedPrefix (shared-prefix) is groups of prompts sharing a prefix
+	// (nil: none; workload.ParseSharedPrefix reads the flag's
+	// groups=G,prompts=P,prefix=S,question=Q,output=O).
+	SharedPrefix *workload.SharedPrefixSpec
 
 	// Limits and windows.
 	// Warmup (warmup) is trimmed from each level's start, and Cooldown
 	// (cooldown) from its end: a duration, a request count or a share of
 	// the level (loadgen.ParseTrim reads the flags' "30s", "100", "10%").
 	Warmup, Cooldown loadgen.Trim
-	WarmupPhase      string        // warmup-phase: load sent before the first level, counted in no level: PROFILE:LEVEL:DURATION, e.g. concurrent:4:60s
-	MaxSeconds       float64       // max-seconds: level length, s (0: 30, or 8 for a sweep of the mock, or 120 for a run with Precision)
+	// WarmupPhase (warmup-phase) is load sent before the first level,
+	// counted in no level (zero: none; harness.ParseWarmupPhase reads the
+	// flag's PROFILE:LEVEL:DURATION, e.g. concurrent:4:60s). Its Gate is
+	// Stabilize's: set that.
+	WarmupPhase      harness.WarmupPhase
+	MaxDuration      time.Duration // max-seconds: level length (0: 30s, or 8s for a sweep of the mock, or 120s for a run with Precision)
 	MaxRequests      int64         // max-requests: requests per level (0: no limit)
 	MaxErrors        int64         // max-errors: stop a level after this many failures (0: never)
 	UnreachableAfter int64         // unreachable-after: stop a level whose first N requests fail to connect (0: never)
@@ -138,35 +275,50 @@ type Settings struct {
 	// SLO (slo) is the service-level objective each level is judged
 	// against (slo.Parse reads the flag's ttft_p99<=500ms,itl_p95<=50ms);
 	// the zero Objective judges nothing.
-	SLO                 slo.Objective
-	Precision           string  // precision: "decide", interval targets levels run to (e.g. ttft_p99:5%), or "quick"; "": decide for a sweep with an SLO, else quick
-	PrecisionMaxSeconds float64 // precision-max-seconds: a sweep's bound on a level run to a decision, s (0: 10 × MaxSeconds)
-	Repeat              int     // repeat: runs of each level, pooled (0 or 1: once)
+	SLO slo.Objective
+	// Precision (precision) is how long each level runs: until every SLO
+	// term is decided (Decide), until the intervals of Targets are that
+	// tight too, or its plain length (the zero slo.Precision, "quick";
+	// slo.ParsePrecision reads the flag's decide, quick or
+	// ttft_p99:5%,itl_p95:3%). nil: decide for a sweep with an SLO, else
+	// quick.
+	Precision            *slo.Precision
+	PrecisionMaxDuration time.Duration // precision-max-seconds: a sweep's bound on a level run to a decision (0: 10 × MaxDuration)
+	Repeat               int           // repeat: runs of each level, pooled (0 or 1: once; New sets 0 to 1)
 
 	// Energy, cost and carbon.
-	Energy            string  // energy: auto, nvml, dcgm=URL, prometheus=URL or none
-	EnergyFilter      string  // energy-filter: labels a GPU must carry, e.g. Hostname=node-1
-	EngineMetrics     string  // engine-metrics: the engine's /metrics URL, or "target"
-	GPUCostEURh       float64 // gpu-cost-eur-h: the deployment's cost, EUR/h
-	OpenCost          string  // opencost: OpenCost base URL
-	OpenCostNamespace string  // opencost-namespace: the namespace whose allocation is the cost
-	Currency          string  // currency: of OpenCost figures
-	PUE               float64 // pue: data-centre PUE (0: none declared)
-	GridGCO2KWh       float64 // grid-gco2-kwh: grid carbon intensity, gCO2/kWh
-	IdleBaselineW     float64 // idle-baseline-w: idle power subtracted, W
-	Stabilize         string  // stabilize: WINDOW,BAND[,TIMEOUT], hold the warm-up phase until GPU power settles under its load
-	PodEnergy         string  // pod-energy: Kepler's energy of the benchmarked pod (prometheus=URL,namespace=NS... or kepler=URL)
-	LiteLLMMetrics    string  // litellm-metrics: a LiteLLM proxy's counters: target, a URL or prometheus=URL, then filters
-	Price             string  // price: EUR per 1M tokens by type, input=..,output=..[,cached_input=..]
-	Reference         string  // reference: a published Wh/token (or tokens/J) to check against, with its source, or @FILE
+	Energy            string        // energy: auto, nvml, dcgm=URL, prometheus=URL or none
+	EnergyFilter      energy.Filter // energy-filter: labels a GPU must carry, e.g. {"Hostname": "node-1"} (energy.ParseFilter reads Hostname=node-1)
+	EngineMetrics     string        // engine-metrics: the engine's /metrics URL, or "target"
+	GPUCostEURh       float64       // gpu-cost-eur-h: the deployment's cost, EUR/h
+	OpenCost          string        // opencost: OpenCost base URL
+	OpenCostNamespace string        // opencost-namespace: the namespace whose allocation is the cost
+	Currency          string        // currency: of OpenCost figures
+	PUE               float64       // pue: data-centre PUE (0: none declared)
+	GridGCO2KWh       float64       // grid-gco2-kwh: grid carbon intensity, gCO2/kWh
+	IdleBaselineW     float64       // idle-baseline-w: idle power subtracted, W
+	// Stabilize (stabilize) holds the warm-up phase until GPU power
+	// settles under its load (nil: no gate; energy.ParseStabilization
+	// reads the flag's WINDOW,BAND[,TIMEOUT], e.g. 30s,3W,5m).
+	Stabilize      *energy.Stabilization
+	PodEnergy      string // pod-energy: Kepler's energy of the benchmarked pod (prometheus=URL,namespace=NS... or kepler=URL)
+	LiteLLMMetrics string // litellm-metrics: a LiteLLM proxy's counters: target, a URL or prometheus=URL, then filters
+	// Price (price) is the token prices by type, EUR per 1M tokens (nil:
+	// none; cost.ParsePrices reads the flag's
+	// input=..,output=..[,cached_input=..]).
+	Price *cost.Prices
+	// Reference (reference) is a published Wh/token to check the run's
+	// against, with its source (nil: none; scorecard.ParseReference reads
+	// the flag's text, which the command line also reads from @FILE).
+	Reference *scorecard.Reference
 
 	// Metadata.
-	Engine         string   // engine: engine and version
-	ModelRevision  string   // model-revision
-	ModelPrecision string   // model-precision: the model's numeric precision, e.g. fp8
-	Hardware       string   // hardware ("": from NVML or DCGM)
-	RunID          string   // run-id ("": the UTC start time, with a suffix if taken)
-	Labels         []string // label: K=V pairs
+	Engine         string            // engine: engine and version
+	ModelRevision  string            // model-revision
+	ModelPrecision string            // model-precision: the model's numeric precision, e.g. fp8
+	Hardware       string            // hardware ("": from NVML or DCGM)
+	RunID          string            // run-id ("": the UTC start time, with a suffix if taken)
+	Labels         map[string]string // label: metadata labels, key to value
 
 	// Outputs.
 	// OutputDir (output-dir) is the parent of the run's folder
@@ -176,7 +328,7 @@ type Settings struct {
 	// on Options.Stdout when Formats has "console". DefaultSettings gives
 	// DefaultOutputDir, the command line's default.
 	OutputDir  string
-	Formats    []string // format: console, json, csv, html
+	Formats    []Format // format: FormatConsole, FormatJSON, FormatCSV, FormatHTML
 	Overwrite  bool     // overwrite: replace an existing results folder
 	Gzip       bool     // gzip: write requests.jsonl.gz
 	MockPreset string   // mock-preset: the in-process mock's preset when Target is ""
@@ -187,8 +339,8 @@ type Settings struct {
 	MockPrefixCache int
 
 	// Distributed runs and peers.
-	Shard string // shard: I/N, this process's share of a distributed run (run only)
-	Like  string // like: the peer result whose load was reproduced (recorded)
+	Shard loadgen.Shard // shard: this process's share of a distributed run, run only (zero: the whole run; loadgen.ParseShard reads the flag's I/N)
+	Like  string        // like: the peer result whose load was reproduced (recorded)
 	// ModelFromLike is set when Model came from the Like file, not from
 	// the user: New then asks the target's GET /v1/models, and refuses
 	// the run (an *InputError naming the file's model, the served ones
@@ -196,10 +348,15 @@ type Settings struct {
 	// server that does not answer /v1/models is not refused.
 	ModelFromLike bool `json:"-"`
 
-	// Given holds the keys of the settings given explicitly (the flags on
-	// the command line). Settings that imply others (a trace sets the
-	// profile, rate and limits; a ramp the level length; burstiness the
-	// profile) set only those not given, and refuse those that clash.
+	// Given is a command line's: the keys of the settings given
+	// explicitly (the flags the user gave, cmdline.Parser.Given), since a
+	// flag given its default value is still given. Settings that imply
+	// others (a trace sets the profile, rate and limits; a ramp the level
+	// length; burstiness the profile) set only those not given, and refuse
+	// those that clash. A library caller leaves it nil: a setting then
+	// counts as given when its value differs from DefaultSettings(Command)'s
+	// (an empty list as nil), so that starting from DefaultSettings and
+	// setting fields is what giving their flags is.
 	Given map[string]bool
 }
 
@@ -208,9 +365,9 @@ type Settings struct {
 func DefaultSettings(command Command) Settings {
 	s := Settings{
 		Command:          command,
-		Endpoint:         "completions",
-		ReceiveClock:     "auto",
-		Profile:          "concurrent",
+		Endpoint:         EndpointCompletions,
+		ReceiveClock:     openai.ReceiveAuto,
+		Profile:          ProfileConcurrent,
 		Seed:             42,
 		GridLevels:       10,
 		KneeTolerance:    0.05,
@@ -226,12 +383,12 @@ func DefaultSettings(command Command) Settings {
 		Energy:           "auto",
 		Currency:         "EUR",
 		OutputDir:        DefaultOutputDir,
-		Formats:          []string{"console", "json", "csv", "html"},
+		Formats:          []Format{FormatConsole, FormatJSON, FormatCSV, FormatHTML},
 		MockPreset:       "demo",
 		TraceSpeedup:     1,
 	}
 	if command == CommandSweep {
-		s.Profile = "sweep"
+		s.Profile = ProfileSweep
 	}
 	return s
 }
@@ -247,5 +404,5 @@ const DefaultOutputDir = "gollm-bench-results"
 const DefaultUnreachableAfter = 10
 
 // DefaultData is the synthetic lengths used when Settings.Data,
-// SequenceDistribution and Dataset are all empty.
+// SequenceDistribution and Dataset are all unset, as --data spells them.
 const DefaultData = "prompt_tokens=256,output_tokens=64"

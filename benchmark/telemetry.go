@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -22,12 +20,8 @@ import (
 func (b *Benchmark) openMeter() error {
 	s := &b.s
 	opts := []energy.Option{energy.WithNVML(b.opt.OpenNVML)}
-	if s.EnergyFilter != "" {
-		flt, err := energy.ParseFilter(s.EnergyFilter)
-		if err != nil {
-			return badInput(flagged("--energy-filter", err))
-		}
-		opts = append(opts, energy.WithFilter(flt))
+	if len(s.EnergyFilter) > 0 {
+		opts = append(opts, energy.WithFilter(s.EnergyFilter))
 	}
 	if s.IdleBaselineW > 0 {
 		opts = append(opts, energy.WithIdleBaseline(s.IdleBaselineW))
@@ -42,7 +36,7 @@ func (b *Benchmark) openMeter() error {
 	}
 	b.meter = meter
 	if b.phase.Gate != nil && meter.Source().Name() == "none" {
-		return badInput(fmt.Errorf("--stabilize %s: the thermal gate reads GPU power, but --energy %s found no GPU here (no NVML); give --energy nvml, dcgm=URL or prometheus=URL, or drop --stabilize", s.Stabilize, s.Energy))
+		return badInput(fmt.Errorf("--stabilize %s: the thermal gate reads GPU power, but --energy %s found no GPU here (no NVML); give --energy nvml, dcgm=URL or prometheus=URL, or drop --stabilize", energy.StabilizationText(*s.Stabilize), s.Energy))
 	}
 	return nil
 }
@@ -81,31 +75,4 @@ func (b *Benchmark) telemetry(ctx context.Context) (*telemetry.Sources, error) {
 		}
 	}
 	return src, nil
-}
-
-// parseStabilize parses --stabilize "30s,3W[,5m]": the window, the band
-// and an optional timeout.
-func parseStabilize(s string) (energy.Stabilization, error) {
-	var st energy.Stabilization
-	parts := strings.Split(s, ",")
-	if len(parts) < 2 || len(parts) > 3 {
-		return st, fmt.Errorf("--stabilize %q: want WINDOW,BAND[,TIMEOUT], e.g. 30s,3W,5m", s)
-	}
-	var err error
-	if st.Window, err = time.ParseDuration(strings.TrimSpace(parts[0])); err != nil || st.Window <= 0 {
-		return st, fmt.Errorf("--stabilize %q: window %q is not a positive duration", s, parts[0])
-	}
-	band := strings.TrimSuffix(strings.TrimSpace(parts[1]), "W")
-	if st.BandW, err = strconv.ParseFloat(band, 64); err != nil || !(st.BandW > 0) || math.IsInf(st.BandW, 0) {
-		return st, fmt.Errorf("--stabilize %q: band %q is not a positive power in W, e.g. 3W", s, parts[1])
-	}
-	if len(parts) == 3 {
-		if st.Timeout, err = time.ParseDuration(strings.TrimSpace(parts[2])); err != nil || st.Timeout <= 0 {
-			return st, fmt.Errorf("--stabilize %q: timeout %q is not a positive duration", s, parts[2])
-		}
-	}
-	if err := st.Validate(); err != nil {
-		return st, fmt.Errorf("--stabilize %q: %w", s, err)
-	}
-	return st, nil
 }

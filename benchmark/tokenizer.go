@@ -229,7 +229,7 @@ func (b *Benchmark) serverCountUnfit() string {
 		return "server counts size synthetic prompts, not a --dataset's"
 	case b.arr.plan != nil || b.arr.shared != nil:
 		return "server counts size synthetic prompts, not a trace's or shared prefixes'"
-	case b.prefixCacheSpec() != "" && b.prefixCacheSpec() != string(workload.PrefixCold):
+	case b.s.PrefixCache.WarmTokens != 0:
 		return "server counts size prompts with cold prefixes only, not --prefix-cache " + b.prefixCacheSpec()
 	}
 	return ""
@@ -280,7 +280,7 @@ func (b *Benchmark) warnISLFloor() {
 		why = "the chat template's tokens and one"
 	}
 	fix := fmt.Sprintf("add prompt_tokens_min=%d to --data", floor)
-	if b.s.SequenceDistribution != "" {
+	if b.s.SequenceDistribution != nil {
 		fix = fmt.Sprintf("give every --sequence-distribution entry an ISL of at least %d tokens with a smaller stdev", floor)
 	}
 	fmt.Fprintf(b.opt.Log, "warning: ISL: the lengths can draw ISLs below %d tokens, the shortest prompt that can be built (%s): such requests are sent at %d tokens and recorded so (requested_prompt_tokens %d, isl_clamped_from the draw; warning isl_clamped); %s to draw none below it\n",
@@ -319,7 +319,7 @@ const contextProbeTimeout = 10 * time.Second
 // the built-in mock, is not checked.
 func (b *Benchmark) checkContextWindow(ctx context.Context) error {
 	d := b.lengths
-	if b.mock != nil || d.PromptTokens == 0 || b.s.Dataset != "" || b.s.SequenceDistribution != "" {
+	if b.mock != nil || d.PromptTokens == 0 || b.s.Dataset != "" || b.s.SequenceDistribution != nil {
 		return nil
 	}
 	isl := max(d.PromptTokens, d.PromptTokensMin, 1)

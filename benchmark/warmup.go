@@ -2,10 +2,12 @@ package benchmark
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/energy"
 	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/internal/redact"
 	"github.com/gollm-bench/gollm-bench/loadgen"
@@ -22,20 +24,22 @@ import (
 // gate holds.
 func (b *Benchmark) parseWarmupPhase() error {
 	s := &b.s
-	if s.WarmupPhase != "" {
-		ph, err := harness.ParseWarmupPhase(s.WarmupPhase)
-		if err != nil {
-			return fmt.Errorf("--warmup-phase %w", err)
+	if ph := s.WarmupPhase; !ph.IsZero() {
+		if ph.Gate != nil {
+			return errors.New("--warmup-phase: its Gate is --stabilize's; set that instead")
+		}
+		if err := ph.Validate(); err != nil {
+			return fmt.Errorf("--warmup-phase %s: %w", ph, err)
 		}
 		b.phase = ph
 	}
-	if s.Stabilize != "" {
-		st, err := parseStabilize(s.Stabilize)
-		if err != nil {
+	if s.Stabilize != nil {
+		st := *s.Stabilize
+		if st.Validate() != nil {
 			return nil // validateFlags reports it
 		}
 		if e := strings.ToLower(strings.TrimSpace(s.Energy)); e == "" || e == "none" {
-			return fmt.Errorf("--stabilize %s with --energy none: the thermal gate reads GPU power, and --energy none reads none; give --energy nvml, dcgm=URL or prometheus=URL, or drop --stabilize", s.Stabilize)
+			return fmt.Errorf("--stabilize %s with --energy none: the thermal gate reads GPU power, and --energy none reads none; give --energy nvml, dcgm=URL or prometheus=URL, or drop --stabilize", energy.StabilizationText(st))
 		}
 		b.phase.Gate = &st
 		if b.phase.Profile.Mode == "" {
@@ -57,7 +61,7 @@ func (b *Benchmark) parseWarmupPhase() error {
 // length to compare with.
 func (b *Benchmark) checkWarmupLength() error {
 	s := &b.s
-	if s.WarmupPhase == "" || s.MaxSeconds <= 0 {
+	if s.WarmupPhase.IsZero() || s.MaxDuration <= 0 {
 		return nil
 	}
 	levels, what := len(b.profiles()), "level(s)"
@@ -67,7 +71,7 @@ func (b *Benchmark) checkWarmupLength() error {
 			levels, what = max(len(b.levels), s.GridLevels), "grid level(s)"
 		}
 	}
-	budget := time.Duration(float64(levels*max(s.Repeat, 1)) * s.MaxSeconds * float64(time.Second))
+	budget := time.Duration(float64(levels*max(s.Repeat, 1)) * float64(s.MaxDuration))
 	if b.phase.Duration <= budget {
 		return nil
 	}
@@ -75,8 +79,8 @@ func (b *Benchmark) checkWarmupLength() error {
 	if s.Repeat > 1 {
 		rep = fmt.Sprintf(" × --repeat %d", s.Repeat)
 	}
-	return fmt.Errorf("--warmup-phase %s: the phase (%v) is longer than the whole run it warms (%d %s × --max-seconds %g%s = %v); shorten the phase, or lengthen --max-seconds (with --stabilize, the gate holds a short phase open as long as the GPUs need)",
-		s.WarmupPhase, b.phase.Duration, levels, what, s.MaxSeconds, rep, budget)
+	return fmt.Errorf("--warmup-phase %s: the phase (%v) is longer than the whole run it warms (%d %s × --max-seconds %s%s = %v); shorten the phase, or lengthen --max-seconds (with --stabilize, the gate holds a short phase open as long as the GPUs need)",
+		s.WarmupPhase, b.phase.Duration, levels, what, b.seconds(s.MaxDuration), rep, budget)
 }
 
 // suggestWarmupPhase says, once, that a sweep of a real server without a
@@ -94,7 +98,7 @@ func (b *Benchmark) warmUp(ctx context.Context) error {
 	}
 	ph := b.phase
 	name := ph.String()
-	if b.s.WarmupPhase == "" {
+	if b.s.WarmupPhase.IsZero() {
 		name = fmt.Sprintf("%s:%d (until the thermal gate holds)", ph.Profile.Mode, ph.Profile.Concurrency)
 	}
 	fmt.Fprintf(b.opt.Log, "warm-up phase %s before the first level: its requests are recorded (phase warmup) and counted in no level\n", name)
@@ -122,7 +126,7 @@ func (b *Benchmark) warmUp(ctx context.Context) error {
 // recordWarmup puts the warm-up phase into run.json: its settings, its
 // record, and its warnings among the run's.
 func (b *Benchmark) recordWarmup(run *results.Run) {
-	if b.s.WarmupPhase != "" {
+	if !b.s.WarmupPhase.IsZero() {
 		run.Config.WarmupPhase = b.phase.String()
 	}
 	if g := b.phase.Gate; g != nil {

@@ -58,3 +58,21 @@ func FuzzParsePodEnergy(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseStabilization: ParseStabilization never panics, and what it
+// accepts reads back the same through StabilizationText.
+func FuzzParseStabilization(f *testing.F) {
+	for _, s := range []string{"30s,3W", "1s,5W,20s", "30s,3", "30s", "0s,3W", "30s,-1W", "30s,3W,10s", "1m,0.5W,1h"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		st, err := ParseStabilization(s)
+		if err != nil {
+			return
+		}
+		again, err := ParseStabilization(StabilizationText(st))
+		if err != nil || again != st {
+			t.Errorf("%q parsed to %+v, which reads back as %+v, %v", s, st, again, err)
+		}
+	})
+}

@@ -244,11 +244,53 @@ func (sd SequenceDistribution) Sample(r *rand.Rand) (isl, osl int) {
 	return isl, osl
 }
 
-// String returns the AIPerf spelling of sd.
+// String returns the AIPerf spelling of sd, which
+// ParseSequenceDistribution reads back: a zero stdev is left out, and so
+// are the weights of an unweighted mix (every weight 1, as
+// ParseSequenceDistribution gives it), which are not percentages.
 func (sd SequenceDistribution) String() string {
+	unweighted := true
+	for _, e := range sd.Entries {
+		unweighted = unweighted && e.Weight == 1
+	}
+	length := func(n, stdev int) string {
+		if stdev == 0 {
+			return strconv.Itoa(n)
+		}
+		return fmt.Sprintf("%d|%d", n, stdev)
+	}
 	parts := make([]string, len(sd.Entries))
 	for i, e := range sd.Entries {
-		parts[i] = fmt.Sprintf("%d|%d,%d|%d:%g", e.ISL, e.ISLStdev, e.OSL, e.OSLStdev, e.Weight)
+		parts[i] = length(e.ISL, e.ISLStdev) + "," + length(e.OSL, e.OSLStdev)
+		if !unweighted {
+			parts[i] += ":" + strconv.FormatFloat(e.Weight, 'g', -1, 64)
+		}
 	}
 	return strings.Join(parts, ";")
+}
+
+// Validate reports every entry that cannot be sampled: an ISL or OSL
+// below 1 token, a negative stdev, a weight that is not a positive
+// number; and an empty mix. The weights are shares of their sum (a
+// mix built in Go need not sum to 100, as the grammar's percentages do).
+func (sd SequenceDistribution) Validate() error {
+	if len(sd.Entries) == 0 {
+		return errors.New(`sequence distribution: empty; write e.g. "256,128:50;1024,512:50"`)
+	}
+	var errs []error
+	for i, e := range sd.Entries {
+		bad := func(format string, a ...any) {
+			errs = append(errs, fmt.Errorf("sequence distribution: entry %d: "+format, append([]any{i + 1}, a...)...))
+		}
+		if e.ISL < 1 || e.OSL < 1 {
+			bad("ISL %d and OSL %d must be at least 1 token", e.ISL, e.OSL)
+		}
+		if e.ISLStdev < 0 || e.OSLStdev < 0 {
+			bad("stdevs %d and %d must not be negative", e.ISLStdev, e.OSLStdev)
+		}
+		if !(e.Weight > 0) || math.IsInf(e.Weight, 0) {
+			bad("weight %v must be a positive number", e.Weight)
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -409,6 +410,12 @@ func FuzzParseSequenceDistribution(f *testing.F) {
 		sd, err := ParseSequenceDistribution(s)
 		if err != nil {
 			return
+		}
+		if err := sd.Validate(); err != nil {
+			t.Fatalf("%q parsed, but Validate refuses it: %v", s, err)
+		}
+		if back, err := ParseSequenceDistribution(sd.String()); err != nil || !reflect.DeepEqual(back, sd) {
+			t.Fatalf("round trip of %q through %q: %+v, %v", s, sd, back, err)
 		}
 		isl, osl := sd.Sample(rand.New(rand.NewPCG(1, 1)))
 		if isl < 1 || osl < 1 {

@@ -24,7 +24,7 @@ func runSweep(ctx context.Context, e env, args []string) error {
 // that only the CLI has.
 type bench struct {
 	s     benchmark.Settings
-	text  cmdline.SettingsText // --rate, --slo, --warmup, --cooldown, --ramp: parsed into s's typed fields
+	text  cmdline.SettingsText // the text of s's typed fields (--rate, --slo, --data, ...), parsed into them
 	quiet bool                 // --quiet: no progress lines
 }
 
@@ -61,15 +61,16 @@ func runBench(ctx context.Context, e env, args []string, cmd benchmark.Command) 
 	b.s.EnvAPIKey = e.getenv("OPENAI_API_KEY")
 	b.s.ProxyEnv = benchmark.ProxyEnv(e.getenv)
 	opt := benchmark.Options{
-		Stdout:   e.stdout,
-		Log:      e.stderr,
-		FS:       e.fs,
-		Tool:     tool(),
-		Args:     append([]string{name}, args...),
-		OpenNVML: openNVML,
-		Notes:    notes,
-		Record:   p.Record("api-key", "quiet"),
-		Getenv:   e.getenv,
+		Stdout:    e.stdout,
+		Log:       e.stderr,
+		FS:        e.fs,
+		Tool:      tool(),
+		Args:      append([]string{name}, args...),
+		OpenNVML:  openNVML,
+		Notes:     notes,
+		Record:    p.Record("api-key", "quiet"),
+		Getenv:    e.getenv,
+		FlagNames: true,
 	}
 	opt.Progress, opt.SweepProgress = liveView(e, b.quiet)
 	s, err := b.text.Settings(b.s)

@@ -12,10 +12,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/gollm-bench/gollm-bench/benchmark"
+	"github.com/gollm-bench/gollm-bench/cmdline"
 	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/mockserver"
 )
@@ -267,7 +269,7 @@ func TestPeerSpellings(t *testing.T) {
 		ok   check  // nil: refused
 		want string // in the error of a refused spelling
 	}{
-		{[]string{"--config", cfg}, func(s benchmark.Settings) bool { return s.MaxSeconds == 7 && s.Given["max-seconds"] }, ""},
+		{[]string{"--config", cfg}, func(s benchmark.Settings) bool { return s.MaxDuration == 7*time.Second && s.Given["max-seconds"] }, ""},
 		{[]string{"--url", "http://h:8000"}, func(s benchmark.Settings) bool { return s.Target == "http://h:8000" }, ""},
 		{[]string{"--url", "localhost:8000"}, func(s benchmark.Settings) bool { return s.Target == "http://localhost:8000" }, ""},
 		{[]string{"-u", "http://h:8000"}, func(s benchmark.Settings) bool { return s.Target == "http://h:8000" }, ""},
@@ -283,15 +285,15 @@ func TestPeerSpellings(t *testing.T) {
 		}, ""},
 		{[]string{"--request-count", "100"}, func(s benchmark.Settings) bool { return s.MaxRequests == 100 }, ""},
 		{[]string{"--num-prompts", "100"}, nil, "here --max-requests N"},
-		{[]string{"--isl", "512"}, func(s benchmark.Settings) bool { return s.Data == "prompt_tokens=512,output_tokens=64" }, ""},
-		{[]string{"--osl", "128"}, func(s benchmark.Settings) bool { return s.Data == "prompt_tokens=256,output_tokens=128" }, ""},
-		{[]string{"--isl", "512", "--osl", "128"}, func(s benchmark.Settings) bool { return s.Data == "prompt_tokens=512,output_tokens=128" }, ""},
-		{[]string{"--input-tokens", "100"}, func(s benchmark.Settings) bool { return s.Data == "prompt_tokens=100,output_tokens=64" }, ""},
-		{[]string{"--output-tokens", "10"}, func(s benchmark.Settings) bool { return s.Data == "prompt_tokens=256,output_tokens=10" }, ""},
+		{[]string{"--isl", "512"}, func(s benchmark.Settings) bool { return dataOf(s) == "prompt_tokens=512,output_tokens=64" }, ""},
+		{[]string{"--osl", "128"}, func(s benchmark.Settings) bool { return dataOf(s) == "prompt_tokens=256,output_tokens=128" }, ""},
+		{[]string{"--isl", "512", "--osl", "128"}, func(s benchmark.Settings) bool { return dataOf(s) == "prompt_tokens=512,output_tokens=128" }, ""},
+		{[]string{"--input-tokens", "100"}, func(s benchmark.Settings) bool { return dataOf(s) == "prompt_tokens=100,output_tokens=64" }, ""},
+		{[]string{"--output-tokens", "10"}, func(s benchmark.Settings) bool { return dataOf(s) == "prompt_tokens=256,output_tokens=10" }, ""},
 		{[]string{"--synthetic-input-tokens-mean", "300", "--synthetic-input-tokens-stddev", "10.0"}, func(s benchmark.Settings) bool {
-			return s.Data == "prompt_tokens=300,output_tokens=64,prompt_tokens_stdev=10"
+			return dataOf(s) == "prompt_tokens=300,output_tokens=64,prompt_tokens_stdev=10"
 		}, ""},
-		{[]string{"--output-tokens-mean", "32"}, func(s benchmark.Settings) bool { return s.Data == "prompt_tokens=256,output_tokens=32" }, ""},
+		{[]string{"--output-tokens-mean", "32"}, func(s benchmark.Settings) bool { return dataOf(s) == "prompt_tokens=256,output_tokens=32" }, ""},
 		{[]string{"--data", "prompt_tokens=8,output_tokens=4", "--osl", "16"}, nil, "--osl 16 with --data prompt_tokens=8,output_tokens=4"},
 		{[]string{"--streaming"}, func(s benchmark.Settings) bool { return !s.NoStream }, ""},
 		{[]string{"--streaming=false"}, func(s benchmark.Settings) bool { return s.NoStream }, ""},
@@ -302,8 +304,8 @@ func TestPeerSpellings(t *testing.T) {
 		{[]string{"--artifact-dir", "art"}, func(s benchmark.Settings) bool { return s.OutputDir == "art" }, ""},
 		{[]string{"--endpoint-type", "chat"}, func(s benchmark.Settings) bool { return s.Endpoint == "chat" }, ""},
 		{[]string{"--random-seed", "7"}, func(s benchmark.Settings) bool { return s.Seed == 7 && s.Given["seed"] }, ""},
-		{[]string{"-H", "X-Team: blue"}, func(s benchmark.Settings) bool { return slices.Equal(s.Headers, []string{"X-Team=blue"}) }, ""},
-		{[]string{"-H", "X-Team=blue"}, func(s benchmark.Settings) bool { return slices.Equal(s.Headers, []string{"X-Team=blue"}) }, ""},
+		{[]string{"-H", "X-Team: blue"}, func(s benchmark.Settings) bool { return slices.Equal(s.Headers["X-Team"], []string{"blue"}) }, ""},
+		{[]string{"-H", "X-Team=blue"}, func(s benchmark.Settings) bool { return slices.Equal(s.Headers["X-Team"], []string{"blue"}) }, ""},
 		{[]string{"--scenario", "scenario.json"}, nil, "--config FILE"},
 		{[]string{"--max-concurrency", "4", "--profile", "constant", "--rate", "2"}, func(s benchmark.Settings) bool { return s.MaxConcurrency == 4 }, ""},
 		{[]string{"--concurrency", "8", "--rate", "4"}, nil, "give one"},
@@ -330,7 +332,7 @@ func TestPeerSpellings(t *testing.T) {
 				t.Fatalf("refused: %v", err)
 			case tc.ok != nil && !tc.ok(s):
 				t.Errorf("settings: target %q profile %q rates %v data %q slo %q output-dir %q endpoint %q headers %v max-requests %d max-concurrency %d no-stream %v",
-					s.Target, s.Profile, s.Rates, s.Data, s.SLO, s.OutputDir, s.Endpoint, s.Headers, s.MaxRequests, s.MaxConcurrency, s.NoStream)
+					s.Target, s.Profile, s.Rates, dataOf(s), s.SLO, s.OutputDir, s.Endpoint, s.Headers, s.MaxRequests, s.MaxConcurrency, s.NoStream)
 			case tc.ok == nil && (err == nil || !strings.Contains(err.Error(), tc.want)):
 				t.Errorf("error %v, want one saying %q", err, tc.want)
 			}
@@ -559,3 +561,6 @@ func TestKubernetesConfig(t *testing.T) {
 		t.Errorf("config.yaml read as target %q, output-dir %q, engine %q, slo %q", s.Target, s.OutputDir, s.Engine, s.SLO)
 	}
 }
+
+// dataOf is s.Data as --data spells it ("" for none).
+func dataOf(s benchmark.Settings) string { return cmdline.NewSettingsText(s).Data }

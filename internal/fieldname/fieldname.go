@@ -82,3 +82,32 @@ type replaced struct {
 
 func (r *replaced) Error() string { return r.msg }
 func (r *replaced) Unwrap() error { return r.err }
+
+// Rewrite returns err with its message rewritten by f: each error joined
+// in err (errors.Join) on its own, so that the list stays a list. The
+// result wraps err's errors (errors.Is and errors.As see through it);
+// Rewrite returns nil for a nil err, and err itself when f changes
+// nothing.
+func Rewrite(err error, f func(msg string) string) error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		list := j.Unwrap()
+		out := make([]error, len(list))
+		changed := false
+		for i, e := range list {
+			out[i] = Rewrite(e, f)
+			changed = changed || out[i] != e
+		}
+		if !changed {
+			return err
+		}
+		return errors.Join(out...)
+	}
+	msg := err.Error()
+	if out := f(msg); out != msg {
+		return &replaced{msg: out, err: err}
+	}
+	return err
+}

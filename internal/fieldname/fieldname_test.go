@@ -2,6 +2,7 @@ package fieldname
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -32,5 +33,19 @@ func TestReplace(t *testing.T) {
 	}
 	if Replace(nil, Name{"a", "b"}) != nil {
 		t.Error("Replace(nil) != nil")
+	}
+}
+
+func TestRewrite(t *testing.T) {
+	base := errors.New("--a 1: bad")
+	err := Rewrite(errors.Join(base, errors.New("fine")), func(s string) string { return strings.ReplaceAll(s, "--a", "A") })
+	if err.Error() != "A 1: bad\nfine" || !errors.Is(err, base) {
+		t.Errorf("Rewrite = %q (wraps base: %v)", err, errors.Is(err, base))
+	}
+	if len(err.(interface{ Unwrap() []error }).Unwrap()) != 2 {
+		t.Error("Rewrite of a joined error is not a list")
+	}
+	if Rewrite(base, strings.ToLower) != base || Rewrite(nil, strings.ToUpper) != nil {
+		t.Error("Rewrite of nothing to change is not the error itself")
 	}
 }
