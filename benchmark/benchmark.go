@@ -1010,7 +1010,7 @@ func (b *Benchmark) run(ctx context.Context) (Outcome, error) {
 	failures := tallyFailures(b.runner.Levels())
 	b.printUnreachable(res)
 	// The hint goes on the summary unless the final error carries it.
-	lastWord := outErr == nil && !res.Partial && runErr == nil && failures.noSuccess(b.target) != nil
+	lastWord := outErr == nil && !res.Partial && runErr == nil && failures.noSuccess(b.target, b.dir != "") != nil
 	failures.print(b.opt.Log, b.target, !lastWord)
 	switch {
 	case outErr != nil:
@@ -1019,14 +1019,14 @@ func (b *Benchmark) run(ctx context.Context) (Outcome, error) {
 		fmt.Fprintf(b.opt.Log, "%s: partial results%s\n", interruptedBy(ctx), b.where(" kept in "))
 		out.Code = exitcode.Partial
 		return out, nil
-	case runErr != nil && errors.Is(runErr, sweep.ErrGridUndefined) && failures.noSuccess(b.target) != nil:
+	case runErr != nil && errors.Is(runErr, sweep.ErrGridUndefined) && failures.noSuccess(b.target, b.dir != "") != nil:
 		// Nothing answered: say so, rather than that the grid is undefined.
-		return out, fmt.Errorf("%w (results so far%s)", failures.noSuccess(b.target), b.where(" are in "))
+		return out, fmt.Errorf("%w (results so far%s)", failures.noSuccess(b.target, b.dir != ""), b.where(" are in "))
 	case runErr != nil:
 		return out, fmt.Errorf("%w (results so far%s)", fieldname.Replace(runErr, warningWords...), b.where(" are in "))
 	}
 	fmt.Fprintf(b.opt.Log, "results%s\n", b.where(": "))
-	if err := failures.noSuccess(b.target); err != nil {
+	if err := failures.noSuccess(b.target, b.dir != ""); err != nil {
 		return out, err // a dead or refusing server is a runtime failure, not an SLO verdict
 	}
 	out.Code = res.ExitCode()

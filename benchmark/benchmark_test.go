@@ -2,6 +2,8 @@ package benchmark
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -201,5 +203,46 @@ func TestNoOutputDirWritesNothing(t *testing.T) {
 	}
 	for _, e := range left {
 		t.Errorf("%s was written; want nothing without an OutputDir", e.Name())
+	}
+}
+
+// A run where no request succeeds names its errors where they are. Seen
+// (issue 26, review): without an OutputDir the error still sent a library
+// caller to requests.jsonl, which was never written; it now quotes the
+// most frequent error itself.
+func TestNoSuccessWithoutFolderQuotesTheError(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/models") {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"data":[{"id":"m"}]}`))
+			return
+		}
+		http.Error(w, `{"error":{"message":"model m is overloaded"}}`, http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(srv.Close)
+	for _, tc := range []struct {
+		dir  string
+		want string
+	}{
+		{"", "model m is overloaded"},
+		{t.TempDir(), "requests.jsonl"},
+	} {
+		s := DefaultSettings(CommandRun)
+		s.Target, s.Model, s.Rates, s.MaxRequests, s.Energy = srv.URL+"/v1", "m", []float64{1}, 3, "none"
+		s.Tokenizer, s.OutputDir, s.Formats = TokenizerWords, tc.dir, []Format{FormatJSON}
+		b, err := New(context.Background(), s, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = b.Run(context.Background())
+		if err == nil || !strings.Contains(err.Error(), "no request succeeded") {
+			t.Fatalf("OutputDir %q: error %v, want no request succeeded", tc.dir, err)
+		}
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("OutputDir %q: error %q does not say %q", tc.dir, err, tc.want)
+		}
+		if tc.dir == "" && strings.Contains(err.Error(), "requests.jsonl") {
+			t.Errorf("no folder, but the error points at requests.jsonl: %v", err)
+		}
 	}
 }

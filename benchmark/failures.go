@@ -87,8 +87,10 @@ func (t failureTally) print(w io.Writer, target string, hint bool) {
 // noSuccess is a runtime failure when no request succeeded at any level:
 // the server is down, refuses, or rejects every request, and no SLO
 // verdict means anything. It names the error kinds seen and, when the
-// first failures say why, what to check.
-func (t failureTally) noSuccess(target string) error {
+// first failures say why, what to check; written says whether the
+// records went to a requests.jsonl, where the error messages are, or
+// nowhere (no output folder), when it quotes the most frequent one.
+func (t failureTally) noSuccess(target string, written bool) error {
 	if t.ok > 0 || t.failed == 0 && t.cut == 0 {
 		return nil
 	}
@@ -107,6 +109,11 @@ func (t failureTally) noSuccess(target string) error {
 	shown := redact.URL(target)
 	if h := connectHint(t.examples[t.top()[0]], target); h != "" {
 		return fmt.Errorf("no request succeeded at any level (%s): %s", strings.Join(parts, ", "), h)
+	}
+	if !written {
+		top := t.top()[0]
+		return fmt.Errorf("no request succeeded at any level (%s); is the server at %s up and serving this model? The first %s error: %s",
+			strings.Join(parts, ", "), shown, top, termtext.Escape(oneLine(redact.URLs(t.examples[top]))))
 	}
 	return fmt.Errorf("no request succeeded at any level (%s); is the server at %s up and serving this model? The error messages are in requests.jsonl",
 		strings.Join(parts, ", "), shown)
