@@ -212,7 +212,9 @@ func aiperfStats(d node) Stats {
 // warm-up and request cancellation, in both the ≤ 0.1 (`loadgen`,
 // `input`) and the ≥ 0.8 (`phases`, `datasets`) layouts.
 func aiperfWorkload(cfg node) Workload {
-	var w Workload
+	// AIPerf reports every request of its profiling phase; its warm-up is
+	// a phase of its own (read below), and nothing is trimmed at the end.
+	w := Workload{Cooldown: "0"}
 	ep := cfg.get("endpoint")
 	if t := ep.get("type").str(); t != "" {
 		setStr(&w, "endpoint", "input_config.endpoint.type", aiperfEndpoint(t))

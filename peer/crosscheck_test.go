@@ -150,6 +150,13 @@ func TestRealPeers2026(t *testing.T) {
 			ld.Endpoint != "completions" || ld.Model != "tiny-qwen3" || ld.Seed.N != 42 {
 			t.Errorf("%s: load %+v", c.file, ld)
 		}
+		// Each reports every request of its measured phase: nothing is
+		// trimmed at either end. Seen (issue 29, review): --like of an
+		// AIPerf result left gollm-bench's 10 % cooldown on, so the pair
+		// compared AIPerf's 60 s with our first 54.
+		if ld.Warmup != "0" || ld.Cooldown != "0" {
+			t.Errorf("%s: warmup %q, cooldown %q; want 0 and 0", c.file, ld.Warmup, ld.Cooldown)
+		}
 		l := r.Levels[0]
 		if !l.TTFT.P50.OK || !l.ITL.P50.OK || !l.E2E.P99.OK || !l.OutputTokPerSec.OK || math.IsNaN(l.TTFT.P50.V) {
 			t.Errorf("%s: figures %+v", c.file, l)

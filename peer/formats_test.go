@@ -136,10 +136,10 @@ func TestWorkloadFacts(t *testing.T) {
 		{"guidellm-v0.2-dev-f1dfdc6-stripped-sweep-synchronous.json", Workload{Profile: "sweep", Endpoint: "completions", Model: "example_model",
 			Tokenizer: "example_processor", Warmup: "0", Cooldown: "0", MaxSeconds: Some(30), Data: "prompt_tokens=256,output_tokens=128", Seed: Known(42)}},
 		{"aiperf-0.8.0-mock-nonstreaming-c4-profile_export_aiperf.json", Workload{Profile: "concurrent", Endpoint: "chat", Stream: Stated(false),
-			Model: "mock-model", Tokenizer: "gpt2", Warmup: "0", MaxRequests: Known(64), Data: "prompt_tokens=550", Seed: Known(42)}},
+			Model: "mock-model", Tokenizer: "gpt2", Warmup: "0", Cooldown: "0", MaxRequests: Known(64), Data: "prompt_tokens=550", Seed: Known(42)}},
 		{"aiperf-0.11.0-vllm-qwen3-4b-c16-profile_export_aiperf.json", Workload{Profile: "concurrent", Endpoint: "chat", Stream: Stated(true),
 			Model: "qwen3-4b", Tokenizer: "Qwen/Qwen3-4B-Instruct-2507-FP8", PrefixCache: "dataset", SLO: "ttft_p99<=1500ms,itl_p99<=300ms",
-			Warmup: "0", MaxSeconds: Some(300), Dataset: "/benchmarks/sharegpt-cache/inputs-qwen3-4b.json"}},
+			Warmup: "0", Cooldown: "0", MaxSeconds: Some(300), Dataset: "/benchmarks/sharegpt-cache/inputs-qwen3-4b.json"}},
 		{"vllm-bench-serve-v0.25.1-cpu-opt125m-c2.json", Workload{Endpoint: "completions", Stream: Stated(true), Model: "facebook/opt-125m",
 			Tokenizer: "facebook/opt-125m", Warmup: "0", Cooldown: "0", MaxRequests: Known(8)}},
 		{"genai-perf-sdk24.12-trtllm-kserve-c100-streaming-profile_export_genai_perf.json", Workload{Profile: "concurrent", Endpoint: "kserve",
@@ -204,7 +204,7 @@ func TestLoad(t *testing.T) {
 		t.Fatalf("refused: %v", bad)
 	}
 	want := [][2]string{{"profile", "concurrent"}, {"rate", "4"}, {"data", "prompt_tokens=550,output_tokens=551"}, {"max-requests", "64"},
-		{"warmup", "0"}, {"no-stream", "true"}, {"endpoint", "chat"}, {"model", "mock-model"}, {"seed", "42"}}
+		{"warmup", "0"}, {"cooldown", "0"}, {"no-stream", "true"}, {"endpoint", "chat"}, {"model", "mock-model"}, {"seed", "42"}}
 	if got := l.Flags(); !equalFlags(got, want) {
 		t.Errorf("flags %v\nwant  %v", got, want)
 	}
