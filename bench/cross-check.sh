@@ -615,11 +615,15 @@ YAML
 }
 
 start=$SECONDS
-has_part live && live
-{ has_part live || has_part agree; } && agree
-has_part cost && cost
-has_part callgrind && callgrind
-has_part litellm && litellm_check
+# A part that stops early has written its reason to problems.txt; the
+# others still run and every table is printed, then the exit status says
+# that something did not run.
+stopped=""
+has_part live && { live || stopped+=" live"; }
+{ has_part live || has_part agree; } && { agree || stopped+=" agree"; }
+has_part cost && { cost || stopped+=" cost"; }
+has_part callgrind && { callgrind || stopped+=" callgrind"; }
+has_part litellm && { litellm_check || stopped+=" litellm"; }
 
 # --- the tables ---
 echo
@@ -710,3 +714,4 @@ if [ -s "$W/problems.txt" ]; then
   echo
   cat "$W/problems.txt"
 fi
+[ -z "$stopped" ] || { log "stopped early:$stopped (see Problems)"; exit 1; }
