@@ -33,7 +33,7 @@ const ResponseCostHeader = "x-litellm-response-cost"
 // Warning codes.
 const (
 	WarnNoSeries        metrics.WarningCode = "litellm_no_series"        // no token series matched the filter: no figures
-	WarnTokenMismatch   metrics.WarningCode = "litellm_token_mismatch"   // LiteLLM's token count differs from the client's by more than 1 %
+	WarnTokenMismatch   metrics.WarningCode = "litellm_token_mismatch"   // LiteLLM's token count differs from the client's by more than 1 % and the tokens of the requests at the window's edges (CrossCheck)
 	WarnSpendUnfiltered metrics.WarningCode = "litellm_spend_unfiltered" // the spend counter lacks a filter label: spend covers more than the filter
 	WarnCounterReset    metrics.WarningCode = "litellm_counter_reset"    // a counter went backwards: figures not valid
 )
@@ -79,36 +79,69 @@ func (r Reading) SpendCPM() (cpm float64, ok bool) {
 	return *r.Spend * 1e6 / *r.OutputTokens, true
 }
 
-// tolerance is the relative disagreement CrossCheck tolerates: 1 %.
+// tolerance is the least relative disagreement CrossCheck tolerates: 1 %.
 const tolerance = 0.01
 
+// Ended is the client's account of the requests that completed ok in a
+// window, which CrossCheck sets beside LiteLLM's. It is plain data.
+type Ended struct {
+	// Requests is the number of requests that completed ok in the window
+	// (req/s × window: it need not be whole).
+	Requests float64
+	// InputTokens and OutputTokens are those requests' prompt and output
+	// tokens.
+	InputTokens, OutputTokens int64
+	// InFlight is the mean number of requests in flight over the window
+	// (the concurrency of a closed loop); 0 when unknown.
+	InFlight float64
+}
+
+// edgeRequests is the number of requests CrossCheck lets straddle the
+// window's edges: the requests in flight at an edge (InFlight rounded
+// up), and at least 2, one at each edge.
+func (e Ended) edgeRequests() float64 { return max(2, math.Ceil(e.InFlight)) }
+
 // CrossCheck compares LiteLLM's input and output token counts over the
-// window with the client's and returns a WarnTokenMismatch warning for
-// each that differs by more than 1 %. LiteLLM adds a request's tokens to
-// its counters when the request has ended (its success callback, LiteLLM
-// 1.108.7 litellm/integrations/prometheus.py:1518
-// async_log_success_event), so the client's counts to give are those of
-// the requests that completed successfully in the window, not the tokens
-// that arrived in it: the requests in flight at either edge would be in
-// one count only. A zero client count, or a count LiteLLM does not have,
-// is not checked. LiteLLM counts every client of the proxy that the
-// filter lets through.
-func CrossCheck(r Reading, input, output int64) []metrics.Warning {
+// window with the client's (e) and returns a WarnTokenMismatch warning for
+// each that differs by more than it tolerates: the larger of 1 % of the
+// client's count and the tokens of the requests that can straddle the
+// window's edges, edge requests × the client's mean tokens per request,
+// where edge requests is the mean in flight rounded up, and at least 2.
+//
+// LiteLLM adds a request's tokens to its counters when the request has
+// ended (its success callback, LiteLLM 1.108.7
+// litellm/integrations/prometheus.py:1518 async_log_success_event), so
+// the client's counts to give are those of the requests that completed
+// successfully in the window, not the tokens that arrived in it: the
+// requests in flight at either edge would be in one count only. Even so
+// the two windows are not the same: a window's edge is stamped before its
+// scrape is answered, and a busy proxy counts the requests that end
+// between the two (or runs a callback after the client has read the
+// response), so a request in flight at an edge can fall in one count
+// only; at ~50 requests one such request is 2 %. A zero client count, or
+// a count LiteLLM does not have, is not checked. LiteLLM counts every
+// client of the proxy that the filter lets through.
+func CrossCheck(r Reading, e Ended) []metrics.Warning {
 	if !r.Valid {
 		return nil
 	}
+	edge := e.edgeRequests()
 	var ws []metrics.Warning
 	check := func(what string, theirs *float64, ours int64) {
 		if theirs == nil || ours <= 0 {
 			return
 		}
-		if diff := math.Abs(*theirs-float64(ours)) / float64(ours); diff > tolerance {
+		slack := tolerance * float64(ours)
+		if e.Requests > 0 {
+			slack = max(slack, edge*float64(ours)/e.Requests)
+		}
+		if d := math.Abs(*theirs - float64(ours)); d > slack {
 			ws = append(ws, metrics.Warning{Code: WarnTokenMismatch, Level: -1,
-				Message: fmt.Sprintf("LiteLLM counted %.0f %s tokens of the requests that ended in the window (%s), the client %d (%.2f %% apart): other clients of the proxy, requests whose lengths vary, or a tokenizer that differs", *theirs, what, filterWords(r.Filter), ours, 100*diff)})
+				Message: fmt.Sprintf("LiteLLM counted %.0f %s tokens of the requests that ended in the window (%s), the client %d (%.2f %% apart, more than the %.0f tolerated: 1 %% or the tokens of %.0f requests, those that can straddle the window's edges): other clients of the proxy, requests whose lengths vary, a tokenizer that differs, or more requests ending between a window's edge and its scrape than were in flight", *theirs, what, filterWords(r.Filter), ours, 100*d/float64(ours), slack, edge)})
 		}
 	}
-	check("input", r.InputTokens, input)
-	check("output", r.OutputTokens, output)
+	check("input", r.InputTokens, e.InputTokens)
+	check("output", r.OutputTokens, e.OutputTokens)
 	return ws
 }
 
