@@ -148,12 +148,22 @@ func CrossCheck(r Reading, e Ended) []metrics.Warning {
 // Meter reads LiteLLM's counters over windows (--litellm-metrics). Start
 // and Stop must be called from one goroutine.
 type Meter struct {
-	win     prom.Window
-	filter  []prom.Matcher
-	now     func() time.Time
+	win    prom.Window
+	filter []prom.Matcher
+	now    func() time.Time
+	// source is what Parse read the counters from: sourceURL,
+	// sourceTarget, or "" (a Prometheus, or NewMeter's window); it words
+	// the advice on a refused scrape.
+	source  string
 	t0      time.Time
 	running bool
 }
+
+// The sources of Parse whose refused scrapes get advice.
+const (
+	sourceURL    = "url"
+	sourceTarget = "target"
+)
 
 // Option configures Parse and NewMeter.
 type Option func(*options)
@@ -259,7 +269,35 @@ func Parse(spec string, opts ...Option) (*Meter, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return NewMeter(win, filter, opts...), nil
+	m := NewMeter(win, filter, opts...)
+	if _, ok := win.(*prom.ScrapeWindow); ok {
+		m.source = sourceURL
+		if src == "target" {
+			m.source = sourceTarget
+		}
+	}
+	return m, nil
+}
+
+// refused adds to err, when it is a refused scrape (HTTP 401 or 403), what
+// to do about it: a URL source sends no credentials, and a LiteLLM proxy
+// asks for its key on /metrics by default
+// (litellm_settings.require_auth_for_metrics_endpoint, true in 1.108.7),
+// so the source "target", which sends the run's key to the target's own
+// /metrics, is the way; the source "target" did send the run's key, which
+// the proxy refused.
+func (m *Meter) refused(err error) error {
+	var se *prom.StatusError
+	if !errors.As(err, &se) || (se.Status != http.StatusUnauthorized && se.Status != http.StatusForbidden) {
+		return err
+	}
+	switch m.source {
+	case sourceURL:
+		return fmt.Errorf(`%w; a /metrics URL is scraped without credentials: where the proxy is the target, use the source "target", which sends the run's key to the target's own /metrics`, err)
+	case sourceTarget:
+		return fmt.Errorf("%w; the proxy refused the run's key (the target's Authorization header): give the key of the proxy, one allowed to read /metrics", err)
+	}
+	return err
 }
 
 // withHeader returns a client like c (nil: the private default) that adds
@@ -348,7 +386,7 @@ func (m *Meter) Start(ctx context.Context) error {
 	}
 	t0 := m.now()
 	if err := m.win.Begin(ctx, t0); err != nil {
-		return fmt.Errorf("litellm: reading counters at the window's start: %w", err)
+		return fmt.Errorf("litellm: reading counters at the window's start: %w", m.refused(err))
 	}
 	m.t0, m.running = t0, true
 	return nil
@@ -364,7 +402,7 @@ func (m *Meter) Stop(ctx context.Context) (Reading, error) {
 	m.running = false
 	t1 := m.now()
 	if err := m.win.End(ctx, t1); err != nil {
-		return Reading{}, fmt.Errorf("litellm: reading counters at the window's end: %w", err)
+		return Reading{}, fmt.Errorf("litellm: reading counters at the window's end: %w", m.refused(err))
 	}
 	return Read(ctx, m.win, m.filter, m.t0, t1)
 }

@@ -331,6 +331,37 @@ func TestTargetCredentials(t *testing.T) {
 	}
 }
 
+// A review against a default LiteLLM 1.108.7 proxy: a /metrics URL source
+// (which sends no key, by design) always got the 401 with LiteLLM's own
+// advice (require_auth_for_metrics_endpoint: false) and nothing about the
+// source "target"; the source "target" with a wrong key got the same text.
+// Each now says what to do.
+func TestRefusedScrapeAdvice(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer sk-admin" {
+			http.Error(w, `"Unauthorized access to metrics endpoint: set `+"`litellm_settings.require_auth_for_metrics_endpoint: false`"+`"`, http.StatusUnauthorized)
+			return
+		}
+		http.Error(w, "forbidden", http.StatusForbidden)
+	}))
+	defer srv.Close()
+	for _, tc := range []struct{ spec, key, want string }{
+		{srv.URL + "/metrics", "sk-admin", `HTTP 401: "Unauthorized access to metrics endpoint: set ` + "`litellm_settings.require_auth_for_metrics_endpoint: false`" + `"; a /metrics URL is scraped without credentials: where the proxy is the target, use the source "target", which sends the run's key to the target's own /metrics`},
+		{"target", "sk-user", "HTTP 401: \"Unauthorized access to metrics endpoint: set `litellm_settings.require_auth_for_metrics_endpoint: false`\"; the proxy refused the run's key"},
+		{"target", "sk-admin", "HTTP 403: forbidden; the proxy refused the run's key"},
+	} {
+		h := http.Header{}
+		h.Set("Authorization", "Bearer "+tc.key)
+		m, err := litellm.Parse(tc.spec, litellm.WithTarget(srv.URL+"/v1"), litellm.WithTargetHeader(h))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err = m.Start(context.Background()); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s with %s:\n got %v\nwant %q", tc.spec, tc.key, err, tc.want)
+		}
+	}
+}
+
 // The tolerance is the larger of 1 % and the tokens of the requests that
 // can straddle the window's edges: the mean in flight rounded up, at least
 // 2, at the client's mean tokens per request.

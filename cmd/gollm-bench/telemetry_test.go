@@ -303,6 +303,51 @@ func TestLiteLLMProxyBehindItsKey(t *testing.T) {
 	}
 }
 
+// A review against a default LiteLLM 1.108.7 proxy: its /metrics answers
+// 401 without the proxy's key. A /metrics URL source sends none (by
+// design), and the warning quoted only LiteLLM's own advice; with target
+// and a key the proxy refuses, the same. Each now says what to do, in the
+// flags' words.
+func TestLiteLLMMetricsRefused(t *testing.T) {
+	t.Parallel()
+	_, url := fastServer(t)
+	mock, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upstream := httputil.NewSingleHostReverseProxy(mock)
+	upstream.FlushInterval = -1
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/metrics" {
+			upstream.ServeHTTP(w, r)
+			return
+		}
+		http.Error(w, `"Unauthorized access to metrics endpoint: To allow unauthenticated access, set `+"`litellm_settings.require_auth_for_metrics_endpoint: false`"+` in your proxy_config.yaml."`, http.StatusUnauthorized)
+	}))
+	t.Cleanup(front.Close)
+	for _, tc := range []struct{ source, want string }{
+		{front.URL + "/metrics", "use --litellm-metrics target, which sends the run's key to the target's own /metrics"},
+		{"target", "the proxy refused the run's key (--api-key, $OPENAI_API_KEY or an Authorization --header)"},
+	} {
+		dir := t.TempDir()
+		code, stdout, stderr := cli(t, context.Background(), "run", "--target", front.URL+"/v1", "--api-key", "sk-user",
+			"--profile", "concurrent", "--rate", "1", "--max-requests", "4", "--data", "prompt_tokens=8,output_tokens=4", "--energy", "none",
+			"--output-dir", dir, "--run-id", "lite", "--warmup", "0", "--cooldown", "0", "--max-lag", lenientLag,
+			"--litellm-metrics", tc.source)
+		if code != exitcode.OK {
+			t.Fatalf("%s: exit %d\n%s\n%s", tc.source, code, stdout, stderr)
+		}
+		run, err := results.Read(filepath.Join(dir, "lite"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := levelWarning(run, "litellm_failed")
+		if w == nil || !strings.Contains(w.Message, "HTTP 401") || !strings.Contains(w.Message, tc.want) {
+			t.Errorf("%s: litellm_failed %+v, want %q", tc.source, w, tc.want)
+		}
+	}
+}
+
 // Malformed --price, --reference and exporter URLs exit 2 naming the flag,
 // before any request.
 func TestTelemetryFlagsRefused(t *testing.T) {
