@@ -370,6 +370,7 @@ func TestTelemetryFlagsRefused(t *testing.T) {
 		{"price not a number", run("--price", "input=cheap,output=1.5"), []string{"--price", `input="cheap"`}},
 		{"price without output", run("--price", "input=0.5"), []string{"--price", "output= is required"}},
 		{"price of an unknown type", run("--price", "input=0.5,output=1,reasoning=2"), []string{"--price", `"reasoning" is not a token type`}},
+		{"price of a misspelled type", run("--price", "input=0.50,ouput=1.50"), []string{"--price", `"ouput" is not a token type (did you mean output?)`}},
 		{"reference without source", run("--reference", "wh_per_token=0.00044"), []string{"--reference", "source= is required"}},
 		{"reference negative", run("--reference", "wh_per_token=-1,source=x"), []string{"--reference", "want a number > 0"}},
 		{"reference file missing", run("--reference", "@"+missing), []string{"--reference @" + missing}},
