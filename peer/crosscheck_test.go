@@ -236,3 +236,25 @@ func TestRunConfigFacts(t *testing.T) {
 		}
 	}
 }
+
+// A review: `--like` on an AIPerf CSV alone said "its load profile has no
+// gollm-bench equivalent", as if the load were exotic. The CSV export does
+// not record the load; the JSON beside it and the artifact folder do.
+func TestAIPerfCSVLoadNotRecorded(t *testing.T) {
+	r, err := ReadFile(aiperf013Dir + "profile_export_aiperf.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, bad := r.Load()
+	if len(bad) == 0 || !strings.Contains(bad[0].Reason, "the AIPerf CSV export does not record the load") ||
+		!strings.Contains(bad[0].Reason, "profile_export_aiperf.json beside it, or the artifact folder") {
+		t.Fatalf("refusal %+v", bad)
+	}
+	r, err = ReadFile(aiperf013Dir + "profile_export_aiperf.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, bad := r.Load(); len(bad) != 0 {
+		t.Errorf("the JSON beside it: %+v", bad)
+	}
+}
