@@ -174,7 +174,8 @@ func TestPriceByTokenTypeOnMock(t *testing.T) {
 }
 
 // With a LiteLLM exporter whose counts equal the client's, no warning; with
-// 2 % more, litellm_token_mismatch. Kepler's pod energy (the fixture pair,
+// 25 % more (5 requests of 20, more than the 2 in flight at an edge that
+// the cross-check tolerates), litellm_token_mismatch. Kepler's pod energy (the fixture pair,
 // no GPU counter: --energy none) gives the scorecard's Wh/token, on the
 // pod basis, and the reference's factor-2 check flags it.
 func TestLiteLLMAndPodEnergyOnMock(t *testing.T) {
@@ -183,7 +184,7 @@ func TestLiteLLMAndPodEnergyOnMock(t *testing.T) {
 		name     string
 		skew     float64
 		mismatch bool
-	}{{"equal", 1, false}, {"2 % more", 1.02, true}} {
+	}{{"equal", 1, false}, {"25 % more", 1.25, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			s, url := fastServer(t)
