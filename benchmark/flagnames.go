@@ -89,7 +89,8 @@ var folderNames = []fieldname.Name{
 }
 
 // warningWords maps the library's words in warnings and in the errors of
-// a running sweep (harness, metrics, sweep, enginemetrics, energy) to the
+// a running sweep (harness, metrics, sweep, enginemetrics, energy,
+// litellm) to the
 // flags they stand for, so that run.json's warnings and stderr give the
 // CLI's advice.
 var warningWords = []fieldname.Name{
@@ -108,6 +109,8 @@ var warningWords = []fieldname.Name{
 	{Field: "the maximum scheduling lag (MaxLag)", Caller: "--max-lag"},
 	{Field: "the GPU filter, WithFilter", Caller: "--energy-filter"},
 	{Field: "its GPU filter, WithFilter", Caller: "--energy-filter"},
+	{Field: `use the source "target"`, Caller: "use --litellm-metrics target"},
+	{Field: "the run's key (the target's Authorization header)", Caller: "the run's key (--api-key, $OPENAI_API_KEY or an Authorization --header)"},
 }
 
 // flagWords puts the flags in place of the library's words in msg.

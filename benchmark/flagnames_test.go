@@ -14,7 +14,7 @@ import (
 // silently reach the user in the library's words.
 func TestFlagWordsAreTheLibrarys(t *testing.T) {
 	var src strings.Builder
-	for _, pkg := range []string{"loadgen", "openai", "workload", "results", "harness", "metrics", "sweep", "enginemetrics", "energy"} {
+	for _, pkg := range []string{"loadgen", "openai", "workload", "results", "harness", "metrics", "sweep", "enginemetrics", "energy", "litellm"} {
 		files, err := filepath.Glob(filepath.Join("..", pkg, "*.go"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("%s: no Go files (%v)", pkg, err)
@@ -51,6 +51,10 @@ func TestFlagWords(t *testing.T) {
 		{"bisection stopped: level 4 (8 req/s) was undecided, so it cannot narrow the bracket; measure longer levels (Limits.MaxDuration, or a precision target with Plan.Decide to extend undecided levels)",
 			"bisection stopped: level 4 (8 req/s) was undecided, so it cannot narrow the bracket; measure longer levels (--max-seconds, or --precision to extend undecided levels)"},
 		{"level 2 is capped by Profile.MaxConcurrency: 8 in flight", "level 2 is capped by --max-concurrency: 8 in flight"},
+		{`LiteLLM metrics: litellm: reading counters at the window's start: scraping http://proxy:4000/metrics: HTTP 401: "Unauthorized"; a /metrics URL is scraped without credentials: where the proxy is the target, use the source "target", which sends the run's key to the target's own /metrics`,
+			`LiteLLM metrics: litellm: reading counters at the window's start: scraping http://proxy:4000/metrics: HTTP 401: "Unauthorized"; a /metrics URL is scraped without credentials: where the proxy is the target, use --litellm-metrics target, which sends the run's key to the target's own /metrics`},
+		{"HTTP 401: bad key; the proxy refused the run's key (the target's Authorization header): give the key of the proxy, one allowed to read /metrics",
+			"HTTP 401: bad key; the proxy refused the run's key (--api-key, $OPENAI_API_KEY or an Authorization --header): give the key of the proxy, one allowed to read /metrics"},
 	} {
 		if got := flagWords(tt.in); got != tt.want {
 			t.Errorf("flagWords:\n got %s\nwant %s", got, tt.want)

@@ -178,6 +178,25 @@ func TestParsePrices(t *testing.T) {
 	}
 }
 
+// A review: "input=0.50,ouput=1.50" said "not a token type" without the
+// type meant, then "output= is required" as if output had not been given.
+// One error, with the suggestion.
+func TestParsePricesMisspelledType(t *testing.T) {
+	_, err := ParsePrices("input=0.50,ouput=1.50")
+	if err == nil || !strings.Contains(err.Error(), `"ouput" is not a token type (did you mean output?)`) || strings.Contains(err.Error(), "is required") {
+		t.Errorf("%v, want one error suggesting output", err)
+	}
+	_, err = ParsePrices("input=0.50,output=1,cahced_input=0.1")
+	if err == nil || !strings.Contains(err.Error(), "did you mean cached_input?") {
+		t.Errorf("%v, want cached_input suggested", err)
+	}
+	// Nothing near: no suggestion, and the missing output is still said.
+	_, err = ParsePrices("input=0.50,reasoning=1")
+	if err == nil || strings.Contains(err.Error(), "did you mean") || !strings.Contains(err.Error(), "output= is required") {
+		t.Errorf("%v, want no suggestion and output= required", err)
+	}
+}
+
 // Seen: "input=abc,output=1" was refused twice, for its value and as if
 // input= were missing. A bad value is its key's only error.
 func TestParsePricesBadValueOnce(t *testing.T) {

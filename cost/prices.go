@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gollm-bench/gollm-bench/internal/spelling"
 )
 
 // Prices are token prices in EUR per 1M tokens (--price), one per token
@@ -61,11 +63,16 @@ func ParsePrices(s string) (Prices, error) {
 		case "cached_input":
 			p.CachedInput, p.HasCachedInput = f, true
 		default:
+			if near := spelling.Nearest(k, tokenTypes); near != "" {
+				named[near] = true // reported here: not "near= is required" too
+				errs = append(errs, fmt.Errorf("prices: %q is not a token type (did you mean %s?): the types are input, output and cached_input", k, near))
+				continue
+			}
 			errs = append(errs, fmt.Errorf("prices: %q is not a token type: the types are input, output and cached_input", k))
 		}
 	}
 	for _, k := range []string{"input", "output"} {
-		if !named[k] { // a bad value was reported as such
+		if !named[k] { // a bad value, or a misspelled name, was reported as such
 			errs = append(errs, fmt.Errorf("prices %q: %s= is required, %s", s, k, example))
 		}
 	}
@@ -74,6 +81,9 @@ func ParsePrices(s string) (Prices, error) {
 	}
 	return p, nil
 }
+
+// tokenTypes are the token types a price is given for.
+var tokenTypes = []string{"input", "output", "cached_input"}
 
 // String returns the prices in the flag's form.
 func (p Prices) String() string {

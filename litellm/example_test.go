@@ -13,7 +13,7 @@ func ExampleCrossCheck() {
 	r := litellm.Reading{Valid: true, InputTokens: &in, OutputTokens: &out, Spend: &spend, Filter: `requested_model="llama-70b"`}
 	cpm, _ := r.SpendCPM()
 	fmt.Printf("spend per 1M output tokens: %.4f\n", cpm)
-	for _, w := range litellm.CrossCheck(r, 1104512, 413047) {
+	for _, w := range litellm.CrossCheck(r, litellm.Ended{Requests: 8629, InFlight: 64, InputTokens: 1104512, OutputTokens: 413047}) {
 		fmt.Println(w.Code)
 	}
 	// Output:

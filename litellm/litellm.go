@@ -33,7 +33,7 @@ const ResponseCostHeader = "x-litellm-response-cost"
 // Warning codes.
 const (
 	WarnNoSeries        metrics.WarningCode = "litellm_no_series"        // no token series matched the filter: no figures
-	WarnTokenMismatch   metrics.WarningCode = "litellm_token_mismatch"   // LiteLLM's token count differs from the client's by more than 1 %
+	WarnTokenMismatch   metrics.WarningCode = "litellm_token_mismatch"   // LiteLLM's token count differs from the client's by more than 1 % and the tokens of the requests at the window's edges (CrossCheck)
 	WarnSpendUnfiltered metrics.WarningCode = "litellm_spend_unfiltered" // the spend counter lacks a filter label: spend covers more than the filter
 	WarnCounterReset    metrics.WarningCode = "litellm_counter_reset"    // a counter went backwards: figures not valid
 )
@@ -79,48 +79,91 @@ func (r Reading) SpendCPM() (cpm float64, ok bool) {
 	return *r.Spend * 1e6 / *r.OutputTokens, true
 }
 
-// tolerance is the relative disagreement CrossCheck tolerates: 1 %.
+// tolerance is the least relative disagreement CrossCheck tolerates: 1 %.
 const tolerance = 0.01
 
+// Ended is the client's account of the requests that completed ok in a
+// window, which CrossCheck sets beside LiteLLM's. It is plain data.
+type Ended struct {
+	// Requests is the number of requests that completed ok in the window
+	// (req/s × window: it need not be whole).
+	Requests float64
+	// InputTokens and OutputTokens are those requests' prompt and output
+	// tokens.
+	InputTokens, OutputTokens int64
+	// InFlight is the mean number of requests in flight over the window
+	// (the concurrency of a closed loop); 0 when unknown.
+	InFlight float64
+}
+
+// edgeRequests is the number of requests CrossCheck lets straddle the
+// window's edges: the requests in flight at an edge (InFlight rounded
+// up), and at least 2, one at each edge.
+func (e Ended) edgeRequests() float64 { return max(2, math.Ceil(e.InFlight)) }
+
 // CrossCheck compares LiteLLM's input and output token counts over the
-// window with the client's and returns a WarnTokenMismatch warning for
-// each that differs by more than 1 %. LiteLLM adds a request's tokens to
-// its counters when the request has ended (its success callback, LiteLLM
-// 1.108.7 litellm/integrations/prometheus.py:1518
-// async_log_success_event), so the client's counts to give are those of
-// the requests that completed successfully in the window, not the tokens
-// that arrived in it: the requests in flight at either edge would be in
-// one count only. A zero client count, or a count LiteLLM does not have,
-// is not checked. LiteLLM counts every client of the proxy that the
-// filter lets through.
-func CrossCheck(r Reading, input, output int64) []metrics.Warning {
+// window with the client's (e) and returns a WarnTokenMismatch warning for
+// each that differs by more than it tolerates: the larger of 1 % of the
+// client's count and the tokens of the requests that can straddle the
+// window's edges, edge requests × the client's mean tokens per request,
+// where edge requests is the mean in flight rounded up, and at least 2.
+//
+// LiteLLM adds a request's tokens to its counters when the request has
+// ended (its success callback, LiteLLM 1.108.7
+// litellm/integrations/prometheus.py:1518 async_log_success_event), so
+// the client's counts to give are those of the requests that completed
+// successfully in the window, not the tokens that arrived in it: the
+// requests in flight at either edge would be in one count only. Even so
+// the two windows are not the same: a window's edge is stamped before its
+// scrape is answered, and a busy proxy counts the requests that end
+// between the two (or runs a callback after the client has read the
+// response), so a request in flight at an edge can fall in one count
+// only; at ~50 requests one such request is 2 %. A zero client count, or
+// a count LiteLLM does not have, is not checked. LiteLLM counts every
+// client of the proxy that the filter lets through.
+func CrossCheck(r Reading, e Ended) []metrics.Warning {
 	if !r.Valid {
 		return nil
 	}
+	edge := e.edgeRequests()
 	var ws []metrics.Warning
 	check := func(what string, theirs *float64, ours int64) {
 		if theirs == nil || ours <= 0 {
 			return
 		}
-		if diff := math.Abs(*theirs-float64(ours)) / float64(ours); diff > tolerance {
+		slack := tolerance * float64(ours)
+		if e.Requests > 0 {
+			slack = max(slack, edge*float64(ours)/e.Requests)
+		}
+		if d := math.Abs(*theirs - float64(ours)); d > slack {
 			ws = append(ws, metrics.Warning{Code: WarnTokenMismatch, Level: -1,
-				Message: fmt.Sprintf("LiteLLM counted %.0f %s tokens of the requests that ended in the window (%s), the client %d (%.2f %% apart): other clients of the proxy, requests whose lengths vary, or a tokenizer that differs", *theirs, what, filterWords(r.Filter), ours, 100*diff)})
+				Message: fmt.Sprintf("LiteLLM counted %.0f %s tokens of the requests that ended in the window (%s), the client %d (%.2f %% apart, more than the %.0f tolerated: 1 %% or the tokens of %.0f requests, those that can straddle the window's edges): other clients of the proxy, requests whose lengths vary, a tokenizer that differs, or more requests ending between a window's edge and its scrape than were in flight", *theirs, what, filterWords(r.Filter), ours, 100*d/float64(ours), slack, edge)})
 		}
 	}
-	check("input", r.InputTokens, input)
-	check("output", r.OutputTokens, output)
+	check("input", r.InputTokens, e.InputTokens)
+	check("output", r.OutputTokens, e.OutputTokens)
 	return ws
 }
 
 // Meter reads LiteLLM's counters over windows (--litellm-metrics). Start
 // and Stop must be called from one goroutine.
 type Meter struct {
-	win     prom.Window
-	filter  []prom.Matcher
-	now     func() time.Time
+	win    prom.Window
+	filter []prom.Matcher
+	now    func() time.Time
+	// source is what Parse read the counters from: sourceURL,
+	// sourceTarget, or "" (a Prometheus, or NewMeter's window); it words
+	// the advice on a refused scrape.
+	source  string
 	t0      time.Time
 	running bool
 }
+
+// The sources of Parse whose refused scrapes get advice.
+const (
+	sourceURL    = "url"
+	sourceTarget = "target"
+)
 
 // Option configures Parse and NewMeter.
 type Option func(*options)
@@ -226,7 +269,35 @@ func Parse(spec string, opts ...Option) (*Meter, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return NewMeter(win, filter, opts...), nil
+	m := NewMeter(win, filter, opts...)
+	if _, ok := win.(*prom.ScrapeWindow); ok {
+		m.source = sourceURL
+		if src == "target" {
+			m.source = sourceTarget
+		}
+	}
+	return m, nil
+}
+
+// refused adds to err, when it is a refused scrape (HTTP 401 or 403), what
+// to do about it: a URL source sends no credentials, and a LiteLLM proxy
+// asks for its key on /metrics by default
+// (litellm_settings.require_auth_for_metrics_endpoint, true in 1.108.7),
+// so the source "target", which sends the run's key to the target's own
+// /metrics, is the way; the source "target" did send the run's key, which
+// the proxy refused.
+func (m *Meter) refused(err error) error {
+	var se *prom.StatusError
+	if !errors.As(err, &se) || (se.Status != http.StatusUnauthorized && se.Status != http.StatusForbidden) {
+		return err
+	}
+	switch m.source {
+	case sourceURL:
+		return fmt.Errorf(`%w; a /metrics URL is scraped without credentials: where the proxy is the target, use the source "target", which sends the run's key to the target's own /metrics`, err)
+	case sourceTarget:
+		return fmt.Errorf("%w; the proxy refused the run's key (the target's Authorization header): give the key of the proxy, one allowed to read /metrics", err)
+	}
+	return err
 }
 
 // withHeader returns a client like c (nil: the private default) that adds
@@ -315,7 +386,7 @@ func (m *Meter) Start(ctx context.Context) error {
 	}
 	t0 := m.now()
 	if err := m.win.Begin(ctx, t0); err != nil {
-		return fmt.Errorf("litellm: reading counters at the window's start: %w", err)
+		return fmt.Errorf("litellm: reading counters at the window's start: %w", m.refused(err))
 	}
 	m.t0, m.running = t0, true
 	return nil
@@ -331,7 +402,7 @@ func (m *Meter) Stop(ctx context.Context) (Reading, error) {
 	m.running = false
 	t1 := m.now()
 	if err := m.win.End(ctx, t1); err != nil {
-		return Reading{}, fmt.Errorf("litellm: reading counters at the window's end: %w", err)
+		return Reading{}, fmt.Errorf("litellm: reading counters at the window's end: %w", m.refused(err))
 	}
 	return Read(ctx, m.win, m.filter, m.t0, t1)
 }

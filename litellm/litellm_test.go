@@ -159,7 +159,7 @@ func TestNoSeries(t *testing.T) {
 	if _, ok := r.SpendCPM(); ok {
 		t.Error("no CPM without a reading")
 	}
-	if ws := litellm.CrossCheck(r, 10, 10); len(ws) != 0 {
+	if ws := litellm.CrossCheck(r, litellm.Ended{InputTokens: 10, OutputTokens: 10}); len(ws) != 0 {
 		t.Errorf("an invalid reading is not cross-checked: %v", ws)
 	}
 }
@@ -167,13 +167,13 @@ func TestNoSeries(t *testing.T) {
 func TestCrossCheck(t *testing.T) {
 	in, out := 1104512.0, 421308.0
 	r := litellm.Reading{Valid: true, InputTokens: &in, OutputTokens: &out}
-	if ws := litellm.CrossCheck(r, 1104512, 421308); len(ws) != 0 {
+	if ws := litellm.CrossCheck(r, litellm.Ended{InputTokens: 1104512, OutputTokens: 421308}); len(ws) != 0 {
 		t.Errorf("equal counts warned: %v", ws)
 	}
-	if ws := litellm.CrossCheck(r, int64(in/1.009), 421308); len(ws) != 0 {
+	if ws := litellm.CrossCheck(r, litellm.Ended{InputTokens: int64(in / 1.009), OutputTokens: 421308}); len(ws) != 0 {
 		t.Errorf("0.9 %% apart warned: %v", ws)
 	}
-	ws := litellm.CrossCheck(r, 1104512, int64(out/1.02))
+	ws := litellm.CrossCheck(r, litellm.Ended{InputTokens: 1104512, OutputTokens: int64(out / 1.02)})
 	if len(ws) != 1 || ws[0].Code != litellm.WarnTokenMismatch || !strings.Contains(ws[0].Message, "output") {
 		t.Errorf("2 %% apart: %v", ws)
 	}
@@ -219,7 +219,7 @@ func TestCrossCheckNamesFilter(t *testing.T) {
 		{`requested_model="m"`, `in the window (filter requested_model="m")`},
 	} {
 		r := litellm.Reading{Valid: true, OutputTokens: &out, Filter: tc.filter}
-		ws := litellm.CrossCheck(r, 0, 600)
+		ws := litellm.CrossCheck(r, litellm.Ended{OutputTokens: 600})
 		if len(ws) != 1 || !strings.Contains(ws[0].Message, tc.want) || strings.Contains(ws[0].Message, "()") {
 			t.Errorf("filter %q: %v, want a message with %q", tc.filter, ws, tc.want)
 		}
@@ -328,5 +328,60 @@ func TestTargetCredentials(t *testing.T) {
 	m, _ = litellm.Parse(srv.URL+"/metrics", litellm.WithTargetHeader(h))
 	if err := m.Start(context.Background()); err == nil || !strings.Contains(err.Error(), "401") {
 		t.Errorf("URL source: %v, want the 401", err)
+	}
+}
+
+// A review against a default LiteLLM 1.108.7 proxy: a /metrics URL source
+// (which sends no key, by design) always got the 401 with LiteLLM's own
+// advice (require_auth_for_metrics_endpoint: false) and nothing about the
+// source "target"; the source "target" with a wrong key got the same text.
+// Each now says what to do.
+func TestRefusedScrapeAdvice(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer sk-admin" {
+			http.Error(w, `"Unauthorized access to metrics endpoint: set `+"`litellm_settings.require_auth_for_metrics_endpoint: false`"+`"`, http.StatusUnauthorized)
+			return
+		}
+		http.Error(w, "forbidden", http.StatusForbidden)
+	}))
+	defer srv.Close()
+	for _, tc := range []struct{ spec, key, want string }{
+		{srv.URL + "/metrics", "sk-admin", `HTTP 401: "Unauthorized access to metrics endpoint: set ` + "`litellm_settings.require_auth_for_metrics_endpoint: false`" + `"; a /metrics URL is scraped without credentials: where the proxy is the target, use the source "target", which sends the run's key to the target's own /metrics`},
+		{"target", "sk-user", "HTTP 401: \"Unauthorized access to metrics endpoint: set `litellm_settings.require_auth_for_metrics_endpoint: false`\"; the proxy refused the run's key"},
+		{"target", "sk-admin", "HTTP 403: forbidden; the proxy refused the run's key"},
+	} {
+		h := http.Header{}
+		h.Set("Authorization", "Bearer "+tc.key)
+		m, err := litellm.Parse(tc.spec, litellm.WithTarget(srv.URL+"/v1"), litellm.WithTargetHeader(h))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err = m.Start(context.Background()); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s with %s:\n got %v\nwant %q", tc.spec, tc.key, err, tc.want)
+		}
+	}
+}
+
+// The tolerance is the larger of 1 % and the tokens of the requests that
+// can straddle the window's edges: the mean in flight rounded up, at least
+// 2, at the client's mean tokens per request.
+func TestCrossCheckEdgeRequests(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		theirs   float64
+		e        litellm.Ended
+		mismatch bool
+	}{
+		{"one request of 52 at concurrency 1: two edges", 53 * 64, litellm.Ended{Requests: 52, OutputTokens: 52 * 64, InFlight: 1}, false},
+		{"three requests of 52 at concurrency 1", 55 * 64, litellm.Ended{Requests: 52, OutputTokens: 52 * 64, InFlight: 1}, true},
+		{"four of 52 at a mean 3.2 in flight", 48 * 64, litellm.Ended{Requests: 52, OutputTokens: 52 * 64, InFlight: 3.2}, false},
+		{"five of 52 at a mean 3.2 in flight", 47 * 64, litellm.Ended{Requests: 52, OutputTokens: 52 * 64, InFlight: 3.2}, true},
+		{"0.9 % of 10,000 at 64 in flight: the 1 % is larger", 10090 * 64, litellm.Ended{Requests: 10000, OutputTokens: 10000 * 64, InFlight: 64}, false},
+		{"no request count: 1 %", 1.02 * 6400, litellm.Ended{OutputTokens: 6400}, true},
+	} {
+		r := litellm.Reading{Valid: true, OutputTokens: &tc.theirs}
+		if ws := litellm.CrossCheck(r, tc.e); (len(ws) == 1) != tc.mismatch {
+			t.Errorf("%s: %v", tc.name, ws)
+		}
 	}
 }

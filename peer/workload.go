@@ -206,7 +206,14 @@ func (r Result) Load() (Load, []Unreproducible) {
 	for i, lv := range r.Levels {
 		if lv.Mode == ModeUnknown {
 			reason, alts := "its load profile has no gollm-bench equivalent", [][]string(nil)
-			if lv.Rate.OK {
+			switch {
+			case strings.HasSuffix(r.Layout, ".csv") && !lv.Rate.OK:
+				// AIPerf's and GenAI-Perf's CSV exports hold the
+				// metrics, not the settings: the JSON export beside
+				// them does.
+				reason = "the " + r.Tool + " CSV export does not record the load (its profile, rate or concurrency); give the " +
+					strings.TrimSuffix(r.Layout, ".csv") + ".json beside it, or the artifact folder, which do"
+			case lv.Rate.OK:
 				// inference-perf's stage reports: the rate, not whether
 				// arrivals were constant or Poisson.
 				r := strconv.FormatFloat(lv.Rate.V, 'f', -1, 64)

@@ -13,6 +13,22 @@ import (
 	"github.com/gollm-bench/gollm-bench/internal/redact"
 )
 
+// StatusError is Get's error for a response whose status is not 200 OK:
+// a caller tells a refusal (401, 403) from other failures with errors.As.
+type StatusError struct {
+	URL    string // the scraped URL, its credentials redacted
+	Status int    // the HTTP status code
+	Body   string // the first 512 bytes of the body, trimmed; may be empty
+}
+
+// Error reads "scraping URL: HTTP 401: body".
+func (e *StatusError) Error() string {
+	if e.Body != "" {
+		return fmt.Sprintf("scraping %s: HTTP %d: %s", e.URL, e.Status, e.Body)
+	}
+	return fmt.Sprintf("scraping %s: HTTP %d", e.URL, e.Status)
+}
+
 // MaxBody is the largest body, bytes, that Get or API.Query reads (64 MiB):
 // a larger one is an error, never silently cut short.
 const MaxBody = 64 << 20
@@ -26,7 +42,7 @@ const DefaultTimeout = 10 * time.Second
 const textAccept = "text/plain;version=0.0.4"
 
 // Get reads the /metrics page at url once and parses it (ParseText). A
-// status other than 200 OK, a body over MaxBody or a malformed page is an
+// status other than 200 OK (a *StatusError), a body over MaxBody or a malformed page is an
 // error; every error names the URL with its credentials redacted
 // (user:password and credential-named query parameters become REDACTED).
 // client nil means a private client with a DefaultTimeout timeout. It is
@@ -50,10 +66,7 @@ func get(ctx context.Context, client *http.Client, rawURL string, limit int64) (
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		if b = bytes.TrimSpace(b); len(b) > 0 {
-			return Snapshot{}, fmt.Errorf("scraping %s: HTTP %d: %s", shown, resp.StatusCode, b)
-		}
-		return Snapshot{}, fmt.Errorf("scraping %s: HTTP %d", shown, resp.StatusCode)
+		return Snapshot{}, &StatusError{URL: shown, Status: resp.StatusCode, Body: string(bytes.TrimSpace(b))}
 	}
 	snap, err := ParseText(bounded(resp.Body, limit))
 	if err != nil {

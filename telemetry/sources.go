@@ -162,9 +162,11 @@ func (r *LevelReading) ServerConcurrency() float64 {
 
 // Warnings returns the reading's warnings, and cross-checks the engine's
 // and LiteLLM's token counters against ours over the window (warning when
-// they differ by more than 1 %). LiteLLM, which counts a request when it
-// has ended, is compared with the requests that completed ok in the
-// window (req/s × window × mean ISL or OSL).
+// they differ by more than 1 %; for LiteLLM, by more than 1 % and the
+// tokens of the requests in flight at an edge, litellm.CrossCheck).
+// LiteLLM, which counts a request when it has ended, is compared with the
+// requests that completed ok in the window (req/s × window × mean ISL or
+// OSL), with the window's mean in flight.
 func (r *LevelReading) Warnings(s metrics.Summary) []metrics.Warning {
 	if r == nil {
 		return nil
@@ -183,10 +185,14 @@ func (r *LevelReading) Warnings(s metrics.Summary) []metrics.Warning {
 		// mean ISL and OSL (exact when the lengths are fixed), not the
 		// tokens that arrived in it (a request in flight at an edge would
 		// be in one count only).
+		// A request in flight at an edge can still fall in one count
+		// only (its edge is stamped before the scrape is answered):
+		// CrossCheck tolerates the tokens of the requests in flight.
 		ended := s.RequestsPerSecond * s.WindowSeconds
-		prompt := int64(ended*s.PromptTokens.Mean + 0.5)
-		output := int64(ended*s.OutputTokens.Mean + 0.5)
-		for _, w := range litellm.CrossCheck(*r.LiteLLM, prompt, output) {
+		e := litellm.Ended{Requests: ended, InFlight: s.MeanConcurrency,
+			InputTokens:  int64(ended*s.PromptTokens.Mean + 0.5),
+			OutputTokens: int64(ended*s.OutputTokens.Mean + 0.5)}
+		for _, w := range litellm.CrossCheck(*r.LiteLLM, e) {
 			w.Level = s.Level
 			out = append(out, w)
 		}

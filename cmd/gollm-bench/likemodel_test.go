@@ -74,3 +74,15 @@ func TestLikeModelWithoutModelList(t *testing.T) {
 		t.Errorf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
 	}
 }
+
+// `run --like` on an AIPerf CSV alone exits 2 before sending anything,
+// saying that the CSV does not record the load and where it is recorded.
+func TestLikeAIPerfCSVAlone(t *testing.T) {
+	t.Parallel()
+	csv := filepath.Join(peerFixtures, "aiperf-0.13.0-llama-tiny-qwen3-c4-10s", "profile_export_aiperf.csv")
+	code, _, stderr := cli(t, context.Background(), "run", "--like", csv, "--target", "http://127.0.0.1:9", "--energy", "none", "--output-dir", t.TempDir())
+	if code != exitcode.Usage || !strings.Contains(stderr, "the AIPerf CSV export does not record the load") ||
+		!strings.Contains(stderr, "profile_export_aiperf.json beside it, or the artifact folder") || strings.Contains(stderr, "no gollm-bench equivalent") {
+		t.Errorf("exit %d\n%s", code, stderr)
+	}
+}
