@@ -956,9 +956,10 @@ type Outcome struct {
 // after an interruption or a failure, and closes the benchmark. Its error
 // is a runtime failure (Outcome.Code exitcode.Failure): a failed write
 // (naming the file, the space left, and what was kept), no request
-// succeeded at any level, or the runner's error; an interruption (ctx
-// cancelled) is not an error but Code exitcode.Partial, with the partial
-// results written and marked.
+// succeeded at any level, or the runner's error (e.g. an Options callback
+// panicked: the levels so far are kept, marked partial, with the error as
+// the reason); an interruption (ctx cancelled) is not an error but Code
+// exitcode.Partial, with the partial results written and marked.
 func (b *Benchmark) Run(ctx context.Context) (Outcome, error) {
 	out, err := b.run(ctx)
 	return out, b.named(err)
@@ -992,11 +993,16 @@ func (b *Benchmark) run(ctx context.Context) (Outcome, error) {
 		res.Warnings = append(res.Warnings, metrics.Warning{Code: results.WarnWriteFailed, Level: -1, Message: writeFailedWarning(writeErr, b.log.Records())})
 	}
 	run := b.result(res)
+	// A runner that failed (an Options callback panicked, say) with ctx
+	// live was not interrupted: its error is Run's, and the reason says it.
+	runnerFailed := res.Partial && runErr != nil && ctx.Err() == nil && !failedWrite
 	switch {
 	case failedWrite:
 		run.PartialReason = "stopped by a failed write: " + writeErr.Error()
 	case ctx.Err() != nil:
 		run.PartialReason = interruptedBy(ctx)
+	case runnerFailed:
+		run.PartialReason = "stopped by an error: " + fieldname.Replace(runErr, warningWords...).Error()
 	}
 	if !b.shard.IsZero() {
 		run.Config.Shard = b.shard.String()
@@ -1015,6 +1021,9 @@ func (b *Benchmark) run(ctx context.Context) (Outcome, error) {
 	switch {
 	case outErr != nil:
 		return out, errors.Join(runErr, outErr)
+	case runnerFailed:
+		fmt.Fprintf(b.opt.Log, "stopped by an error: partial results%s\n", b.where(" kept in "))
+		return out, fmt.Errorf("%w (partial results%s)", fieldname.Replace(runErr, warningWords...), b.where(" kept in "))
 	case res.Partial:
 		fmt.Fprintf(b.opt.Log, "%s: partial results%s\n", interruptedBy(ctx), b.where(" kept in "))
 		out.Code = exitcode.Partial

@@ -1,0 +1,49 @@
+package benchmark
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gollm-bench/gollm-bench/exitcode"
+	"github.com/gollm-bench/gollm-bench/harness"
+)
+
+// quickRun is a run against the instant built-in mock that writes
+// nothing: a few requests at one level.
+func quickRun() Settings {
+	s := DefaultSettings(CommandRun)
+	s.MockPreset, s.Energy, s.OutputDir = "instant", "none", ""
+	s.Rates, s.MaxRequests, s.MaxLag = []float64{5}, 4, time.Second
+	return s
+}
+
+// Seen (issue 26, review): a runner that failed (here Options.Progress
+// panicked) gave Code Partial and a nil error, the log said "interrupted"
+// and the panic's message was nowhere. The results are still kept and
+// marked partial, but Run returns the runner's error, and run.json and
+// the log say what stopped it.
+func TestRunReturnsTheRunnersError(t *testing.T) {
+	t.Parallel()
+	var log bytes.Buffer
+	b, err := New(context.Background(), quickRun(), Options{Log: &log, Progress: func(harness.Progress) { panic("boom progress") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := b.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "boom progress") {
+		t.Fatalf("Run: code %d, error %v; want the runner's error with the panic's message", out.Code, err)
+	}
+	if out.Code != exitcode.Failure {
+		t.Errorf("code %d, want %d (a runtime failure)", out.Code, exitcode.Failure)
+	}
+	if !out.Run.Partial || !strings.Contains(out.Run.PartialReason, "boom progress") || len(out.Run.Result.Levels) != 1 {
+		t.Errorf("partial %v, reason %q, levels %d: want the level kept, marked partial, with the reason", out.Run.Partial, out.Run.PartialReason, len(out.Run.Result.Levels))
+	}
+	if strings.Contains(log.String(), "interrupted") {
+		t.Errorf("the log says the run was interrupted; nothing interrupted it:\n%s", log.String())
+	}
+}
+
