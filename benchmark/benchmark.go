@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/energy"
@@ -105,8 +106,10 @@ func badInput(err error) error {
 	return &InputError{Err: err}
 }
 
-// Benchmark is one run or sweep, set up by New and carried out by Run.
+// Benchmark is one run or sweep, set up by New and carried out by Run,
+// once.
 type Benchmark struct {
+	ran       atomic.Bool // Run was called
 	s         Settings
 	opt       Options
 	obj       slo.Objective
@@ -960,7 +963,14 @@ type Outcome struct {
 // panicked: the levels so far are kept, marked partial, with the error as
 // the reason); an interruption (ctx cancelled) is not an error but Code
 // exitcode.Partial, with the partial results written and marked.
+//
+// Run may be called once: it closes the benchmark. A second call, at the
+// same time as the first or after it, returns an error and runs nothing;
+// build a new Benchmark with New for another run.
 func (b *Benchmark) Run(ctx context.Context) (Outcome, error) {
+	if !b.ran.CompareAndSwap(false, true) {
+		return Outcome{Code: exitcode.Failure}, errors.New("benchmark: Run was already called on this Benchmark (a Benchmark runs once, and Run closes it): build a new one with New")
+	}
 	out, err := b.run(ctx)
 	return out, b.named(err)
 }

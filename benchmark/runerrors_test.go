@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -47,3 +48,34 @@ func TestRunReturnsTheRunnersError(t *testing.T) {
 	}
 }
 
+// Seen (issue 26, review): a second Run on one Benchmark measured the
+// built-in mock the first had closed, a dead port, and returned a nil
+// error; two Runs at once shared one runner. Run runs once: a second
+// call, during the first or after it, is refused and runs nothing.
+func TestRunRunsOnce(t *testing.T) {
+	t.Parallel()
+	var (
+		b         *Benchmark
+		duringErr error
+		calls     atomic.Int32
+	)
+	b, err := New(context.Background(), quickRun(), Options{Progress: func(harness.Progress) {
+		if calls.Add(1) == 1 {
+			_, duringErr = b.Run(context.Background())
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := b.Run(context.Background())
+	if err != nil || out.Run.Result.Levels[0].Summary.Requests.OK == 0 {
+		t.Fatalf("the first Run: %v", err)
+	}
+	if duringErr == nil || !strings.Contains(duringErr.Error(), "already called") {
+		t.Errorf("a Run during the first: %v, want it refused", duringErr)
+	}
+	out, err = b.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "build a new one with New") || out.Code != exitcode.Failure {
+		t.Errorf("a second Run: code %d, error %v; want it refused", out.Code, err)
+	}
+}
