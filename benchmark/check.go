@@ -80,6 +80,16 @@ func (b *Benchmark) validateFlags() []error {
 		if s.MaxLevels < 0 {
 			bad("--max-levels %d: want 0 for the default budget (the grid plus the bisection) or a positive number of levels", s.MaxLevels)
 		}
+	} else {
+		// A run searches no knee: a sweep's setting would be ignored.
+		for _, c := range []struct {
+			key string
+			val any
+		}{{"levels", s.GridLevels}, {"knee-tolerance", s.KneeTolerance}, {"max-levels", s.MaxLevels}, {"early-stop", s.EarlyStop}} {
+			if b.explicit[c.key] {
+				bad("--%s %v applies to a sweep (the knee search), which a run does not do: drop it, or make the benchmark a sweep (CommandSweep)", c.key, c.val)
+			}
+		}
 	}
 
 	// Levels: --rate means a concurrency in closed loop, a rate in open

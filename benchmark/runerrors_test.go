@@ -79,3 +79,21 @@ func TestRunRunsOnce(t *testing.T) {
 		t.Errorf("a second Run: code %d, error %v; want it refused", out.Code, err)
 	}
 }
+
+// Seen (issue 26, review): a run (CommandRun) took a sweep's settings
+// and ignored them. Each is refused, named, when it differs from the
+// run's defaults.
+func TestRunRefusesSweepSettings(t *testing.T) {
+	t.Parallel()
+	s := quickRun()
+	s.KneeTolerance, s.GridLevels, s.MaxLevels, s.EarlyStop = 0.1, 5, 8, true
+	err := Check(s, Options{})
+	for _, want := range []string{"Settings.KneeTolerance 0.1 applies to a sweep", "Settings.GridLevels 5 applies", "Settings.MaxLevels 8 applies", "Settings.EarlyStop true applies", "CommandSweep"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Check: %v\nwant %q", err, want)
+		}
+	}
+	if err := Check(quickRun(), Options{}); err != nil {
+		t.Errorf("a run with the defaults: %v", err)
+	}
+}
