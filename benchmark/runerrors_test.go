@@ -10,6 +10,7 @@ import (
 
 	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/harness"
+	"github.com/gollm-bench/gollm-bench/slo"
 )
 
 // quickRun is a run against the instant built-in mock that writes
@@ -95,5 +96,18 @@ func TestRunRefusesSweepSettings(t *testing.T) {
 	}
 	if err := Check(quickRun(), Options{}); err != nil {
 		t.Errorf("a run with the defaults: %v", err)
+	}
+}
+
+// Seen (issue 26, review): Settings.SLO built by hand was not checked:
+// Percentile 150 or a NaN threshold judged the levels. New refuses it,
+// naming Settings.SLO and the term.
+func TestHandBuiltSLORefused(t *testing.T) {
+	t.Parallel()
+	s := quickRun()
+	s.SLO = slo.Objective{Terms: []slo.Term{{Metric: slo.MetricTTFT, Percentile: 150, Op: slo.OpLE, Threshold: 10}}}
+	_, err := New(context.Background(), s, Options{})
+	if _, ok := err.(*InputError); !ok || !strings.Contains(err.Error(), "Settings.SLO: slo: term 1 (ttft_p150<=10ms): percentile 150 is out of range") {
+		t.Errorf("New: %v, want an *InputError naming Settings.SLO", err)
 	}
 }

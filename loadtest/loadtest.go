@@ -147,8 +147,15 @@ func WithRecords(fn func(rec *loadgen.Record)) Option {
 // Sweep takes its objective as an argument.
 //
 // A Sweep refuses WithObjective with an objective other than its own.
+// An objective that slo.Objective.Validate refuses (one built by hand
+// with a term Parse would not give) is refused.
 func WithObjective(obj slo.Objective) Option {
-	return func(o *options) { o.objective, o.objectiveSet = obj, true }
+	return func(o *options) {
+		if err := obj.Validate(); err != nil {
+			o.errs = append(o.errs, fmt.Errorf("loadtest: WithObjective: %w", err))
+		}
+		o.objective, o.objectiveSet = obj, true
+	}
 }
 
 // WithTrims sets the share of each level excluded from its measured window
@@ -432,7 +439,8 @@ func meanRate(pacer loadgen.Pacer, d time.Duration) (rate float64, err error) {
 // rate known to pass and one known to fail, the knee is decided in about
 // the time a p99 term needs to pass (some 300 requests at the lower rate).
 //
-// WithPacer does not apply to a sweep (its levels are constant rates) and
+// An obj that slo.Objective.Validate refuses is refused before anything
+// is sent. WithPacer does not apply to a sweep (its levels are constant rates) and
 // is refused.
 func Sweep(ctx context.Context, target string, obj slo.Objective, opts ...Option) (sweep.Result, error) {
 	o, err := newOptions(opts)
@@ -441,6 +449,9 @@ func Sweep(ctx context.Context, target string, obj slo.Objective, opts ...Option
 	}
 	if obj.IsZero() {
 		return sweep.Result{}, errors.New("loadtest: Sweep needs an SLO with at least one term, e.g. slo.Parse(\"ttft_p99<=500ms\")")
+	}
+	if err := obj.Validate(); err != nil {
+		return sweep.Result{}, fmt.Errorf("loadtest: Sweep's objective: %w", err)
 	}
 	if o.pacer != nil {
 		return sweep.Result{}, errors.New("loadtest: WithPacer does not apply to Sweep, whose levels are constant rates; use Level for a pacer of your own")

@@ -177,3 +177,20 @@ func TestLevelStopsOnAnUnreachableTarget(t *testing.T) {
 		t.Errorf("stop %q after %d scheduled, want %q", lv.Result.StopReason, lv.Result.Scheduled, loadgen.StopUnreachable)
 	}
 }
+
+// Seen (issue 26, review): an Objective built by hand was never checked:
+// Percentile 150 judged levels in Level (WithObjective) and Sweep. Both
+// refuse it, before anything is sent, naming the term and the fix.
+func TestHandBuiltObjectiveRefused(t *testing.T) {
+	const dead = "http://127.0.0.1:1"
+	bad := slo.Objective{Terms: []slo.Term{{Metric: slo.MetricTTFT, Percentile: 150, Op: slo.OpLE, Threshold: 10}}}
+	const want = "term 1 (ttft_p150<=10ms): percentile 150 is out of range"
+	_, err := loadtest.Level(t.Context(), dead, loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 1}, time.Second, loadtest.WithObjective(bad))
+	if err == nil || !strings.Contains(err.Error(), "WithObjective: slo: "+want) {
+		t.Errorf("Level WithObjective(p150): %v, want it refused", err)
+	}
+	_, err = loadtest.Sweep(t.Context(), dead, bad)
+	if err == nil || !strings.Contains(err.Error(), "Sweep's objective: slo: "+want) {
+		t.Errorf("Sweep(p150): %v, want it refused", err)
+	}
+}
