@@ -50,6 +50,7 @@ type options struct {
 	work          loadgen.Workload
 	promptTokens  int
 	outputTokens  int
+	lengthsSet    bool // WithLengths was given (refused with WithWorkload)
 	pacer         loadgen.Pacer
 	onRecord      func(*loadgen.Record)
 	objective     slo.Objective
@@ -91,7 +92,8 @@ func WithClientOptions(opts ...openai.Option) Option {
 
 // WithWorkload sends the requests w builds (default: synthetic prompts of
 // DefaultPromptTokens, DefaultOutputTokens tokens out). A
-// loadgen.WorkloadFunc adapts a function.
+// loadgen.WorkloadFunc adapts a function. w sizes its own requests, so
+// WithLengths, which sizes the default ones, is refused with it.
 func WithWorkload(w loadgen.Workload) Option {
 	return func(o *options) {
 		if w == nil {
@@ -104,9 +106,11 @@ func WithWorkload(w loadgen.Workload) Option {
 // WithLengths sets the synthetic prompts' length and the tokens asked of
 // each answer (default DefaultPromptTokens, DefaultOutputTokens): the
 // CLI's --data prompt_tokens=P,output_tokens=O. Without a tokenizer a
-// prompt is P words, the unit the built-in mock counts.
+// prompt is P words, the unit the built-in mock counts. It sizes only
+// the default prompts: with WithWorkload it is refused.
 func WithLengths(promptTokens, outputTokens int) Option {
 	return func(o *options) {
+		o.lengthsSet = true
 		if promptTokens < 1 || outputTokens < 1 {
 			o.errs = append(o.errs, fmt.Errorf("loadtest: WithLengths(%d, %d): want two counts >= 1, e.g. WithLengths(256, 64)", promptTokens, outputTokens))
 		}
@@ -272,6 +276,9 @@ func newOptions(opts []Option) (options, error) {
 			continue
 		}
 		opt(&o)
+	}
+	if o.work != nil && o.lengthsSet {
+		o.errs = append(o.errs, errors.New("loadtest: WithLengths with WithWorkload: the lengths size only the default synthetic prompts, and the Workload builds its own requests; drop WithLengths, or size the Workload's requests (e.g. workload.SyntheticConfig.Lengths)"))
 	}
 	if o.work == nil && len(o.errs) == 0 {
 		w, err := workload.NewSynthetic(workload.SyntheticConfig{

@@ -122,8 +122,9 @@ func TestSweepHintsRefusedWhenBad(t *testing.T) {
 }
 
 // TestIgnoredOptionsRefused: Level used to ignore WithLevelDuration and
-// WithDecideMax, and Sweep an objective of WithObjective other than its
-// own (issue 26's review); each is now refused before anything is sent.
+// WithDecideMax, Level and Sweep WithLengths beside WithWorkload, and
+// Sweep an objective of WithObjective other than its own (issue 26's
+// review); each is now refused before anything is sent.
 func TestIgnoredOptionsRefused(t *testing.T) {
 	const dead = "http://127.0.0.1:1"
 	constant := loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 1}
@@ -138,6 +139,13 @@ func TestIgnoredOptionsRefused(t *testing.T) {
 	other, err := slo.Parse("ttft_p50<=1ms")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Seen (issue 26, review): WithLengths was silently dropped beside
+	// WithWorkload.
+	w := loadgen.WorkloadFunc(func(int64) (loadgen.Request, error) { return loadgen.Request{Prompt: "hi", MaxTokens: 1}, nil })
+	_, err = loadtest.Level(t.Context(), dead, constant, time.Second, loadtest.WithWorkload(w), loadtest.WithLengths(500, 100))
+	if err == nil || !strings.Contains(err.Error(), "WithLengths with WithWorkload") {
+		t.Errorf("Level with WithWorkload and WithLengths: %v, want the pair refused", err)
 	}
 	_, err = loadtest.Sweep(t.Context(), dead, obj, loadtest.WithObjective(other))
 	if err == nil || !strings.Contains(err.Error(), `WithObjective("ttft_p50<=1ms") differs from the objective Sweep is given ("ttft_p99<=500ms")`) {
