@@ -120,9 +120,12 @@ func WithLengths(promptTokens, outputTokens int) Option {
 
 // WithPacer gives Level's arrival process: any loadgen.Pacer (a
 // loadgen.PacerFunc adapts a function). The level then runs open loop at
-// the pacer's times; its profile's Rate may be 0, and is then the
-// pacer's mean rate over the level (arrivals planned before its end /
-// its length), which only names the level.
+// the pacer's times. Give Level the zero Profile or Mode constant, with
+// Rate 0: the pacer alone sets the arrivals, and the Summary's
+// Profile.Rate is then the pacer's mean rate over the level (arrivals
+// planned before its end / its length, req/s). A Profile Rate other than
+// 0, or Mode poisson, would describe arrivals the pacer does not make,
+// and is refused.
 func WithPacer(p loadgen.Pacer) Option {
 	return func(o *options) {
 		if p == nil {
@@ -352,8 +355,9 @@ func (o *options) runner(client *openai.Client, lim, decide loadgen.Limits, prec
 // returns everything it measured: Level.Result counts the requests
 // scheduled, sent, ok, failed and cancelled; Level.Summary holds the
 // latencies (ms) with their 95 % intervals and the throughputs over the
-// measured window. d must be > 0. With WithPacer, p may be the zero
-// Profile: the level then runs open loop at the pacer's times.
+// measured window. d must be > 0. With WithPacer, p is the zero Profile
+// (or Mode constant, Rate 0): the level then runs open loop at the
+// pacer's times, and a Profile rate or a poisson mode is refused.
 //
 // Errors: bad options, an unreachable /v1/models when no model is named,
 // or the level's own (a panicking workload or callback, ctx cancelled).
@@ -374,18 +378,21 @@ func Level(ctx context.Context, target string, p loadgen.Profile, d time.Duratio
 	}
 	if o.pacer != nil {
 		if !p.Mode.OpenLoop() && p.Mode != "" {
-			return harness.Level{}, fmt.Errorf("loadtest: WithPacer with a %s profile: a pacer sets arrival times, which only an open-loop level (constant or poisson) has; give the zero Profile or Mode constant", p.Mode)
+			return harness.Level{}, fmt.Errorf("loadtest: WithPacer with a %s profile: a pacer sets arrival times, which only an open-loop level has; give the zero Profile", p.Mode)
 		}
-		p.Mode = loadgen.ModeConstant
 		// A faulty pacer (negative, decreasing or too dense offsets) is
-		// named as the fault, before its mean rate is taken.
+		// named as the fault, before the profile or its mean rate.
 		if err := loadgen.CheckPacer(ctx, o.pacer, loadgen.Limits{MaxDuration: d}); err != nil {
 			return harness.Level{}, fmt.Errorf("loadtest: %w", err)
 		}
-		if p.Rate <= 0 {
-			if p.Rate, err = meanRate(o.pacer, d); err != nil {
-				return harness.Level{}, err
-			}
+		// The pacer's arrivals are the level's: a rate or a Poisson mode
+		// of the Profile would misname them in the Summary.
+		if p.Mode == loadgen.ModePoisson || p.Rate != 0 {
+			return harness.Level{}, fmt.Errorf("loadtest: WithPacer with Profile{Mode: %q, Rate: %v}: the pacer sets the arrivals, so the Profile's mode and rate would misname them; give the zero Profile (or Mode constant, Rate 0), and the Summary reports the pacer's mean rate", p.Mode, p.Rate)
+		}
+		p.Mode = loadgen.ModeConstant
+		if p.Rate, err = meanRate(o.pacer, d); err != nil {
+			return harness.Level{}, err
 		}
 	}
 	if err := p.Validate(); err != nil {

@@ -56,6 +56,10 @@ func TestLevelRefusesOrSurvivesBadParts(t *testing.T) {
 		}))}, "p boom"},
 		{"panicking callback", constant, []loadtest.Option{loadtest.WithRecords(func(*loadgen.Record) { panic("cb boom") })}, "cb boom"},
 		{"pacer with a closed loop", loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 2}, []loadtest.Option{loadtest.WithPacer(loadgen.ConstantPacer{Rate: 5})}, "only an open-loop level"},
+		// Seen (issue 26, review): the Summary said Rate 100 while the
+		// pacer sent 4 req/s, and poisson silently became constant.
+		{"pacer with a rate", loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 100}, []loadtest.Option{loadtest.WithPacer(loadgen.ConstantPacer{Rate: 4})}, `WithPacer with Profile{Mode: "constant", Rate: 100}: the pacer sets the arrivals`},
+		{"pacer with poisson", loadgen.Profile{Mode: loadgen.ModePoisson}, []loadtest.Option{loadtest.WithPacer(loadgen.ConstantPacer{Rate: 4})}, `WithPacer with Profile{Mode: "poisson", Rate: 0}`},
 		{"zero duration", constant, nil, "duration 0s"},
 		{"nil client option", constant, []loadtest.Option{loadtest.WithClientOptions(nil)}, "WithClientOptions: option 0 is nil"},
 		{"panicking progress", constant, []loadtest.Option{loadtest.WithProgress(func(harness.Progress) { panic("pg boom") })}, "Config.Progress panicked: pg boom"},
