@@ -53,7 +53,9 @@ type Options struct {
 	Progress func(harness.Progress)
 	// SweepProgress, when set, is called as each level starts and ends,
 	// with the sweep's phase, the level's verdict and the levels expected
-	// in all (sweep.WithProgress); report.Progress.Sweep shows them.
+	// in all (sweep.WithProgress); report.Progress.Sweep shows them. A
+	// panic in it stops the levels and is Run's error, as one in
+	// Progress is.
 	SweepProgress func(sweep.Event)
 	// FS is what the results folder is written through (nil: the
 	// operating system's); tests give one that fills up.
@@ -64,7 +66,8 @@ type Options struct {
 	// redacted.
 	Args []string
 	// OpenNVML opens NVML for Settings.Energy "nvml" and "auto" (package
-	// energy/nvml's Open); nil: NVML is unavailable.
+	// energy/nvml's Open); nil: NVML is unavailable. A panic in it is
+	// New's error.
 	OpenNVML func() (energy.Source, error)
 	// Notes are warnings the caller raised while building the settings
 	// (e.g. what a --like result could not reproduce), recorded in run.json.
@@ -174,6 +177,9 @@ type Benchmark struct {
 	stopLevels   context.CancelCauseFunc
 	reserveErr   *results.WriteError
 	runJSONBytes int64
+	// callbackErr is Options.SweepProgress's panic, which stopped the
+	// levels (sweepProgress).
+	callbackErr error
 
 	proxyUsed string // the target's proxy, credentials redacted; "" for none
 
@@ -993,6 +999,8 @@ func (b *Benchmark) run(ctx context.Context) (Outcome, error) {
 	}
 	if b.reserveErr != nil {
 		runErr = b.reserveErr // the disk filled: stopped to keep room for run.json
+	} else if b.callbackErr != nil {
+		runErr = b.callbackErr // what stopped the levels, not the stop
 	}
 	var writeErr *results.WriteError
 	failedWrite := errors.As(runErr, &writeErr)
@@ -1111,10 +1119,26 @@ func (b *Benchmark) sweepOptions() []sweep.Option {
 		if ev.Type == sweep.LevelEnd {
 			b.growReserve(ev)
 		}
-		if b.opt.SweepProgress != nil {
-			b.opt.SweepProgress(ev)
-		}
+		b.sweepProgress(ev)
 	})}
+}
+
+// sweepProgress calls Options.SweepProgress, turning a panic into
+// callbackErr, which stops the levels (as a panic in Options.Progress
+// does) and becomes Run's error; no event follows it.
+func (b *Benchmark) sweepProgress(ev sweep.Event) {
+	if b.opt.SweepProgress == nil || b.callbackErr != nil {
+		return
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			b.callbackErr = fmt.Errorf("benchmark: level %d: Options.SweepProgress panicked: %v", ev.Index, v)
+			if b.stopLevels != nil {
+				b.stopLevels(b.callbackErr)
+			}
+		}
+	}()
+	b.opt.SweepProgress(ev)
 }
 
 // result assembles run.json.

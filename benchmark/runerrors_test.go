@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gollm-bench/gollm-bench/energy"
 	"github.com/gollm-bench/gollm-bench/exitcode"
 	"github.com/gollm-bench/gollm-bench/harness"
 	"github.com/gollm-bench/gollm-bench/slo"
+	"github.com/gollm-bench/gollm-bench/sweep"
 )
 
 // quickRun is a run against the instant built-in mock that writes
@@ -110,4 +112,46 @@ func TestHandBuiltSLORefused(t *testing.T) {
 	if _, ok := err.(*InputError); !ok || !strings.Contains(err.Error(), "Settings.SLO: slo: term 1 (ttft_p150<=10ms): percentile 150 is out of range") {
 		t.Errorf("New: %v, want an *InputError naming Settings.SLO", err)
 	}
+}
+
+// Seen (issue 26, review): a panic in Options.SweepProgress or
+// Options.OpenNVML escaped Run and New to the caller, although one in
+// Options.Progress was an error. Each is now an error with the panic's
+// message: SweepProgress's stops the levels and is Run's; OpenNVML's is
+// New's for Energy "nvml", and a warning for "auto", which goes on.
+func TestCallbackPanicsAreErrors(t *testing.T) {
+	t.Parallel()
+	noPanic := func(t *testing.T) {
+		t.Helper()
+		if v := recover(); v != nil {
+			t.Fatalf("a panic escaped: %v", v)
+		}
+	}
+	t.Run("SweepProgress", func(t *testing.T) {
+		defer noPanic(t)
+		b, err := New(context.Background(), quickRun(), Options{SweepProgress: func(sweep.Event) { panic("boom sweep progress") }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := b.Run(context.Background())
+		if err == nil || !strings.Contains(err.Error(), "Options.SweepProgress panicked: boom sweep progress") || out.Code != exitcode.Failure {
+			t.Errorf("Run: code %d, error %v; want the panic as the error", out.Code, err)
+		}
+	})
+	t.Run("OpenNVML", func(t *testing.T) {
+		defer noPanic(t)
+		s := quickRun()
+		s.Energy = "nvml"
+		opt := Options{OpenNVML: func() (energy.Source, error) { panic("boom nvml") }}
+		_, err := New(context.Background(), s, opt)
+		if err == nil || !strings.Contains(err.Error(), "Options.OpenNVML panicked: boom nvml") {
+			t.Errorf("New, Energy nvml: %v, want the panic as the error", err)
+		}
+		s.Energy = "auto"
+		b, err := New(context.Background(), s, opt)
+		if err != nil {
+			t.Fatalf("New, Energy auto: %v, want it to go on without NVML", err)
+		}
+		b.Close()
+	})
 }
