@@ -155,3 +155,29 @@ func TestCallbackPanicsAreErrors(t *testing.T) {
 		b.Close()
 	})
 }
+
+// Seen (issue 26, review): Check passed a MockPreset that New refused,
+// and with no OutputDir, Gzip, Overwrite and the file formats were
+// silently no-ops. Check refuses each, naming it; the default formats
+// with no OutputDir stay valid (the console table only).
+func TestCheckRefusesWhatNewOrNoFolderWould(t *testing.T) {
+	t.Parallel()
+	s := quickRun()
+	s.MockPreset, s.Gzip, s.Overwrite = "nope", true, true
+	s.Formats = []Format{FormatConsole, FormatCSV, FormatHTML}
+	err := Check(s, Options{})
+	for _, want := range []string{"Settings.MockPreset: ", `"nope"`, "Settings.Gzip true with no Settings.OutputDir", "Settings.Overwrite true with no Settings.OutputDir",
+		"Settings.Formats csv with no Settings.OutputDir", "Settings.Formats html with no"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Check: %v\nwant %q", err, want)
+		}
+	}
+	if err != nil && strings.Contains(err.Error(), "Settings.Formats console") {
+		t.Errorf("Check refused the console format: %v", err)
+	}
+	s = quickRun()
+	s.Formats = []Format{FormatConsole}
+	if err := Check(s, Options{}); err != nil {
+		t.Errorf("console only, no OutputDir: %v", err)
+	}
+}
