@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/energy"
@@ -52,7 +53,9 @@ type Options struct {
 	Progress func(harness.Progress)
 	// SweepProgress, when set, is called as each level starts and ends,
 	// with the sweep's phase, the level's verdict and the levels expected
-	// in all (sweep.WithProgress); report.Progress.Sweep shows them.
+	// in all (sweep.WithProgress); report.Progress.Sweep shows them. A
+	// panic in it stops the levels and is Run's error, as one in
+	// Progress is.
 	SweepProgress func(sweep.Event)
 	// FS is what the results folder is written through (nil: the
 	// operating system's); tests give one that fills up.
@@ -63,7 +66,8 @@ type Options struct {
 	// redacted.
 	Args []string
 	// OpenNVML opens NVML for Settings.Energy "nvml" and "auto" (package
-	// energy/nvml's Open); nil: NVML is unavailable.
+	// energy/nvml's Open); nil: NVML is unavailable. A panic in it is
+	// New's error.
 	OpenNVML func() (energy.Source, error)
 	// Notes are warnings the caller raised while building the settings
 	// (e.g. what a --like result could not reproduce), recorded in run.json.
@@ -105,8 +109,10 @@ func badInput(err error) error {
 	return &InputError{Err: err}
 }
 
-// Benchmark is one run or sweep, set up by New and carried out by Run.
+// Benchmark is one run or sweep, set up by New and carried out by Run,
+// once.
 type Benchmark struct {
+	ran       atomic.Bool // Run was called
 	s         Settings
 	opt       Options
 	obj       slo.Objective
@@ -171,6 +177,9 @@ type Benchmark struct {
 	stopLevels   context.CancelCauseFunc
 	reserveErr   *results.WriteError
 	runJSONBytes int64
+	// callbackErr is Options.SweepProgress's panic, which stopped the
+	// levels (sweepProgress).
+	callbackErr error
 
 	proxyUsed string // the target's proxy, credentials redacted; "" for none
 
@@ -956,10 +965,18 @@ type Outcome struct {
 // after an interruption or a failure, and closes the benchmark. Its error
 // is a runtime failure (Outcome.Code exitcode.Failure): a failed write
 // (naming the file, the space left, and what was kept), no request
-// succeeded at any level, or the runner's error; an interruption (ctx
-// cancelled) is not an error but Code exitcode.Partial, with the partial
-// results written and marked.
+// succeeded at any level, or the runner's error (e.g. an Options callback
+// panicked: the levels so far are kept, marked partial, with the error as
+// the reason); an interruption (ctx cancelled) is not an error but Code
+// exitcode.Partial, with the partial results written and marked.
+//
+// Run may be called once: it closes the benchmark. A second call, at the
+// same time as the first or after it, returns an error and runs nothing;
+// build a new Benchmark with New for another run.
 func (b *Benchmark) Run(ctx context.Context) (Outcome, error) {
+	if !b.ran.CompareAndSwap(false, true) {
+		return Outcome{Code: exitcode.Failure}, errors.New("benchmark: Run was already called on this Benchmark (a Benchmark runs once, and Run closes it): build a new one with New")
+	}
 	out, err := b.run(ctx)
 	return out, b.named(err)
 }
@@ -982,6 +999,8 @@ func (b *Benchmark) run(ctx context.Context) (Outcome, error) {
 	}
 	if b.reserveErr != nil {
 		runErr = b.reserveErr // the disk filled: stopped to keep room for run.json
+	} else if b.callbackErr != nil {
+		runErr = b.callbackErr // what stopped the levels, not the stop
 	}
 	var writeErr *results.WriteError
 	failedWrite := errors.As(runErr, &writeErr)
@@ -992,11 +1011,16 @@ func (b *Benchmark) run(ctx context.Context) (Outcome, error) {
 		res.Warnings = append(res.Warnings, metrics.Warning{Code: results.WarnWriteFailed, Level: -1, Message: writeFailedWarning(writeErr, b.log.Records())})
 	}
 	run := b.result(res)
+	// A runner that failed (an Options callback panicked, say) with ctx
+	// live was not interrupted: its error is Run's, and the reason says it.
+	runnerFailed := res.Partial && runErr != nil && ctx.Err() == nil && !failedWrite
 	switch {
 	case failedWrite:
 		run.PartialReason = "stopped by a failed write: " + writeErr.Error()
 	case ctx.Err() != nil:
 		run.PartialReason = interruptedBy(ctx)
+	case runnerFailed:
+		run.PartialReason = "stopped by an error: " + fieldname.Replace(runErr, warningWords...).Error()
 	}
 	if !b.shard.IsZero() {
 		run.Config.Shard = b.shard.String()
@@ -1015,6 +1039,9 @@ func (b *Benchmark) run(ctx context.Context) (Outcome, error) {
 	switch {
 	case outErr != nil:
 		return out, errors.Join(runErr, outErr)
+	case runnerFailed:
+		fmt.Fprintf(b.opt.Log, "stopped by an error: partial results%s\n", b.where(" kept in "))
+		return out, fmt.Errorf("%w (partial results%s)", fieldname.Replace(runErr, warningWords...), b.where(" kept in "))
 	case res.Partial:
 		fmt.Fprintf(b.opt.Log, "%s: partial results%s\n", interruptedBy(ctx), b.where(" kept in "))
 		out.Code = exitcode.Partial
@@ -1092,10 +1119,26 @@ func (b *Benchmark) sweepOptions() []sweep.Option {
 		if ev.Type == sweep.LevelEnd {
 			b.growReserve(ev)
 		}
-		if b.opt.SweepProgress != nil {
-			b.opt.SweepProgress(ev)
-		}
+		b.sweepProgress(ev)
 	})}
+}
+
+// sweepProgress calls Options.SweepProgress, turning a panic into
+// callbackErr, which stops the levels (as a panic in Options.Progress
+// does) and becomes Run's error; no event follows it.
+func (b *Benchmark) sweepProgress(ev sweep.Event) {
+	if b.opt.SweepProgress == nil || b.callbackErr != nil {
+		return
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			b.callbackErr = fmt.Errorf("benchmark: level %d: Options.SweepProgress panicked: %v", ev.Index, v)
+			if b.stopLevels != nil {
+				b.stopLevels(b.callbackErr)
+			}
+		}
+	}()
+	b.opt.SweepProgress(ev)
 }
 
 // result assembles run.json.

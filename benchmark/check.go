@@ -20,6 +20,7 @@ import (
 	"github.com/gollm-bench/gollm-bench/internal/redact"
 	"github.com/gollm-bench/gollm-bench/litellm"
 	"github.com/gollm-bench/gollm-bench/loadgen"
+	"github.com/gollm-bench/gollm-bench/mockserver"
 	"github.com/gollm-bench/gollm-bench/openai"
 	"github.com/gollm-bench/gollm-bench/scorecard"
 )
@@ -79,6 +80,44 @@ func (b *Benchmark) validateFlags() []error {
 		}
 		if s.MaxLevels < 0 {
 			bad("--max-levels %d: want 0 for the default budget (the grid plus the bisection) or a positive number of levels", s.MaxLevels)
+		}
+	} else {
+		// A run searches no knee: a sweep's setting would be ignored.
+		for _, c := range []struct {
+			key string
+			val any
+		}{{"levels", s.GridLevels}, {"knee-tolerance", s.KneeTolerance}, {"max-levels", s.MaxLevels}, {"early-stop", s.EarlyStop}} {
+			if b.explicit[c.key] {
+				bad("--%s %v applies to a sweep (the knee search), which a run does not do: drop it, or make the benchmark a sweep (CommandSweep)", c.key, c.val)
+			}
+		}
+	}
+
+	// Without a results folder nothing is written: a setting that shapes
+	// the files would be ignored. The default formats are not refused
+	// (console is printed; the files are not written), nor is json, which
+	// names no file of its own (run.json is written with every folder):
+	// Formats json alone asks for no console table.
+	if s.OutputDir == "" {
+		for _, c := range []struct {
+			key string
+			val any
+		}{{"gzip", s.Gzip}, {"overwrite", s.Overwrite}} {
+			if b.explicit[c.key] {
+				bad("--%s %v with no --output-dir: it shapes the results folder, which is not written without one; give --output-dir, or drop it", c.key, c.val)
+			}
+		}
+		if b.explicit["format"] {
+			for _, f := range s.Formats {
+				if f == FormatCSV || f == FormatHTML {
+					bad("--format %s with no --output-dir: %s is a file of the results folder, which is not written without one; give --output-dir, or keep only %s (printed on Options.Stdout) or %s", f, f, FormatConsole, FormatJSON)
+				}
+			}
+		}
+	}
+	if s.Target == "" {
+		if _, err := mockserver.Preset(s.MockPreset); err != nil {
+			bad("--mock-preset: %w", err)
 		}
 	}
 

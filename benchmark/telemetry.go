@@ -19,7 +19,18 @@ import (
 // that --stabilize without a power source is refused first.
 func (b *Benchmark) openMeter() error {
 	s := &b.s
-	opts := []energy.Option{energy.WithNVML(b.opt.OpenNVML)}
+	var opts []energy.Option
+	if open := b.opt.OpenNVML; open != nil {
+		opts = append(opts, energy.WithNVML(func() (src energy.Source, err error) {
+			defer func() {
+				if v := recover(); v != nil {
+					// NVML could not be opened: "auto" goes on without it.
+					src, err = nil, fmt.Errorf("%w: Options.OpenNVML panicked: %v", energy.ErrNVMLUnavailable, v)
+				}
+			}()
+			return open()
+		}))
+	}
 	if len(s.EnergyFilter) > 0 {
 		opts = append(opts, energy.WithFilter(s.EnergyFilter))
 	}

@@ -178,3 +178,35 @@ func TestHarnessGoroutinePanicsAreErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestRunLevelRefusesAConcurrentCall: a Runner runs one level at a time.
+// Seen (issue 26, review): a RunLevel from a second goroutine was not
+// refused (loadgen.Generator refuses its own); now it returns an error
+// and sends nothing, and the level in progress runs on.
+func TestRunLevelRefusesAConcurrentCall(t *testing.T) {
+	var (
+		r         *harness.Runner
+		secondErr error
+		once      atomic.Bool
+	)
+	r = mockRunner(t, func(*loadgen.Record) {
+		if once.CompareAndSwap(false, true) {
+			done := make(chan error)
+			go func() {
+				_, err := r.RunLevel(t.Context(), 1, loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 1})
+				done <- err
+			}()
+			secondErr = <-done
+		}
+	})
+	_, err := r.RunLevel(t.Context(), 0, loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 2})
+	if err != nil {
+		t.Fatalf("the first RunLevel: %v", err)
+	}
+	if secondErr == nil || !strings.Contains(secondErr.Error(), "another level is in progress") {
+		t.Errorf("the concurrent RunLevel: %v, want it refused", secondErr)
+	}
+	if lv := r.Levels(); len(lv) != 1 || lv[0].Result.OK != 20 {
+		t.Errorf("levels %d: want only the first level, whole", len(lv))
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gollm-bench/gollm-bench/energy/gpu"
@@ -197,10 +198,12 @@ type Level struct {
 }
 
 // Runner runs levels; it implements sweep.LevelRunner. Levels run one at a
-// time (RunLevel must not be called concurrently).
+// time: a RunLevel (or RunLevelToDecision) called while another is in
+// progress on the same Runner returns an error and runs nothing.
 type Runner struct {
 	cfg     Config
-	nextSeq int64 // Seq of the next level's first request
+	running atomic.Bool // a level is in progress (runLevel)
+	nextSeq int64       // Seq of the next level's first request
 
 	genMu sync.Mutex
 	gen   *loadgen.Generator // the level in progress, for progress reports
@@ -366,6 +369,10 @@ func (r *Runner) RunLevelToDecision(ctx context.Context, level int, p loadgen.Pr
 }
 
 func (r *Runner) runLevel(ctx context.Context, level int, p loadgen.Profile, decide bool) (metrics.Summary, error) {
+	if !r.running.CompareAndSwap(false, true) {
+		return metrics.Summary{}, fmt.Errorf("harness: level %d: RunLevel called while another level is in progress on the same Runner; levels run one at a time (use a Runner per concurrent caller)", level)
+	}
+	defer r.running.Store(false)
 	n := max(r.cfg.Repeat, 1)
 	if n == 1 {
 		s, _, err := r.runOnce(ctx, level, p, 0, decide)

@@ -50,6 +50,7 @@ type options struct {
 	work          loadgen.Workload
 	promptTokens  int
 	outputTokens  int
+	lengthsSet    bool // WithLengths was given (refused with WithWorkload)
 	pacer         loadgen.Pacer
 	onRecord      func(*loadgen.Record)
 	objective     slo.Objective
@@ -91,7 +92,8 @@ func WithClientOptions(opts ...openai.Option) Option {
 
 // WithWorkload sends the requests w builds (default: synthetic prompts of
 // DefaultPromptTokens, DefaultOutputTokens tokens out). A
-// loadgen.WorkloadFunc adapts a function.
+// loadgen.WorkloadFunc adapts a function. w sizes its own requests, so
+// WithLengths, which sizes the default ones, is refused with it.
 func WithWorkload(w loadgen.Workload) Option {
 	return func(o *options) {
 		if w == nil {
@@ -104,9 +106,11 @@ func WithWorkload(w loadgen.Workload) Option {
 // WithLengths sets the synthetic prompts' length and the tokens asked of
 // each answer (default DefaultPromptTokens, DefaultOutputTokens): the
 // CLI's --data prompt_tokens=P,output_tokens=O. Without a tokenizer a
-// prompt is P words, the unit the built-in mock counts.
+// prompt is P words, the unit the built-in mock counts. It sizes only
+// the default prompts: with WithWorkload it is refused.
 func WithLengths(promptTokens, outputTokens int) Option {
 	return func(o *options) {
+		o.lengthsSet = true
 		if promptTokens < 1 || outputTokens < 1 {
 			o.errs = append(o.errs, fmt.Errorf("loadtest: WithLengths(%d, %d): want two counts >= 1, e.g. WithLengths(256, 64)", promptTokens, outputTokens))
 		}
@@ -116,9 +120,12 @@ func WithLengths(promptTokens, outputTokens int) Option {
 
 // WithPacer gives Level's arrival process: any loadgen.Pacer (a
 // loadgen.PacerFunc adapts a function). The level then runs open loop at
-// the pacer's times; its profile's Rate may be 0, and is then the
-// pacer's mean rate over the level (arrivals planned before its end /
-// its length), which only names the level.
+// the pacer's times. Give Level the zero Profile or Mode constant, with
+// Rate 0: the pacer alone sets the arrivals, and the Summary's
+// Profile.Rate is then the pacer's mean rate over the level (arrivals
+// planned before its end / its length, req/s). A Profile Rate other than
+// 0, or Mode poisson, would describe arrivals the pacer does not make,
+// and is refused.
 func WithPacer(p loadgen.Pacer) Option {
 	return func(o *options) {
 		if p == nil {
@@ -147,8 +154,15 @@ func WithRecords(fn func(rec *loadgen.Record)) Option {
 // Sweep takes its objective as an argument.
 //
 // A Sweep refuses WithObjective with an objective other than its own.
+// An objective that slo.Objective.Validate refuses (one built by hand
+// with a term Parse would not give) is refused.
 func WithObjective(obj slo.Objective) Option {
-	return func(o *options) { o.objective, o.objectiveSet = obj, true }
+	return func(o *options) {
+		if err := obj.Validate(); err != nil {
+			o.errs = append(o.errs, fmt.Errorf("loadtest: WithObjective: %w", err))
+		}
+		o.objective, o.objectiveSet = obj, true
+	}
 }
 
 // WithTrims sets the share of each level excluded from its measured window
@@ -266,6 +280,9 @@ func newOptions(opts []Option) (options, error) {
 		}
 		opt(&o)
 	}
+	if o.work != nil && o.lengthsSet {
+		o.errs = append(o.errs, errors.New("loadtest: WithLengths with WithWorkload: the lengths size only the default synthetic prompts, and the Workload builds its own requests; drop WithLengths, or size the Workload's requests (e.g. workload.SyntheticConfig.Lengths)"))
+	}
 	if o.work == nil && len(o.errs) == 0 {
 		w, err := workload.NewSynthetic(workload.SyntheticConfig{
 			Lengths: workload.Data{PromptTokens: o.promptTokens, OutputTokens: o.outputTokens},
@@ -338,8 +355,9 @@ func (o *options) runner(client *openai.Client, lim, decide loadgen.Limits, prec
 // returns everything it measured: Level.Result counts the requests
 // scheduled, sent, ok, failed and cancelled; Level.Summary holds the
 // latencies (ms) with their 95 % intervals and the throughputs over the
-// measured window. d must be > 0. With WithPacer, p may be the zero
-// Profile: the level then runs open loop at the pacer's times.
+// measured window. d must be > 0. With WithPacer, p is the zero Profile
+// (or Mode constant, Rate 0): the level then runs open loop at the
+// pacer's times, and a Profile rate or a poisson mode is refused.
 //
 // Errors: bad options, an unreachable /v1/models when no model is named,
 // or the level's own (a panicking workload or callback, ctx cancelled).
@@ -360,18 +378,21 @@ func Level(ctx context.Context, target string, p loadgen.Profile, d time.Duratio
 	}
 	if o.pacer != nil {
 		if !p.Mode.OpenLoop() && p.Mode != "" {
-			return harness.Level{}, fmt.Errorf("loadtest: WithPacer with a %s profile: a pacer sets arrival times, which only an open-loop level (constant or poisson) has; give the zero Profile or Mode constant", p.Mode)
+			return harness.Level{}, fmt.Errorf("loadtest: WithPacer with a %s profile: a pacer sets arrival times, which only an open-loop level has; give the zero Profile", p.Mode)
 		}
-		p.Mode = loadgen.ModeConstant
 		// A faulty pacer (negative, decreasing or too dense offsets) is
-		// named as the fault, before its mean rate is taken.
+		// named as the fault, before the profile or its mean rate.
 		if err := loadgen.CheckPacer(ctx, o.pacer, loadgen.Limits{MaxDuration: d}); err != nil {
 			return harness.Level{}, fmt.Errorf("loadtest: %w", err)
 		}
-		if p.Rate <= 0 {
-			if p.Rate, err = meanRate(o.pacer, d); err != nil {
-				return harness.Level{}, err
-			}
+		// The pacer's arrivals are the level's: a rate or a Poisson mode
+		// of the Profile would misname them in the Summary.
+		if p.Mode == loadgen.ModePoisson || p.Rate != 0 {
+			return harness.Level{}, fmt.Errorf("loadtest: WithPacer with Profile{Mode: %q, Rate: %v}: the pacer sets the arrivals, so the Profile's mode and rate would misname them; give the zero Profile (or Mode constant, Rate 0), and the Summary reports the pacer's mean rate", p.Mode, p.Rate)
+		}
+		p.Mode = loadgen.ModeConstant
+		if p.Rate, err = meanRate(o.pacer, d); err != nil {
+			return harness.Level{}, err
 		}
 	}
 	if err := p.Validate(); err != nil {
@@ -432,7 +453,8 @@ func meanRate(pacer loadgen.Pacer, d time.Duration) (rate float64, err error) {
 // rate known to pass and one known to fail, the knee is decided in about
 // the time a p99 term needs to pass (some 300 requests at the lower rate).
 //
-// WithPacer does not apply to a sweep (its levels are constant rates) and
+// An obj that slo.Objective.Validate refuses is refused before anything
+// is sent. WithPacer does not apply to a sweep (its levels are constant rates) and
 // is refused.
 func Sweep(ctx context.Context, target string, obj slo.Objective, opts ...Option) (sweep.Result, error) {
 	o, err := newOptions(opts)
@@ -441,6 +463,9 @@ func Sweep(ctx context.Context, target string, obj slo.Objective, opts ...Option
 	}
 	if obj.IsZero() {
 		return sweep.Result{}, errors.New("loadtest: Sweep needs an SLO with at least one term, e.g. slo.Parse(\"ttft_p99<=500ms\")")
+	}
+	if err := obj.Validate(); err != nil {
+		return sweep.Result{}, fmt.Errorf("loadtest: Sweep's objective: %w", err)
 	}
 	if o.pacer != nil {
 		return sweep.Result{}, errors.New("loadtest: WithPacer does not apply to Sweep, whose levels are constant rates; use Level for a pacer of your own")

@@ -56,6 +56,10 @@ func TestLevelRefusesOrSurvivesBadParts(t *testing.T) {
 		}))}, "p boom"},
 		{"panicking callback", constant, []loadtest.Option{loadtest.WithRecords(func(*loadgen.Record) { panic("cb boom") })}, "cb boom"},
 		{"pacer with a closed loop", loadgen.Profile{Mode: loadgen.ModeConcurrent, Concurrency: 2}, []loadtest.Option{loadtest.WithPacer(loadgen.ConstantPacer{Rate: 5})}, "only an open-loop level"},
+		// Seen (issue 26, review): the Summary said Rate 100 while the
+		// pacer sent 4 req/s, and poisson silently became constant.
+		{"pacer with a rate", loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 100}, []loadtest.Option{loadtest.WithPacer(loadgen.ConstantPacer{Rate: 4})}, `WithPacer with Profile{Mode: "constant", Rate: 100}: the pacer sets the arrivals`},
+		{"pacer with poisson", loadgen.Profile{Mode: loadgen.ModePoisson}, []loadtest.Option{loadtest.WithPacer(loadgen.ConstantPacer{Rate: 4})}, `WithPacer with Profile{Mode: "poisson", Rate: 0}`},
 		{"zero duration", constant, nil, "duration 0s"},
 		{"nil client option", constant, []loadtest.Option{loadtest.WithClientOptions(nil)}, "WithClientOptions: option 0 is nil"},
 		{"panicking progress", constant, []loadtest.Option{loadtest.WithProgress(func(harness.Progress) { panic("pg boom") })}, "Config.Progress panicked: pg boom"},
@@ -122,8 +126,9 @@ func TestSweepHintsRefusedWhenBad(t *testing.T) {
 }
 
 // TestIgnoredOptionsRefused: Level used to ignore WithLevelDuration and
-// WithDecideMax, and Sweep an objective of WithObjective other than its
-// own (issue 26's review); each is now refused before anything is sent.
+// WithDecideMax, Level and Sweep WithLengths beside WithWorkload, and
+// Sweep an objective of WithObjective other than its own (issue 26's
+// review); each is now refused before anything is sent.
 func TestIgnoredOptionsRefused(t *testing.T) {
 	const dead = "http://127.0.0.1:1"
 	constant := loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 1}
@@ -138,6 +143,13 @@ func TestIgnoredOptionsRefused(t *testing.T) {
 	other, err := slo.Parse("ttft_p50<=1ms")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Seen (issue 26, review): WithLengths was silently dropped beside
+	// WithWorkload.
+	w := loadgen.WorkloadFunc(func(int64) (loadgen.Request, error) { return loadgen.Request{Prompt: "hi", MaxTokens: 1}, nil })
+	_, err = loadtest.Level(t.Context(), dead, constant, time.Second, loadtest.WithWorkload(w), loadtest.WithLengths(500, 100))
+	if err == nil || !strings.Contains(err.Error(), "WithLengths with WithWorkload") {
+		t.Errorf("Level with WithWorkload and WithLengths: %v, want the pair refused", err)
 	}
 	_, err = loadtest.Sweep(t.Context(), dead, obj, loadtest.WithObjective(other))
 	if err == nil || !strings.Contains(err.Error(), `WithObjective("ttft_p50<=1ms") differs from the objective Sweep is given ("ttft_p99<=500ms")`) {
@@ -175,5 +187,22 @@ func TestLevelStopsOnAnUnreachableTarget(t *testing.T) {
 		loadtest.WithModel("m"))
 	if lv.Result.StopReason != loadgen.StopUnreachable {
 		t.Errorf("stop %q after %d scheduled, want %q", lv.Result.StopReason, lv.Result.Scheduled, loadgen.StopUnreachable)
+	}
+}
+
+// Seen (issue 26, review): an Objective built by hand was never checked:
+// Percentile 150 judged levels in Level (WithObjective) and Sweep. Both
+// refuse it, before anything is sent, naming the term and the fix.
+func TestHandBuiltObjectiveRefused(t *testing.T) {
+	const dead = "http://127.0.0.1:1"
+	bad := slo.Objective{Terms: []slo.Term{{Metric: slo.MetricTTFT, Percentile: 150, Op: slo.OpLE, Threshold: 10}}}
+	const want = "term 1 (ttft_p150<=10ms): percentile 150 is out of range"
+	_, err := loadtest.Level(t.Context(), dead, loadgen.Profile{Mode: loadgen.ModeConstant, Rate: 1}, time.Second, loadtest.WithObjective(bad))
+	if err == nil || !strings.Contains(err.Error(), "WithObjective: slo: "+want) {
+		t.Errorf("Level WithObjective(p150): %v, want it refused", err)
+	}
+	_, err = loadtest.Sweep(t.Context(), dead, bad)
+	if err == nil || !strings.Contains(err.Error(), "Sweep's objective: slo: "+want) {
+		t.Errorf("Sweep(p150): %v, want it refused", err)
 	}
 }

@@ -189,6 +189,9 @@ func parseTerm(src string, off int) (Term, error) {
 	if sc.pos != len(src) {
 		return Term{}, sc.errAt(sc.pos, "unexpected %q after the value: a term is metric_statistic op value[unit]; separate terms with commas", src[sc.pos:])
 	}
+	if err := t.check(); err != nil {
+		return Term{}, sc.errAt(termStart, "%v", err) // Validate's rules; the checks above catch each first
+	}
 	return t, nil
 }
 

@@ -202,6 +202,9 @@ func FuzzParse(f *testing.F) {
 		"ttft_p999<=1ms",
 		",,",
 		"icl_p0.001<=0.000001ms",
+		"ttft_p150<=10ms",
+		"ttft<=10ms",
+		"error_rate<=5",
 	} {
 		f.Add(s)
 	}
@@ -216,6 +219,12 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("Parse(%q) column %d out of range", s, pe.Column)
 			}
 			return
+		}
+		for i, term := range o.Terms {
+			// Parse and Validate agree: every term parsed passes Validate's rules.
+			if err := term.check(); err != nil {
+				t.Fatalf("Parse(%q) term %d passes Parse but not Validate: %v", s, i+1, err)
+			}
 		}
 		c := o.String()
 		back, err := Parse(c)

@@ -1,6 +1,7 @@
 package slo
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -48,6 +49,43 @@ func TestStreamed(t *testing.T) {
 	} {
 		if got := m.Streamed(); got != want {
 			t.Errorf("%s.Streamed() = %v, want %v", m, got, want)
+		}
+	}
+}
+
+// TestValidateHandBuiltTerms: an Objective built by hand gets Parse's
+// rules. Seen (issue 26, review): Percentile 150, a NaN or negative
+// threshold, no operator, metric "speed" and a latency term with no
+// statistic were all accepted, and judged levels.
+func TestValidateHandBuiltTerms(t *testing.T) {
+	for _, tt := range []struct {
+		term Term
+		want string // in the error; "": valid
+	}{
+		{Term{Metric: MetricTTFT, Percentile: 99, Op: OpLE, Threshold: 500}, ""},
+		{Term{Metric: MetricITL, Mean: true, Op: OpLT, Threshold: 0}, ""},
+		{Term{Metric: MetricErrorRate, Op: OpLE, Threshold: 0.01}, ""},
+		{Term{Metric: MetricOutputTPS, Op: OpGE, Threshold: 1000}, ""},
+		{Term{Metric: MetricTTFT, Percentile: 150, Op: OpLE, Threshold: 10}, "percentile 150 is out of range: set Percentile in (0, 100]"},
+		{Term{Metric: MetricTTFT, Percentile: math.NaN(), Op: OpLE, Threshold: 10}, "percentile NaN is out of range"},
+		{Term{Metric: MetricTTFT, Op: OpLE, Threshold: 10}, "percentile 0 is out of range"},
+		{Term{Metric: MetricTTFT, Percentile: 99, Mean: true, Op: OpLE, Threshold: 10}, "one statistic"},
+		{Term{Metric: MetricTTFT, Percentile: 99, Op: OpLE, Threshold: math.NaN()}, "threshold NaN: want a finite number >= 0 (ms)"},
+		{Term{Metric: MetricTTFT, Percentile: 99, Op: OpLE, Threshold: -1}, "threshold -1"},
+		{Term{Metric: MetricTTFT, Percentile: 99, Op: OpLE, Threshold: math.Inf(1)}, "threshold +Inf"},
+		{Term{Metric: MetricTTFT, Percentile: 99, Threshold: 10}, `operator ""`},
+		{Term{Metric: MetricTTFT, Percentile: 99, Op: OpGE, Threshold: 10}, "ttft_p99 is an upper bound"},
+		{Term{Metric: MetricOutputTPS, Op: OpLE, Threshold: 10}, "output_tps is a lower bound"},
+		{Term{Metric: MetricErrorRate, Op: OpLE, Threshold: 5}, "error_rate is a fraction in [0, 1]"},
+		{Term{Metric: MetricErrorRate, Percentile: 99, Op: OpLE, Threshold: 0.1}, "error_rate takes no statistic"},
+		{Term{Metric: "speed", Percentile: 99, Op: OpLE, Threshold: 10}, `unknown metric "speed"`},
+	} {
+		err := Objective{Terms: []Term{tt.term}}.Validate()
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%+v: %v", tt.term, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "term 1")):
+			t.Errorf("%+v: %v, want an error naming term 1 with %q", tt.term, err, tt.want)
 		}
 	}
 }
