@@ -28,8 +28,9 @@
 # (requests.jsonl's response_cost, the litellm reading, --price).
 #
 # Not part of `make test`. On the shared 2-core machine the whole script
-# takes about 25 minutes (live part 15, cost part about 10, callgrind of
-# gollm-bench 1); the installs take about 5 more the first time.
+# takes about 27 minutes (live part 16, cost part about 10, callgrind of
+# gollm-bench 1, the LiteLLM proxy 1); the installs take about 6 more the
+# first time.
 #
 # Usage: bench/cross-check.sh
 # Env:   LT_HOME        where the llama.cpp build and model live (default ~/.cache/llama-target)
