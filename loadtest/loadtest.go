@@ -123,7 +123,9 @@ func WithLengths(promptTokens, outputTokens int) Option {
 // the pacer's times. Give Level the zero Profile or Mode constant, with
 // Rate 0: the pacer alone sets the arrivals, and the Summary's
 // Profile.Rate is then the pacer's mean rate over the level (arrivals
-// planned before its end / its length, req/s). A Profile Rate other than
+// planned before its end / its length, req/s; of a plan of more than 10
+// million arrivals, the first 10 million over the time they span). A
+// Profile Rate other than
 // 0, or Mode poisson, would describe arrivals the pacer does not make,
 // and is refused.
 func WithPacer(p loadgen.Pacer) Option {
@@ -414,7 +416,14 @@ func Level(ctx context.Context, target string, p loadgen.Profile, d time.Duratio
 	return lv, err
 }
 
+// meanRateArrivals bounds the arrivals meanRate counts: 10 million, a
+// second or so of the pacer's time.
+const meanRateArrivals = 10_000_000
+
 // meanRate is the mean rate of pacer's arrivals planned before d, req/s.
+// A plan of more than meanRateArrivals arrivals is not counted to its end:
+// its rate is that of the arrivals counted, over the time they span (the
+// whole level's count would need them all).
 func meanRate(pacer loadgen.Pacer, d time.Duration) (rate float64, err error) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -423,7 +432,7 @@ func meanRate(pacer loadgen.Pacer, d time.Duration) (rate float64, err error) {
 	}()
 	var n int64
 	var prev time.Duration
-	for ; n < 1e7; n++ {
+	for ; n < meanRateArrivals; n++ {
 		at := pacer.Arrival(n, prev)
 		if at >= d {
 			break
@@ -432,6 +441,9 @@ func meanRate(pacer loadgen.Pacer, d time.Duration) (rate float64, err error) {
 	}
 	if n == 0 {
 		return 0, fmt.Errorf("loadtest: the Pacer plans no arrival within the level's %v", d)
+	}
+	if n == meanRateArrivals && prev > 0 {
+		return float64(n-1) / prev.Seconds(), nil // n arrivals span n-1 gaps
 	}
 	return float64(n) / d.Seconds(), nil
 }
