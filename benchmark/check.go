@@ -110,7 +110,7 @@ func (b *Benchmark) validateFlags() []error {
 		if b.explicit["format"] {
 			for _, f := range s.Formats {
 				if f == FormatCSV || f == FormatHTML {
-					bad("--format %s with no --output-dir: %s is a file of the results folder, which is not written without one; give --output-dir, or keep only %s (printed on Options.Stdout) or %s", f, f, FormatConsole, FormatJSON)
+					bad("--format %s with no --output-dir: %s is a file of the results folder, which is not written without one; give --output-dir, or keep only %s (the table on standard output) or %s", f, f, FormatConsole, FormatJSON)
 				}
 			}
 		}
