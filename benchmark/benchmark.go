@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -199,6 +200,12 @@ type Benchmark struct {
 func New(ctx context.Context, s Settings, opt Options) (*Benchmark, error) {
 	if opt.Log == nil {
 		opt.Log = io.Discard
+	}
+	// A panicking writer of the caller's is an error of Run's, not a
+	// panic in the caller's program (or in a goroutine of ours).
+	opt.Log = &guardedWriter{name: "Options.Log", w: opt.Log}
+	if opt.Stdout != nil {
+		opt.Stdout = &guardedWriter{name: "Options.Stdout", w: opt.Stdout}
 	}
 	b := &Benchmark{s: s, opt: opt}
 	if err := b.parse(); err != nil {
@@ -978,7 +985,55 @@ func (b *Benchmark) Run(ctx context.Context) (Outcome, error) {
 		return Outcome{Code: exitcode.Failure}, errors.New("benchmark: Run was already called on this Benchmark (a Benchmark runs once, and Run closes it): build a new one with New")
 	}
 	out, err := b.run(ctx)
+	if werr := b.writerPanic(); werr != nil {
+		out.Code = exitcode.Failure
+		err = errors.Join(err, werr)
+	}
 	return out, b.named(err)
+}
+
+// writerPanic is the first panic of Options.Log or Options.Stdout, as an
+// error, or nil.
+func (b *Benchmark) writerPanic() error {
+	var errs []error
+	for _, w := range []io.Writer{b.opt.Log, b.opt.Stdout} {
+		if g, ok := w.(*guardedWriter); ok {
+			errs = append(errs, g.panicked())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// guardedWriter is a writer of the caller's (Options.Log, Options.Stdout)
+// whose panic becomes an error: the first panic is kept, that write and
+// every later one fail with it, and the writer gets nothing more. Writes
+// are serialised, since notes come from more than one goroutine.
+type guardedWriter struct {
+	name string
+	w    io.Writer
+	mu   sync.Mutex
+	err  error
+}
+
+func (g *guardedWriter) Write(p []byte) (n int, err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.err != nil {
+		return 0, g.err
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			g.err = fmt.Errorf("%s panicked: %v", g.name, v)
+			n, err = 0, g.err
+		}
+	}()
+	return g.w.Write(p)
+}
+
+func (g *guardedWriter) panicked() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.err
 }
 
 func (b *Benchmark) run(ctx context.Context) (Outcome, error) {

@@ -3,6 +3,7 @@ package benchmark
 import (
 	"bytes"
 	"context"
+	"io"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -138,6 +139,30 @@ func TestCallbackPanicsAreErrors(t *testing.T) {
 			t.Errorf("Run: code %d, error %v; want the panic as the error", out.Code, err)
 		}
 	})
+	// Seen (issue 26, second review): a panicking Options.Log or Stdout
+	// escaped Run as a panic. Its first panic is Run's error, and the
+	// writer gets nothing more.
+	for _, w := range []string{"Log", "Stdout"} {
+		t.Run(w, func(t *testing.T) {
+			defer noPanic(t)
+			boom := writerFunc(func([]byte) (int, error) { panic("writer boom") })
+			opt := Options{Log: io.Discard, Stdout: io.Discard}
+			s := quickRun()
+			if w == "Log" {
+				opt.Log = boom
+			} else {
+				opt.Stdout, s.Formats = boom, []Format{FormatConsole}
+			}
+			b, err := New(context.Background(), s, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := b.Run(context.Background())
+			if err == nil || !strings.Contains(err.Error(), "Options."+w+" panicked: writer boom") || out.Code != exitcode.Failure {
+				t.Errorf("Run: code %d, error %v; want the panic as the error", out.Code, err)
+			}
+		})
+	}
 	t.Run("OpenNVML", func(t *testing.T) {
 		defer noPanic(t)
 		s := quickRun()
@@ -181,3 +206,8 @@ func TestCheckRefusesWhatNewOrNoFolderWould(t *testing.T) {
 		t.Errorf("console only, no OutputDir: %v", err)
 	}
 }
+
+// writerFunc adapts a function to io.Writer.
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
