@@ -115,17 +115,17 @@ type price struct {
 	v   float64
 }
 
-// parsePrice reads usage.cost's raw JSON value.
+// parsePrice reads usage.cost's raw JSON value: a JSON number, judged
+// as the cost header is (responseCost).
 func parsePrice(raw []byte) price {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || !(raw[0] >= '0' && raw[0] <= '9') {
+	if len(raw) == 0 || raw[0] < '0' || raw[0] > '9' {
 		return price{} // null, a string, an object, or negative
 	}
-	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil || math.IsInf(f, 0) {
-		return price{}
+	if f := responseCost(string(raw)); f != nil {
+		return price{set: true, v: *f}
 	}
-	return price{set: true, v: f}
+	return price{}
 }
 
 // count is one token count of a usage object as the server sent it; the
