@@ -832,7 +832,7 @@ func (b *Benchmark) noChatTemplate(err error) {
 	w := metrics.Warning{Code: workload.WarnChatTemplate, Level: -1, Message: fmt.Sprintf(
 		"the served model's chat template was not rendered (%v): the ISL counts the prompt alone, and the server's usage.prompt_tokens adds the template's tokens", err)}
 	b.chatNote = &w
-	fmt.Fprintf(b.opt.Log, "warning: %s\n", w.Message)
+	fmt.Fprintf(b.opt.Log, "warning: %s\n", termtext.Escape(w.Message)) // the template is a downloaded file
 }
 
 // prefixCacheState is the prefix-cache state the run declares: the
